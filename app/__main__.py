@@ -1,0 +1,5 @@
+import sys
+
+from uvlab.app.cli import main
+
+sys.exit(main())

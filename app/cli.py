@@ -1,0 +1,55 @@
+"""The ``uvlab`` command line: one subcommand per module in ``uvlab.app.commands``.
+
+Exit codes: 0 on success, 2 on a usage error, 1 on a data error. Errors print
+one clear line on stderr; ``--debug`` shows the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from uvlab.app._version import __version__
+
+#: Subcommand modules, each with ``register(subparsers)`` that sets ``func``.
+COMMANDS = ("demo", "arrays", "sky", "bench")
+
+
+class UvlabError(Exception):
+    """A data error to report on one line (exit code 1)."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="uvlab",
+        description="uvlab: a desktop lab for radio interferometry.",
+    )
+    parser.add_argument("--version", action="version", version=f"uvlab {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"uvlab.app.commands.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("uvlab: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if args.debug:
+            raise
+        print(f"uvlab {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

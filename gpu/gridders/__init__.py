@@ -1,0 +1,1 @@
+"""Gridding algorithms (DESIGN §2): each grids, inverts, corrects and crops."""

@@ -1,0 +1,1 @@
+"""Imaging: image geometry, weighting, the exact DFT and the gridder dispatch."""

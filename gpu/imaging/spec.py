@@ -1,0 +1,71 @@
+"""Image geometry shared by every algorithm.
+
+uvlab's image arrays are indexed ``img[j, i]`` (row-major, as FITS data):
+
+- ``l = −(i − N/2)·cell`` (column index increases toward decreasing RA, so
+  FITS axis 1 is ``RA---SIN`` with ``CDELT1 = −cell``);
+- ``m = +(j − N/2)·cell`` (``DEC--SIN``, ``CDELT2 = +cell``).
+
+``ducc0.wgridder.experimental.vis2dirty(..., flip_v=True)`` returns
+``D[a, b]`` with a → −l and b → +m, so ``img = D.T`` (DESIGN §1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+ARCSEC = np.pi / (180.0 * 3600.0)
+
+
+@dataclass(frozen=True)
+class ImageSpec:
+    """Size and sampling of a dirty image.
+
+    Attributes
+    ----------
+    npix : int
+        Image side N (pixels), even.
+    cell_rad : float
+        Pixel size, radians.
+    pad : float
+        Grid padding factor σ for FFT-based gridders (grid side ≈ σ·N).
+    """
+
+    npix: int
+    cell_rad: float
+    pad: float = 2.0
+
+    def __post_init__(self):
+        if int(self.npix) != self.npix or self.npix < 2 or self.npix % 2:
+            raise ValueError(f"npix must be an even integer ≥ 2, got {self.npix!r}")
+        if not (self.cell_rad > 0 and np.isfinite(self.cell_rad)):
+            raise ValueError(f"cell size must be positive, got {self.cell_rad!r} rad")
+        if not (1.0 <= self.pad <= 4.0):
+            raise ValueError(f"padding factor must be in [1, 4], got {self.pad!r}")
+
+    @property
+    def cell_arcsec(self) -> float:
+        return self.cell_rad / ARCSEC
+
+    def l_axis(self) -> np.ndarray:
+        """l of each column i, radians-as-direction-cosine (N,)."""
+        return -(np.arange(self.npix) - self.npix // 2) * self.cell_rad
+
+    def m_axis(self) -> np.ndarray:
+        """m of each row j (N,)."""
+        return (np.arange(self.npix) - self.npix // 2) * self.cell_rad
+
+    def pixel_of(self, l: float, m: float) -> tuple[float, float]:
+        """Fractional (j, i) pixel of a direction (l, m)."""
+        return m / self.cell_rad + self.npix // 2, -l / self.cell_rad + self.npix // 2
+
+
+def default_cell_rad(uv_max_lambda: float, oversample: float = 3.0) -> float:
+    """Cell ≈ 1/(3·u_max), rounded down to 2 significant figures in arcsec."""
+    if uv_max_lambda <= 0:
+        raise ValueError("no baselines with nonzero length: cannot choose a cell size")
+    cell_arcsec = 1.0 / (oversample * uv_max_lambda) / ARCSEC
+    digits = -int(np.floor(np.log10(cell_arcsec))) + 1
+    return float(np.floor(cell_arcsec * 10**digits) / 10**digits) * ARCSEC

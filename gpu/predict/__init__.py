@@ -1,0 +1,1 @@
+"""Visibility prediction (the measurement equation), NumPy and CuPy backends."""

@@ -1,0 +1,82 @@
+"""Per-stage timing (DESIGN §4): CUDA events on the GPU, perf_counter on the CPU."""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+
+#: Stage names in pipeline order (DESIGN §4).
+STAGES = (
+    "read MS",
+    "uvw",
+    "host→device",
+    "predict",
+    "weighting",
+    "sort / bin",
+    "grid",
+    "prune",
+    "FFT",
+    "correct",
+    "device→host",
+    "display",
+)
+
+
+class StageTimer:
+    """Accumulate wall time per named stage.
+
+    On the GPU (``gpu=True``) each stage is bracketed by two
+    ``cupy.cuda.Event`` records and resolved lazily in :meth:`seconds`, so
+    timing adds no host synchronisation inside a pipeline.
+
+    Examples
+    --------
+    >>> t = StageTimer()
+    >>> with t.stage("grid"):
+    ...     pass
+    >>> sorted(t.seconds())
+    ['grid']
+    """
+
+    def __init__(self, gpu: bool = False):
+        self.gpu = gpu
+        self._cpu: dict[str, float] = {}
+        self._events: list[tuple[str, object, object]] = []
+
+    @contextmanager
+    def stage(self, name: str):
+        if self.gpu:
+            import cupy
+
+            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+            start.record()
+            try:
+                yield
+            finally:
+                stop.record()
+                self._events.append((name, start, stop))
+        else:
+            t0 = time.perf_counter()
+            try:
+                yield
+            finally:
+                self._cpu[name] = self._cpu.get(name, 0.0) + time.perf_counter() - t0
+
+    def add(self, name: str, seconds: float) -> None:
+        """Add an externally measured duration to a stage."""
+        self._cpu[name] = self._cpu.get(name, 0.0) + float(seconds)
+
+    def seconds(self) -> dict[str, float]:
+        """Stage → seconds, in DESIGN §4 order then any extra stages."""
+        out = dict(self._cpu)
+        if self._events:
+            import cupy
+
+            for name, start, stop in self._events:
+                stop.synchronize()
+                out[name] = out.get(name, 0.0) + cupy.cuda.get_elapsed_time(start, stop) / 1e3
+        order = {s: i for i, s in enumerate(STAGES)}
+        return dict(sorted(out.items(), key=lambda kv: order.get(kv[0], len(order))))
+
+    def total(self) -> float:
+        return float(sum(self.seconds().values()))
