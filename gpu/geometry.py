@@ -14,7 +14,6 @@ Angles are radians, lengths metres.
 from __future__ import annotations
 
 import numpy as np
-
 from uvlab.gpu.constants import OMEGA_EARTH
 
 

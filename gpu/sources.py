@@ -63,10 +63,20 @@ class SourceArrays:
             stokes = np.column_stack([stokes, np.zeros((n, 3))])
         si = np.zeros(n) if spectral_index is None else np.asarray(spectral_index, np.float64)
         rf = np.ones(n) if ref_freq is None else np.asarray(ref_freq, np.float64)
-        return cls(lmn, stokes, np.broadcast_to(si, (n,)).copy(), np.broadcast_to(rf, (n,)).copy(),
-                   np.zeros((n, 3)))
+        return cls(
+            lmn,
+            stokes,
+            np.broadcast_to(si, (n,)).copy(),
+            np.broadcast_to(rf, (n,)).copy(),
+            np.zeros((n, 3)),
+        )
 
     def select(self, index) -> SourceArrays:
         """A subset of the components (slice or index array)."""
-        return SourceArrays(self.lmn[index], self.stokes[index], self.spectral_index[index],
-                            self.ref_freq[index], self.shape[index])
+        return SourceArrays(
+            self.lmn[index],
+            self.stokes[index],
+            self.spectral_index[index],
+            self.ref_freq[index],
+            self.shape[index],
+        )

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from uvlab.gpu.backend import device_info
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -24,7 +23,7 @@ def pytest_collection_modifyitems(config, items):
         return
     skip = pytest.mark.skip(reason=f"no CUDA device: {device_info().reason}")
     for item in items:
-        if "gpu" in item.keywords:
+        if item.get_closest_marker("gpu") is not None:
             item.add_marker(skip)
 
 

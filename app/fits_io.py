@@ -1,0 +1,142 @@
+"""FITS images with a celestial WCS (DESIGN §1), written with astropy.
+
+Axis 1 is ``RA---SIN`` with ``CDELT1 = −cell``, axis 2 ``DEC--SIN`` with
+``CDELT2 = +cell``, ``CRPIX = N/2 + 1`` on both, ``CRVAL`` the phase centre.
+Axes 3 and 4 are FREQ and STOKES (CASA's order), each of length one. The
+data array is ``img[j, i]`` exactly as uvlab's engine returns it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+from uvlab.app._version import __version__
+from uvlab.gpu.imaging.spec import ImageSpec
+
+#: FITS STOKES axis codes (AIPS memo 114 / FITS paper II).
+STOKES_CODES = {
+    "I": 1,
+    "Q": 2,
+    "U": 3,
+    "V": 4,
+    "RR": -1,
+    "LL": -2,
+    "RL": -3,
+    "LR": -4,
+    "XX": -5,
+    "YY": -6,
+    "XY": -7,
+    "YX": -8,
+}
+
+
+def image_header(
+    spec: ImageSpec,
+    ra0_deg: float,
+    dec0_deg: float,
+    *,
+    freq_hz: float,
+    bandwidth_hz: float = 0.0,
+    stokes: str = "I",
+    bunit: str = "Jy/beam",
+    history: Mapping[str, object] | None = None,
+):
+    """Build the astropy Header for a uvlab image."""
+    from astropy.io import fits
+
+    n = spec.npix
+    cell_deg = np.degrees(spec.cell_rad)
+    h = fits.Header()
+    h["BUNIT"] = bunit
+    h["BTYPE"] = "Intensity"
+    h["CTYPE1"], h["CRPIX1"], h["CRVAL1"], h["CDELT1"], h["CUNIT1"] = (
+        "RA---SIN",
+        n // 2 + 1.0,
+        float(ra0_deg) % 360.0,
+        -cell_deg,
+        "deg",
+    )
+    h["CTYPE2"], h["CRPIX2"], h["CRVAL2"], h["CDELT2"], h["CUNIT2"] = (
+        "DEC--SIN",
+        n // 2 + 1.0,
+        float(dec0_deg),
+        cell_deg,
+        "deg",
+    )
+    h["CTYPE3"], h["CRPIX3"], h["CRVAL3"], h["CDELT3"], h["CUNIT3"] = (
+        "FREQ",
+        1.0,
+        float(freq_hz),
+        float(bandwidth_hz) or 1.0,
+        "Hz",
+    )
+    code = STOKES_CODES.get(stokes.upper())
+    if code is None:
+        raise ValueError(f"unknown Stokes/correlation {stokes!r}")
+    h["CTYPE4"], h["CRPIX4"], h["CRVAL4"], h["CDELT4"], h["CUNIT4"] = (
+        "STOKES",
+        1.0,
+        float(code),
+        1.0,
+        "",
+    )
+    h["RADESYS"] = "FK5"
+    h["EQUINOX"] = 2000.0
+    h["SPECSYS"] = "TOPOCENT"
+    h["ORIGIN"] = f"uvlab {__version__}"
+    h["DATE"] = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    for key, value in (history or {}).items():
+        h.add_history(f"uvlab {key} = {value}")
+    return h
+
+
+def write_image_fits(
+    path,
+    image,
+    spec: ImageSpec,
+    ra0_deg: float,
+    dec0_deg: float,
+    *,
+    freq_hz: float,
+    bandwidth_hz: float = 0.0,
+    stokes: str = "I",
+    bunit: str = "Jy/beam",
+    history: Mapping[str, object] | None = None,
+    overwrite: bool = True,
+) -> Path:
+    """Write ``image`` (N, N) as a 4-D FITS cube (1, 1, N, N) and return the path."""
+    from astropy.io import fits
+
+    image = np.asarray(image)
+    if image.shape != (spec.npix, spec.npix):
+        raise ValueError(f"image shape {image.shape} does not match npix={spec.npix}")
+    header = image_header(
+        spec,
+        ra0_deg,
+        dec0_deg,
+        freq_hz=freq_hz,
+        bandwidth_hz=bandwidth_hz,
+        stokes=stokes,
+        bunit=bunit,
+        history=history,
+    )
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    hdu = fits.PrimaryHDU(image.astype(np.float32)[None, None], header=header)
+    hdu.writeto(path, overwrite=overwrite)
+    return path
+
+
+def read_image_fits(path):
+    """Read a uvlab FITS image: returns (image (N, N) float, astropy Header)."""
+    from astropy.io import fits
+
+    with fits.open(path) as hdul:
+        data = np.asarray(hdul[0].data, dtype=np.float64)
+        header = hdul[0].header.copy()
+    while data.ndim > 2:
+        data = data[0]
+    return data, header

@@ -1,0 +1,88 @@
+"""Static figures (PNG) with matplotlib's Agg backend, for the headless commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from uvlab.gpu.imaging.spec import ImageSpec
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def image_extent_arcmin(spec: ImageSpec):
+    """extent= for imshow with l increasing to the left (east), m up, in arcmin."""
+    half = spec.npix / 2 * np.degrees(spec.cell_rad) * 60
+    return (half, -half, -half, half)
+
+
+def show_image(ax, img, spec: ImageSpec, title: str, cmap="inferno"):
+    im = ax.imshow(
+        img, origin="lower", extent=image_extent_arcmin(spec), cmap=cmap, interpolation="nearest"
+    )
+    ax.set_xlabel("l (arcmin, east ←)")
+    ax.set_ylabel("m (arcmin)")
+    ax.set_title(title)
+    ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="Jy/beam")
+    return im
+
+
+def scene_figure(result, path) -> Path:
+    """A 2×2 overview of a :class:`~uvlab.app.pipeline.SceneResult`: uv, sky, PSF, dirty."""
+    plt = _pyplot()
+    obs, spec = result.observation, result.spec
+    fig, axes = plt.subplots(2, 2, figsize=(11, 10), constrained_layout=True)
+    uvw = obs.uvw[~obs.flag] / 1e3 * obs.freq_hz[0] / 299792458.0
+    ax = axes[0, 0]
+    ax.plot(uvw[:, 0], uvw[:, 1], ",", color="tab:blue", alpha=0.5)
+    ax.plot(-uvw[:, 0], -uvw[:, 1], ",", color="tab:orange", alpha=0.5)
+    ax.set_aspect("equal")
+    ax.set_xlabel("u (kλ)")
+    ax.set_ylabel("v (kλ)")
+    ax.set_title(f"uv coverage: {obs.layout.name}, {obs.ant1.size} baselines")
+    ax = axes[0, 1]
+    lmn = result.sky.to_source_arrays(obs.ra0_rad, obs.dec0_rad).lmn
+    flux = np.array([c.stokes[0] for c in result.sky.components])
+    ax.scatter(
+        np.degrees(lmn[:, 0]) * 60,
+        np.degrees(lmn[:, 1]) * 60,
+        s=20 + 200 * flux / max(flux.max(), 1e-30),
+        c="tab:red",
+    )
+    ext = image_extent_arcmin(spec)
+    ax.set_xlim(ext[0], ext[1])
+    ax.set_ylim(ext[2], ext[3])
+    ax.set_aspect("equal")
+    ax.set_xlabel("l (arcmin, east ←)")
+    ax.set_ylabel("m (arcmin)")
+    ax.set_title(f"sky model: {result.scene.sky} ({len(flux)} components)")
+    show_image(axes[1, 0], result.image.psf, spec, "PSF", cmap="viridis")
+    show_image(
+        axes[1, 1],
+        result.image.dirty,
+        spec,
+        f"dirty image ({result.image.algorithm}, {result.device})",
+    )
+    path = Path(path)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def format_timing(timing: dict, nvis: int | None = None) -> str:
+    """A plain-text table of stage → milliseconds."""
+    total = sum(timing.values())
+    lines = [f"{'stage':<14}{'ms':>12}{'share':>8}"]
+    for stage, sec in timing.items():
+        lines.append(f"{stage:<14}{sec * 1e3:>12.2f}{sec / total * 100 if total else 0:>7.1f}%")
+    lines.append(f"{'total':<14}{total * 1e3:>12.2f}")
+    if nvis:
+        lines.append(f"visibilities: {nvis:,}")
+    return "\n".join(lines)
