@@ -1,0 +1,145 @@
+"""``uvlab sky``: list demo skies, show a sky as a table, convert to uvlab format.
+
+- ``uvlab sky list``: the demo skies and the bundled example skies;
+- ``uvlab sky show NAME_OR_FILE [--ra DEG --dec DEG]``: one row per component;
+- ``uvlab sky convert IN OUT``: WSClean or uvlab (or a demo) → uvlab v1 text.
+
+Data errors are raised as ``SkyModelError``; ``uvlab.app.cli`` prints them as
+``uvlab sky: error: <message>`` and exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+
+def register(subparsers) -> None:
+    """Add the ``sky`` subcommand (with ``list``, ``show``, ``convert``)."""
+    parser = subparsers.add_parser(
+        "sky", help="list, show and convert sky models", description=__doc__.splitlines()[0]
+    )
+    actions = parser.add_subparsers(dest="sky_command", metavar="ACTION", required=True)
+
+    p = actions.add_parser("list", help="list the demo skies and bundled example skies")
+    p.set_defaults(func=run_list)
+
+    def demo_options(p: argparse.ArgumentParser) -> None:
+        g = p.add_argument_group("demo skies")
+        g.add_argument("--ra", type=float, metavar="DEG", help="phase centre RA (default 0)")
+        g.add_argument("--dec", type=float, metavar="DEG", help="phase centre Dec (default -30)")
+        g.add_argument(
+            "--freq", type=float, default=1.4e9, metavar="HZ", help="reference frequency"
+        )
+        g.add_argument("--fov", type=float, default=1.0, metavar="DEG", help="field of view")
+        g.add_argument("--n", type=int, default=20, help="number of sources for 'random'")
+        g.add_argument("--seed", type=int, default=0, help="seed for 'random'")
+
+    p = actions.add_parser("show", help="print the components of a sky as a table")
+    p.add_argument("sky", metavar="NAME_OR_FILE", help="a sky file, a demo name or a bundled name")
+    demo_options(p)
+    p.set_defaults(func=run_show)
+
+    p = actions.add_parser("convert", help="write a sky (WSClean, uvlab or demo) in uvlab format")
+    p.add_argument("input", metavar="IN", help="a sky file, a demo name or a bundled name")
+    p.add_argument("output", metavar="OUT", help="uvlab sky file to write")
+    p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    demo_options(p)
+    p.set_defaults(func=run_convert)
+
+
+def _load(source: str, args):
+    from uvlab.app.skymodel import load_sky
+
+    return load_sky(
+        source,
+        ra0_deg=args.ra,
+        dec0_deg=args.dec,
+        freq_hz=args.freq,
+        fov_deg=args.fov,
+        n=args.n,
+        seed=args.seed,
+    )
+
+
+def run_list(args, out=None) -> int:
+    """Print demo names with descriptions, then bundled example files."""
+    from uvlab.app.skymodel import DEMO_SKIES, bundled_skies
+
+    out = out or sys.stdout
+    print("demo skies (uvlab sky show NAME --ra DEG --dec DEG):", file=out)
+    width = max(map(len, DEMO_SKIES))
+    for name, text in DEMO_SKIES.items():
+        print(f"  {name:<{width}}  {text}", file=out)
+    bundled = bundled_skies()
+    if bundled:
+        print("bundled example skies:", file=out)
+        for name, path in bundled.items():
+            print(f"  {name}  ({path.name})", file=out)
+    return 0
+
+
+def sky_table(model, ra0_deg: float | None = None, dec0_deg: float | None = None) -> list[str]:
+    """Rows of text describing ``model``; l, m columns when a centre is given."""
+    from uvlab.app.skymodel.angles import format_dec, format_ra
+
+    head = ["#", "name", "type", "RA", "Dec", "I", "Q", "U", "V", "alpha", "ref MHz"]
+    head += ['maj"', 'min"', "PA"]
+    lm = None
+    if ra0_deg is not None and dec0_deg is not None and len(model):
+        lm = model.to_source_arrays(math.radians(ra0_deg), math.radians(dec0_deg)).lmn
+        head += ["l'", "m'"]
+    rows = [head]
+    for k, c in enumerate(model):
+        row = [str(k), c.name, c.kind, format_ra(c.ra_deg), format_dec(c.dec_deg)]
+        row += [f"{s:.4g}" for s in c.stokes]
+        row += [f"{c.spectral_index:.3g}", f"{c.ref_freq_hz / 1e6:.6g}"]
+        row += [f"{c.major_arcsec:.4g}", f"{c.minor_arcsec:.4g}", f"{c.pa_deg:.4g}"]
+        if lm is not None:
+            row += [f"{math.degrees(lm[k, 0]) * 60:.4f}", f"{math.degrees(lm[k, 1]) * 60:.4f}"]
+        rows.append(row)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    left = {1, 2}  # name and type read better left-aligned
+    return [
+        "  ".join(
+            c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))
+        ).rstrip()
+        for r in rows
+    ]
+
+
+def run_show(args, out=None) -> int:
+    """Print a sky as a table (l, m in arcmin when a phase centre is known)."""
+    from uvlab.app.skymodel import DEFAULT_CENTRE_DEG, DEMO_SKIES
+
+    out = out or sys.stdout
+    model = _load(args.sky, args)
+    ra0, dec0 = args.ra, args.dec
+    if args.sky.strip().lower() in DEMO_SKIES and model.name.startswith("demo:"):
+        ra0 = DEFAULT_CENTRE_DEG[0] if ra0 is None else ra0
+        dec0 = DEFAULT_CENTRE_DEG[1] if dec0 is None else dec0
+    label = model.name or args.sky
+    count = f"{len(model)} component{'' if len(model) == 1 else 's'}"
+    print(f"sky {label!r}: {count}, total I {model.total_flux():.6g} Jy at ref", file=out)
+    if ra0 is not None and dec0 is not None:
+        print(f"phase centre: RA {ra0} deg, Dec {dec0} deg (l, m in arcmin)", file=out)
+    for line in sky_table(model, ra0, dec0):
+        print(line, file=out)
+    return 0
+
+
+def run_convert(args, out=None) -> int:
+    """Read IN (any supported form) and write OUT in uvlab v1 format."""
+    from pathlib import Path
+
+    from uvlab.app.skymodel import SkyModelError, write_sky
+
+    out = out or sys.stdout
+    target = Path(args.output)
+    if target.exists() and not args.force:
+        raise SkyModelError("already exists (use --force to overwrite)", target)
+    model = _load(args.input, args)
+    write_sky(model, target)
+    print(f"wrote {len(model)} component(s) to {target}", file=out)
+    return 0

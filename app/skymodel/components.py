@@ -1,0 +1,277 @@
+"""Sky components and sky models: the editable, file-facing side of a sky.
+
+A :class:`Component` is one point or elliptical Gaussian at a J2000 (RA, Dec)
+with full Stokes flux densities and a power-law spectrum. A :class:`SkyModel`
+is an immutable tuple of components; :meth:`SkyModel.to_source_arrays` turns
+it into the engine's :class:`uvlab.gpu.sources.SourceArrays` about a phase
+centre (DESIGN §1 direction cosines).
+
+Both classes are frozen: editing returns a new object (``with_component``,
+``without``, ``replace``), which is what the GUI's table editor and the
+request/worker pattern (STYLE §3) want.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from uvlab.gpu.sources import SourceArrays
+
+#: Component kinds understood by the engine.
+KINDS = ("point", "gaussian")
+
+_ARCSEC_TO_RAD = math.pi / (180.0 * 3600.0)
+
+
+class SkyModelError(ValueError):
+    """A sky model that cannot be built or read, with where it went wrong.
+
+    Parameters
+    ----------
+    reason : str
+        What was wrong, e.g. ``"expected 13 columns, got 9"``.
+    path : str or os.PathLike, optional
+        The file (or a label such as ``"<string>"``) being read.
+    line : int, optional
+        1-based line number in that file.
+
+    The message reads ``"sky.txt, line 7: expected 13 columns, got 9"``: the
+    file's base name, then the line, then the reason. ``path`` keeps the full
+    path.
+    """
+
+    def __init__(self, reason: str, path: str | os.PathLike | None = None, line: int | None = None):
+        self.reason = str(reason)
+        self.path = None if path is None else os.fspath(path)
+        self.line = line
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = ""
+        if self.path is not None:
+            where = os.path.basename(self.path) or self.path
+        if self.line is not None:
+            where = f"{where}, line {self.line}" if where else f"line {self.line}"
+        return f"{where}: {self.reason}" if where else self.reason
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.path, self.line))
+
+
+def _finite(value, what: str) -> float:
+    if isinstance(value, bool):
+        raise SkyModelError(f"{what} must be a number, got {value!r}")
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        raise SkyModelError(f"{what} must be a number, got {value!r}") from None
+    if not math.isfinite(out):
+        raise SkyModelError(f"{what} must be finite, got {out!r}")
+    return out
+
+
+def check_name(name) -> str:
+    """Validate a component name: non-empty, no whitespace, no ``#``."""
+    if not isinstance(name, str) or not name:
+        raise SkyModelError(f"component name must be a non-empty string, got {name!r}")
+    if any(ch.isspace() for ch in name) or "#" in name or not name.isprintable():
+        raise SkyModelError(
+            f"component name {name!r} must not contain whitespace, '#' or control characters"
+        )
+    return name
+
+
+@dataclass(frozen=True)
+class Component:
+    """One sky component.
+
+    Attributes
+    ----------
+    name : str
+        Label; no whitespace or ``#`` (so every model can be written to a file).
+    kind : {"point", "gaussian"}
+    ra_deg, dec_deg : float
+        J2000 position, degrees. RA is wrapped into [0, 360); Dec must lie in
+        [−90, 90].
+    stokes : tuple of 4 float
+        I, Q, U, V in Jy at ``ref_freq_hz``. Any finite values (clean
+        components may be negative; |P| ≤ I is not enforced).
+    ref_freq_hz : float
+        ν0 > 0, Hz.
+    spectral_index : float
+        α in S(ν) = S0·(ν/ν0)^α (DESIGN §1), applied to all four Stokes.
+    major_arcsec, minor_arcsec : float
+        Gaussian FWHMs, arcsec, ``major ≥ minor ≥ 0`` and ``major > 0``; both
+        0 for a point.
+    pa_deg : float
+        Position angle of the major axis, degrees east of north.
+    """
+
+    name: str
+    kind: str
+    ra_deg: float
+    dec_deg: float
+    stokes: tuple[float, float, float, float]
+    ref_freq_hz: float
+    spectral_index: float = 0.0
+    major_arcsec: float = 0.0
+    minor_arcsec: float = 0.0
+    pa_deg: float = 0.0
+
+    def __post_init__(self):
+        put = object.__setattr__
+        put(self, "name", check_name(self.name))
+        kind = self.kind.lower() if isinstance(self.kind, str) else self.kind
+        if kind not in KINDS:
+            raise SkyModelError(
+                f"unknown component type {self.kind!r} (expected point or gaussian)"
+            )
+        put(self, "kind", kind)
+        ra = _finite(self.ra_deg, "RA") % 360.0
+        put(self, "ra_deg", 0.0 if ra == 360.0 else ra)
+        dec = _finite(self.dec_deg, "Dec")
+        if not -90.0 <= dec <= 90.0:
+            raise SkyModelError(f"Dec {dec!r} deg is outside [-90, 90]")
+        put(self, "dec_deg", dec)
+        try:
+            stokes = tuple(self.stokes)
+        except TypeError:
+            raise SkyModelError(f"stokes must be (I, Q, U, V), got {self.stokes!r}") from None
+        if len(stokes) != 4:
+            raise SkyModelError(f"stokes must have 4 values (I, Q, U, V), got {len(stokes)}")
+        put(self, "stokes", tuple(_finite(s, p) for s, p in zip(stokes, "IQUV")))
+        nu0 = _finite(self.ref_freq_hz, "ref_freq_hz")
+        if nu0 <= 0:
+            raise SkyModelError(f"ref_freq_hz must be > 0, got {nu0!r}")
+        put(self, "ref_freq_hz", nu0)
+        put(self, "spectral_index", _finite(self.spectral_index, "spectral_index"))
+        major = _finite(self.major_arcsec, "major_arcsec")
+        minor = _finite(self.minor_arcsec, "minor_arcsec")
+        put(self, "pa_deg", _finite(self.pa_deg, "pa_deg"))
+        if major < 0 or minor < 0:
+            raise SkyModelError(f"negative size: major {major!r}, minor {minor!r} arcsec")
+        if minor > major:
+            raise SkyModelError(f"minor axis {minor!r} exceeds major axis {major!r} arcsec")
+        if kind == "point" and major != 0.0:
+            raise SkyModelError(f"a point has zero size, got major {major!r} arcsec")
+        if kind == "gaussian" and major == 0.0:
+            raise SkyModelError("a gaussian needs major_arcsec > 0")
+        put(self, "major_arcsec", major)
+        put(self, "minor_arcsec", minor)
+
+    def flux(self, freq_hz) -> np.ndarray:
+        """(I, Q, U, V) at ``freq_hz``: shape ``np.shape(freq_hz) + (4,)``, Jy."""
+        scale = (np.asarray(freq_hz, dtype=np.float64) / self.ref_freq_hz) ** self.spectral_index
+        return scale[..., None] * np.asarray(self.stokes)
+
+
+@dataclass(frozen=True)
+class SkyModel:
+    """An ordered, immutable collection of :class:`Component`.
+
+    Attributes
+    ----------
+    components : tuple of Component
+    name : str
+        Free text shown in the GUI and written to files (one printable line;
+        surrounding whitespace is stripped).
+    """
+
+    components: tuple[Component, ...] = ()
+    name: str = ""
+
+    def __post_init__(self):
+        comps = tuple(self.components)
+        for c in comps:
+            if not isinstance(c, Component):
+                raise SkyModelError(f"SkyModel holds Component objects, got {type(c).__name__}")
+        object.__setattr__(self, "components", comps)
+        if not isinstance(self.name, str) or not self.name.isprintable():
+            raise SkyModelError(f"sky model name must be one line of text, got {self.name!r}")
+        object.__setattr__(self, "name", self.name.strip())
+
+    def __len__(self) -> int:
+        return len(self.components)
+
+    def __iter__(self) -> Iterator[Component]:
+        return iter(self.components)
+
+    def __getitem__(self, index: int) -> Component:
+        return self.components[index]
+
+    def with_component(self, component: Component) -> SkyModel:
+        """A new model with ``component`` appended."""
+        return SkyModel((*self.components, component), self.name)
+
+    def without(self, index: int) -> SkyModel:
+        """A new model with the component at ``index`` removed (IndexError if absent)."""
+        comps = list(self.components)
+        del comps[index]
+        return SkyModel(tuple(comps), self.name)
+
+    def replace(self, index: int, component: Component) -> SkyModel:
+        """A new model with the component at ``index`` replaced (IndexError if absent)."""
+        comps = list(self.components)
+        comps[index] = component
+        return SkyModel(tuple(comps), self.name)
+
+    def total_flux(self, freq_hz=None):
+        """Summed Stokes I at ``freq_hz`` (each at its own ν0 when None), Jy.
+
+        Returns a float for scalar input, else an array of ``np.shape(freq_hz)``.
+        """
+        if freq_hz is None:
+            return float(sum(c.stokes[0] for c in self.components))
+        total = np.zeros(np.shape(freq_hz))
+        for c in self.components:
+            total = total + c.flux(freq_hz)[..., 0]
+        return float(total) if total.ndim == 0 else total
+
+    def to_source_arrays(self, ra0_rad: float, dec0_rad: float) -> SourceArrays:
+        """The engine's flat arrays about the phase centre (α0, δ0).
+
+        Parameters
+        ----------
+        ra0_rad, dec0_rad : float
+            Phase centre, radians.
+
+        Returns
+        -------
+        SourceArrays
+            ``lmn`` from :func:`uvlab.gpu.geometry.radec_to_lmn`; ``shape`` in
+            radians (FWHM major, FWHM minor, PA east of north).
+        """
+        from uvlab.gpu.geometry import radec_to_lmn
+        from uvlab.gpu.sources import SourceArrays
+
+        comps = self.components
+        n = len(comps)
+        ra = np.deg2rad(np.array([c.ra_deg for c in comps], dtype=np.float64))
+        dec = np.deg2rad(np.array([c.dec_deg for c in comps], dtype=np.float64))
+        lmn = radec_to_lmn(ra, dec, ra0_rad, dec0_rad).reshape(n, 3)
+        stokes = np.array([c.stokes for c in comps], dtype=np.float64).reshape(n, 4)
+        shape = np.array(
+            [
+                (
+                    c.major_arcsec * _ARCSEC_TO_RAD,
+                    c.minor_arcsec * _ARCSEC_TO_RAD,
+                    math.radians(c.pa_deg),
+                )
+                for c in comps
+            ],
+            dtype=np.float64,
+        ).reshape(n, 3)
+        return SourceArrays(
+            lmn=lmn,
+            stokes=stokes,
+            spectral_index=np.array([c.spectral_index for c in comps], dtype=np.float64),
+            ref_freq=np.array([c.ref_freq_hz for c in comps], dtype=np.float64),
+            shape=shape,
+        )

@@ -1,0 +1,238 @@
+"""uvlab's own sky model text format (version 1): read and write.
+
+A uvlab sky file is UTF-8 text, one component per line, fields separated by
+whitespace::
+
+    # uvlab sky model v1
+    # name: two sources
+    # name type  ra       dec       I   Q   U   V   spectral_index ref_freq_hz major_arcsec ...
+    src1  point  15.0     -30.0     1.0 0.0 0.0 0.0 -0.7           1.4e9       0.0 0.0 0.0
+    blob  gaussian 01:00:30 -30:05:00 0.5 0 0 0     0.0            1.4e9       40.0 20.0 30.0
+
+The 13 columns are ``name type ra dec I Q U V spectral_index ref_freq_hz
+major_arcsec minor_arcsec pa_deg``, in units ``- - deg|hms deg|dms Jy Jy Jy Jy
+- Hz arcsec arcsec deg``.
+
+Rules:
+
+- The first non-blank line must be ``# uvlab sky model v1`` (the version
+  line). Other versions are refused with a clear error.
+- ``#`` starts a comment, anywhere on a line. Blank lines are ignored.
+- ``# name: TEXT`` among the comment lines before the first component sets
+  the model's name.
+- Every component line has exactly 13 fields, in the order above. ``name`` is
+  one token (no whitespace, no ``#``); ``type`` is ``point`` or ``gaussian``
+  (any case).
+- ``ra`` is decimal degrees, ``hh:mm:ss.s`` (hours) or ``12h34m56.7s``;
+  ``dec`` is decimal degrees, ``dd:mm:ss.s`` or ``-30d12m00s``. A leading
+  sign applies to the whole angle. RA is wrapped into [0, 360).
+- Flux densities are Jy at ``ref_freq_hz``; S(ν) = S0·(ν/ν0)^α for all four
+  Stokes. Sizes are FWHM in arcsec (0 for a point); ``pa_deg`` is the
+  position angle of the major axis, degrees east of north.
+- A file holding only the version line (and comments) is a valid empty model.
+  A file with no version line at all, including an empty file, is an error.
+- Every bad line raises :class:`SkyModelError` naming the file, the line and
+  the fault (column count, not a number, unknown type, negative size, minor >
+  major, Dec out of range, ...). Non-UTF-8 or binary files raise one too.
+
+:func:`write_sky` writes decimal degrees and ``repr`` floats, so
+``read_sky(write_sky(m))`` returns a model equal to ``m``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from uvlab.app.skymodel.angles import parse_angle
+from uvlab.app.skymodel.components import Component, SkyModel, SkyModelError
+
+VERSION = 1
+HEADER = f"# uvlab sky model v{VERSION}"
+COLUMNS = (
+    "name",
+    "type",
+    "ra",
+    "dec",
+    "I",
+    "Q",
+    "U",
+    "V",
+    "spectral_index",
+    "ref_freq_hz",
+    "major_arcsec",
+    "minor_arcsec",
+    "pa_deg",
+)
+UNITS = ("-", "-", "deg", "deg", "Jy", "Jy", "Jy", "Jy", "-", "Hz", "arcsec", "arcsec", "deg")
+
+HEADER_RE = re.compile(r"#\s*uvlab\s+sky\s+model\s+v(\S*)\s*", re.IGNORECASE)
+_NAME_RE = re.compile(r"#\s*name\s*:(.*)", re.IGNORECASE)
+_SNIFF_BYTES = 65536
+
+
+def read_text_file(path: str | os.PathLike) -> str:
+    """The text of a sky file, or a :class:`SkyModelError` saying why not.
+
+    Refuses missing files, directories, binary files (NUL bytes) and text that
+    is not UTF-8 (reporting the line of the first bad byte). A UTF-8 byte-order
+    mark is dropped.
+    """
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            head = fh.read(_SNIFF_BYTES)
+            if b"\x00" in head:
+                raise SkyModelError("binary file (contains NUL bytes), not a text sky model", p)
+            data = head + fh.read()
+    except FileNotFoundError:
+        raise SkyModelError("no such file", p) from None
+    except IsADirectoryError:
+        raise SkyModelError("is a directory, not a sky model file", p) from None
+    except OSError as exc:
+        raise SkyModelError(f"cannot read file: {exc.strerror or exc}", p) from None
+    if b"\x00" in data:
+        raise SkyModelError("binary file (contains NUL bytes), not a text sky model", p)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        reason = f"not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        raise SkyModelError(reason, p, line) from None
+    return text.removeprefix("\ufeff")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines split on LF / CRLF / CR only, so numbers match what editors show."""
+    return re.split(r"\r\n|\r|\n", text.removeprefix("\ufeff"))
+
+
+def _number(field: str, column: str) -> float:
+    try:
+        value = float(field)
+    except ValueError:
+        raise SkyModelError(f"{column}: {field!r} is not a number") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise SkyModelError(f"{column}: {field!r} is not finite")
+    return value
+
+
+def _parse_row(fields: list[str]) -> Component:
+    if len(fields) != len(COLUMNS):
+        raise SkyModelError(
+            f"expected {len(COLUMNS)} columns ({' '.join(COLUMNS)}), got {len(fields)}"
+        )
+    name, kind, ra_text, dec_text = fields[:4]
+    if kind.lower() not in ("point", "gaussian"):
+        raise SkyModelError(f"unknown component type {kind!r} (expected point or gaussian)")
+    try:
+        ra = parse_angle(ra_text, hours=True)
+    except ValueError as exc:
+        raise SkyModelError(f"ra: {exc}") from None
+    try:
+        dec = parse_angle(dec_text, hours=False)
+    except ValueError as exc:
+        raise SkyModelError(f"dec: {exc}") from None
+    nums = [_number(f, c) for f, c in zip(fields[4:], COLUMNS[4:])]
+    return Component(
+        name=name,
+        kind=kind,
+        ra_deg=ra,
+        dec_deg=dec,
+        stokes=tuple(nums[0:4]),
+        spectral_index=nums[4],
+        ref_freq_hz=nums[5],
+        major_arcsec=nums[6],
+        minor_arcsec=nums[7],
+        pa_deg=nums[8],
+    )
+
+
+def parse_sky_text(text: str, source: str | os.PathLike = "<string>") -> SkyModel:
+    """Parse uvlab v1 sky text (see the module docstring).
+
+    Parameters
+    ----------
+    text : str
+        The whole file.
+    source : str or path
+        Shown in error messages as the file name.
+    """
+    lines = split_lines(text)
+    start = next((i for i, ln in enumerate(lines) if ln.strip()), None)
+    if start is None:
+        raise SkyModelError(f"empty file: a uvlab sky model starts with '{HEADER}'", source)
+    m = HEADER_RE.fullmatch(lines[start].strip())
+    if not m:
+        shown = lines[start].strip()[:60]
+        raise SkyModelError(
+            f"not a uvlab sky model: expected '{HEADER}', got {shown!r}", source, start + 1
+        )
+    if m[1] != str(VERSION):
+        raise SkyModelError(
+            f"unsupported uvlab sky model version v{m[1]} (this uvlab reads v{VERSION})",
+            source,
+            start + 1,
+        )
+    name = ""
+    components: list[Component] = []
+    for number, raw in enumerate(lines[start + 1 :], start + 2):
+        content, _, comment = raw.partition("#")
+        fields = content.split()
+        if not fields:
+            meta = _NAME_RE.fullmatch("#" + comment) if not content.strip() else None
+            if meta and not components and not name:
+                name = meta[1].strip()
+            continue
+        try:
+            components.append(_parse_row(fields))
+        except SkyModelError as exc:
+            raise SkyModelError(exc.reason, source, number) from None
+    return SkyModel(tuple(components), name)
+
+
+def read_sky(path: str | os.PathLike) -> SkyModel:
+    """Read a uvlab v1 sky file; :class:`SkyModelError` on any fault."""
+    return parse_sky_text(read_text_file(path), source=path)
+
+
+def format_sky(model: SkyModel) -> str:
+    """The uvlab v1 text of ``model`` (aligned columns, ``repr`` floats)."""
+    rows = [
+        [
+            c.name,
+            c.kind,
+            repr(c.ra_deg),
+            repr(c.dec_deg),
+            *(repr(s) for s in c.stokes),
+            repr(c.spectral_index),
+            repr(c.ref_freq_hz),
+            repr(c.major_arcsec),
+            repr(c.minor_arcsec),
+            repr(c.pa_deg),
+        ]
+        for c in model.components
+    ]
+    table = [list(COLUMNS), list(UNITS), *rows]
+    widths = [max(len(r[k]) for r in table) for k in range(len(COLUMNS))]
+
+    def line(cells: list[str], lead: str) -> str:
+        return (lead + "  ".join(c.ljust(w) for c, w in zip(cells, widths))).rstrip()
+
+    out = [HEADER]
+    if model.name:
+        out.append(f"# name: {model.name}")
+    out.append(line(table[0], "# "))
+    out.append(line(table[1], "# "))
+    out.extend(line(r, "  ") for r in rows)
+    return "\n".join(out) + "\n"
+
+
+def write_sky(model: SkyModel, path: str | os.PathLike) -> None:
+    """Write ``model`` to ``path`` in uvlab v1 format (UTF-8, LF line ends)."""
+    try:
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(format_sky(model))
+    except OSError as exc:
+        raise SkyModelError(f"cannot write file: {exc.strerror or exc}", path) from None

@@ -1,0 +1,85 @@
+"""Tests for app/commands/sky.py, run through a fresh argparse parser."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from uvlab.app.commands import sky
+from uvlab.app.skymodel import DEMO_SKIES, SkyModelError, demo_sky, read_sky, read_wsclean
+
+
+def run(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="uvlab")
+    sky.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def test_sky_list_names_every_demo(capsys):
+    assert run(["sky", "list"]) == 0
+    out = capsys.readouterr().out
+    for name, text in DEMO_SKIES.items():
+        assert name in out and text in out
+    assert "example-field" in out
+
+
+def test_sky_show_demo_table(capsys):
+    assert run(["sky", "show", "pair", "--ra", "15", "--dec", "-45", "--fov", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "2 components" in out[0]
+    rows = [r.split() for r in out[3:]]
+    assert [r[1] for r in rows] == ["bright", "faint"]
+    # l, m columns (arcmin) are the intended 0.15, 0.10 of a 2 deg field
+    assert float(rows[0][-2]) == pytest.approx(0.15 * 120, abs=1e-3)
+    assert float(rows[0][-1]) == pytest.approx(0.10 * 120, abs=1e-3)
+
+
+def test_sky_show_file_and_missing_file(tmp_path, capsys):
+    assert run(["sky", "show", "example-field"]) == 0
+    assert "lobe" in capsys.readouterr().out
+    with pytest.raises(SkyModelError, match=r"nope\.txt: no such file"):
+        run(["sky", "show", str(tmp_path / "nope.txt")])
+
+
+def test_sky_convert_wsclean_and_demo(tmp_path, capsys):
+    src = tmp_path / "in-sources.txt"
+    src.write_text(
+        "Format = Name, Type, Ra, Dec, I, SpectralIndex, LogarithmicSI, ReferenceFrequency, "
+        "MajorAxis, MinorAxis, Orientation\n"
+        "s0,GAUSSIAN,-00:36:28.234,58.50.46.396,5.0,[-0.7],true,1.5e8,70.6,35.3,12\n"
+        "s1,POINT,01:00:00.5,-30.00.00,1.0,[],false,1.5e8,,,\n",
+        encoding="utf-8",
+    )
+    dst = tmp_path / "out.txt"
+    assert run(["sky", "convert", str(src), str(dst)]) == 0
+    assert "wrote 2 component(s)" in capsys.readouterr().out
+    assert read_sky(dst) == read_wsclean(src)
+    with pytest.raises(SkyModelError, match="already exists"):
+        run(["sky", "convert", str(src), str(dst)])
+    assert (
+        run(
+            [
+                "sky",
+                "convert",
+                "random",
+                str(dst),
+                "--force",
+                "--n",
+                "5",
+                "--seed",
+                "3",
+                "--ra",
+                "10",
+                "--dec",
+                "-20",
+            ]
+        )
+        == 0
+    )
+    assert read_sky(dst) == demo_sky("random", 10, -20, n=5, seed=3)
+
+
+def test_sky_needs_an_action():
+    with pytest.raises(SystemExit):
+        run(["sky"])
