@@ -1,0 +1,269 @@
+"""Read one field, one spectral window and one Stokes product from a MeasurementSet.
+
+Rows are those of the chosen field whose DATA_DESC_ID points at the chosen
+spectral window, selected with TaQL. Autocorrelations (ANTENNA1 == ANTENNA2)
+are dropped: they carry no fringe and would put total power at the uv origin.
+Data are read in row chunks, so the temporary memory beyond the result is a
+fixed budget; ``progress(fraction)`` is called after each chunk and
+``cancelled()`` is checked before each one.
+
+Weights, per correlation, come from the first of these that holds a positive
+value in the first chunk: WEIGHT_SPECTRUM, WEIGHT (broadcast over channels),
+1/SIGMA²; otherwise unit weights. ``VisData.weight_source`` says which.
+They combine into the Stokes weight as in :mod:`uvlab.app.ms.stokes`.
+FLAG and FLAG_ROW are honoured; non-finite visibilities are flagged and set to 0.
+
+casacore is not thread-safe: call :func:`read_visibilities` from the single
+I/O thread (see :mod:`uvlab.app.ms.tables`). The MS is opened read-only.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+from uvlab.app.ms.errors import Cancelled, MSError
+from uvlab.app.ms.selection import Selection, select
+from uvlab.app.ms.stokes import combine
+from uvlab.app.ms.tables import MSTables, row_chunks, translated
+
+#: Temporary bytes per chunk when ``chunk_rows`` is not given.
+CHUNK_BYTES = 64 * 2**20
+
+
+@dataclass(frozen=True)
+class VisData:
+    """Visibilities of one field, spectral window and Stokes product.
+
+    Attributes
+    ----------
+    uvw : (row, 3) float64, metres (MS UVW: antenna 1 minus antenna 2, DESIGN §1)
+    freq_hz : (chan,) float64
+    vis : (row, chan) complex64 (complex128 if the column is double precision)
+    weight : (row, chan) float32, inverse variance of ``vis``
+    flag : (row, chan) bool
+    time : (row,) float64, MJD seconds UTC
+    ant1, ant2 : (row,) int32
+    rows : (row,) int64, row numbers in the main table
+    ra0_rad, dec0_rad : float, FIELD::PHASE_DIR (first polynomial term)
+    chan_width_hz : float, |CHAN_WIDTH| of the first selected channel
+    int_s : float, median INTERVAL of the rows (NaN without the column)
+    corr_names : tuple of str, the correlations in the MS, in its order
+    stokes : str, the product read (``I``, ``Q``, ``U``, ``V`` or a correlation)
+    field, spw : int; field_name, column, weight_source, path : str
+    """
+
+    uvw: np.ndarray
+    freq_hz: np.ndarray
+    vis: np.ndarray
+    weight: np.ndarray
+    flag: np.ndarray
+    time: np.ndarray
+    ant1: np.ndarray
+    ant2: np.ndarray
+    rows: np.ndarray
+    ra0_rad: float
+    dec0_rad: float
+    chan_width_hz: float
+    int_s: float
+    corr_names: tuple[str, ...]
+    stokes: str
+    field: int
+    field_name: str
+    spw: int
+    column: str
+    weight_source: str
+    path: str
+
+    @property
+    def nrow(self) -> int:
+        return int(self.vis.shape[0])
+
+    @property
+    def nchan(self) -> int:
+        return int(self.vis.shape[1])
+
+
+def _slice_args(sel: Selection, ncorr: int) -> tuple[list[int], list[int], list[int]]:
+    c = sel.chan
+    last = c.start + (len(range(c.start, c.stop, c.step)) - 1) * c.step
+    return [c.start, 0], [last, ncorr - 1], [c.step, 1]
+
+
+def _first_positive(tab, col: str, start: int, nrow: int, getter) -> bool:
+    if col not in tab.colnames() or not tab.iscelldefined(col, start):
+        return False
+    w = getter(col)
+    return bool((np.isfinite(w) & (w > 0)).any())
+
+
+def _weight_source(tab, sel: Selection, start: int, nrow: int) -> str:
+    blc, trc, inc = _slice_args(sel, len(sel.corr_names))
+
+    def spectrum(col):
+        return tab.getcolslice(col, blc, trc, inc, start, nrow)
+
+    def plain(col):
+        return tab.getcol(col, start, nrow)
+
+    if _first_positive(tab, "WEIGHT_SPECTRUM", start, nrow, spectrum):
+        return "WEIGHT_SPECTRUM"
+    if _first_positive(tab, "WEIGHT", start, nrow, plain):
+        return "WEIGHT"
+    if _first_positive(tab, "SIGMA", start, nrow, plain):
+        return "SIGMA"
+    return "unit"
+
+
+def _weights(tab, source: str, sel: Selection, start: int, nrow: int, nchan: int) -> np.ndarray:
+    """(nrow, nchan, ncorr) float32 weights per correlation."""
+    ncorr = len(sel.corr_names)
+    if source == "WEIGHT_SPECTRUM":
+        w = tab.getcolslice("WEIGHT_SPECTRUM", *_slice_args(sel, ncorr), start, nrow)
+    elif source == "WEIGHT":
+        w = np.broadcast_to(tab.getcol("WEIGHT", start, nrow)[:, None, :], (nrow, nchan, ncorr))
+    elif source == "SIGMA":
+        s = tab.getcol("SIGMA", start, nrow).astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w = np.where(np.isfinite(s) & (s > 0), 1.0 / s**2, 0.0)
+        w = np.broadcast_to(w[:, None, :], (nrow, nchan, ncorr))
+    else:
+        w = np.ones((nrow, nchan, ncorr))
+    w = np.asarray(w, dtype=np.float32)
+    return np.where(np.isfinite(w) & (w > 0), w, np.float32(0))
+
+
+def read_visibilities(
+    path: str | os.PathLike,
+    *,
+    field: int | str = 0,
+    spw: int = 0,
+    column: str = "DATA",
+    stokes: str = "I",
+    channels: slice | tuple[int, int] | None = None,
+    time_range: tuple[float, float] | None = None,
+    chunk_rows: int | None = None,
+    progress: Callable[[float], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> VisData:
+    """Read visibilities of one field and spectral window as one Stokes product.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The MeasurementSet folder (opened read-only).
+    field : int or str
+        FIELD_ID, or the field's NAME.
+    spw : int
+        SPECTRAL_WINDOW row.
+    column : {"DATA", "CORRECTED_DATA", "MODEL_DATA"}
+    stokes : str
+        ``I``, ``Q``, ``U``, ``V``, or a correlation held (``XX``, ``RL``, ...).
+    channels : slice or (start, stop), optional
+        Channels of the window to read (default all).
+    time_range : (float, float), optional
+        Inclusive TIME bounds, MJD seconds.
+    chunk_rows : int, optional
+        Rows per read; by default enough to fill about 64 MiB of temporaries.
+    progress : callable(float), optional
+        Called with the fraction of rows read after each chunk.
+    cancelled : callable() -> bool, optional
+        Checked before each chunk; True raises :class:`Cancelled`.
+
+    Returns
+    -------
+    VisData
+
+    Raises
+    ------
+    MSError
+        Bad path or MS, unknown field/spw/column, a Stokes product that cannot
+        be formed, an empty selection, or a selection that is entirely flagged.
+    Cancelled
+        When ``cancelled()`` returns True.
+    """
+    with MSTables(path) as ms:
+        sel = select(
+            ms,
+            field=field,
+            spw=spw,
+            column=column,
+            stokes=stokes,
+            channels=channels,
+            time_range=time_range,
+        )
+        tab = ms.query(sel.where)
+        n, nchan, ncorr = tab.nrows(), sel.freq_hz.size, len(sel.corr_names)
+        what = f"field {sel.field.id} '{sel.field.name}', spectral window {sel.spw.id}"
+        if n == 0:
+            within = " within the time range" if time_range is not None else ""
+            raise MSError(f"{ms.path}: no cross-correlation rows for {what}{within}")
+        if not tab.iscelldefined(sel.column, 0):
+            raise MSError(f"{ms.path}: column {sel.column} holds no data for {what}")
+        step = chunk_rows or max(1, CHUNK_BYTES // (sel.spw.nchan * ncorr * 16))
+        dtype = np.complex128 if tab.coldatatype(sel.column) == "dcomplex" else np.complex64
+        vis = np.empty((n, nchan), dtype=dtype)
+        weight = np.empty((n, nchan), dtype=np.float32)
+        flag = np.empty((n, nchan), dtype=bool)
+        uvw, time = np.empty((n, 3)), np.empty(n)
+        ant1, ant2 = np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32)
+        cols, source, intervals = tab.colnames(), None, []
+        blc, trc, inc = _slice_args(sel, ncorr)
+        for start, nrow in row_chunks(n, step):
+            if cancelled is not None and cancelled():
+                raise Cancelled(f"reading {ms.path} cancelled")
+            with translated(ms.path):
+                data = tab.getcolslice(sel.column, blc, trc, inc, start, nrow)
+                f = (
+                    tab.getcolslice("FLAG", blc, trc, inc, start, nrow)
+                    if "FLAG" in cols and tab.iscelldefined("FLAG", start)
+                    else np.zeros(data.shape, dtype=bool)
+                )
+                if "FLAG_ROW" in cols:
+                    f = f | tab.getcol("FLAG_ROW", start, nrow)[:, None, None]
+                source = source or _weight_source(tab, sel, start, nrow)
+                w = _weights(tab, source, sel, start, nrow, nchan)
+                rows = slice(start, start + nrow)
+                uvw[rows] = tab.getcol("UVW", start, nrow)
+                time[rows] = tab.getcol("TIME", start, nrow)
+                ant1[rows] = tab.getcol("ANTENNA1", start, nrow)
+                ant2[rows] = tab.getcol("ANTENNA2", start, nrow)
+                if "INTERVAL" in cols:
+                    intervals.append(tab.getcol("INTERVAL", start, nrow))
+            bad = ~np.isfinite(data)
+            if bad.any():
+                f, data = f | bad, np.where(bad, 0, data)
+            vis[rows], weight[rows], flag[rows] = combine(sel.recipe, data, f, w)
+            if progress is not None:
+                progress((start + nrow) / n)
+        row_numbers = np.asarray(tab.rownumbers(), dtype=np.int64)
+    if flag.all():
+        raise MSError(
+            f"{ms.path}: every visibility selected is flagged ({what}, {sel.recipe.name}, "
+            f"{n} rows × {nchan} channels)"
+        )
+    return VisData(
+        uvw=uvw,
+        freq_hz=np.asarray(sel.freq_hz, dtype=np.float64),
+        vis=vis,
+        weight=weight,
+        flag=flag,
+        time=time,
+        ant1=ant1,
+        ant2=ant2,
+        rows=row_numbers,
+        ra0_rad=sel.field.ra_rad,
+        dec0_rad=sel.field.dec_rad,
+        chan_width_hz=float(sel.chan_width_hz[0]),
+        int_s=float(np.median(np.concatenate(intervals))) if intervals else float("nan"),
+        corr_names=sel.corr_names,
+        stokes=sel.recipe.name,
+        field=sel.field.id,
+        field_name=sel.field.name,
+        spw=sel.spw.id,
+        column=sel.column,
+        weight_source=source or "unit",
+        path=ms.path,
+    )
