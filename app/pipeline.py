@@ -13,14 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+from uvlab.app.errors import Cancelled
 from uvlab.app.scene import Scene
 from uvlab.gpu.imaging.imager import ImageResult, make_image
 from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec, default_cell_rad
 from uvlab.gpu.imaging.weighting import Weighting
-
-
-class Cancelled(Exception):
-    """The run was cancelled by its caller."""
 
 
 @dataclass(frozen=True)

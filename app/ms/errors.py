@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import re
 
+from uvlab.app.errors import Cancelled as _Cancelled
+
 _MISSING_FILE = re.compile(r"file (\S+) could not be opened")
 _NO_TABLE = re.compile(r"Table (\S+) does not exist")
 
@@ -18,8 +20,8 @@ class MSError(ValueError):
     """A MeasurementSet that cannot be read as asked, with a one-line reason."""
 
 
-class Cancelled(Exception):
-    """Reading was cancelled by its caller (``cancelled()`` returned True)."""
+# Re-exported: one Cancelled for every layer, so a worker catches a single class.
+Cancelled = _Cancelled
 
 
 def _relative(path: str, inner: str) -> str:
