@@ -1,0 +1,233 @@
+"""SkyImageView: what it shows, where, and what its readout and signals say."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from astropy import units as u
+from astropy.coordinates import Angle
+from astropy.wcs import WCS
+from PyQt6 import QtCore, QtGui, QtWidgets
+from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
+from uvlab.widgets._pg import get_colormap
+from uvlab.widgets.image_view import ARCMIN, SkyImageView, link_crosshairs, link_views
+
+N = 64
+SPEC = ImageSpec(N, 12 * ARCSEC)
+RA0, DEC0 = np.radians(201.365), np.radians(-43.019)
+
+
+@pytest.fixture
+def view(qtbot):
+    v = SkyImageView()
+    qtbot.addWidget(v)
+    v.resize(640, 560)
+    v.show()
+    qtbot.waitExposed(v)
+    return v
+
+
+@pytest.fixture
+def img(rng):
+    return rng.normal(size=(N, N))
+
+
+def pixel_scene_pos(view, j, i) -> QtCore.QPointF:
+    """Scene position of pixel (j, i)'s centre, from its (l, m) by the DESIGN §1 formula."""
+    QtWidgets.QApplication.processEvents()
+    l_arcmin, m_arcmin = -(i - N / 2) * 12 / 60, (j - N / 2) * 12 / 60
+    return view.view_box.mapViewToScene(QtCore.QPointF(l_arcmin, m_arcmin))
+
+
+def send_mouse_move(widget, pos: QtCore.QPoint) -> None:
+    """Deliver a real (button-less) mouse move event, which QTest.mouseMove does not."""
+    local = QtCore.QPointF(pos)
+    ev = QtGui.QMouseEvent(
+        QtCore.QEvent.Type.MouseMove,
+        local,
+        QtCore.QPointF(widget.mapToGlobal(pos)),
+        QtCore.Qt.MouseButton.NoButton,
+        QtCore.Qt.MouseButton.NoButton,
+        QtCore.Qt.KeyboardModifier.NoModifier,
+    )
+    QtWidgets.QApplication.sendEvent(widget, ev)
+
+
+def test_shown_data_is_the_stretched_image(view, img):
+    view.set_image(img, SPEC)
+    np.testing.assert_array_equal(view.image_item.image, img.astype(np.float32))
+    assert view.image() is not img and np.array_equal(view.image(), img)
+    view.set_stretch("log")
+    floor = np.abs(img).max() * 1e-5
+    np.testing.assert_allclose(view.image_item.image, np.log10(np.maximum(img, floor)), rtol=1e-6)
+    np.testing.assert_array_equal(view.image(), img)  # data unchanged
+    assert view.levels() == pytest.approx((np.log10(floor), np.log10(img.max())), rel=1e-6)
+
+
+@pytest.mark.parametrize("stretch", ["log", "asinh"])
+def test_stretch_of_nonpositive_values_is_finite(view, stretch):
+    img = np.zeros((N, N))
+    img[:, : N // 2] = -3.0
+    img[5, 7] = 2.0
+    for data in (img, -np.abs(img), np.zeros((N, N))):
+        view.set_image(data, SPEC)
+        view.set_stretch(stretch)
+        shown = view.image_item.image
+        assert np.isfinite(shown).all()
+        lo, hi = view.levels()
+        assert np.isfinite([lo, hi]).all() and hi > lo
+
+
+def test_pixels_sit_at_their_lm_with_east_to_the_left(view, img):
+    view.set_image(img, SPEC)
+    qtbot_pos = view.image_item.mapToView  # item pixel coords -> (l, m) arcmin
+    centre = qtbot_pos(QtCore.QPointF(N / 2 + 0.5, N / 2 + 0.5))
+    assert (centre.x(), centre.y()) == pytest.approx((0.0, 0.0), abs=1e-9)
+    l_axis, m_axis = SPEC.l_axis() / ARCMIN, SPEC.m_axis() / ARCMIN
+    for j, i in [(0, 0), (3, 50), (63, 10)]:
+        p = qtbot_pos(QtCore.QPointF(i + 0.5, j + 0.5))
+        assert (p.x(), p.y()) == pytest.approx((l_axis[i], m_axis[j]), abs=1e-9)
+    # on screen: larger i (smaller l, West) further right; larger j (North) higher up
+    a, b = pixel_scene_pos(view, 20, 20), pixel_scene_pos(view, 20, 21)
+    assert b.x() > a.x() and l_axis[21] < l_axis[20]
+    c = pixel_scene_pos(view, 21, 20)
+    assert c.y() < a.y()
+    # the item itself, mapped to the scene, agrees
+    item_a = view.image_item.mapToScene(QtCore.QPointF(20.5, 20.5))
+    assert (item_a.x(), item_a.y()) == pytest.approx((a.x(), a.y()), abs=1e-6)
+    # and the bottom axis reads increasing l toward the left of the widget
+    vb = view.view_box
+    left, right = (
+        vb.mapSceneToView(vb.sceneBoundingRect().topLeft()).x(),
+        vb.mapSceneToView(vb.sceneBoundingRect().topRight()).x(),
+    )
+    assert left > right
+
+
+def test_cursor_readout_matches_fits_wcs(qtbot, view, img):
+    view.set_image(img, SPEC, RA0, DEC0)
+    j, i = 10, 47
+    pos = view.plot_widget.mapFromScene(pixel_scene_pos(view, j, i))
+    with qtbot.waitSignal(view.cursor_moved, timeout=2000) as blocker:
+        send_mouse_move(view.plot_widget.viewport(), pos)
+    r = blocker.args[0]
+    assert (r["j"], r["i"]) == (j, i)
+    assert r["value"] == pytest.approx(img[j, i])
+    cell = SPEC.cell_rad
+    tol = 0.6 * cell  # the mouse lands on an integer screen pixel inside the image pixel
+    assert r["l"] == pytest.approx(-(i - N / 2) * cell, abs=tol)
+    assert r["m"] == pytest.approx((j - N / 2) * cell, abs=tol)
+    # independent oracle: the DESIGN §1 FITS WCS of this image
+    w = WCS(naxis=2)
+    w.wcs.ctype = ["RA---SIN", "DEC--SIN"]
+    w.wcs.cdelt = [-np.degrees(cell), np.degrees(cell)]
+    w.wcs.crpix = [N / 2 + 1, N / 2 + 1]
+    w.wcs.crval = [np.degrees(RA0), np.degrees(DEC0)]
+    ra, dec = w.wcs_pix2world([[N / 2 - r["l"] / cell, N / 2 + r["m"] / cell]], 0)[0]
+    assert np.degrees(r["ra_rad"]) == pytest.approx(ra, abs=1e-9)
+    assert np.degrees(r["dec_rad"]) == pytest.approx(dec, abs=1e-9)
+    assert r["ra_hms"] == Angle(ra, u.deg).to_string(u.hour, sep="hms", precision=2, pad=True)
+    assert r["dec_dms"] == Angle(dec, u.deg).to_string(
+        u.deg, sep="dms", precision=1, pad=True, alwayssign=True
+    )
+    assert f"j={j} i={i}" in view.readout_label.text()
+    assert r["ra_hms"] in view.readout_label.text()
+
+
+def test_readout_at_pixel_centre_and_outside(view, img):
+    view.set_image(img, SPEC)
+    l, m = SPEC.l_axis()[5], SPEC.m_axis()[60]
+    r = view.readout_at(l, m)
+    assert (r["j"], r["i"], r["value"]) == (60, 5, pytest.approx(img[60, 5]))
+    assert r["ra_hms"] is None  # no phase centre given
+    r = view.readout_at(SPEC.l_axis()[0] + 2 * SPEC.cell_rad, 0.0)
+    assert r["i"] is None and r["value"] is None
+
+
+def test_colormap_change_changes_lookup_table(view, img):
+    view.set_image(img, SPEC)
+    before = np.array(view.image_item.lut)
+    view.set_colormap("gray")
+    lut = np.asarray(view.image_item.lut)
+    assert not np.array_equal(before, lut)
+    assert lut[0, :3].tolist() == [0, 0, 0] and lut[-1, :3].tolist() == [255, 255, 255]
+    assert (lut[:, 0] == lut[:, 1]).all() and view.cmap_combo.currentText() == "gray"
+    view.set_colormap("RdBu")  # diverging: levels symmetric about zero
+    np.testing.assert_array_equal(
+        view.image_item.lut, get_colormap("RdBu").getLookupTable(nPts=256)
+    )
+    lo, hi = view.levels()
+    assert lo == pytest.approx(-hi) and hi == pytest.approx(np.abs(img).max(), rel=1e-6)
+    with pytest.raises(ValueError):
+        view.set_colormap("nope")
+
+
+def test_keep_levels_and_in_place_update(view, img):
+    view.set_image(img, SPEC)
+    assert view.levels() == pytest.approx((img.min(), img.max()), rel=1e-6)
+    view.set_levels(-0.5, 0.5)
+    view.set_image(2 * img, SPEC, keep_levels=True)
+    assert view.levels() == pytest.approx((-0.5, 0.5))
+    assert tuple(view.image_item.getLevels()) == pytest.approx((-0.5, 0.5))
+    view.set_image(2 * img, SPEC)
+    assert view.levels() == pytest.approx((2 * img.min(), 2 * img.max()), rel=1e-6)
+    with pytest.raises(ValueError, match="npix"):
+        view.set_image(img[:, :-2], SPEC)
+
+
+def test_crosshair_linking(qtbot, img):
+    views = [SkyImageView() for _ in range(3)]
+    for v in views:
+        qtbot.addWidget(v)
+        v.set_image(img, SPEC)
+    link_crosshairs(*views)
+    views[0].set_crosshair(1e-4, -2e-4)  # programmatic: no emission, no echo
+    assert views[1].crosshair() == pytest.approx((0.0, 0.0))
+    with qtbot.waitSignal(views[1].crosshair_moved) as blocker:
+        views[1].v_line.setValue(3.0)  # what dragging the line does, in arcmin
+    assert blocker.args == pytest.approx([3.0 * ARCMIN, 0.0])
+    for v in (views[0], views[2]):
+        assert v.crosshair() == pytest.approx((3.0 * ARCMIN, 0.0))
+
+
+def test_click_emits_lm_and_moves_crosshair(qtbot, view, img):
+    view.set_image(img, SPEC)
+    j, i = 40, 12
+    pos = view.plot_widget.mapFromScene(pixel_scene_pos(view, j, i))
+    with qtbot.waitSignal(view.clicked, timeout=2000) as blocker:
+        qtbot.mouseClick(view.plot_widget.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=pos)
+    l, m = blocker.args
+    assert l == pytest.approx(SPEC.l_axis()[i], abs=0.6 * SPEC.cell_rad)
+    assert m == pytest.approx(SPEC.m_axis()[j], abs=0.6 * SPEC.cell_rad)
+    assert view.crosshair() == pytest.approx((l, m))
+
+
+def test_link_views_shares_zoom(qtbot, img):
+    a, b = SkyImageView(), SkyImageView()
+    for v in (a, b):
+        qtbot.addWidget(v)
+        v.resize(500, 400)
+        v.show()
+        v.set_image(img, SPEC)
+    link_views(a, b)
+    a.view_box.setRange(xRange=(-2.0, 1.0), yRange=(-1.0, 2.0), padding=0)
+    QtWidgets.QApplication.processEvents()
+    (ax, ay), (bx, by) = a.view_box.viewRange(), b.view_box.viewRange()
+    assert bx == pytest.approx(ax) and by == pytest.approx(ay)
+    assert np.mean(bx) == pytest.approx(-0.5) and np.mean(by) == pytest.approx(0.5)
+
+
+def test_export_png_writes_the_plot(tmp_path, view, img):
+    view.set_image(img, SPEC, title="noise")
+    path = view.export_png(tmp_path / "view.png")
+    assert path.stat().st_size > 1000
+    png = QtGui.QImage(str(path))
+    dpr = view.plot_widget.devicePixelRatioF()
+    size = view.plot_widget.size()
+    assert (png.width(), png.height()) == (round(size.width() * dpr), round(size.height() * dpr))
+    assert len({png.pixel(x, png.height() // 2) for x in range(0, png.width(), 7)}) > 5
+
+
+def test_fits_button_requests_export(qtbot, view):
+    with qtbot.waitSignal(view.export_fits_requested, timeout=1000):
+        qtbot.mouseClick(view.fits_button, QtCore.Qt.MouseButton.LeftButton)

@@ -1,0 +1,88 @@
+"""MetricsTable: per-algorithm aliasing errors and rates in a sortable table."""
+
+from __future__ import annotations
+
+import math
+
+from PyQt6 import QtCore, QtWidgets
+
+#: Known metric keys → column header, in display order (DESIGN §3 and §4).
+COLUMNS = {
+    "rms_central": "RMS error (central half)",
+    "rms_full": "RMS error (full)",
+    "max_error": "max error",
+    "rate_vis_per_s": "rate (vis/s)",
+}
+
+
+def format_metric(key: str, value) -> str:
+    """Text for one cell: errors as ``1.23e-05``, rates with SI prefixes."""
+    if value is None:
+        return ""
+    if not isinstance(value, (int, float)):
+        return str(value)
+    if not math.isfinite(value):
+        return "—"
+    if key.startswith("rate"):
+        for factor, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+            if abs(value) >= factor:
+                return f"{value / factor:.3g} {prefix}"
+        return f"{value:.3g}"
+    return f"{value:.3g}" if 1e-3 <= abs(value) < 1e4 or value == 0 else f"{value:.2e}"
+
+
+class _NumericItem(QtWidgets.QTableWidgetItem):
+    """A cell that sorts by its number, not its text."""
+
+    def __lt__(self, other):
+        a = self.data(QtCore.Qt.ItemDataRole.UserRole)
+        b = other.data(QtCore.Qt.ItemDataRole.UserRole)
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+            return a < b
+        return super().__lt__(other)
+
+
+class MetricsTable(QtWidgets.QTableWidget):
+    """Column 0 is the algorithm, then metrics (known ones first, then extras).
+
+    Rows keep the order given until the user clicks a header to sort.
+    """
+
+    def __init__(self, parent=None):
+        super().__init__(0, 0, parent)
+        self.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setAlternatingRowColors(True)
+        self.horizontalHeader().setStretchLastSection(True)
+
+    def set_metrics(self, metrics: dict[str, dict[str, float]]) -> None:
+        """Show ``{algorithm: {metric: value}}``; missing metrics stay blank."""
+        self.setSortingEnabled(False)
+        keys = [k for k in COLUMNS if any(k in m for m in metrics.values())]
+        keys += list(dict.fromkeys(k for m in metrics.values() for k in m if k not in COLUMNS))
+        self.clear()
+        self.setRowCount(len(metrics))
+        self.setColumnCount(len(keys) + 1)
+        self.setHorizontalHeaderLabels(["algorithm"] + [COLUMNS.get(k, k) for k in keys])
+        self.verticalHeader().setVisible(False)
+        self._keys = keys
+        right = QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter
+        for r, (algo, values) in enumerate(metrics.items()):
+            self.setItem(r, 0, QtWidgets.QTableWidgetItem(str(algo)))
+            for c, key in enumerate(keys, start=1):
+                value = values.get(key)
+                if value is not None and not isinstance(value, str):
+                    value = float(value)
+                item = _NumericItem(format_metric(key, value))
+                item.setData(QtCore.Qt.ItemDataRole.UserRole, value)
+                item.setTextAlignment(right)
+                if isinstance(value, float):
+                    item.setToolTip(repr(value))
+                self.setItem(r, c, item)
+        self.resizeColumnsToContents()
+        self.horizontalHeader().setSortIndicator(-1, QtCore.Qt.SortOrder.AscendingOrder)
+        self.setSortingEnabled(True)
+
+    def metric_keys(self) -> list[str]:
+        """The metric key shown in columns 1, 2, ..."""
+        return list(getattr(self, "_keys", []))
