@@ -23,9 +23,23 @@ def image_extent_arcmin(spec: ImageSpec):
     return (half, -half, -half, half)
 
 
-def show_image(ax, img, spec: ImageSpec, title: str, cmap="inferno"):
+def show_image(ax, img, spec: ImageSpec, title: str, cmap="inferno", stretch="asinh"):
+    """imshow in (l, m) arcmin; ``stretch="asinh"`` lifts sidelobes and faint sources."""
+    from matplotlib.colors import AsinhNorm, Normalize
+
+    peak = float(np.nanmax(np.abs(img))) or 1.0
+    norm = (
+        AsinhNorm(linear_width=0.02 * peak, vmin=float(np.nanmin(img)), vmax=peak)
+        if stretch == "asinh"
+        else Normalize()
+    )
     im = ax.imshow(
-        img, origin="lower", extent=image_extent_arcmin(spec), cmap=cmap, interpolation="nearest"
+        img,
+        origin="lower",
+        extent=image_extent_arcmin(spec),
+        cmap=cmap,
+        interpolation="nearest",
+        norm=norm,
     )
     ax.set_xlabel("l (arcmin, east ←)")
     ax.set_ylabel("m (arcmin)")
@@ -41,8 +55,8 @@ def scene_figure(result, path) -> Path:
     fig, axes = plt.subplots(2, 2, figsize=(11, 10), constrained_layout=True)
     uvw = obs.uvw[~obs.flag] / 1e3 * obs.freq_hz[0] / 299792458.0
     ax = axes[0, 0]
-    ax.plot(uvw[:, 0], uvw[:, 1], ",", color="tab:blue", alpha=0.5)
-    ax.plot(-uvw[:, 0], -uvw[:, 1], ",", color="tab:orange", alpha=0.5)
+    both = np.concatenate([uvw[:, :2], -uvw[:, :2]])
+    ax.plot(both[:, 0], both[:, 1], ",", color="tab:blue", alpha=0.3)
     ax.set_aspect("equal")
     ax.set_xlabel("u (kλ)")
     ax.set_ylabel("v (kλ)")
@@ -63,12 +77,12 @@ def scene_figure(result, path) -> Path:
     ax.set_xlabel("l (arcmin, east ←)")
     ax.set_ylabel("m (arcmin)")
     ax.set_title(f"sky model: {result.scene.sky} ({len(flux)} components)")
-    show_image(axes[1, 0], result.image.psf, spec, "PSF", cmap="viridis")
+    show_image(axes[1, 0], result.image.psf, spec, "PSF (asinh stretch)", cmap="viridis")
     show_image(
         axes[1, 1],
         result.image.dirty,
         spec,
-        f"dirty image ({result.image.algorithm}, {result.device})",
+        f"dirty image ({result.image.algorithm}, {result.device}; asinh stretch)",
     )
     path = Path(path)
     fig.savefig(path, dpi=90)
