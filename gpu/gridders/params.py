@@ -1,0 +1,131 @@
+"""Gridder parameters: one frozen record every algorithm reads what it needs from."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from uvlab.gpu.gridders.gcf import KERNELS
+
+#: Kernels a tap rule can use: the closed forms plus the least-misfit tables.
+GCF_NAMES = (*KERNELS, "lm")
+ENGINES = ("auto", "numpy", "ducc")
+
+
+@dataclass(frozen=True)
+class GridParams:
+    """How to grid (DESIGN §2).
+
+    Attributes
+    ----------
+    kernel : {"es", "kb", "pswf", "gauss", "lm"}
+        GCF of ``conv`` and of the u axis of ``hybrid``.
+    support : int
+        GCF support S, grid cells.
+    oversample : int
+        β: table oversampling of the GCF, and the uv-grid oversampling of
+        ``nn-oversampled``, ``hybrid`` (v) and ``pruned-nn`` (Muscat's β; even
+        for the pruned algorithms, which decimate by α = β/2).
+    sigma : float or None
+        Padding σ of the conv grid (and hybrid's u axis): grid side ≥ σ·N.
+        None: use the ImageSpec's ``pad``. Muscat's algorithms use σ = 1.
+    exact : bool
+        Evaluate the GCF at the exact offsets instead of the table.
+    eps : float or None
+        Requested accuracy (set by :meth:`from_eps`; the ducc0 engine uses it).
+    shape : float or None
+        Override the kernel's shape parameter (ES/KB β, Gaussian width).
+    prune_kernel : str
+        Pruning kernel Z (``"lm"``: least-misfit, Muscat's choice).
+    prune_support : int
+        S_z, pruning kernel support in pruned-grid cells (Muscat: 8–14).
+    wstack : bool
+        Correct the w-term by w-stacking (``conv`` NumPy engine only).
+    engine : {"auto", "numpy", "ducc"}
+        ``conv`` only. "auto": ducc0's wgridder for the ES kernel (at
+        accuracy :meth:`accuracy`; ducc0 picks its own ES shape and σ), the
+        NumPy rung for every other kernel. "numpy" runs the ES table or
+        exact evaluation in NumPy — the reference for the CuPy kernels.
+    chunk : int
+        Tap entries (records × S²) processed per chunk: bounds memory.
+    """
+
+    kernel: str = "es"
+    support: int = 7
+    oversample: int = 16
+    sigma: float | None = None
+    exact: bool = False
+    eps: float | None = None
+    shape: float | None = None
+    prune_kernel: str = "lm"
+    prune_support: int = 14
+    wstack: bool = False
+    engine: str = "auto"
+    chunk: int = 1 << 22
+
+    def __post_init__(self):
+        if self.kernel not in GCF_NAMES:
+            raise ValueError(f"unknown kernel {self.kernel!r}; choose one of {GCF_NAMES}")
+        if self.prune_kernel not in GCF_NAMES:
+            raise ValueError(f"unknown pruning kernel {self.prune_kernel!r}")
+        if not 1 <= int(self.support) <= 32:
+            raise ValueError(f"support must be 1–32 cells, got {self.support}")
+        if not 1 <= int(self.oversample) <= 4096:
+            raise ValueError(f"oversampling must be 1–4096, got {self.oversample}")
+        if self.sigma is not None and not 1.0 <= self.sigma <= 4.0:
+            raise ValueError(f"padding σ must be in [1, 4], got {self.sigma}")
+        if not 2 <= int(self.prune_support) <= 32:
+            raise ValueError(f"pruning support must be 2–32, got {self.prune_support}")
+        if self.engine not in ENGINES:
+            raise ValueError(f"unknown engine {self.engine!r}; choose one of {ENGINES}")
+        if self.eps is not None and not 0 < self.eps < 1:
+            raise ValueError(f"eps must be in (0, 1), got {self.eps}")
+
+    @classmethod
+    def from_eps(cls, eps: float, sigma: float = 2.0, **kwargs) -> GridParams:
+        """ES kernel, exact evaluation, support chosen for accuracy ε as FINUFFT does.
+
+        At σ = 2, ``S = ⌈log10(10/ε)⌉``; otherwise
+        ``S = ⌈−ln ε / (π·√(1 − 1/σ))⌉`` (Barnett et al. 2019), clipped to 2–16.
+        """
+        if not 0 < eps < 1:
+            raise ValueError(f"eps must be in (0, 1), got {eps}")
+        if abs(sigma - 2.0) < 1e-9:
+            s = math.ceil(math.log10(10.0 / eps))
+        else:
+            s = math.ceil(-math.log(eps) / (math.pi * math.sqrt(1.0 - 1.0 / sigma)))
+        s = min(max(s, 2), 16)
+        fields = dict(kernel="es", support=s, sigma=sigma, exact=True, eps=eps)
+        return cls(**{**fields, **kwargs})
+
+    @classmethod
+    def muscat(cls, oversample: int = 16, **kwargs) -> GridParams:
+        """Muscat's (2021) setting: PSWF S = 6 table, σ = 1, LM pruner S_z = 14."""
+        fields = dict(kernel="pswf", support=6, oversample=oversample, sigma=1.0, engine="numpy")
+        return cls(**{**fields, **kwargs})
+
+    def with_(self, **changes) -> GridParams:
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+    def padding(self, spec_pad: float) -> float:
+        """The σ to use: this record's, else the ImageSpec's."""
+        return float(self.sigma if self.sigma is not None else spec_pad)
+
+    def accuracy(self) -> float:
+        """ε for the ducc0 engine: ``eps``, else what the support buys at σ = 2."""
+        return float(self.eps if self.eps is not None else 10.0 ** (1 - self.support))
+
+
+def good_size(n: float) -> int:
+    """Smallest even integer ≥ n whose only prime factors are 2, 3 and 5."""
+    m = max(2, math.ceil(n - 1e-9))
+    m += m % 2
+    while True:
+        k = m
+        for p in (2, 3, 5):
+            while k % p == 0:
+                k //= p
+        if k == 1:
+            return m
+        m += 2

@@ -1,0 +1,172 @@
+"""The separable 2-D pipeline every NumPy gridder runs (DESIGN §2, Cotton 2014).
+
+Given one :class:`~uvlab.gpu.gridders.axis.AxisPlan` per axis:
+
+1. **sort / bin** — grid coordinates ``ξu = u·Mu·cell``, ``ξv = −v·Mv·cell``
+   (the sign of v makes both axes inverse FFTs, see below); every record is
+   moved into the half plane ``0 ≤ ξu ≤ Mu/2`` by periodicity and, where
+   needed, Hermitian conjugation ``(ξ, V) → (−ξ, V*)``, which leaves
+   ``Re Σ V·e^{…}`` unchanged; then tap indices and weights are computed.
+2. **grid** — one ``np.bincount`` per chunk (real and imaginary parts) onto a
+   half-plane grid with a few extra u columns for kernels straddling u = 0 or
+   u = Mu/2; the extra columns are then folded back, conjugated and
+   v-mirrored (Cotton 2014, "gridFlipKernel"), into the exact Hermitian half
+   of ``(G(k) + G*(−k))/2``.
+3. **prune** — optional decimation of the v axis, then the u axis
+   (Muscat's column and row pruners, :mod:`~uvlab.gpu.gridders.pruning`).
+4. **FFT** — inverse c2c along v keeping the N needed rows, then c2r along u
+   keeping N columns; times ``Mu·Mv`` so that the image is the plain sum
+   ``Re Σ_k G_k·exp(+2πi·k·n/M)``.
+5. **correct** — multiply by the outer product of the two axis correctors.
+
+With ``l = −(i − N/2)·cell`` and ``m = (j − N/2)·cell`` (ImageSpec), pixel
+offsets ``n_u = i − N/2``, ``n_v = j − N/2`` give ``exp(2πi·ξu·n_u/Mu) =
+exp(−2πi·u·l)`` and ``exp(2πi·ξv·n_v/Mv) = exp(−2πi·v·m)``: the DESIGN §1 sign.
+"""
+
+from __future__ import annotations
+
+from contextlib import nullcontext
+
+import numpy as np
+
+from uvlab.gpu.gridders.axis import AxisPlan
+from uvlab.gpu.gridders.correction import pixel_offsets
+from uvlab.gpu.gridders.pruning import flip_rows
+
+
+def timed(timer, name: str):
+    """``timer.stage(name)``, or a no-op context when there is no timer."""
+    return timer.stage(name) if timer is not None else nullcontext()
+
+
+def to_half_plane(xu, xv, vis, n_u: int):
+    """Wrap ξu into [−Mu/2, Mu/2] and mirror negative ξu: Hermitian half-plane records."""
+    xu = xu - n_u * np.round(xu / n_u)
+    neg = xu < 0
+    xu = np.where(neg, -xu, xu)
+    xv = np.where(neg, -xv, xv)
+    vis = np.where(neg, np.conj(vis), vis)
+    return xu, xv, vis
+
+
+def fold_half(ext: np.ndarray, n_u: int, pad: int) -> np.ndarray:
+    """Hermitian half ``(G + G')/2`` of a grid gridded with extra u columns.
+
+    Parameters
+    ----------
+    ext : (Mv, Mu/2 + 1 + 2·pad) complex
+        Column c holds u cell ``k = c − pad`` (not wrapped).
+    n_u : int
+        Mu.
+    pad : int
+        Extra columns each side (≤ Mu/2).
+
+    Returns
+    -------
+    (Mv, Mu/2 + 1) complex
+        Columns 0 … Mu/2 of ``F(k) = (G(k) + conj G(−k))/2`` with G the
+        periodic full-plane grid.
+    """
+    h = n_u // 2
+    if pad > h:
+        raise ValueError(f"grid of {n_u} cells too small for {pad} fold columns")
+    out = 0.5 * ext[:, pad : pad + h + 1]
+    # u cells k = 0, −1, …, −pad mirror onto 0 … pad.
+    out[:, : pad + 1] += 0.5 * np.conj(flip_rows(ext[:, pad::-1]))
+    # u cells k = Mu/2 + pad … Mu/2 mirror onto Mu/2 − pad … Mu/2.
+    out[:, h - pad : h + 1] += 0.5 * np.conj(flip_rows(ext[:, 2 * pad + h : pad + h - 1 : -1]))
+    return out
+
+
+def half_to_image(half: np.ndarray, n_u: int, npix: int) -> np.ndarray:
+    """Real image ``Re Σ_k F_k·exp(2πi·k·n/M)`` at the N central offsets.
+
+    Parameters
+    ----------
+    half : (Mv, Mu/2 + 1) complex
+        Hermitian half of the full-plane grid F.
+    n_u : int
+        Mu, full length of the u axis.
+    npix : int
+        N.
+
+    Returns
+    -------
+    (N, N) float64, ``[j, i]`` at offsets ``(j − N/2, i − N/2)``.
+    """
+    n_v = half.shape[0]
+    n = pixel_offsets(npix)
+    rows = np.fft.ifft(half, axis=0)[n % n_v] * n_v
+    return np.fft.irfft(rows, n=n_u, axis=1)[:, n % n_u] * n_u
+
+
+def grid_half_plane(xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None):
+    """Grid half-plane records onto the Hermitian half of the (fine) grid.
+
+    Returns
+    -------
+    (Mv, Mu/2 + 1) complex128, Mu and Mv the ``n_grid`` of the plans.
+    """
+    mu, mv = plan_u.n_grid, plan_v.n_grid
+    su, sv = plan_u.rule.support, plan_v.rule.support
+    pad = su // 2 + 1
+    width = mu // 2 + 1 + 2 * pad
+    size = mv * width
+    re = np.zeros(size)
+    im = np.zeros(size)
+    step = max(1, int(chunk) // (su * sv))
+    ju, jv = np.arange(su), np.arange(sv)
+    for s in range(0, xu.size, step):
+        sl = slice(s, s + step)
+        with timed(timer, "sort / bin"):
+            k0u, wu = plan_u.rule.taps(xu[sl])
+            k0v, wv = plan_v.rule.taps(xv[sl])
+            rows = ((k0v[:, None] + jv) % mv) * width
+            idx = (rows[:, :, None] + (k0u[:, None] + ju + pad)[:, None, :]).ravel()
+            wt = wv[:, :, None] * wu[:, None, :]
+        with timed(timer, "grid"):
+            re += np.bincount(idx, (wt * vis[sl].real[:, None, None]).ravel(), minlength=size)
+            im += np.bincount(idx, (wt * vis[sl].imag[:, None, None]).ravel(), minlength=size)
+    with timed(timer, "grid"):
+        ext = (re + 1j * im).reshape(mv, width)
+        return fold_half(ext, mu, pad)
+
+
+def separable_dirty(
+    u, v, wvis, plan_u: AxisPlan, plan_v: AxisPlan, *, chunk: int = 1 << 22, timer=None
+) -> np.ndarray:
+    """Unnormalised dirty image ``Re Σ wvis·exp(−2πi(u·l + v·m))`` by gridding.
+
+    Parameters
+    ----------
+    u, v : (nvis,) float
+        Wavelengths.
+    wvis : (nvis,) complex
+        Weighted visibilities.
+    plan_u, plan_v : AxisPlan
+        The chain along l (u) and m (v); same N.
+    chunk : int
+        Tap entries per chunk (memory bound).
+    timer : StageTimer, optional
+
+    Returns
+    -------
+    (N, N) float64
+    """
+    with timed(timer, "sort / bin"):
+        xu, xv, vis = to_half_plane(
+            plan_u.coords(u), -plan_v.coords(v), np.asarray(wvis, np.complex128), plan_u.n_grid
+        )
+    half = grid_half_plane(xu, xv, vis, plan_u, plan_v, chunk, timer)
+    if plan_v.pruner is not None:
+        with timed(timer, "prune"):
+            half = plan_v.pruner.apply(half, axis=0)
+    if plan_u.pruner is not None:
+        with timed(timer, "prune"):
+            half = plan_u.pruner.apply_half(half, plan_u.n_grid)
+    with timed(timer, "FFT"):
+        img = half_to_image(half, plan_u.n_fft, plan_u.npix)
+    with timed(timer, "correct"):
+        img *= plan_v.corrector[:, None] * plan_u.corrector[None, :]
+    return img

@@ -1,0 +1,134 @@
+"""Aliasing maps: measured error maps, analytic transfer-function maps, R(X) scans."""
+
+import numpy as np
+import pytest
+
+from uvlab.gpu.aliasing import (
+    analytic_map,
+    central_half,
+    error_map,
+    point_source_scan,
+    transfer_functions,
+)
+from uvlab.gpu.gridders.correction import kernel_ft
+from uvlab.gpu.gridders.gcf import kernel_function
+from uvlab.gpu.gridders.params import GridParams
+from uvlab.gpu.gridders.registry import ALGORITHMS, axis_plans, get_gridder
+from uvlab.gpu.imaging.spec import ImageSpec
+
+try:
+    from .test_gridders_oracle import dft_image, layout_uv, meerkat_spec, sky_vis
+except ImportError:
+    from test_gridders_oracle import dft_image, layout_uv, meerkat_spec, sky_vis
+
+MUSCAT = GridParams.muscat(16)
+SKY = [(0, 0, 1.0), (9, -13, 0.5), (-20, 17, 0.3), (70, 12, 3.0), (-8, -75, 3.0)]
+
+
+@pytest.fixture(scope="module")
+def meerkat():
+    u, v, _ = layout_uv(n_times=16)
+    spec = meerkat_spec(u, v, 64)
+    vis = sky_vis(u, v, spec, SKY)
+    return u, v, vis, spec, dft_image(u, v, vis, spec)
+
+
+def test_error_map_metrics_closed_form():
+    ref = np.zeros((8, 8))
+    ref[4, 4] = -2.0
+    img = ref.copy()
+    img[0, 0] = 0.5  # outside the central half
+    img[4, 4] = -2.0 + 0.2  # inside it
+    err, met = error_map(img, ref)
+    assert err[0, 0] == 0.25 and err[4, 4] == pytest.approx(0.1)
+    assert met["max_error"] == 0.25
+    assert met["rms_central"] == pytest.approx(np.sqrt(0.01 / 16))
+    assert met["rms_full"] == pytest.approx(np.sqrt((0.0625 + 0.01) / 64))
+    assert central_half(8) == slice(2, 6)
+    with pytest.raises(ValueError):
+        error_map(img, np.zeros((8, 8)))
+
+
+@pytest.mark.parametrize(("kernel", "sigma"), [("pswf", 1.0), ("pswf", 2.0), ("es", 2.0)])
+def test_conv_rms_transfer_is_the_classic_alias_ratio(kernel, sigma):
+    """RMS over δ of |L − 1| = √(Σ_{b≠0} ĉ(x+b)²)/ĉ(x) for an exactly evaluated GCF.
+
+    ES is cut at the support edge where it is e^{−β} ≈ 1e-6, not 0 (PSWF
+    vanishes there): the identity (Poisson summation) holds to that cut.
+    """
+    spec = ImageSpec(64, 1e-5)
+    params = GridParams(kernel, 6, sigma=sigma, exact=True, engine="numpy")
+    lu, _ = transfer_functions("conv", spec, params, n_delta=1024)
+    rms = np.sqrt(np.mean(np.abs(lu - 1) ** 2, axis=0))
+    m = round(sigma * 64)
+    x = (np.arange(64) - 32) / m
+    c = kernel_function(kernel, 6, sigma=m / 64)
+
+    b = np.array([k for k in range(-40, 41) if k])
+    alias = (kernel_ft(c, 6, (x[None, :] + b[:, None]).ravel(), nodes=1000) ** 2).reshape(
+        b.size, -1
+    )
+    want = np.sqrt(alias.sum(axis=0)) / kernel_ft(c, 6, x, nodes=1000)
+    np.testing.assert_allclose(rms, want, rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize("name", ALGORITHMS)
+def test_one_record_images_as_the_product_of_axis_transfers(rng, name):
+    """The 2-D pipeline (half plane, fold, prune, c2r) is the outer product of the 1-D chains."""
+    spec = ImageSpec(32, 1e-3)
+    params = MUSCAT.with_(engine="numpy")
+    plan_u, plan_v = axis_plans(name, spec, params)
+    for u, v in rng.uniform(-400, 400, (4, 2)):
+        a = complex(*rng.normal(size=2))
+        img = get_gridder(name)(np.array([u]), np.array([v]), np.array([a]), spec, params)
+        lu = plan_u.transfer([u * plan_u.n_fft * spec.cell_rad])[0]
+        lv = plan_v.transfer([-v * plan_v.n_fft * spec.cell_rad])[0]
+        exact = a * np.exp(-2j * np.pi * np.add.outer(v * spec.m_axis(), u * spec.l_axis()))
+        np.testing.assert_allclose(img, np.real(exact * np.outer(lv, lu)), atol=1e-12 * abs(a))
+
+
+@pytest.mark.parametrize("name", ALGORITHMS)
+def test_analytic_map_bounds_the_measured_error(meerkat, name):
+    u, v, vis, spec, ref = meerkat
+    img = get_gridder(name)(u, v, vis, spec, MUSCAT)
+    bound = np.abs(vis).sum() * analytic_map(name, spec, MUSCAT)
+    assert np.all(np.abs(img - ref) <= bound + 1e-10 * np.abs(vis).sum())
+
+
+def test_analytic_maps_rank_algorithms_as_measured(meerkat):
+    u, v, vis, spec, ref = meerkat
+    names = ("pruned-nn", "hybrid", "conv")
+    measured = [
+        error_map(get_gridder(n)(u, v, vis, spec, MUSCAT), ref)[1]["rms_full"] for n in names
+    ]
+    analytic = [analytic_map(n, spec, MUSCAT).mean() for n in names]
+    expected_rms = [np.sqrt(np.mean(analytic_map(n, spec, MUSCAT, kind="rms") ** 2)) for n in names]
+    assert measured == sorted(measured)
+    assert analytic == sorted(analytic)
+    assert expected_rms == sorted(expected_rms)
+
+
+def test_accurate_conv_has_a_tiny_analytic_map():
+    spec = ImageSpec(64, 1e-5)
+    emax = analytic_map("conv", spec, GridParams.from_eps(1e-6, engine="numpy"))
+    erms = analytic_map("conv", spec, GridParams.from_eps(1e-6, engine="numpy"), kind="rms")
+    assert emax.max() < 1e-5 and erms.max() < 5e-6
+
+
+def test_point_source_scan_grows_toward_the_edge_and_ranks(meerkat):
+    u, v, _, spec, _ = meerkat
+    xs = np.array([0, 3, 6, 9, 24, 27, 30])
+    r = {
+        n: point_source_scan(n, spec, MUSCAT, u, v, xs=xs)[1]
+        for n in ("conv", "hybrid", "pruned-nn")
+    }
+    assert r["conv"][:4].max() < 1e-5
+    assert r["conv"][-1] > 1e-4 and r["conv"][-1] > 10 * r["conv"][:4].max()
+    assert r["conv"][-1] > r["hybrid"][-1] > 5 * r["pruned-nn"][-1]
+    _, exact = point_source_scan("conv", spec, GridParams.from_eps(1e-6), u, v, xs=xs)
+    assert exact.max() < 1e-7
+
+
+def test_analytic_map_rejects_unknown_kind():
+    with pytest.raises(ValueError, match="kind"):
+        analytic_map("conv", ImageSpec(32, 1e-5), MUSCAT, kind="mean")
