@@ -1,1 +1,25 @@
-"""Visibility prediction (the measurement equation), NumPy and CuPy backends."""
+"""Visibility prediction (the measurement equation), NumPy and CuPy backends.
+
+Public entry points (:mod:`uvlab.gpu.predict.api`):
+
+- :func:`predict_rows` — (row, 3) uvw → (row, chan[, 2, 2]) visibilities;
+- :func:`iter_predict_rows` — the same in chunks, for progress and cancellation;
+- :func:`predict_antennas` — (time, nant, 3) per-antenna uvw → (time, bl, chan[, 2, 2]),
+  by the per-antenna factorisation V = K·diag(B)·Kᴴ where it applies;
+- :class:`Smearing` — time/bandwidth smearing parameters;
+- :func:`predict_reference` — the plain float64 triple sum used as the oracle.
+"""
+
+from uvlab.gpu.predict.api import iter_predict_rows, predict_antennas, predict_rows
+from uvlab.gpu.predict.chunking import PredictMemoryError
+from uvlab.gpu.predict.reference import predict_reference
+from uvlab.gpu.predict.terms import Smearing
+
+__all__ = [
+    "PredictMemoryError",
+    "Smearing",
+    "iter_predict_rows",
+    "predict_antennas",
+    "predict_reference",
+    "predict_rows",
+]
