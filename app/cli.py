@@ -13,7 +13,7 @@ import sys
 from uvlab.app._version import __version__
 
 #: Subcommand modules, each with ``register(subparsers)`` that sets ``func``.
-COMMANDS = ("demo", "arrays", "sky", "info", "bench")
+COMMANDS = ("demo", "simulate", "predict", "image", "compare", "info", "arrays", "sky", "bench")
 
 
 class UvlabError(Exception):

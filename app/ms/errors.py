@@ -13,6 +13,8 @@ import re
 from uvlab.app.errors import Cancelled as _Cancelled
 
 _MISSING_FILE = re.compile(r"file (\S+) could not be opened")
+# Tiled storage managers report a missing data file through RegularFileIO.
+_NO_SUCH_FILE = re.compile(r"open or create of file (\S+?):? No such file or directory")
 _NO_TABLE = re.compile(r"Table (\S+) does not exist")
 
 
@@ -50,7 +52,7 @@ def translate(path: str, exc: BaseException) -> MSError:
     """
     full = str(exc).strip()
     text = full.splitlines()[0] if full else type(exc).__name__
-    if m := _MISSING_FILE.search(full):
+    if m := _MISSING_FILE.search(full) or _NO_SUCH_FILE.search(full):
         inner = _relative(path, m.group(1))
         return MSError(
             f"{path}: table file {inner} is missing; the MeasurementSet is damaged or incomplete"

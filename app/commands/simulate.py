@@ -1,0 +1,195 @@
+"""``uvlab simulate``: simulate an observation of a sky model into a new MeasurementSet.
+
+The observation options (array, phase centre, time range, correlator) are
+shared with ``uvlab compare``'s synthetic mode through
+:func:`add_observation_args` and :func:`observation_spec`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+
+
+def add_observation_args(p: argparse.ArgumentParser, *, required: bool = True) -> None:
+    """Options of a synthetic observation and its sky (``required``: mark the essentials)."""
+    g = p.add_argument_group("observation")
+    g.add_argument(
+        "--array",
+        required=required,
+        metavar="NAME|FILE",
+        help="built-in array layout (see 'uvlab arrays') or a layout file",
+    )
+    g.add_argument(
+        "--ra",
+        type=float,
+        required=required,
+        metavar="DEG",
+        help="phase-centre right ascension, degrees (J2000)",
+    )
+    g.add_argument(
+        "--dec",
+        type=float,
+        required=required,
+        metavar="DEG",
+        help="phase-centre declination, degrees (J2000)",
+    )
+    g.add_argument(
+        "--ha-start",
+        type=float,
+        metavar="H",
+        help="start hour angle, hours (default -4, with --ha-stop 4)",
+    )
+    g.add_argument("--ha-stop", type=float, metavar="H", help="stop hour angle, hours")
+    g.add_argument(
+        "--date",
+        metavar="YYYY-MM-DD",
+        help="date of the transit used with hour angles (default 2025-03-20)",
+    )
+    g.add_argument(
+        "--start", metavar="ISO", help="start time (UTC, ISO 8601) instead of hour angles"
+    )
+    g.add_argument("--duration-h", type=float, metavar="D", help="duration with --start, hours")
+    g.add_argument(
+        "--int-s",
+        type=float,
+        default=8.0,
+        metavar="S",
+        help="integration time, seconds (default 8)",
+    )
+    g.add_argument(
+        "--freq-hz",
+        type=float,
+        default=1.4e9,
+        metavar="F",
+        help="centre of the first channel, Hz (default 1.4e9)",
+    )
+    g.add_argument(
+        "--chan-width-hz",
+        type=float,
+        default=1.0e6,
+        metavar="W",
+        help="channel width, Hz (default 1e6)",
+    )
+    g.add_argument("--nchan", type=int, default=1, metavar="N", help="channels (default 1)")
+    g.add_argument(
+        "--elevation-limit-deg",
+        type=float,
+        default=15.0,
+        metavar="DEG",
+        help="flag rows where an antenna sees the field lower (default 15)",
+    )
+    g.add_argument(
+        "--sky",
+        required=required,
+        metavar="NAME|FILE",
+        help="sky model: a file (uvlab v1 or WSClean), a demo or a bundled sky name",
+    )
+    g.add_argument(
+        "--no-smearing", action="store_true", help="predict without time and bandwidth smearing"
+    )
+    g.add_argument(
+        "--noise-jy",
+        type=float,
+        default=0.0,
+        metavar="J",
+        help="thermal noise σ per real/imaginary part of each correlation, Jy",
+    )
+    g.add_argument("--seed", type=int, help="random seed for the noise")
+
+
+def observation_spec(args):
+    """The :class:`~uvlab.app.observation.ObservationSpec` the options describe."""
+    from uvlab.app.observation import ObservationSpec
+
+    return ObservationSpec(
+        layout=args.array,
+        ra_deg=args.ra,
+        dec_deg=args.dec,
+        start_iso=args.start,
+        duration_h=args.duration_h,
+        ha_start_h=args.ha_start,
+        ha_stop_h=args.ha_stop,
+        date_iso=args.date,
+        int_s=args.int_s,
+        freq_hz=args.freq_hz,
+        chan_width_hz=args.chan_width_hz,
+        nchan=args.nchan,
+        elevation_limit_deg=args.elevation_limit_deg,
+    )
+
+
+def load_sky_for(args, spec):
+    """The sky model of ``--sky``, demo skies centred on the phase centre."""
+    from uvlab.app.skymodel import load_sky
+
+    return load_sky(args.sky, ra0_deg=spec.ra_deg, dec0_deg=spec.dec_deg, freq_hz=spec.freq_hz)
+
+
+def describe_command(name: str, args) -> str:
+    """The options in effect, as a ``uvlab NAME --opt=value ...`` line (for history records)."""
+    skip = {"func", "command", "debug"}
+    opts = []
+    for key, value in sorted(vars(args).items()):
+        if key in skip or value is None or value is False:
+            continue
+        flag = "--" + key.replace("_", "-")
+        opts.append(flag if value is True else f"{flag}={value}")
+    return shlex.join(["uvlab", name, *opts])
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "simulate",
+        help="simulate an observation of a sky model into a new MeasurementSet",
+        description="Compute the uvw of an array observing a phase centre, predict the "
+        "visibilities of a sky model in the chosen feed basis (full polarisation), add "
+        "thermal noise if asked, and write a complete MeasurementSet. The MS is built "
+        "beside OUT and renamed into place when complete.",
+    )
+    add_observation_args(p)
+    p.add_argument(
+        "--feeds",
+        choices=("linear", "circular"),
+        default="linear",
+        help="feed basis: XX XY YX YY or RR RL LR LL (default linear)",
+    )
+    p.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
+    p.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
+    p.add_argument("--out", required=True, metavar="OUT.ms", help="MeasurementSet to create")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from pathlib import Path
+
+    from uvlab.app.ms.simulate import simulate_ms
+    from uvlab.app.progress import progress_bar
+
+    out = Path(args.out)
+    if out.exists() and not args.overwrite:
+        raise FileExistsError(f"{out}: already exists; pass --overwrite to replace it")
+    spec = observation_spec(args)
+    sky = load_sky_for(args, spec)
+    command = describe_command("simulate", args)
+    with progress_bar("simulate") as bar:
+        res = simulate_ms(
+            spec,
+            sky,
+            out,
+            feeds=args.feeds,
+            smearing=not args.no_smearing,
+            noise_jy=args.noise_jy,
+            seed=args.seed,
+            device=args.device,
+            overwrite=args.overwrite,
+            history=command,
+            progress=bar,
+        )
+    print(
+        f"wrote {res.path}: {res.ntime} integrations × {res.nbl} baselines × {res.nchan} "
+        f"channel{'s' if res.nchan != 1 else ''} ({res.nrows} rows, "
+        f"{100 * res.flagged_fraction:.1f}% flagged), {res.nsources} source"
+        f"{'s' if res.nsources != 1 else ''}, {args.feeds} feeds, device {res.device}"
+    )
+    return 0

@@ -1,0 +1,302 @@
+"""Write a simulated observation as a complete MeasurementSet (python-casacore).
+
+:func:`write_ms` builds the MS in a temporary folder beside the target and
+renames it into place only when everything is written, so an interrupted or
+failed write leaves nothing half-done; an existing path is replaced only with
+``overwrite=True``.
+
+The main table holds one row per (time, baseline), time-major, without
+autocorrelations: UVW (J2000, metres, antenna 1 minus antenna 2, DESIGN §1),
+ANTENNA1/2, TIME and TIME_CENTROID (integration centroids, MJD seconds UTC),
+INTERVAL and EXPOSURE, DATA (complex64, tiled), FLAG (tiled), FLAG_ROW,
+WEIGHT, SIGMA, DATA_DESC_ID = FIELD_ID = 0, SCAN_NUMBER = 1, STATE_ID = 0,
+and the other required columns. Subtables: :mod:`uvlab.app.ms.subtables`.
+
+Visibilities are written in row chunks of whole integrations, so ``vis`` may
+also be a function that produces each chunk (a streamed simulation never
+holds all visibilities in memory).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from uvlab.app.errors import Cancelled
+from uvlab.app.ms.columns import (
+    brightness_to_correlations,
+    check_feeds,
+    corr_labels,
+    default_corr_types,
+    feeds_of,
+    main_table_desc,
+)
+from uvlab.app.ms.subtables import fill_subtables, telescope_name
+
+#: Temporary bytes per written chunk (visibilities, flags and their conversions).
+CHUNK_BYTES = 64 * 2**20
+
+
+def _as_chunk_function(vis, obs, nchan: int) -> tuple[Callable, int | None]:
+    """A function rows → (nrow, nchan, …) visibilities, and the ncorr of raw input."""
+    if callable(vis):
+        return vis, None
+    vis = np.asarray(vis)
+    nt, nb, nrow = obs.ntime, obs.nbl, obs.nrow
+    if vis.ndim >= 3 and vis.shape[:3] == (nt, nb, nchan) and vis.ndim in (3, 5):
+        rows = vis.reshape(nrow, *vis.shape[2:])
+        return (lambda sl: rows[sl]), None
+    if vis.ndim == 3 and vis.shape[:2] == (nrow, nchan):
+        return (lambda sl: vis[sl]), int(vis.shape[2])
+    raise ValueError(
+        f"vis has shape {vis.shape}; expected (time, bl, chan) = ({nt}, {nb}, {nchan}), "
+        f"(time, bl, chan, 2, 2) or (row, chan, ncorr) with row = {nrow}"
+    )
+
+
+def _to_correlations(chunk, corr_types, feeds: str, nrow: int, nchan: int) -> np.ndarray:
+    """One chunk as (nrow, nchan, ncorr) complex64 correlations."""
+    chunk = np.asarray(chunk)
+    ncorr = len(corr_types)
+    if chunk.shape == (nrow, nchan):  # Stokes I, unpolarised: B = I·𝟙
+        b = np.zeros((nrow, nchan, 2, 2), dtype=np.result_type(chunk, np.complex64))
+        b[..., 0, 0] = b[..., 1, 1] = chunk
+        out = brightness_to_correlations(b, corr_types, feeds)
+    elif chunk.shape == (nrow, nchan, 2, 2):
+        out = brightness_to_correlations(chunk, corr_types, feeds)
+    elif chunk.shape == (nrow, nchan, ncorr):
+        out = chunk
+    else:
+        raise ValueError(
+            f"a visibility chunk has shape {chunk.shape}; expected ({nrow}, {nchan}), "
+            f"({nrow}, {nchan}, 2, 2) or ({nrow}, {nchan}, {ncorr})"
+        )
+    return np.asarray(out, dtype=np.complex64)
+
+
+def _rows_per_chunk(obs, nchan: int, ncorr: int, chunk_rows: int | None) -> int:
+    if chunk_rows is not None:
+        return max(1, -(-int(chunk_rows) // obs.nbl)) * obs.nbl
+    per_row = nchan * max(ncorr, 4) * 40
+    return max(1, CHUNK_BYTES // per_row // obs.nbl) * obs.nbl
+
+
+def _per_row(value, nrow: int, ncorr: int, what: str) -> np.ndarray:
+    """``value`` (scalar, (ncorr,) or (row, ncorr)) broadcast to (row, ncorr) float32."""
+    arr = np.asarray(value, dtype=np.float32)
+    try:
+        return np.broadcast_to(arr, (nrow, ncorr))
+    except ValueError:
+        raise ValueError(
+            f"{what} has shape {arr.shape}; expected a number, ({ncorr},) or ({nrow}, {ncorr})"
+        ) from None
+
+
+def _flags(flag, obs, nchan: int, ncorr: int) -> np.ndarray:
+    """Flags broadcastable per chunk: (row, 1, 1) or (row, chan, corr)."""
+    f = obs.flag if flag is None else np.asarray(flag, dtype=bool)
+    if f.shape == (obs.ntime, obs.nbl) or f.shape == (obs.nrow,):
+        return f.reshape(obs.nrow, 1, 1)
+    if f.shape == (obs.nrow, nchan, ncorr):
+        return f
+    if f.shape == (obs.ntime, obs.nbl, nchan):
+        return f.reshape(obs.nrow, nchan, 1)
+    raise ValueError(
+        f"flag has shape {f.shape}; expected (time, bl), (row,), (time, bl, chan) "
+        f"or (row, chan, ncorr)"
+    )
+
+
+def _target(path, overwrite: bool) -> Path:
+    target = Path(path)
+    if target.exists() and not overwrite:
+        raise FileExistsError(f"{target}: already exists; pass overwrite=True (--overwrite)")
+    if not target.parent.is_dir():
+        raise FileNotFoundError(f"{target}: the folder {target.parent} does not exist")
+    if target.exists() and not (target / "table.dat").is_file():
+        raise FileExistsError(
+            f"{target}: exists and is not a casacore table; refusing to replace it"
+        )
+    return target
+
+
+def write_ms(
+    path: str | os.PathLike,
+    obs,
+    vis,
+    *,
+    feeds: str = "linear",
+    corr_types=None,
+    sigma=1.0,
+    weight=None,
+    flag=None,
+    overwrite: bool = False,
+    telescope: str | None = None,
+    field_name: str = "uvlab",
+    history: str = "uvlab simulate",
+    chunk_rows: int | None = None,
+    progress: Callable[[float], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Path:
+    """Write ``obs`` and its visibilities as a MeasurementSet at ``path``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The MS folder to create (its parent must exist).
+    obs : uvlab.app.observation.Observation
+    vis : array or callable
+        - (time, bl, chan) complex: Stokes I of an unpolarised sky, written as
+          ``B = I·𝟙`` (XX = YY = I, XY = YX = 0);
+        - (time, bl, chan, 2, 2) complex: DESIGN §1 B-form products in the
+          ``feeds`` basis (``predict_*(..., mode=feeds)``);
+        - (row, chan, ncorr) complex: correlations in ``corr_types`` order;
+        - a callable ``f(rows: slice)`` returning one of the row shapes above
+          for main-table rows ``rows`` (chunks hold whole integrations).
+    feeds : {"linear", "circular"}
+    corr_types : sequence of int, optional
+        CORR_TYPE codes (default XX XY YX YY or RR RL LR LL; for raw input,
+        chosen from ncorr).
+    sigma : float, (ncorr,) or (row, ncorr)
+        SIGMA: noise rms of the real (and of the imaginary) part, Jy.
+    weight : same shapes as sigma, optional
+        WEIGHT (default ``1/sigma²``).
+    flag : bool array, optional
+        (time, bl), (row,), (time, bl, chan) or (row, chan, ncorr); default ``obs.flag``.
+    overwrite : bool
+        Replace an existing MS at ``path``.
+    telescope, field_name, history : str
+        OBSERVATION::TELESCOPE_NAME (default from the layout name), FIELD::NAME,
+        the HISTORY message.
+    chunk_rows : int, optional
+        Rows per written chunk, rounded up to whole integrations (default:
+        about 64 MiB of temporaries).
+    progress : callable(float), optional
+        Called with the fraction written after each chunk.
+    cancelled : callable() -> bool, optional
+        Checked before each chunk; True stops, removes the partial MS and raises
+        :class:`~uvlab.app.errors.Cancelled`.
+
+    Returns
+    -------
+    pathlib.Path
+        The MS written.
+    """
+    from casacore import tables
+
+    check_feeds(feeds)
+    target = _target(path, overwrite)
+    nchan = int(np.size(obs.freq_hz))
+    fn, raw_ncorr = _as_chunk_function(vis, obs, nchan)
+    if corr_types is None:
+        corr_types = default_corr_types(feeds, raw_ncorr or 4)
+    corr_types = tuple(int(c) for c in corr_types)
+    basis = feeds_of(corr_types)
+    if basis is not None and basis != feeds:
+        raise ValueError(f"correlations {corr_labels(corr_types)} do not match feeds={feeds!r}")
+    ncorr, nrow = len(corr_types), obs.nrow
+    if raw_ncorr is not None and raw_ncorr != ncorr:
+        raise ValueError(f"vis holds {raw_ncorr} correlations but corr_types lists {ncorr}")
+    sig = _per_row(sigma, nrow, ncorr, "sigma")
+    if not np.all(np.isfinite(sig) & (sig > 0)):
+        raise ValueError("sigma must be finite and > 0")
+    wgt = _per_row(
+        1.0 / np.square(np.asarray(sigma, dtype=np.float64)) if weight is None else weight,
+        nrow,
+        ncorr,
+        "weight",
+    )
+    flags = _flags(flag, obs, nchan, ncorr)
+    step = _rows_per_chunk(obs, nchan, ncorr, chunk_rows)
+
+    tmpdir = Path(tempfile.mkdtemp(prefix=f".{target.name}.uvlab-", dir=target.parent))
+    build = tmpdir / target.name
+    try:
+        desc, dminfo = main_table_desc(nchan, ncorr)
+        ms = tables.default_ms(str(build), desc, dminfo)
+        try:
+            uvw_kw = ms.getcolkeywords("UVW")
+            uvw_kw["MEASINFO"] = {"type": "uvw", "Ref": "J2000"}
+            ms.putcolkeywords("UVW", uvw_kw)
+            fill_subtables(
+                ms,
+                str(build),
+                obs,
+                corr_types=corr_types,
+                feeds=feeds,
+                telescope=telescope or telescope_name(obs.layout.name),
+                field_name=field_name,
+                history=history,
+            )
+            ms.addrows(nrow)
+            _write_rows(ms, obs, fn, corr_types, feeds, sig, wgt, flags, step, progress, cancelled)
+        finally:
+            ms.close()
+        _move_into_place(build, target, tmpdir)
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    return target
+
+
+def _write_rows(ms, obs, fn, corr_types, feeds, sig, wgt, flags, step, progress, cancelled):
+    nrow, nbl, nchan, ncorr = obs.nrow, obs.nbl, int(np.size(obs.freq_hz)), len(corr_types)
+    uvw = obs.uvw.reshape(-1, 3)
+    for start in range(0, nrow, step):
+        if cancelled is not None and cancelled():
+            raise Cancelled("writing the MeasurementSet cancelled")
+        stop = min(start + step, nrow)
+        sl, n = slice(start, stop), stop - start
+        rows = np.arange(start, stop)
+        t = obs.times_mjd_s[rows // nbl]
+        f = np.broadcast_to(flags[sl], (n, nchan, ncorr))
+        columns = {
+            "UVW": uvw[sl],
+            "ANTENNA1": obs.ant1[rows % nbl].astype(np.int32),
+            "ANTENNA2": obs.ant2[rows % nbl].astype(np.int32),
+            "TIME": t,
+            "TIME_CENTROID": t,
+            "INTERVAL": np.full(n, obs.int_s),
+            "EXPOSURE": np.full(n, obs.int_s),
+            "SCAN_NUMBER": np.ones(n, dtype=np.int32),
+            "FLAG_ROW": f.all(axis=(1, 2)),
+            "FLAG": np.ascontiguousarray(f),
+            "WEIGHT": np.ascontiguousarray(wgt[sl]),
+            "SIGMA": np.ascontiguousarray(sig[sl]),
+            "DATA": _to_correlations(fn(sl), corr_types, feeds, n, nchan),
+        }
+        for zero in (
+            "ARRAY_ID",
+            "DATA_DESC_ID",
+            "FEED1",
+            "FEED2",
+            "FIELD_ID",
+            "OBSERVATION_ID",
+            "PROCESSOR_ID",
+            "STATE_ID",
+        ):
+            columns[zero] = np.zeros(n, dtype=np.int32)
+        for name, values in columns.items():
+            ms.putcol(name, values, start, n)
+        if progress is not None:
+            progress(stop / nrow)
+
+
+def _move_into_place(build: Path, target: Path, tmpdir: Path) -> None:
+    """Rename the finished MS onto ``target``, replacing an existing one last."""
+    old = None
+    if target.exists():
+        old = tmpdir / "replaced"
+        os.rename(target, old)
+    try:
+        os.rename(build, target)
+    except BaseException:
+        if old is not None:
+            with contextlib.suppress(OSError):
+                os.rename(old, target)
+        raise
