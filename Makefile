@@ -12,10 +12,12 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e ".[test]" ruff
 	touch $(STAMP)
 
+# Opens the desktop lab on the default scene; with no display, runs the headless demo.
 run: $(STAMP)
-	$(BIN)/uvlab demo --out uvlab-demo
+	$(BIN)/uvlab
 
-demo: run
+demo: $(STAMP)
+	$(BIN)/uvlab demo --out uvlab-demo
 
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q

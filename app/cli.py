@@ -13,7 +13,18 @@ import sys
 from uvlab.app._version import __version__
 
 #: Subcommand modules, each with ``register(subparsers)`` that sets ``func``.
-COMMANDS = ("demo", "simulate", "predict", "image", "compare", "info", "arrays", "sky", "bench")
+COMMANDS = (
+    "gui",
+    "demo",
+    "simulate",
+    "predict",
+    "image",
+    "compare",
+    "info",
+    "arrays",
+    "sky",
+    "bench",
+)
 
 
 class UvlabError(Exception):
@@ -37,8 +48,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.print_help()
-        return 0
+        # A bare ``uvlab`` opens the desktop lab on the default scene; without a
+        # screen it runs the headless demo of the same scene instead.
+        command = "gui"
+        if not _has_display():
+            command = "demo"
+            print(
+                "uvlab: no display found (DISPLAY/WAYLAND_DISPLAY unset): running the "
+                "headless demo instead (`uvlab --help` lists the commands).",
+                file=sys.stderr,
+            )
+        args = parser.parse_args(["--debug", command] if args.debug else [command])
+    return _run(args)
+
+
+def _run(args) -> int:
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
@@ -49,6 +73,17 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"uvlab {args.command}: error: {exc}", file=sys.stderr)
         return 1
+
+
+def _has_display() -> bool:
+    import os
+
+    return bool(
+        os.environ.get("DISPLAY")
+        or os.environ.get("WAYLAND_DISPLAY")
+        or os.environ.get("QT_QPA_PLATFORM", "").startswith(("offscreen", "minimal"))
+        or sys.platform in ("darwin", "win32")
+    )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,37 @@
+"""``uvlab gui``: open the desktop lab (or save a screenshot of it and exit)."""
+
+from __future__ import annotations
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "gui",
+        help="open the desktop lab window",
+        description="Open uvlab's desktop lab: simulate an observation or open a "
+        "MeasurementSet, edit the sky and the imaging, and watch the images update. "
+        "With --screenshot, wait for the first complete result, save the window as "
+        "PNG and exit (0 on success, 1 on error or timeout).",
+    )
+    p.add_argument("--scene", help="start from a scene JSON file (as written by uvlab demo)")
+    p.add_argument("--session", help="start from a saved GUI session (JSON)")
+    p.add_argument("--screenshot", metavar="PATH", help="save the window as PNG and exit")
+    p.add_argument("--device", choices=("auto", "cpu", "gpu"), help="compute device")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        help="seconds to wait for the first result with --screenshot (default 300)",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from uvlab.app.gui.launch import launch
+
+    return launch(
+        scene=args.scene,
+        session=args.session,
+        screenshot=args.screenshot,
+        device=args.device,
+        timeout_s=args.timeout,
+    )

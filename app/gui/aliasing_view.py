@@ -1,0 +1,127 @@
+"""The Aliasing tab: error map against the DFT, analytic map, R(X) and metrics.
+
+Nothing is computed until the user presses *Compute* (the DFT reference can
+be slow); until then, and whenever the parameters change, the tab says so.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PyQt6 import QtCore, QtWidgets
+from PyQt6.QtCore import pyqtSignal
+
+from uvlab.widgets import MetricsTable, ProfilePlotView, SkyImageView
+
+NOT_COMPUTED = (
+    "Aliasing maps not computed. Press Compute to compare the current algorithm with the "
+    "exact DFT on the current data (error map), and to draw its analytic aliasing map and "
+    "Muscat's R(X) point-source scan."
+)
+
+
+class AliasingView(QtWidgets.QWidget):
+    """Shows an :class:`~uvlab.app.gui.jobs.AliasingOutput`.
+
+    Signals
+    -------
+    compute_requested()
+    """
+
+    compute_requested = pyqtSignal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.compute_button = QtWidgets.QPushButton("Compute")
+        self.note = QtWidgets.QLabel(NOT_COMPUTED)
+        self.note.setWordWrap(True)
+        self.error_view = SkyImageView(colormap="viridis", stretch="log")
+        self.analytic_view = SkyImageView(colormap="viridis", stretch="log")
+        self.scan_view = ProfilePlotView()
+        self.metrics = MetricsTable()
+        self.metrics.setMaximumHeight(70)
+        self.metrics.hide()  # shown with the error map's metrics
+        self.error_box = self._boxed("Error map |I − I_DFT| / peak", self.error_view)
+        head = QtWidgets.QHBoxLayout()
+        head.addWidget(self.compute_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
+        head.addWidget(self.note, 1)
+        maps = QtWidgets.QHBoxLayout()
+        maps.addWidget(self.error_box)
+        maps.addWidget(
+            self._boxed("Analytic map E(l, m) = max_δ |L_u·L_v − 1|", self.analytic_view)
+        )
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.addLayout(head)
+        lay.addWidget(self.metrics)
+        lay.addLayout(maps, 3)
+        lay.addWidget(
+            self._boxed(
+                "R(X) = |1 − I(X, X)|: a unit point source on the diagonal", self.scan_view
+            ),
+            2,
+        )
+        self.compute_button.clicked.connect(self.compute_requested)
+        self._computed = False
+
+    @staticmethod
+    def _boxed(title: str, widget: QtWidgets.QWidget) -> QtWidgets.QGroupBox:
+        box = QtWidgets.QGroupBox(title)
+        lay = QtWidgets.QVBoxLayout(box)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.addWidget(widget)
+        return box
+
+    def is_computed(self) -> bool:
+        return self._computed
+
+    def mark_stale(self) -> None:
+        """The parameters changed: what is shown (if anything) no longer applies."""
+        if self._computed:
+            self.note.setText(
+                "Parameters changed since these maps were computed: press Compute to update them."
+            )
+        else:
+            self.note.setText(NOT_COMPUTED)
+
+    def set_running(self, running: bool) -> None:
+        if running:
+            self.note.setText("Computing aliasing maps …")
+
+    def show_output(self, out) -> None:
+        """Draw an AliasingOutput."""
+        self._computed = True
+        self.error_box.setTitle(
+            "Error map |I − I_DFT| / peak"
+            + ("" if out.error is not None else ": not computed (see above)")
+        )
+        if out.error is not None:
+            self.error_view.set_image(
+                np.maximum(out.error, 1e-16),
+                out.spec,
+                title=f"{out.algorithm} vs DFT",
+                units="fraction of peak",
+            )
+        if out.analytic is not None:
+            spec = out.analytic_spec or out.spec
+            self.analytic_view.set_image(
+                np.maximum(out.analytic, 1e-16),
+                spec,
+                title=f"{out.algorithm}: analytic bound",
+                units="fraction",
+            )
+        if len(out.scan_x):
+            self.scan_view.set_curves(
+                {out.algorithm: (out.scan_x, out.scan_r)},
+                xlabel="X (pixels from the centre, on the diagonal)",
+                ylabel="|1 − I(X, X)|",
+            )
+        self.metrics.setVisible(bool(out.metrics))
+        if out.metrics:
+            self.metrics.set_metrics({out.algorithm: out.metrics})
+        text = f"Aliasing of {out.algorithm} ({out.spec.npix}² pixels)."
+        if out.metrics:
+            text += f" RMS error over the central half: {out.metrics['rms_central']:.2e}."
+        if out.notes:
+            text += " " + " ".join(out.notes)
+        self.note.setText(text)
+        self.note.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -1,0 +1,191 @@
+"""The controller: freeze → submit → keep only the newest result (STYLE §3).
+
+It knows nothing of widgets. It is given a ``freeze(task)`` callable that
+builds a :class:`~uvlab.app.gui.jobs.JobRequest` from the current model on
+the GUI thread, and re-emits the worker's signals only for the newest job
+(napari's ``if job_id != self._latest_job_id: return``). Parameter edits go
+through :meth:`schedule`, a single-shot QTimer debounce; when it fires the
+running job is cancelled and a new one submitted.
+
+Partial results arriving faster than the GUI draws them are coalesced: only
+the newest pending partial is delivered, from a zero-delay timer (urgent ones,
+such as an MS summary, are delivered at once).
+
+A new job type needs only a task name understood by ``freeze`` and
+``live.iter_job``: ``submit("compare")``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PyQt6 import QtCore
+from PyQt6.QtCore import pyqtSignal
+
+from uvlab.app.gui.jobs import JobRequest, JobResult
+from uvlab.app.gui.worker import Worker
+
+#: Debounce of parameter edits, ms.
+DEBOUNCE_MS = 150
+
+
+class Controller(QtCore.QObject):
+    """Owns the worker; turns edits into jobs and the newest job's output into signals.
+
+    Parameters
+    ----------
+    freeze : callable(task: str) -> JobRequest
+        Builds the request from the current model (raises ValueError for bad input).
+    worker : Worker, optional
+        Default: a new :class:`Worker` (its thread starts at once).
+    debounce_ms : int
+
+    Signals
+    -------
+    submitted(object)
+        The JobRequest just submitted.
+    progress_changed(float, str)
+    partial_ready(object)
+        A :class:`~uvlab.app.gui.jobs.Partial` of the newest job.
+    result_ready(object)
+        The :class:`~uvlab.app.gui.jobs.JobResult` of the newest job.
+    job_failed(str)
+        An error message (bad input, or the newest job raised).
+    job_cancelled(int)
+    busy_changed(bool)
+    """
+
+    submitted = pyqtSignal(object)
+    progress_changed = pyqtSignal(float, str)
+    partial_ready = pyqtSignal(object)
+    result_ready = pyqtSignal(object)
+    job_failed = pyqtSignal(str)
+    job_cancelled = pyqtSignal(int)
+    busy_changed = pyqtSignal(bool)
+
+    def __init__(
+        self,
+        freeze: Callable[[str], JobRequest],
+        worker: Worker | None = None,
+        *,
+        debounce_ms: int = DEBOUNCE_MS,
+        parent: QtCore.QObject | None = None,
+    ):
+        super().__init__(parent)
+        self._freeze = freeze
+        self.worker = worker or Worker()
+        self._latest_job_id: int | None = None
+        self._latest_request: JobRequest | None = None
+        self._busy = False
+        self._pending_partial = None
+        self.debounce = QtCore.QTimer(self)
+        self.debounce.setSingleShot(True)
+        self.debounce.setInterval(int(debounce_ms))
+        self.debounce.timeout.connect(self.submit)
+        self._partial_timer = QtCore.QTimer(self)
+        self._partial_timer.setSingleShot(True)
+        self._partial_timer.setInterval(0)
+        self._partial_timer.timeout.connect(self._flush_partial)
+        w = self.worker
+        w.progress.connect(self._on_progress)
+        w.partial.connect(self._on_partial)
+        w.finished.connect(self._on_finished)
+        w.errored.connect(self._on_errored)
+        w.cancelled.connect(self._on_cancelled)
+
+    # ----------------------------------------------------------------- state
+    @property
+    def latest_job_id(self) -> int | None:
+        """Id of the newest submitted job (the only one whose output is shown)."""
+        return self._latest_job_id
+
+    @property
+    def latest_request(self) -> JobRequest | None:
+        return self._latest_request
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self._busy:
+            self._busy = busy
+            self.busy_changed.emit(busy)
+
+    # --------------------------------------------------------------- actions
+    def schedule(self) -> None:
+        """Debounce an edit: (re)start the single-shot timer that submits."""
+        self.debounce.start()
+
+    def submit(self, task: str = "image") -> JobRequest | None:
+        """Freeze the model and submit it now; returns the request (None if invalid)."""
+        self.debounce.stop()
+        try:
+            request = self._freeze(task)
+        except ValueError as exc:  # invalid input: say so, keep the last result
+            self.job_failed.emit(str(exc))
+            return None
+        self._latest_job_id = request.job_id
+        self._latest_request = request
+        self._pending_partial = None
+        self.worker.submit(request)
+        self._set_busy(True)
+        self.submitted.emit(request)
+        return request
+
+    def cancel(self) -> None:
+        """Cancel the pending edit and the running job (its result will not be shown)."""
+        self.debounce.stop()
+        self._pending_partial = None
+        self.worker.cancel()
+
+    def shutdown(self, timeout_ms: int = 10_000) -> bool:
+        """Cancel and stop the worker thread (call before the window goes away)."""
+        self.debounce.stop()
+        self._partial_timer.stop()
+        ok = self.worker.stop(timeout_ms)
+        self._set_busy(False)
+        return ok
+
+    # ----------------------------------------------------------------- slots
+    def _is_latest(self, job_id: int) -> bool:
+        return job_id == self._latest_job_id
+
+    def _on_progress(self, job_id: int, fraction: float, stage: str) -> None:
+        if self._is_latest(job_id):
+            self.progress_changed.emit(fraction, stage)
+
+    def _on_partial(self, job_id: int, payload) -> None:
+        if not self._is_latest(job_id):
+            return
+        if getattr(payload, "urgent", False):  # e.g. the MS summary: never coalesced away
+            self.partial_ready.emit(payload)
+        else:
+            self._pending_partial = (job_id, payload)
+            if not self._partial_timer.isActive():
+                self._partial_timer.start()
+
+    def _flush_partial(self) -> None:
+        pending, self._pending_partial = self._pending_partial, None
+        if pending is not None and self._is_latest(pending[0]):
+            self.partial_ready.emit(pending[1])
+
+    def _on_finished(self, job_id: int, result: JobResult) -> None:
+        if not self._is_latest(job_id):
+            return  # stale: a newer job was submitted meanwhile
+        self._pending_partial = None
+        self._set_busy(False)
+        self.result_ready.emit(result)
+
+    def _on_errored(self, job_id: int, message: str) -> None:
+        if not self._is_latest(job_id):
+            return
+        self._pending_partial = None
+        self._set_busy(False)
+        self.job_failed.emit(message)
+
+    def _on_cancelled(self, job_id: int) -> None:
+        if self._is_latest(job_id):
+            self._pending_partial = None
+            self._set_busy(False)
+            self.job_cancelled.emit(job_id)

@@ -1,0 +1,64 @@
+"""Start the GUI: build the QApplication and the main window, or take a screenshot."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import replace
+
+
+def initial_state(scene: str | None = None, session: str | None = None, device: str | None = None):
+    """The starting SessionState: a session file, a scene file, or the default scene."""
+    from uvlab.app.gui.session import default_session, from_scene, load_session
+
+    if session:
+        state = load_session(session)
+    elif scene:
+        from uvlab.app.scene import Scene
+
+        state = from_scene(Scene.load(scene))
+    else:
+        state = default_session()
+    return replace(state, device=device) if device else state
+
+
+def launch(
+    *,
+    scene: str | None = None,
+    session: str | None = None,
+    screenshot: str | None = None,
+    device: str | None = None,
+    timeout_s: float = 300.0,
+    argv: list[str] | None = None,
+) -> int:
+    """Open the window and run the event loop; returns the exit status.
+
+    With ``screenshot``, waits for the first complete result, saves the window
+    as a PNG and returns 0 (1 on error or timeout). Without a display (no
+    ``DISPLAY``/``WAYLAND_DISPLAY``), screenshot mode renders offscreen.
+    """
+    headless = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    if screenshot and headless and sys.platform.startswith("linux"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    state = initial_state(scene, session, device)  # errors before any window opens
+
+    from PyQt6 import QtWidgets
+
+    from uvlab.app.gui.main_window import MainWindow
+    from uvlab.app.gui.settings import APPLICATION, ORGANISATION
+
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(argv or ["uvlab"])
+    app.setOrganizationName(ORGANISATION)
+    app.setApplicationName(APPLICATION)
+    window = MainWindow(state)
+    if screenshot:
+        window.resize(1600, 1000)
+    window.show()
+    if screenshot:
+        from uvlab.app.gui.screenshot import screenshot_when_ready
+
+        rc = screenshot_when_ready(window, screenshot, timeout_s)
+        window.close()
+        return rc
+    rc = app.exec()
+    return int(rc)

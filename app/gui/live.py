@@ -1,0 +1,334 @@
+"""The GUI's computation: generators that stream results per time chunk (no Qt).
+
+:func:`iter_job` turns a :class:`~uvlab.app.gui.jobs.JobRequest` into a stream of
+events for the worker: :class:`Progress`, :class:`Partial` (the uv tracks so
+far and a preview dirty image, after each time chunk of the prediction) and a
+final :class:`Done`. Between chunks it calls ``cancelled()`` and raises
+:class:`uvlab.app.errors.Cancelled` when asked to stop.
+
+The preview image of a synthetic run is the natural-weighted ``conv`` (ducc0,
+ε = 1e-4) image of the chunks predicted so far, accumulated linearly:
+``Σ_k D_k·W_k / Σ_k W_k`` with ``D_k`` the normalised image of the times
+predicted since the previous preview and ``W_k`` their weight sum. Previews
+(and the uv tracks so far) are made at most every :data:`PREVIEW_INTERVAL_S`
+seconds and after the last chunk, so their cost stays a small part of a run.
+The final image is one :func:`~uvlab.gpu.imaging.imager.make_image`
+call over all the data with the requested algorithm, so its timing breakdown is
+that of a single run.
+
+Results that do not depend on the imaging choices (the observation's uvw, the
+predicted visibilities, an MS's summary and data) are kept in a
+:class:`~uvlab.app.gui.samples.WorkCache`, which only the worker thread
+touches: casacore is used from that one thread alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import time
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from uvlab.app.gui.jobs import Antennas, Done, ImageOutput, JobRequest, Partial, Progress, UvData
+from uvlab.app.gui.samples import (
+    Samples,
+    WorkCache,
+    antennas_from_ecef,
+    cell_rad_for,
+    check,
+    model_image,
+    uv_rows,
+)
+
+#: Source·visibility products per prediction chunk (≈ 0.2 s on one CPU core).
+WORK_PER_CHUNK = 1.5e6
+#: At least this many time chunks (when there are that many times).
+MIN_CHUNKS = 10
+#: Accuracy of the preview images.
+PREVIEW_EPS = 1e-4
+#: A preview image and the uv so far are made at most this often (and after the last chunk).
+PREVIEW_INTERVAL_S = 0.25
+
+Report = Callable[[float, str], None]
+
+
+def time_chunks(ntime: int, work_per_time: float) -> list[slice]:
+    """Split ``ntime`` integrations into chunks of bounded work (≥ MIN_CHUNKS if possible)."""
+    n = max(MIN_CHUNKS, math.ceil(ntime * max(work_per_time, 1.0) / WORK_PER_CHUNK))
+    edges = np.unique(np.linspace(0, ntime, min(n, ntime) + 1).round().astype(int))
+    return [slice(int(a), int(b)) for a, b in itertools.pairwise(edges)]
+
+
+# ---------------------------------------------------------------- data stages
+def _synthetic(request: JobRequest, cache: WorkCache, cancelled) -> Iterator:
+    """Simulate and predict in time chunks; returns Samples (``yield from``)."""
+    from uvlab.gpu.backend import resolve_device
+    from uvlab.gpu.predict import Smearing, predict_antennas
+
+    im = request.imaging
+    yield Progress(0.0, "uvw")
+    obs, t_uvw = cache.observation(request.observation)
+    check(cancelled)
+    ntime, nbl, nchan = obs.ntime, obs.nbl, obs.freq_hz.size
+    layout = obs.layout
+    antennas = Antennas(layout.enu(), layout.antenna_names, np.asarray(layout.dish_diameter))
+    spec = im.image_spec(cell_rad_for(im, obs.uvw, obs.freq_hz))
+    sources = request.sky.to_source_arrays(obs.ra0_rad, obs.dec0_rad)
+    uvw = obs.uvw.reshape(-1, 3)
+    flag = obs.flag.reshape(-1)
+    times = obs.time_rows()
+    dev = resolve_device(request.device)
+    timing = {"uvw": t_uvw} if t_uvw else {}  # cached parts cost nothing this run
+
+    def uv_until(t: int) -> UvData:
+        r = t * nbl
+        return uv_rows(
+            uvw[:r],
+            times[:r],
+            np.tile(obs.ant1, t),
+            np.tile(obs.ant2, t),
+            layout.nant,
+            obs.freq_hz,
+            ~flag[:r],
+        )
+
+    key = (request.observation, request.sky, request.smearing, im.precision, dev)
+    vis = cache.prediction(key)
+    if vis is None:
+        smearing = None
+        if request.smearing:
+            smearing = Smearing(obs.chan_width_hz, obs.int_s, obs.dec0_rad)
+        cdtype = np.complex64 if im.precision == "single" else np.complex128
+        vis = np.zeros((ntime, nbl, nchan), dtype=cdtype)
+        t_pred = t_prev = 0.0
+        acc, wsum = np.zeros((spec.npix, spec.npix)), 0.0
+        shown, last_shown = 0, -math.inf  # times in the preview so far; when it was drawn
+        chunks = time_chunks(ntime, nbl * nchan * sources.nsrc)
+        for k, sl in enumerate(chunks):
+            t0 = time.perf_counter()
+            if sources.nsrc:
+                vis[sl] = predict_antennas(
+                    obs.ant_uvw[sl],
+                    obs.ant1,
+                    obs.ant2,
+                    obs.freq_hz,
+                    sources,
+                    smearing=smearing,
+                    dtype=im.dtype,
+                    device=dev,
+                )
+            t_pred += time.perf_counter() - t0
+            check(cancelled)
+            frac = 0.05 + 0.65 * (k + 1) / len(chunks)
+            yield Progress(frac, "predict")
+            last = k == len(chunks) - 1
+            if not (last or time.monotonic() - last_shown >= PREVIEW_INTERVAL_S):
+                continue
+            preview = None
+            if request.preview:  # image the times predicted since the last preview
+                t0 = time.perf_counter()
+                rows = slice(shown * nbl, sl.stop * nbl)
+                d, w = _preview(
+                    uvw[rows],
+                    obs.freq_hz,
+                    vis[shown : sl.stop].reshape(-1, nchan),
+                    flag[rows],
+                    spec,
+                    im,
+                    dev,
+                )
+                acc, wsum = acc + d * w, wsum + w
+                preview = acc / wsum if wsum > 0 else None
+                t_prev += time.perf_counter() - t0
+                check(cancelled)
+            shown, last_shown = sl.stop, time.monotonic()
+            yield Partial(
+                "predict",
+                frac,
+                uv=uv_until(sl.stop),
+                dirty=preview,
+                spec=spec,
+                antennas=antennas if k == 0 else None,
+            )
+        timing["predict"] = t_pred
+        if t_prev:
+            timing["preview"] = t_prev
+        cache.store_prediction(key, vis)
+    else:
+        yield Partial("predict", 0.7, uv=uv_until(ntime), spec=spec, antennas=antennas)
+    what = f"{layout.name}, {ntime} × {nbl} baselines × {nchan} ch, {sources.nsrc} sources"
+    return Samples(
+        "synthetic",
+        uvw,
+        obs.freq_hz,
+        vis.reshape(-1, nchan),
+        1.0,
+        flag[:, None],
+        spec,
+        obs.ra0_rad,
+        obs.dec0_rad,
+        uv_until(ntime),
+        antennas,
+        sources,
+        timing,
+        description=what,
+    )
+
+
+def _preview(uvw, freq_hz, vis, flag, spec, im, dev) -> tuple[np.ndarray, float]:
+    """(normalised natural-weighted conv image, weight sum) of one chunk; zeros if all flagged."""
+    from uvlab.gpu.gridders.params import GridParams
+    from uvlab.gpu.imaging.imager import ImagingError, make_image
+    from uvlab.gpu.imaging.weighting import Weighting
+
+    try:
+        res = make_image(
+            uvw,
+            freq_hz,
+            vis,
+            1.0,
+            spec,
+            flag=flag[:, None],
+            weighting=Weighting("natural", 0.0, im.taper_arcsec),
+            algorithm="conv",
+            params=GridParams.from_eps(PREVIEW_EPS),
+            device=dev,
+            psf=False,
+        )
+    except ImagingError:
+        return np.zeros((spec.npix, spec.npix)), 0.0
+    return res.dirty, res.sum_weights
+
+
+def _measurement_set(request: JobRequest, cache: WorkCache, cancelled, report) -> Iterator:
+    """Open and read an MS (summary first, as an urgent partial); returns Samples."""
+    sel = request.ms
+    yield Progress(0.0, "read MS")
+    info = cache.ms_info(sel.path)
+    antennas = antennas_from_ecef(info.antenna_positions, info.antenna_names, info.dish_diameter_m)
+    yield Partial("read MS", 0.0, info=info, antennas=antennas, urgent=True)
+    check(cancelled)
+    data, t_read = cache.ms_data(
+        sel, progress=lambda f: report(0.6 * f, "read MS"), cancelled=cancelled
+    )
+    check(cancelled)
+    spec = request.imaging.image_spec(cell_rad_for(request.imaging, data.uvw, data.freq_hz))
+    uv = uv_rows(
+        data.uvw, data.time, data.ant1, data.ant2, info.nant, data.freq_hz, ~data.flag.all(axis=1)
+    )
+    yield Partial("read MS", 0.6, uv=uv, spec=spec)
+    sources = request.sky.to_source_arrays(data.ra0_rad, data.dec0_rad)
+    what = (
+        f"{os.path.basename(data.path)}: field {data.field} '{data.field_name}', spw "
+        f"{data.spw}, {data.column} {data.stokes}, {data.nrow} rows × {data.nchan} ch"
+    )
+    return Samples(
+        "ms",
+        data.uvw,
+        data.freq_hz,
+        data.vis,
+        data.weight,
+        data.flag,
+        spec,
+        data.ra0_rad,
+        data.dec0_rad,
+        uv,
+        antennas,
+        sources,
+        {"read MS": t_read} if t_read else {},
+        info=info,
+        description=what,
+    )
+
+
+# --------------------------------------------------------------------- tasks
+def _image(request: JobRequest, s: Samples, cancelled) -> Iterator:
+    from uvlab.gpu.backend import resolve_device
+    from uvlab.gpu.imaging.imager import make_image
+
+    im = request.imaging
+    yield Progress(0.72, f"imaging ({im.algorithm})")
+    res = make_image(
+        s.uvw,
+        s.freq_hz,
+        s.vis,
+        s.weight,
+        s.spec,
+        flag=s.flag,
+        weighting=im.weighting_spec(),
+        algorithm=im.algorithm,
+        params=im.grid_params(),
+        device=request.device,
+    )
+    check(cancelled)
+    model = model_image(s.sources, s.spec, float(np.mean(s.freq_hz)))
+    yield Done(
+        ImageOutput(
+            source=s.source,
+            spec=s.spec,
+            dirty=res.dirty,
+            psf=res.psf,
+            model=model,
+            uv=s.uv,
+            antennas=s.antennas,
+            ra0_rad=float(s.ra0_rad),
+            dec0_rad=float(s.dec0_rad),
+            freq_hz=np.asarray(s.freq_hz),
+            algorithm=im.algorithm,
+            device=resolve_device(request.device),
+            nvis=res.nvis,
+            nsrc=s.sources.nsrc,
+            sum_weights=res.sum_weights,
+            timing={**s.timing, **res.timing},
+            info=s.info,
+            description=s.description,
+            sources_lm=np.array(s.sources.lmn[:, :2]),
+        )
+    )
+
+
+def iter_job(
+    request: JobRequest,
+    cache: WorkCache | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    report: Report | None = None,
+) -> Iterator:
+    """The events of one job: Progress and Partial, then one Done.
+
+    Parameters
+    ----------
+    request : JobRequest
+    cache : WorkCache, optional
+        Reused observation, prediction and MS data (default: a fresh one).
+    cancelled : callable() -> bool, optional
+        Polled between chunks; True raises :class:`~uvlab.app.errors.Cancelled`.
+    report : callable(fraction, stage), optional
+        Progress from inside long single calls (the MS reader).
+    """
+    cache = cache or WorkCache()
+    report = report or (lambda f, s: None)
+    if request.source == "synthetic":
+        samples = yield from _synthetic(request, cache, cancelled)
+    else:
+        samples = yield from _measurement_set(request, cache, cancelled, report)
+    check(cancelled)
+    if request.task == "image":
+        yield from _image(request, samples, cancelled)
+    elif request.task == "aliasing":
+        from uvlab.app.gui.aliasing import iter_aliasing
+
+        yield from iter_aliasing(request, samples, cancelled)
+    else:  # a new task (e.g. "compare") gets its branch here
+        raise ValueError(f"unknown task {request.task!r}")
+
+
+def run_job(request: JobRequest, cache: WorkCache | None = None):
+    """Run a job to completion without Qt; returns its output (for scripts and tests)."""
+    out = None
+    for event in iter_job(request, cache):
+        if isinstance(event, Done):
+            out = event.output
+    return out

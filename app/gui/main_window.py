@@ -1,0 +1,358 @@
+"""The uvlab main window: control panels in a dock, result views in the centre.
+
+The window owns the panels (the model), a :class:`~uvlab.app.gui.views.ViewTabs`
+and a :class:`~uvlab.app.gui.controller.Controller`. Every accepted edit
+debounces a new job (when *Run on every change* is on); the controller shows
+only the newest job's partial and final results, and errors go to the status
+bar and the log while the last good result stays on screen.
+"""
+
+from __future__ import annotations
+
+import math
+
+from PyQt6 import QtCore, QtGui, QtWidgets
+
+from uvlab.app.gui.controller import Controller
+from uvlab.app.gui.jobs import ImageOutput, JobRequest, JobResult
+from uvlab.app.gui.panels import ImagingPanel, ObservationPanel, RunPanel, SkyPanel
+from uvlab.app.gui.session import SessionState, default_session, demo_sky_for
+from uvlab.app.gui.settings import AppSettings
+from uvlab.app.gui.views import ViewTabs
+from uvlab.app.gui.window_files import FileActions
+
+#: Pause between the frames of the Play animation, ms.
+PLAY_PAUSE_MS = 400
+
+
+class MainWindow(FileActions, QtWidgets.QMainWindow):
+    """The desktop lab.
+
+    Parameters
+    ----------
+    state : SessionState, optional
+        What to start from (default :func:`~uvlab.app.gui.session.default_session`).
+    settings : AppSettings, optional
+        Geometry and recent files (default: the user's QSettings).
+    worker : Worker, optional
+        Passed to the :class:`Controller` (tests inject one).
+    run_on_start : bool
+        Submit a job as soon as the event loop runs.
+    """
+
+    def __init__(
+        self,
+        state: SessionState | None = None,
+        *,
+        settings: AppSettings | None = None,
+        worker=None,
+        run_on_start: bool = True,
+    ):
+        super().__init__()
+        self.setWindowTitle("uvlab — radio interferometry lab")
+        self.settings = settings or AppSettings()
+        self.views = ViewTabs()
+        self.setCentralWidget(self.views)
+        self.obs_panel = ObservationPanel()
+        self.sky_panel = SkyPanel()
+        self.imaging_panel = ImagingPanel()
+        self.run_panel = RunPanel()
+        self._build_dock()
+        self.controller = Controller(self.freeze_request, worker, parent=self)
+        self._playing = False
+        self._play_target = 0.0
+        self._build_menus()
+        self._connect()
+        self.obs_panel.set_recent(self.settings.recent_ms())
+        self.apply_session(state or default_session(), run=False)
+        if not self.settings.restore_window(self):
+            self.resize(1500, 950)
+        from uvlab.app._version import __version__
+        from uvlab.gpu.backend import device_info
+
+        self.views.log_view.append("info", f"uvlab {__version__}; {device_info().describe()}")
+        if run_on_start:
+            QtCore.QTimer.singleShot(0, self.controller.submit)
+
+    # -------------------------------------------------------------- building
+    def _build_dock(self) -> None:
+        self.panel_tabs = QtWidgets.QTabWidget()
+        for panel, title in (
+            (self.obs_panel, "Observation"),
+            (self.sky_panel, "Sky model"),
+            (self.imaging_panel, "Imaging"),
+        ):
+            scroll = QtWidgets.QScrollArea()
+            scroll.setWidgetResizable(True)
+            scroll.setWidget(panel)
+            self.panel_tabs.addTab(scroll, title)
+        box = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(box)
+        lay.setContentsMargins(2, 2, 2, 2)
+        lay.addWidget(self.panel_tabs, 1)
+        lay.addWidget(self.run_panel)
+        self.dock = QtWidgets.QDockWidget("Controls")
+        self.dock.setObjectName("controls")
+        self.dock.setWidget(box)
+        self.dock.setFeatures(
+            QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        )
+        box.setMinimumWidth(360)
+        self.addDockWidget(QtCore.Qt.DockWidgetArea.LeftDockWidgetArea, self.dock)
+
+    def _action(self, menu, text, slot, shortcut=None) -> QtGui.QAction:
+        action = menu.addAction(text)
+        action.triggered.connect(slot)
+        if shortcut:
+            action.setShortcut(QtGui.QKeySequence(shortcut))
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        f = bar.addMenu("&File")
+        self._action(f, "Open MeasurementSet…", self._ask_open_ms, "Ctrl+O")
+        self.recent_menu = f.addMenu("Recent MeasurementSets")
+        self._fill_recent_menu()
+        f.addSeparator()
+        self._action(f, "Load sky model…", self.sky_panel._ask_load)
+        self._action(f, "Save sky model…", self.sky_panel._ask_save)
+        f.addSeparator()
+        self._action(f, "Open session…", self._ask_load_session)
+        self._action(f, "Save session…", self._ask_save_session, "Ctrl+S")
+        f.addSeparator()
+        self._action(f, "Save dirty image as FITS…", self._ask_export_fits)
+        self._action(f, "Save window as PNG…", self._ask_screenshot)
+        f.addSeparator()
+        self._action(f, "Quit", self.close, "Ctrl+Q")
+        r = bar.addMenu("&Run")
+        # lambdas: triggered(bool) must not reach submit()'s ``task`` argument
+        self.run_action = self._action(r, "Run", lambda: self.controller.submit(), "Ctrl+R")
+        self._action(r, "Cancel", lambda: self.controller.cancel(), "Esc")
+        self._action(r, "Compute aliasing maps", lambda: self.controller.submit("aliasing"))
+        v = bar.addMenu("&View")
+        v.addAction(self.dock.toggleViewAction())
+
+    def _connect(self) -> None:
+        c, v = self.controller, self.views
+        for panel in (self.obs_panel, self.sky_panel, self.imaging_panel):
+            panel.changed.connect(self._on_edit)
+            panel.error.connect(self._on_panel_error)
+        self.obs_panel.layout_changed.connect(self._show_layout)
+        self.obs_panel.open_ms_requested.connect(self._ask_open_ms)
+        self.obs_panel.recent_ms_chosen.connect(self.open_ms)
+        self.sky_panel.demo_requested.connect(self.use_demo_sky)
+        self.sky_panel.placement = self._placement
+        self.run_panel.run_clicked.connect(lambda: c.submit())
+        self.run_panel.cancel_clicked.connect(c.cancel)
+        self.run_panel.play_toggled.connect(self.set_playing)
+        v.array_view.antenna_dragged.connect(self._on_antenna_moved)
+        v.array_view.antenna_moved.connect(self._on_antenna_moved)
+        v.dirty_view.clicked.connect(self._on_image_clicked)
+        v.sky_view.clicked.connect(self._on_image_clicked)
+        v.dirty_view.export_fits_requested.connect(self._ask_export_fits)
+        v.aliasing_view.compute_requested.connect(lambda: c.submit("aliasing"))
+        c.submitted.connect(self._on_submitted)
+        c.progress_changed.connect(self.run_panel.set_progress)
+        c.partial_ready.connect(self._on_partial)
+        c.result_ready.connect(self._on_result)
+        c.job_failed.connect(self._on_failed)
+        c.job_cancelled.connect(self._on_cancelled)
+        c.busy_changed.connect(self.run_panel.set_busy)
+
+    # ----------------------------------------------------------------- model
+    def freeze_request(self, task: str = "image") -> JobRequest:
+        """Freeze the panels into a JobRequest (GUI thread; ValueError if invalid)."""
+        imaging = self.imaging_panel.options()
+        device = self.imaging_panel.device()
+        sky = self.sky_panel.sky_model()
+        if self.obs_panel.source() == "synthetic":
+            return JobRequest(
+                "synthetic",
+                imaging,
+                device,
+                self.obs_panel.observation_spec(),
+                sky,
+                self.obs_panel.smearing(),
+                task=task,
+            )
+        sel = self.obs_panel.ms_selection()
+        if sel is None:
+            raise ValueError("no MeasurementSet opened: use File → Open MeasurementSet…")
+        return JobRequest("ms", imaging, device, sky=sky, ms=sel, task=task)
+
+    def session_state(self) -> SessionState:
+        """The whole state, for saving (ValueError if a field is invalid)."""
+        enu = self.obs_panel.modified_enu()
+        return SessionState(
+            observation=self.obs_panel.observation_spec(for_job=False),
+            source=self.obs_panel.source(),
+            modified_antennas_enu=None if enu is None else tuple(map(tuple, enu.tolist())),
+            smearing=self.obs_panel.smearing(),
+            sky=self.sky_panel.sky_model(),
+            imaging=self.imaging_panel.options(),
+            device=self.imaging_panel.device(),
+            ms=self.obs_panel.ms_selection(),
+        )
+
+    def apply_session(self, state: SessionState, *, run: bool = True) -> None:
+        """Show ``state`` in the panels; then run once (if ``run``)."""
+        self.set_playing(False)
+        self.obs_panel.set_observation(
+            state.observation, state.modified_antennas_enu, state.smearing
+        )
+        self.sky_panel.set_sky_model(state.sky)
+        self.imaging_panel.set_options(state.imaging)
+        self.imaging_panel.set_device(state.device)
+        if state.ms is not None:
+            self.obs_panel.set_ms_selection(state.ms)
+        self.obs_panel.set_source(state.source)
+        self._show_layout()
+        if run:
+            self.controller.submit()
+
+    def _placement(self) -> tuple[float, float, float]:
+        out = self.views.last_image
+        if self.obs_panel.source() == "ms" and out is not None and out.source == "ms":
+            return math.degrees(out.ra0_rad), math.degrees(out.dec0_rad), float(out.freq_hz[0])
+        spec = self.obs_panel.observation_spec(for_job=False)
+        return spec.ra_deg, spec.dec_deg, spec.freq_hz
+
+    # ----------------------------------------------------------------- edits
+    def _on_edit(self) -> None:
+        if self._playing:  # the animation's own steps do not emit changed
+            self.set_playing(False)
+        self.views.aliasing_view.mark_stale()
+        if self.run_panel.autorun():
+            self.controller.schedule()
+
+    def _on_panel_error(self, message: str) -> None:
+        self.statusBar().showMessage(message)
+        self.views.log_view.append("warning", message)
+
+    def _show_layout(self) -> None:
+        if self.obs_panel.source() == "synthetic" and self.obs_panel.layout() is not None:
+            self.views.set_antennas(self.obs_panel.layout())
+
+    def _on_antenna_moved(self, index: int, east: float, north: float) -> None:
+        if self.obs_panel.source() == "synthetic":
+            self.obs_panel.move_antenna(index, east, north)
+            return
+        out = self.views.last_image  # a MeasurementSet's antennas stay where they are
+        if out is not None and out.antennas is not None:
+            self.views.set_antennas(out.antennas)
+        self.statusBar().showMessage("The antennas of a MeasurementSet cannot be moved")
+
+    def _on_image_clicked(self, l: float, m: float) -> None:
+        out = self.views.last_image
+        if out is None:
+            return
+        comp = self.sky_panel.add_point_at(l, m, out.ra0_rad, out.dec0_rad)
+        if comp is not None:
+            self.views.log_view.append(
+                "info",
+                f"added {comp.name} ({comp.stokes[0]:g} Jy) "
+                f"at RA {comp.ra_deg:.5f}°, Dec {comp.dec_deg:.5f}°",
+            )
+
+    def use_demo_sky(self, name: str) -> None:
+        """Replace the sky by a demo sky spread over the field of view."""
+        try:
+            out = self.views.last_image
+            if self.obs_panel.source() == "ms" and out is not None and out.source == "ms":
+                from uvlab.app.skymodel import load_sky
+
+                fov = math.degrees(out.spec.npix * out.spec.cell_rad) * 0.6
+                ra, dec, f = self._placement()
+                sky = load_sky(name, ra0_deg=ra, dec0_deg=dec, freq_hz=f, fov_deg=fov)
+            else:
+                sky = demo_sky_for(
+                    name, self.obs_panel.observation_spec(), self.imaging_panel.options()
+                )
+        except ValueError as exc:
+            self._on_panel_error(f"cannot make demo sky {name!r}: {exc}")
+            return
+        self.sky_panel.set_sky_model(sky, emit=True)
+
+    # ------------------------------------------------------------ job events
+    def _on_submitted(self, request: JobRequest) -> None:
+        if request.task == "aliasing":
+            self.views.aliasing_view.set_running(True)
+            self.views.setCurrentWidget(self.views.aliasing_tab)
+
+    def _on_partial(self, partial) -> None:
+        if partial.info is not None:
+            self.obs_panel.set_ms_info(partial.info)
+        self.views.show_partial(partial, self.obs_panel.source())
+
+    def _on_result(self, result: JobResult) -> None:
+        elapsed_draw = self.views.show_result(result)
+        out = result.output
+        if isinstance(out, ImageOutput):
+            if out.info is not None:
+                self.obs_panel.set_ms_info(out.info)
+            text = (
+                f"Done in {result.elapsed_s:.2f} s on the {out.device.upper()}: "
+                f"{out.description}; {out.algorithm} {out.spec.npix}², "
+                f"peak {out.dirty.max():.4g} Jy/beam"
+            )
+        else:
+            text = f"Aliasing maps computed in {result.elapsed_s:.2f} s"
+        self.statusBar().showMessage(text)
+        self.run_panel.set_status(text)
+        self.views.log_view.append(
+            "info", f"job {result.job_id}: {text} (drawn in {1e3 * elapsed_draw:.0f} ms)"
+        )
+        if self._playing:
+            QtCore.QTimer.singleShot(PLAY_PAUSE_MS, self._play_step)
+
+    def _on_failed(self, message: str) -> None:
+        first = message.splitlines()[0] if message else "error"
+        self.statusBar().showMessage(f"Error: {first}")
+        self.run_panel.set_status(f"Error: {first}")
+        self.views.log_view.append("error", message)
+        if self.views.aliasing_view.is_computed() is False:
+            self.views.aliasing_view.mark_stale()
+        self.set_playing(False)
+
+    def _on_cancelled(self, job_id: int) -> None:
+        self.run_panel.set_status("Cancelled")
+        self.views.log_view.append("info", f"job {job_id} cancelled")
+
+    # ------------------------------------------------------------------ play
+    def set_playing(self, on: bool) -> None:
+        """Start or stop the hour-by-hour synthesis animation (synthetic data only)."""
+        if on and not self._playing:
+            if self.obs_panel.source() != "synthetic":
+                self._on_panel_error("Play animates a synthetic observation")
+                self.run_panel.set_playing(False)
+                return
+            start, stop = self.obs_panel.ha_range()
+            self._play_target = stop
+            self._playing = True
+            self.obs_panel.set_ha_range(start, min(start + 1.0, stop))
+            self.controller.submit()
+        elif not on and self._playing:
+            self._playing = False
+        self.run_panel.set_playing(self._playing)
+
+    def is_playing(self) -> bool:
+        return self._playing
+
+    def _play_step(self) -> None:
+        if not self._playing:
+            return
+        start, stop = self.obs_panel.ha_range()
+        if stop >= self._play_target - 1e-9:
+            self.set_playing(False)
+            return
+        self.obs_panel.set_ha_range(start, min(stop + 1.0, self._play_target))
+        self.controller.submit()
+
+    def closeEvent(self, event: QtGui.QCloseEvent) -> None:
+        self._playing = False
+        self.settings.save_window(self)
+        if not self.controller.shutdown(10_000):  # a long call that cannot be interrupted
+            self.statusBar().showMessage("Waiting for the running computation to stop …")
+            self.controller.worker.thread.wait()  # never destroy a running QThread
+        super().closeEvent(event)

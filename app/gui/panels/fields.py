@@ -1,0 +1,176 @@
+"""Small input widgets shared by the panels: validated text, slider + spin box.
+
+Invalid input is shown with a red border and a tool tip saying why, and is
+not accepted: a :class:`ValidatedLineEdit` emits ``value_changed`` only for
+text its parser accepts, and :meth:`ValidatedLineEdit.value` raises
+``ValueError`` otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PyQt6 import QtCore, QtGui, QtWidgets
+from PyQt6.QtCore import pyqtSignal
+
+#: Border shown around a widget holding invalid input.
+INVALID_CSS = "border: 2px solid #d03030; background: #fff0f0; color: #000000;"
+
+
+def mark_invalid(widget: QtWidgets.QWidget, message: str | None) -> None:
+    """Show (message given) or clear (None) the invalid-input style on a widget."""
+    kinds = ("QLineEdit", "QAbstractSpinBox", "QComboBox")
+    cls = next((k for k in kinds if isinstance(widget, getattr(QtWidgets, k))), "QWidget")
+    widget.setStyleSheet(f"{cls} {{ {INVALID_CSS} }}" if message else "")
+    widget.setProperty("invalid", bool(message))
+    if message:
+        widget.setToolTip(message)
+    else:
+        widget.setToolTip(widget.property("plain_tooltip") or "")
+
+
+def is_marked_invalid(widget: QtWidgets.QWidget) -> bool:
+    return bool(widget.property("invalid"))
+
+
+class ParseValidator(QtGui.QValidator):
+    """Acceptable when ``parse(text)`` succeeds, Intermediate (typing allowed) otherwise."""
+
+    def __init__(self, parse: Callable[[str], object], parent=None):
+        super().__init__(parent)
+        self._parse = parse
+
+    def validate(self, text: str, pos: int):
+        try:
+            self._parse(text)
+        except ValueError:
+            return QtGui.QValidator.State.Intermediate, text, pos
+        return QtGui.QValidator.State.Acceptable, text, pos
+
+
+class ValidatedLineEdit(QtWidgets.QLineEdit):
+    """A line edit with a parser: red border while invalid, ``value_changed`` when valid."""
+
+    value_changed = pyqtSignal(object)
+
+    def __init__(
+        self, parse: Callable[[str], object], text: str = "", *, tooltip: str = "", parent=None
+    ):
+        super().__init__(text, parent)
+        self._parse = parse
+        self.setValidator(ParseValidator(parse, self))
+        self.setProperty("plain_tooltip", tooltip)
+        self.setToolTip(tooltip)
+        self.textChanged.connect(self._on_text)
+
+    def value(self):
+        """The parsed value (``ValueError`` with the reason when the text is invalid)."""
+        return self._parse(self.text())
+
+    def is_valid(self) -> bool:
+        return self.hasAcceptableInput()
+
+    def set_text_quietly(self, text: str) -> None:
+        """Set the text without emitting ``value_changed`` (restyles)."""
+        with QtCore.QSignalBlocker(self):
+            self.setText(text)
+        self._restyle()
+
+    def _restyle(self):
+        try:
+            self._parse(self.text())
+        except ValueError as exc:
+            mark_invalid(self, str(exc) or "invalid value")
+            return False
+        mark_invalid(self, None)
+        return True
+
+    def _on_text(self, _text: str) -> None:
+        if self._restyle():
+            self.value_changed.emit(self.value())
+
+
+def parse_positive_or_auto(text: str) -> float | None:
+    """``"auto"`` (or empty) → None; else a number > 0."""
+    t = text.strip().lower()
+    if t in ("", "auto"):
+        return None
+    value = float(t)
+    if not value > 0 or value == float("inf"):
+        raise ValueError(f"must be > 0 or 'auto', got {text!r}")
+    return value
+
+
+def parse_open_unit(text: str) -> float:
+    """A number in (0, 1), e.g. ε = ``1e-5``."""
+    value = float(text.strip())
+    if not 0 < value < 1:
+        raise ValueError(f"must lie in (0, 1), got {text!r}")
+    return value
+
+
+class SliderSpin(QtWidgets.QWidget):
+    """A slider and a spin box showing one value in steps of ``step``.
+
+    Signals
+    -------
+    value_changed(float)
+    """
+
+    value_changed = pyqtSignal(float)
+
+    def __init__(
+        self,
+        lo: float,
+        hi: float,
+        step: float,
+        value: float,
+        *,
+        decimals: int = 2,
+        suffix: str = "",
+        parent=None,
+    ):
+        super().__init__(parent)
+        self.step = float(step)
+        self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal)
+        self.slider.setRange(round(lo / step), round(hi / step))
+        self.spin = QtWidgets.QDoubleSpinBox()
+        self.spin.setRange(lo, hi)
+        self.spin.setDecimals(decimals)
+        self.spin.setSingleStep(step)
+        self.spin.setSuffix(suffix)
+        self.spin.setKeyboardTracking(False)
+        self.spin.setMinimumWidth(90)
+        lay = QtWidgets.QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(self.slider, 1)
+        lay.addWidget(self.spin)
+        self.set_value(value)
+        self.slider.valueChanged.connect(self._from_slider)
+        self.spin.valueChanged.connect(self._from_spin)
+
+    def value(self) -> float:
+        return float(self.spin.value())
+
+    def set_value(self, value: float) -> None:
+        """Set without emitting ``value_changed``."""
+        with QtCore.QSignalBlocker(self.spin), QtCore.QSignalBlocker(self.slider):
+            self.spin.setValue(float(value))
+            self.slider.setValue(round(float(value) / self.step))
+
+    def _from_slider(self, k: int) -> None:
+        with QtCore.QSignalBlocker(self.spin):
+            self.spin.setValue(k * self.step)
+        self.value_changed.emit(self.value())
+
+    def _from_spin(self, v: float) -> None:
+        with QtCore.QSignalBlocker(self.slider):
+            self.slider.setValue(round(v / self.step))
+        self.value_changed.emit(float(v))
+
+
+def form_row_label(text: str, tip: str = "") -> QtWidgets.QLabel:
+    label = QtWidgets.QLabel(text)
+    if tip:
+        label.setToolTip(tip)
+    return label

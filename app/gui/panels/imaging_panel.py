@@ -1,0 +1,270 @@
+"""Imaging panel: image size and cell, weighting, algorithm and its parameters, device.
+
+Only the parameters the chosen algorithm reads are enabled (DESIGN §2): the
+kernel and its accuracy (ε, or the support S) for ``conv`` and ``hybrid``,
+the oversampling β for the tables and the NN variants, the padding σ for
+the padded grids. Invalid values get a red border and are not accepted.
+"""
+
+from __future__ import annotations
+
+from PyQt6 import QtCore, QtWidgets
+from PyQt6.QtCore import pyqtSignal
+
+from uvlab.app.gui.jobs import ALGORITHMS, DEVICES, KERNELS, PRECISIONS, ImagingOptions
+from uvlab.app.gui.panels.fields import (
+    ValidatedLineEdit,
+    mark_invalid,
+    parse_open_unit,
+    parse_positive_or_auto,
+)
+
+#: Which parameter widgets each algorithm uses.
+USES = {
+    "dft": set(),
+    "conv": {"kernel", "accuracy", "oversample", "padding"},
+    "nn": set(),
+    "nn-oversampled": {"oversample"},
+    "hybrid": {"kernel", "accuracy", "oversample", "padding"},
+    "pruned-nn": {"oversample"},
+}
+ALGORITHM_TIPS = {
+    "dft": "exact direct Fourier transform (slow; the reference)",
+    "conv": "convolutional gridding with a GCF on a padded grid (ducc0 for ES)",
+    "nn": "nearest cell of an N×N grid, no correction (raw aliasing)",
+    "nn-oversampled": "nearest cell of a β-times finer grid (Muscat alg. 2.2)",
+    "hybrid": "GCF along u, nearest cell + pruner along v (Muscat alg. 2.5)",
+    "pruned-nn": "nearest cell on Nβ cells, then least-misfit pruning (Muscat alg. 2.6)",
+}
+
+
+class ImagingPanel(QtWidgets.QWidget):
+    """Imaging choices.
+
+    Signals
+    -------
+    changed()
+        A valid edit.
+    error(str)
+        Why an edit was not accepted.
+    """
+
+    changed = pyqtSignal()
+    error = pyqtSignal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        from uvlab.gpu.backend import device_info
+
+        form = QtWidgets.QFormLayout(self)
+        form.setContentsMargins(4, 4, 4, 4)
+        self.npix_spin = QtWidgets.QSpinBox()
+        self.npix_spin.setRange(16, 16384)
+        self.npix_spin.setSingleStep(64)
+        self.npix_spin.setSuffix(" px")
+        self.npix_spin.setKeyboardTracking(False)
+        form.addRow("Image size", self.npix_spin)
+        self.cell_edit = ValidatedLineEdit(
+            parse_positive_or_auto, "auto", tooltip="arcsec per pixel, or 'auto' = 1/(3·u_max)"
+        )
+        form.addRow("Cell (″ or auto)", self.cell_edit)
+        self.weighting_combo = QtWidgets.QComboBox()
+        self.weighting_combo.addItems(["natural", "uniform", "briggs"])
+        form.addRow("Weighting", self.weighting_combo)
+        self.robust_spin = self._dspin(-2.0, 2.0, 0.25, 2)
+        form.addRow("Robust", self.robust_spin)
+        self.taper_spin = self._dspin(0.0, 1e5, 1.0, 2, " ″")
+        self.taper_spin.setSpecialValueText("off")
+        form.addRow("Taper (FWHM)", self.taper_spin)
+        self.algorithm_combo = QtWidgets.QComboBox()
+        for name in ALGORITHMS:
+            self.algorithm_combo.addItem(name, name)
+            self.algorithm_combo.setItemData(
+                self.algorithm_combo.count() - 1,
+                ALGORITHM_TIPS[name],
+                QtCore.Qt.ItemDataRole.ToolTipRole,
+            )
+        form.addRow("Algorithm", self.algorithm_combo)
+        self.kernel_combo = QtWidgets.QComboBox()
+        self.kernel_combo.addItems(KERNELS)
+        form.addRow("Kernel", self.kernel_combo)
+        self.accuracy_combo = QtWidgets.QComboBox()
+        self.accuracy_combo.addItem("from ε", "eps")
+        self.accuracy_combo.addItem("support S", "support")
+        form.addRow("Kernel size", self.accuracy_combo)
+        self.eps_edit = ValidatedLineEdit(
+            parse_open_unit, "1e-05", tooltip="requested accuracy ε in (0, 1)"
+        )
+        form.addRow("ε", self.eps_edit)
+        self.support_spin = QtWidgets.QSpinBox()
+        self.support_spin.setRange(1, 32)
+        self.support_spin.setSuffix(" cells")
+        self.support_spin.setKeyboardTracking(False)
+        form.addRow("Support S", self.support_spin)
+        self.oversample_spin = QtWidgets.QSpinBox()
+        self.oversample_spin.setRange(1, 4096)
+        self.oversample_spin.setKeyboardTracking(False)
+        form.addRow("Oversampling β", self.oversample_spin)
+        self.padding_spin = self._dspin(1.0, 4.0, 0.25, 2)
+        form.addRow("Padding σ", self.padding_spin)
+        self.precision_combo = QtWidgets.QComboBox()
+        self.precision_combo.addItems(PRECISIONS)
+        form.addRow("Precision (predict)", self.precision_combo)
+        self.device_combo = QtWidgets.QComboBox()
+        self.device_combo.addItems(DEVICES)
+        form.addRow("Device", self.device_combo)
+        self.device_label = QtWidgets.QLabel(device_info().describe())
+        self.device_label.setWordWrap(True)
+        form.addRow("", self.device_label)
+        self.message = QtWidgets.QLabel("")
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #d03030;")
+        form.addRow(self.message)
+        self._params = {
+            "kernel": self.kernel_combo,
+            "accuracy": self.accuracy_combo,
+            "oversample": self.oversample_spin,
+            "padding": self.padding_spin,
+        }
+        self.set_options(ImagingOptions())
+
+        for w in (
+            self.weighting_combo,
+            self.algorithm_combo,
+            self.kernel_combo,
+            self.accuracy_combo,
+            self.precision_combo,
+            self.device_combo,
+        ):
+            w.currentIndexChanged.connect(self._edited)
+        for w in (
+            self.npix_spin,
+            self.robust_spin,
+            self.taper_spin,
+            self.support_spin,
+            self.oversample_spin,
+            self.padding_spin,
+        ):
+            w.valueChanged.connect(self._edited)
+        self.cell_edit.value_changed.connect(self._edited)
+        self.eps_edit.value_changed.connect(self._edited)
+
+    @staticmethod
+    def _dspin(lo, hi, step, decimals, suffix="") -> QtWidgets.QDoubleSpinBox:
+        s = QtWidgets.QDoubleSpinBox()
+        s.setRange(lo, hi)
+        s.setSingleStep(step)
+        s.setDecimals(decimals)
+        s.setSuffix(suffix)
+        s.setKeyboardTracking(False)
+        return s
+
+    # ------------------------------------------------------------------ state
+    def options(self) -> ImagingOptions:
+        """The imaging options shown (ValueError, with the field marked red, if invalid)."""
+        try:
+            cell = self.cell_edit.value()
+            eps = self.eps_edit.value()
+            opts = ImagingOptions(
+                npix=int(self.npix_spin.value()),
+                cell_arcsec=cell,
+                weighting=self.weighting_combo.currentText(),
+                robust=float(self.robust_spin.value()),
+                taper_arcsec=float(self.taper_spin.value()),
+                algorithm=self.algorithm_combo.currentData(),
+                kernel=self.kernel_combo.currentText(),
+                accuracy=self.accuracy_combo.currentData(),
+                eps=eps,
+                support=int(self.support_spin.value()),
+                oversample=int(self.oversample_spin.value()),
+                padding=float(self.padding_spin.value()),
+                precision=self.precision_combo.currentText(),
+            )
+        except ValueError as exc:
+            self._show_invalid(str(exc))
+            raise
+        self._show_invalid(None)
+        return opts
+
+    def device(self) -> str:
+        return self.device_combo.currentText()
+
+    def set_device(self, device: str) -> None:
+        with QtCore.QSignalBlocker(self.device_combo):
+            self.device_combo.setCurrentText(device)
+
+    def set_options(self, o: ImagingOptions) -> None:
+        """Show ``o`` without emitting ``changed``."""
+        widgets = [
+            self.npix_spin,
+            self.weighting_combo,
+            self.robust_spin,
+            self.taper_spin,
+            self.algorithm_combo,
+            self.kernel_combo,
+            self.accuracy_combo,
+            self.support_spin,
+            self.oversample_spin,
+            self.padding_spin,
+            self.precision_combo,
+        ]
+        blockers = [QtCore.QSignalBlocker(w) for w in widgets]
+        self.npix_spin.setValue(int(o.npix))
+        self.cell_edit.set_text_quietly("auto" if o.cell_arcsec is None else f"{o.cell_arcsec:g}")
+        self.weighting_combo.setCurrentText(o.weighting)
+        self.robust_spin.setValue(o.robust)
+        self.taper_spin.setValue(o.taper_arcsec)
+        self.algorithm_combo.setCurrentIndex(self.algorithm_combo.findData(o.algorithm))
+        self.kernel_combo.setCurrentText(o.kernel)
+        self.accuracy_combo.setCurrentIndex(self.accuracy_combo.findData(o.accuracy))
+        self.eps_edit.set_text_quietly(f"{o.eps:g}")
+        self.support_spin.setValue(int(o.support))
+        self.oversample_spin.setValue(int(o.oversample))
+        self.padding_spin.setValue(float(o.padding))
+        self.precision_combo.setCurrentText(o.precision)
+        del blockers
+        self._update_enabled()
+        self._show_invalid(None)
+
+    def set_algorithm(self, name: str) -> None:
+        """Choose an algorithm (emits ``changed`` when the options are valid)."""
+        index = self.algorithm_combo.findData(name)
+        if index < 0:
+            raise ValueError(f"unknown algorithm {name!r}")
+        self.algorithm_combo.setCurrentIndex(index)
+
+    # ------------------------------------------------------------- internals
+    def _update_enabled(self) -> None:
+        uses = USES.get(self.algorithm_combo.currentData(), set())
+        for key, w in self._params.items():
+            w.setEnabled(key in uses)
+        by_eps = self.accuracy_combo.currentData() == "eps"
+        accurate = "accuracy" in uses
+        self.eps_edit.setEnabled(accurate and by_eps)
+        self.support_spin.setEnabled(accurate and not by_eps)
+        if self.algorithm_combo.currentData() in ("conv", "hybrid") and by_eps:
+            # ε picks an exactly evaluated kernel: no table, so β is unused there
+            self.oversample_spin.setEnabled(self.algorithm_combo.currentData() == "hybrid")
+        self.robust_spin.setEnabled(self.weighting_combo.currentText() == "briggs")
+
+    def _show_invalid(self, message: str | None) -> None:
+        keys = {
+            self.npix_spin: ("image size",),
+            self.oversample_spin: ("β", "oversampl"),
+            self.support_spin: ("support",),
+            self.padding_spin: ("σ", "padding"),
+            self.robust_spin: ("robust",),
+            self.taper_spin: ("taper",),
+        }
+        for w, words in keys.items():
+            mark_invalid(w, message if message and any(k in message for k in words) else None)
+        self.message.setText(message or "")
+
+    def _edited(self, *_args) -> None:
+        self._update_enabled()
+        try:
+            self.options()
+        except ValueError as exc:
+            self.error.emit(f"imaging options not accepted: {exc}")
+            return
+        self.changed.emit()

@@ -1,0 +1,342 @@
+"""Observation panel: a synthetic observation, or a MeasurementSet selection.
+
+Synthetic: array layout (built-in or a file; antennas can be dragged in the
+array view, which makes a modified in-memory layout), RA, declination and
+hour-angle sliders, integration, frequency, channels, smearing.
+
+MeasurementSet: the path (opened through the window's file dialog or recent
+list), then field, spectral window, data column and Stokes/correlation combos
+filled from the summary the worker reads (:meth:`set_ms_info`), and that
+summary as text. The panel never touches casacore itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+from PyQt6 import QtCore, QtWidgets
+from PyQt6.QtCore import pyqtSignal
+
+from uvlab.app.gui.jobs import MSSelection
+from uvlab.app.gui.panels.fields import SliderSpin, mark_invalid
+from uvlab.app.gui.panels.ms_selector import MSSelector
+from uvlab.app.observation import ObservationSpec
+
+SOURCE_LABELS = {"synthetic": "Synthetic observation", "ms": "MeasurementSet"}
+LAYOUT_FILE = "Layout file…"
+
+
+class ObservationPanel(QtWidgets.QWidget):
+    """Where the visibilities come from.
+
+    Signals
+    -------
+    changed()
+        Any accepted edit (the controller debounces it).
+    layout_changed()
+        The antenna positions to show changed (new layout, moved, reset).
+    open_ms_requested()
+        The user asked to open a MeasurementSet (the window shows the dialog).
+    recent_ms_chosen(str)
+    error(str)
+        A message for the status bar (e.g. a bad layout file).
+    """
+
+    changed = pyqtSignal()
+    layout_changed = pyqtSignal()
+    open_ms_requested = pyqtSignal()
+    recent_ms_chosen = pyqtSignal(str)
+    error = pyqtSignal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        from uvlab.app.layouts import list_layouts
+
+        self._spec: ObservationSpec | None = None
+        self._layout = None
+        self._modified = None  # ArrayLayout with moved antennas, or None
+
+        self.source_combo = QtWidgets.QComboBox()
+        for key, label in SOURCE_LABELS.items():
+            self.source_combo.addItem(label, key)
+        self.stack = QtWidgets.QStackedWidget()
+        self.stack.addWidget(self._synthetic_page(list_layouts()))
+        self.ms = MSSelector()
+        self.stack.addWidget(self.ms)
+        self.ms.changed.connect(self.changed)
+        self.ms.open_requested.connect(self.open_ms_requested)
+        self.ms.recent_chosen.connect(self.recent_ms_chosen)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        top = QtWidgets.QFormLayout()
+        top.addRow("Data", self.source_combo)
+        lay.addLayout(top)
+        lay.addWidget(self.stack, 1)
+        self.source_combo.currentIndexChanged.connect(self._on_source)
+
+    # ------------------------------------------------------------- building
+    def _synthetic_page(self, layouts: list[str]) -> QtWidgets.QWidget:
+        page = QtWidgets.QWidget()
+        form = QtWidgets.QFormLayout(page)
+        form.setContentsMargins(0, 0, 0, 0)
+        self.layout_combo = QtWidgets.QComboBox()
+        self.layout_combo.addItems(layouts)
+        self.layout_combo.addItem(LAYOUT_FILE)
+        self.reset_layout_button = QtWidgets.QPushButton("Reset")
+        self.reset_layout_button.setToolTip("Undo antenna moves made in the array view")
+        self.reset_layout_button.setEnabled(False)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(self.layout_combo, 1)
+        row.addWidget(self.reset_layout_button)
+        form.addRow("Array", row)
+        self.layout_note = QtWidgets.QLabel("")
+        self.layout_note.setWordWrap(True)
+        form.addRow("", self.layout_note)
+        self.ra_spin = QtWidgets.QDoubleSpinBox()
+        self.ra_spin.setRange(0.0, 360.0)
+        self.ra_spin.setDecimals(6)
+        self.ra_spin.setSuffix(" °")
+        self.ra_spin.setKeyboardTracking(False)
+        form.addRow("RA", self.ra_spin)
+        self.dec = SliderSpin(-90.0, 90.0, 0.5, -30.0, decimals=6, suffix=" °")
+        form.addRow("Declination", self.dec)
+        self.ha_start = SliderSpin(-12.0, 12.0, 0.25, -3.0, suffix=" h")
+        self.ha_stop = SliderSpin(-12.0, 12.0, 0.25, 3.0, suffix=" h")
+        form.addRow("Hour angle from", self.ha_start)
+        form.addRow("Hour angle to", self.ha_stop)
+        self.int_spin = self._spin(0.01, 86400.0, 3, " s")
+        form.addRow("Integration", self.int_spin)
+        self.freq_spin = self._spin(1.0, 1e6, 6, " MHz")
+        form.addRow("Frequency", self.freq_spin)
+        self.chan_width_spin = self._spin(-1e4, 1e4, 6, " MHz")
+        form.addRow("Channel width", self.chan_width_spin)
+        self.nchan_spin = QtWidgets.QSpinBox()
+        self.nchan_spin.setRange(1, 65536)
+        self.nchan_spin.setKeyboardTracking(False)
+        form.addRow("Channels", self.nchan_spin)
+        self.smearing_check = QtWidgets.QCheckBox("Time and bandwidth smearing")
+        self.smearing_check.setChecked(True)
+        form.addRow("", self.smearing_check)
+        self.layout_combo.activated.connect(self._on_layout_chosen)
+        self.reset_layout_button.clicked.connect(self.reset_layout)
+        for w in (self.dec, self.ha_start, self.ha_stop):
+            w.value_changed.connect(self._emit_if_valid)
+        for w in (self.ra_spin, self.int_spin, self.freq_spin, self.chan_width_spin):
+            w.valueChanged.connect(self._emit_if_valid)
+        self.nchan_spin.valueChanged.connect(self._emit_if_valid)
+        self.smearing_check.toggled.connect(self._emit_if_valid)
+        return page
+
+    @staticmethod
+    def _spin(lo, hi, decimals, suffix) -> QtWidgets.QDoubleSpinBox:
+        s = QtWidgets.QDoubleSpinBox()
+        s.setRange(lo, hi)
+        s.setDecimals(decimals)
+        s.setSuffix(suffix)
+        s.setKeyboardTracking(False)
+        return s
+
+    def source(self) -> str:
+        return self.source_combo.currentData()
+
+    def set_source(self, source: str) -> None:
+        with QtCore.QSignalBlocker(self.source_combo):
+            self.source_combo.setCurrentIndex(list(SOURCE_LABELS).index(source))
+        self.stack.setCurrentIndex(self.source_combo.currentIndex())
+
+    def _on_source(self, index: int) -> None:
+        self.stack.setCurrentIndex(index)
+        self.layout_changed.emit()
+        self.changed.emit()
+
+    # ------------------------------------------------------------ synthetic
+    def set_observation(self, spec: ObservationSpec, modified_enu=None, smearing=True) -> None:
+        """Show ``spec`` (layout a name or path) without emitting ``changed``."""
+        from uvlab.app.gui.session import layout_with_enu
+
+        self._spec = spec
+        self._set_layout(str(spec.layout))
+        if modified_enu is not None and self._layout is not None:
+            self._modified = layout_with_enu(self._layout, modified_enu)
+        ha0, ha1 = spec.ha_range_h if spec.ha_mode else (-3.0, 3.0)
+        blockers = [
+            QtCore.QSignalBlocker(w)
+            for w in (
+                self.ra_spin,
+                self.int_spin,
+                self.freq_spin,
+                self.chan_width_spin,
+                self.nchan_spin,
+                self.smearing_check,
+            )
+        ]
+        self.ra_spin.setValue(spec.ra_deg % 360.0)
+        self.dec.set_value(spec.dec_deg)
+        self.ha_start.set_value(ha0)
+        self.ha_stop.set_value(ha1)
+        self.int_spin.setValue(spec.int_s)
+        self.freq_spin.setValue(spec.freq_hz / 1e6)
+        self.chan_width_spin.setValue(spec.chan_width_hz / 1e6)
+        self.nchan_spin.setValue(int(spec.nchan))
+        self.smearing_check.setChecked(bool(smearing))
+        del blockers
+        self._update_layout_note()
+        self._validate()
+        self.layout_changed.emit()
+
+    def _set_layout(self, name: str) -> bool:
+        from uvlab.app.layouts import load_layout
+
+        try:
+            layout = load_layout(name)
+        except ValueError as exc:
+            mark_invalid(self.layout_combo, str(exc))
+            self.error.emit(str(exc))
+            return False
+        mark_invalid(self.layout_combo, None)
+        self._layout, self._modified = layout, None
+        with QtCore.QSignalBlocker(self.layout_combo):
+            index = self.layout_combo.findText(name)
+            if index < 0:
+                self.layout_combo.insertItem(self.layout_combo.count() - 1, name)
+                index = self.layout_combo.findText(name)
+            self.layout_combo.setCurrentIndex(index)
+        return True
+
+    def _on_layout_chosen(self, index: int) -> None:
+        name = self.layout_combo.itemText(index)
+        if name == LAYOUT_FILE:
+            path, _ = QtWidgets.QFileDialog.getOpenFileName(
+                self, "Open array layout", "", "Layouts (*.cfg *.yaml *.yml *.csv);;All (*)"
+            )
+            if not path:
+                self.set_layout_name(str(self._spec.layout) if self._spec else "meerkat")
+                return
+            name = path
+        self.set_layout_name(name)
+
+    def set_layout_name(self, name: str) -> None:
+        """Choose a built-in layout or a layout file (emits ``changed`` if it loads)."""
+        if self._set_layout(name):
+            self._update_layout_note()
+            self.layout_changed.emit()
+            self._emit_if_valid()
+
+    def layout(self):
+        """The ArrayLayout in use (the modified one if antennas were moved)."""
+        return self._modified or self._layout
+
+    def is_modified(self) -> bool:
+        return self._modified is not None
+
+    def modified_enu(self) -> np.ndarray | None:
+        return None if self._modified is None else self._modified.enu()
+
+    def move_antenna(self, index: int, east: float, north: float) -> None:
+        """Move one antenna (metres east/north of the site; up unchanged) and re-run."""
+        from uvlab.app.gui.session import layout_with_enu
+
+        enu = self.layout().enu()
+        enu[index, :2] = east, north
+        self._modified = layout_with_enu(self._layout, enu)
+        self._update_layout_note()
+        self.changed.emit()
+
+    def reset_layout(self) -> None:
+        if self._modified is not None:
+            self._modified = None
+            self._update_layout_note()
+            self.layout_changed.emit()
+            self.changed.emit()
+
+    def _update_layout_note(self) -> None:
+        lay = self.layout()
+        self.reset_layout_button.setEnabled(self._modified is not None)
+        if lay is None:
+            self.layout_note.setText("")
+            return
+        moved = ""
+        if self._modified is not None:
+            d = np.linalg.norm(self._modified.enu() - self._layout.enu(), axis=1)
+            moved = f"; {int(np.count_nonzero(d > 1e-3))} moved by hand"
+        self.layout_note.setText(
+            f"{lay.nant} antennas, longest baseline {lay.max_baseline_m() / 1e3:.2f} km{moved}"
+        )
+
+    def set_ha_range(self, start: float, stop: float) -> None:
+        """Set the hour-angle range (hours) without emitting ``changed``."""
+        self.ha_start.set_value(start)
+        self.ha_stop.set_value(stop)
+        self._validate()
+
+    def ha_range(self) -> tuple[float, float]:
+        return self.ha_start.value(), self.ha_stop.value()
+
+    def smearing(self) -> bool:
+        return self.smearing_check.isChecked()
+
+    def _validate(self) -> str | None:
+        try:
+            self.observation_spec()
+        except ValueError as exc:
+            msg = str(exc)
+            bad_ha = "ha_" in msg or "hour" in msg or "longer than the observation" in msg
+            for w in (self.ha_start.spin, self.ha_stop.spin):
+                mark_invalid(w, msg if bad_ha else None)
+            mark_invalid(self.int_spin, msg if "int_s" in msg else None)
+            mark_invalid(self.chan_width_spin, msg if "chan_width" in msg else None)
+            return msg
+        for w in (self.ha_start.spin, self.ha_stop.spin, self.int_spin, self.chan_width_spin):
+            mark_invalid(w, None)
+        return None
+
+    def _emit_if_valid(self, *_args) -> None:
+        msg = self._validate()
+        if msg is None:
+            self.changed.emit()
+        else:
+            self.error.emit(f"observation not accepted: {msg}")
+
+    def observation_spec(self, *, for_job: bool = True) -> ObservationSpec:
+        """The observation shown (ValueError if invalid).
+
+        ``for_job=True`` puts the modified ArrayLayout in; ``False`` keeps the
+        layout's name or path (for sessions).
+        """
+        if self._layout is None:
+            raise ValueError("no array layout loaded")
+        base = self._spec or ObservationSpec(layout="meerkat", ra_deg=0.0, dec_deg=-30.0)
+        layout = self.layout() if for_job else str(self.layout_combo.currentText())
+        if for_job and self._modified is None:
+            layout = str(self.layout_combo.currentText())
+        return replace(
+            base,
+            layout=layout,
+            ra_deg=float(self.ra_spin.value()),
+            dec_deg=self.dec.value(),
+            start_iso=None,
+            duration_h=None,
+            ha_start_h=self.ha_start.value(),
+            ha_stop_h=self.ha_stop.value(),
+            int_s=float(self.int_spin.value()),
+            freq_hz=float(self.freq_spin.value()) * 1e6,
+            chan_width_hz=float(self.chan_width_spin.value()) * 1e6,
+            nchan=int(self.nchan_spin.value()),
+        )
+
+    # -------------------------------------------------------- MeasurementSet
+    def set_recent(self, paths: list[str]) -> None:
+        self.ms.set_recent(paths)
+
+    def set_ms_selection(self, sel: MSSelection) -> None:
+        """Use this MS and selection (switches to the MS page; combos fill later)."""
+        self.ms.set_selection(sel)
+        self.set_source("ms")
+        self.layout_changed.emit()
+
+    def ms_selection(self) -> MSSelection | None:
+        return self.ms.selection()
+
+    def set_ms_info(self, info) -> None:
+        self.ms.set_info(info)

@@ -1,0 +1,78 @@
+"""Run panel: Run, Cancel and Play, auto-run on edits, progress bar and status text."""
+
+from __future__ import annotations
+
+from PyQt6 import QtWidgets
+from PyQt6.QtCore import pyqtSignal
+
+
+class RunPanel(QtWidgets.QWidget):
+    """Buttons and progress of the current job.
+
+    Signals
+    -------
+    run_clicked(), cancel_clicked()
+    play_toggled(bool)
+        Play (True) or stop (False) the hour-by-hour synthesis animation.
+    """
+
+    run_clicked = pyqtSignal()
+    cancel_clicked = pyqtSignal()
+    play_toggled = pyqtSignal(bool)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.run_button = QtWidgets.QPushButton("Run")
+        self.run_button.setToolTip("Simulate (or read) and image now (Ctrl+R)")
+        self.cancel_button = QtWidgets.QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.play_button = QtWidgets.QPushButton("▶ Play")
+        self.play_button.setCheckable(True)
+        self.play_button.setToolTip(
+            "Animate the synthesis: grow the hour-angle range one hour at a time"
+        )
+        self.autorun_check = QtWidgets.QCheckBox("Run on every change")
+        self.autorun_check.setChecked(True)
+        self.progress = QtWidgets.QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setTextVisible(False)
+        self.status = QtWidgets.QLabel("Ready")
+        self.status.setWordWrap(True)
+        buttons = QtWidgets.QHBoxLayout()
+        for b in (self.run_button, self.cancel_button, self.play_button):
+            buttons.addWidget(b)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(buttons)
+        lay.addWidget(self.autorun_check)
+        lay.addWidget(self.progress)
+        lay.addWidget(self.status)
+        self.run_button.clicked.connect(self.run_clicked)
+        self.cancel_button.clicked.connect(self.cancel_clicked)
+        self.play_button.toggled.connect(self._on_play)
+
+    def autorun(self) -> bool:
+        return self.autorun_check.isChecked()
+
+    def set_busy(self, busy: bool) -> None:
+        self.cancel_button.setEnabled(busy)
+        if not busy:
+            self.progress.setValue(0)
+
+    def set_progress(self, fraction: float, stage: str) -> None:
+        self.progress.setValue(round(1000 * min(max(fraction, 0.0), 1.0)))
+        self.status.setText(f"{stage} … {100 * fraction:.0f} %")
+
+    def set_status(self, text: str) -> None:
+        self.status.setText(text)
+
+    def set_playing(self, playing: bool) -> None:
+        """Show the Play button's state without emitting ``play_toggled``."""
+        self.play_button.blockSignals(True)
+        self.play_button.setChecked(playing)
+        self.play_button.blockSignals(False)
+        self.play_button.setText("■ Stop" if playing else "▶ Play")
+
+    def _on_play(self, checked: bool) -> None:
+        self.play_button.setText("■ Stop" if checked else "▶ Play")
+        self.play_toggled.emit(checked)

@@ -1,0 +1,285 @@
+"""Sky model panel: a table editor of components, demo skies, sky files.
+
+Each row is one :class:`~uvlab.app.skymodel.Component`; the headers carry the
+units. An edited row is rebuilt into a Component: if that fails (not a
+number, minor > major, …) the row turns red, the reason goes to the status
+bar, and the model keeps its previous value. Clicking on an image view adds
+a point source there (:meth:`add_point_at`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from PyQt6 import QtCore, QtGui, QtWidgets
+from PyQt6.QtCore import pyqtSignal
+
+from uvlab.app.skymodel import DEMO_SKIES, Component, SkyModel, SkyModelError
+
+#: (Component field, header with units, scale from the shown number to the field).
+COLUMNS = (
+    ("name", "Name", None),
+    ("kind", "Type", None),
+    ("ra_deg", "RA (°)", 1.0),
+    ("dec_deg", "Dec (°)", 1.0),
+    ("I", "I (Jy)", 1.0),
+    ("Q", "Q (Jy)", 1.0),
+    ("U", "U (Jy)", 1.0),
+    ("V", "V (Jy)", 1.0),
+    ("spectral_index", "α", 1.0),
+    ("ref_freq_hz", "ν₀ (MHz)", 1e6),
+    ("major_arcsec", "Major (″)", 1.0),
+    ("minor_arcsec", "Minor (″)", 1.0),
+    ("pa_deg", "PA (°)", 1.0),
+)
+BAD_ROW = QtGui.QColor("#ffb0b0")
+
+
+def component_cells(c: Component) -> list[str]:
+    """The table texts of one component."""
+    values = {"name": c.name, "kind": c.kind, **dict(zip("IQUV", c.stokes))}
+    cells = []
+    for key, _header, scale in COLUMNS:
+        v = values[key] if key in values else getattr(c, key)
+        cells.append(str(v) if scale is None else f"{v / scale:.10g}")
+    return cells
+
+
+def component_from_cells(cells: list[str]) -> Component:
+    """Build a Component from table texts (:class:`SkyModelError` naming the bad column)."""
+    values = {}
+    for (key, header, scale), text in zip(COLUMNS, cells):
+        if scale is None:
+            values[key] = text.strip()
+            continue
+        try:
+            values[key] = float(text) * scale
+        except ValueError:
+            raise SkyModelError(f"{header}: {text!r} is not a number") from None
+    stokes = tuple(values.pop(k) for k in "IQUV")
+    return Component(stokes=stokes, **values)
+
+
+class SkyPanel(QtWidgets.QWidget):
+    """Edit the sky model.
+
+    Attributes
+    ----------
+    placement : callable() -> (ra0_deg, dec0_deg, freq_hz)
+        The phase centre and frequency new components are placed with (set by the window).
+
+    Signals
+    -------
+    changed()
+    error(str)
+    demo_requested(str)
+        The user chose a demo sky (the window places it over the field of view).
+    """
+
+    changed = pyqtSignal()
+    error = pyqtSignal(str)
+    demo_requested = pyqtSignal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._model = SkyModel()
+        self.placement: Callable[[], tuple[float, float, float]] = lambda: (0.0, -30.0, 1.4e9)
+        self.table = QtWidgets.QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels([h for _, h, _ in COLUMNS])
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(
+            QtWidgets.QHeaderView.ResizeMode.ResizeToContents
+        )
+        self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+        self.name_label = QtWidgets.QLabel("")
+        self.name_label.setWordWrap(True)
+        self.add_button = QtWidgets.QPushButton("Add")
+        self.add_button.setToolTip("Add a 1 Jy point at the phase centre")
+        self.remove_button = QtWidgets.QPushButton("Remove")
+        self.load_button = QtWidgets.QPushButton("Load…")
+        self.save_button = QtWidgets.QPushButton("Save…")
+        self.demo_combo = QtWidgets.QComboBox()
+        for name, text in DEMO_SKIES.items():
+            self.demo_combo.addItem(name, name)
+            self.demo_combo.setItemData(
+                self.demo_combo.count() - 1, text, QtCore.Qt.ItemDataRole.ToolTipRole
+            )
+        self.demo_button = QtWidgets.QPushButton("Use demo sky")
+        self.click_check = QtWidgets.QCheckBox("Clicks on images add")
+        self.click_check.setChecked(True)
+        self.click_check.setToolTip("A click on the dirty or sky-model image adds a point there")
+        self.click_flux = QtWidgets.QDoubleSpinBox()
+        self.click_flux.setRange(-1e4, 1e4)
+        self.click_flux.setDecimals(3)
+        self.click_flux.setValue(0.5)
+        self.click_flux.setSuffix(" Jy")
+
+        grid = QtWidgets.QGridLayout()  # two columns: fits a narrow dock
+        grid.addWidget(self.add_button, 0, 0)
+        grid.addWidget(self.remove_button, 0, 1)
+        grid.addWidget(self.load_button, 1, 0)
+        grid.addWidget(self.save_button, 1, 1)
+        grid.addWidget(self.demo_combo, 2, 0)
+        grid.addWidget(self.demo_button, 2, 1)
+        grid.addWidget(self.click_check, 3, 0)
+        grid.addWidget(self.click_flux, 3, 1)
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addWidget(self.name_label)
+        lay.addWidget(self.table, 1)
+        lay.addLayout(grid)
+
+        self.table.itemChanged.connect(self._on_item_changed)
+        self.add_button.clicked.connect(self._add_at_centre)
+        self.remove_button.clicked.connect(self.remove_selected)
+        self.load_button.clicked.connect(self._ask_load)
+        self.save_button.clicked.connect(self._ask_save)
+        self.demo_button.clicked.connect(
+            lambda: self.demo_requested.emit(self.demo_combo.currentData())
+        )
+
+    # ------------------------------------------------------------------ model
+    def sky_model(self) -> SkyModel:
+        return self._model
+
+    def set_sky_model(self, model: SkyModel, *, emit: bool = False) -> None:
+        """Show ``model`` in the table (emit ``changed`` only if asked)."""
+        self._model = model
+        with QtCore.QSignalBlocker(self.table):
+            self.table.setRowCount(len(model))
+            for r, c in enumerate(model):
+                self._fill_row(r, c)
+        self._update_name()
+        if emit:
+            self.changed.emit()
+
+    def _fill_row(self, r: int, c: Component) -> None:
+        for k, text in enumerate(component_cells(c)):
+            item = QtWidgets.QTableWidgetItem(text)
+            if k >= 2:
+                item.setTextAlignment(
+                    QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter
+                )
+            self.table.setItem(r, k, item)
+
+    def _update_name(self) -> None:
+        m = self._model
+        flux = m.total_flux() if len(m) else 0.0
+        name = f"“{m.name}”: " if m.name else ""
+        self.name_label.setText(f"{name}{len(m)} components, {flux:.4g} Jy total (Stokes I at ν₀)")
+
+    def _row_cells(self, r: int) -> list[str]:
+        return [
+            (self.table.item(r, k).text() if self.table.item(r, k) else "")
+            for k in range(len(COLUMNS))
+        ]
+
+    def _on_item_changed(self, item: QtWidgets.QTableWidgetItem) -> None:
+        r = item.row()
+        if r >= len(self._model):
+            return
+        try:
+            comp = component_from_cells(self._row_cells(r))
+            if any(c.name == comp.name for k, c in enumerate(self._model) if k != r):
+                raise SkyModelError(f"a component named {comp.name!r} exists already")
+        except ValueError as exc:
+            self._mark_row(r, True)
+            self.error.emit(f"sky row {r + 1} not accepted: {exc}")
+            return
+        self._mark_row(r, False)
+        self._model = self._model.replace(r, comp)
+        self._update_name()
+        self.changed.emit()
+
+    def _mark_row(self, r: int, bad: bool) -> None:
+        with QtCore.QSignalBlocker(self.table):
+            for k in range(len(COLUMNS)):
+                item = self.table.item(r, k)
+                if item is not None:
+                    item.setBackground(BAD_ROW if bad else QtGui.QBrush())
+
+    def row_is_invalid(self, r: int) -> bool:
+        item = self.table.item(r, 0)
+        return item is not None and item.background().color() == BAD_ROW
+
+    # ---------------------------------------------------------------- editing
+    def _unique_name(self, stem: str) -> str:
+        names = {c.name for c in self._model}
+        k = 1
+        while f"{stem}{k}" in names:
+            k += 1
+        return f"{stem}{k}"
+
+    def add_component(self, comp: Component) -> None:
+        self.set_sky_model(self._model.with_component(comp), emit=True)
+
+    def _add_at_centre(self) -> None:
+        ra0, dec0, freq = self.placement()
+        self.add_component(
+            Component(self._unique_name("src"), "point", ra0, dec0, (1.0, 0.0, 0.0, 0.0), freq)
+        )
+
+    def add_point_at(self, l: float, m: float, ra0_rad: float, dec0_rad: float) -> Component | None:
+        """Add a point of the chosen flux at direction cosines (l, m) about (ra0, dec0)."""
+        from uvlab.gpu.geometry import lmn_to_radec
+
+        if not self.click_check.isChecked() or l * l + m * m >= 1.0:
+            return None
+        ra, dec = lmn_to_radec(l, m, ra0_rad, dec0_rad)
+        comp = Component(
+            self._unique_name("click"),
+            "point",
+            math.degrees(float(ra)),
+            math.degrees(float(dec)),
+            (self.click_flux.value(), 0.0, 0.0, 0.0),
+            self.placement()[2],
+        )
+        self.add_component(comp)
+        return comp
+
+    def remove_selected(self) -> None:
+        rows = sorted({i.row() for i in self.table.selectedIndexes()}, reverse=True)
+        if not rows and len(self._model):
+            rows = [len(self._model) - 1]
+        model = self._model
+        for r in rows:
+            model = model.without(r)
+        self.set_sky_model(model, emit=True)
+
+    # ------------------------------------------------------------------ files
+    def load_file(self, path) -> bool:
+        """Load a sky file (uvlab v1 or WSClean); on error keep the model and emit ``error``."""
+        from uvlab.app.skymodel import load_sky
+
+        try:
+            model = load_sky(path)
+        except (SkyModelError, OSError, ValueError) as exc:
+            self.error.emit(f"cannot load sky model: {exc}")
+            return False
+        self.set_sky_model(model, emit=True)
+        return True
+
+    def save_file(self, path) -> bool:
+        from uvlab.app.skymodel import write_sky
+
+        try:
+            write_sky(self._model, path)
+        except (SkyModelError, OSError) as exc:
+            self.error.emit(f"cannot save sky model: {exc}")
+            return False
+        return True
+
+    def _ask_load(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self, "Load sky model", "", "Sky models (*.txt *.skymodel);;All (*)"
+        )
+        if path:
+            self.load_file(path)
+
+    def _ask_save(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getSaveFileName(
+            self, "Save sky model", "sky.txt", "uvlab sky model (*.txt)"
+        )
+        if path:
+            self.save_file(path)

@@ -1,0 +1,191 @@
+"""What jobs share: the worker's cache, imaging-ready samples and view helpers (no Qt).
+
+- :class:`WorkCache`: the last observation, prediction and MS read, reused by
+  later jobs; only the worker thread touches it (one I/O thread for casacore).
+- :class:`Samples`: visibilities ready to image plus what the views need.
+- :func:`model_image`: the sky model rendered on the image grid.
+- :func:`cell_rad_for`, :func:`uv_rows`, :func:`antennas_from_ecef`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from uvlab.app.errors import Cancelled
+from uvlab.app.gui.jobs import Antennas, MSSelection, UvData
+from uvlab.gpu.constants import C_LIGHT
+
+
+def check(cancelled: Callable[[], bool] | None) -> None:
+    """Raise :class:`Cancelled` when ``cancelled()`` is true."""
+    if cancelled is not None and cancelled():
+        raise Cancelled("job cancelled")
+
+
+class WorkCache:
+    """The last observation, prediction and MS read, reused by later jobs.
+
+    Used only from the worker thread (one I/O thread for casacore).
+    """
+
+    def __init__(self):
+        self._obs: tuple[object, object] = (None, None)
+        self._vis: tuple[object, object] = (None, None)
+        self._ms_info: dict[tuple, object] = {}
+        self._ms_data: tuple[object, object] = (None, None)
+
+    def observation(self, spec) -> tuple[object, float]:
+        """(Observation, seconds spent): simulated unless ``spec`` is the last one."""
+        if self._obs[0] == spec:
+            return self._obs[1], 0.0
+        from uvlab.app.observation import simulate_observation
+
+        t0 = time.perf_counter()
+        obs = simulate_observation(spec)
+        self._obs = (spec, obs)
+        return obs, time.perf_counter() - t0
+
+    def prediction(self, key):
+        return self._vis[1] if self._vis[0] == key else None
+
+    def store_prediction(self, key, vis) -> None:
+        self._vis = (key, vis)
+
+    def ms_info(self, path: str):
+        """``open_ms(path)``, remembered per path and modification time."""
+        key = (os.path.abspath(path), _mtime(path))
+        if key not in self._ms_info:
+            from uvlab.app.ms import open_ms
+
+            self._ms_info = {key: open_ms(path)}
+        return self._ms_info[key]
+
+    def ms_data(self, sel: MSSelection, progress=None, cancelled=None) -> tuple[object, float]:
+        """(VisData, seconds spent) for a selection; read unless it is the last one."""
+        key = (sel, os.path.abspath(sel.path), _mtime(sel.path))
+        if self._ms_data[0] == key:
+            return self._ms_data[1], 0.0
+        from uvlab.app.ms import read_visibilities
+
+        t0 = time.perf_counter()
+        data = read_visibilities(
+            sel.path,
+            field=sel.field,
+            spw=sel.spw,
+            column=sel.column,
+            stokes=sel.stokes,
+            progress=progress,
+            cancelled=cancelled,
+        )
+        self._ms_data = (key, data)
+        return data, time.perf_counter() - t0
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.path.getmtime(path)
+    except OSError:
+        return math.nan
+
+
+@dataclass(frozen=True, eq=False)
+class Samples:
+    """Visibilities ready to image, with what the views need besides the image."""
+
+    source: str
+    uvw: np.ndarray  # (row, 3) m
+    freq_hz: np.ndarray  # (chan,)
+    vis: np.ndarray  # (row, chan)
+    weight: object  # (row, chan) or scalar
+    flag: np.ndarray  # (row, chan) or (row, 1)
+    spec: object
+    ra0_rad: float
+    dec0_rad: float
+    uv: UvData
+    antennas: Antennas | None
+    sources: object  # SourceArrays of the sky model
+    timing: dict
+    info: object = None
+    description: str = ""
+
+
+def cell_rad_for(imaging, uvw, freq_hz) -> float:
+    """The pixel size: the requested one, else 1/(3·u_max) as :func:`run_scene` does."""
+    from uvlab.gpu.imaging.spec import ARCSEC, default_cell_rad
+
+    if imaging.cell_arcsec:
+        return float(imaging.cell_arcsec) * ARCSEC
+    uvw = np.asarray(uvw)
+    uv_max = np.hypot(uvw[..., 0], uvw[..., 1]).max() * np.max(freq_hz) / C_LIGHT
+    return default_cell_rad(uv_max)
+
+
+def uv_rows(uvw, time_s, ant1, ant2, nant: int, freq_hz, keep) -> UvData:
+    """The uv view's rows: those with ``keep`` true."""
+    keep = np.asarray(keep, dtype=bool)
+    return UvData(
+        u_m=np.ascontiguousarray(uvw[keep, 0]),
+        v_m=np.ascontiguousarray(uvw[keep, 1]),
+        freq_hz=np.asarray(freq_hz, dtype=np.float64),
+        time=np.asarray(time_s, dtype=np.float64)[keep],
+        baseline=(np.asarray(ant1, dtype=np.int64) * nant + ant2)[keep],
+    )
+
+
+def antennas_from_ecef(ecef, names, diameter_m) -> Antennas:
+    """East/north/up about the antennas' mean position (for an MS's ANTENNA table)."""
+    from uvlab.app.sites import ecef_to_geodetic, enu_matrix
+
+    ecef = np.asarray(ecef, dtype=np.float64).reshape(-1, 3)
+    centre = ecef.mean(axis=0)
+    lon, lat, _ = ecef_to_geodetic(centre)
+    enu = (ecef - centre) @ enu_matrix(float(lon), float(lat)).T
+    return Antennas(enu, tuple(str(n) for n in names), np.asarray(diameter_m, dtype=np.float64))
+
+
+def model_image(sources, spec, freq_hz: float) -> np.ndarray:
+    """The sky model on the image grid, Jy/pixel (Stokes I at ``freq_hz``).
+
+    Points go to their nearest pixel; Gaussians are sampled at the pixel
+    centres (FWHM major/minor, PA east of north) and scaled to their integrated
+    flux (a Gaussian narrower than a pixel falls back to its nearest pixel).
+
+    Parameters
+    ----------
+    sources : SourceArrays
+    spec : ImageSpec
+    freq_hz : float
+
+    Returns
+    -------
+    (N, N) float64, ``img[j, i]`` as DESIGN §1.
+    """
+    n = spec.npix
+    img = np.zeros((n, n))
+    if sources.nsrc == 0:
+        return img
+    flux = sources.stokes[:, 0] * (freq_hz / sources.ref_freq) ** sources.spectral_index
+    l_ax, m_ax = spec.l_axis(), spec.m_axis()
+    for k in range(sources.nsrc):
+        l, m = sources.lmn[k, :2]
+        maj, mnr, pa = sources.shape[k]
+        if maj > 0:
+            dl, dm = l_ax[None, :] - l, m_ax[:, None] - m
+            along = dl * np.sin(pa) + dm * np.cos(pa)
+            across = dl * np.cos(pa) - dm * np.sin(pa)
+            mnr = max(mnr, 1e-3 * maj)
+            g = np.exp(-4.0 * np.log(2.0) * ((along / maj) ** 2 + (across / mnr) ** 2))
+            if g.sum() > 1e-3:
+                img += flux[k] * g / g.sum()
+                continue
+        jf, if_ = spec.pixel_of(l, m)
+        j, i = int(np.floor(jf + 0.5)), int(np.floor(if_ + 0.5))
+        if 0 <= j < n and 0 <= i < n:
+            img[j, i] += flux[k]
+    return img

@@ -1,0 +1,77 @@
+"""Screenshot mode: wait for the first complete result, save the window as PNG.
+
+Used by ``uvlab gui --screenshot PATH`` (documentation images, smoke tests
+under Xvfb): exit status 0 once the PNG is written, 1 with a message on a
+job error or when no result arrives within the timeout.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PyQt6 import QtCore, QtWidgets
+
+from uvlab.app.gui.jobs import ImageOutput
+
+#: Pause after the result is drawn before grabbing, ms (lets the views repaint).
+SETTLE_MS = 500
+
+
+def screenshot_when_ready(window, path, timeout_s: float = 300.0) -> int:
+    """Run the event loop until ``window`` shows its first image, then save it.
+
+    Parameters
+    ----------
+    window : MainWindow
+        Shown, with a job submitted (or about to be).
+    path : str or path-like
+        PNG to write.
+    timeout_s : float
+        Give up after this many seconds.
+
+    Returns
+    -------
+    int
+        0 when the PNG was written, 1 otherwise (a message is printed on stderr).
+    """
+    path = Path(path)
+    loop = QtCore.QEventLoop()
+    outcome = {"rc": 1}
+
+    def finish(rc: int, message: str) -> None:
+        outcome["rc"] = rc
+        print(message, file=sys.stderr if rc else sys.stdout)
+        loop.quit()
+
+    def save() -> None:
+        QtWidgets.QApplication.processEvents()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if window.grab().save(str(path), "PNG"):
+            finish(0, f"uvlab gui: wrote {path}")
+        else:
+            finish(1, f"uvlab gui: error: could not write {path}")
+
+    def on_result(result) -> None:
+        if isinstance(result.output, ImageOutput):
+            QtCore.QTimer.singleShot(SETTLE_MS, save)
+
+    def on_failed(message: str) -> None:
+        first = message.splitlines()[0] if message else "error"
+        finish(1, f"uvlab gui: error: the first run failed: {first}")
+
+    def on_timeout() -> None:
+        finish(1, f"uvlab gui: error: no result within {timeout_s:g} s; no screenshot written")
+
+    c = window.controller
+    c.result_ready.connect(on_result)
+    c.job_failed.connect(on_failed)
+    timer = QtCore.QTimer()
+    timer.setSingleShot(True)
+    timer.timeout.connect(on_timeout)
+    timer.start(int(timeout_s * 1000))
+    loop.exec()
+    timer.stop()
+    c.result_ready.disconnect(on_result)
+    c.job_failed.disconnect(on_failed)
+    return outcome["rc"]

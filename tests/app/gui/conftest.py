@@ -1,0 +1,142 @@
+"""Fixtures for the GUI tests: a small scene, private settings, no dangling QThreads."""
+
+from __future__ import annotations
+
+import traceback
+import weakref
+
+import pytest
+from PyQt6 import QtCore
+
+from uvlab.app.gui.jobs import ImagingOptions
+from uvlab.app.gui.session import demo_sky_for
+from uvlab.app.gui.settings import AppSettings
+from uvlab.app.observation import ObservationSpec
+
+#: A small synthetic observation: KAT-7, 6 h at 10 min, two channels (36 × 21 rows).
+SMALL_OBS = ObservationSpec(
+    layout="kat-7",
+    ra_deg=201.365,
+    dec_deg=-43.019,
+    ha_start_h=-3.0,
+    ha_stop_h=3.0,
+    int_s=600.0,
+    freq_hz=1.4e9,
+    chan_width_hz=2.0e6,
+    nchan=2,
+)
+
+
+@pytest.fixture(autouse=True)
+def no_dangling_qthreads(monkeypatch):
+    """Fail a test that leaves a QThread running (napari's ``dangling_qthreads``)."""
+    started: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+    base_start = QtCore.QThread.start
+
+    def start(self, *args):
+        started[self] = "".join(traceback.format_stack(limit=6)[:-1])
+        base_start(self, *args)
+
+    monkeypatch.setattr(QtCore.QThread, "start", start)
+    yield
+    running = []
+    for thread, where in list(started.items()):
+        try:
+            if thread.isRunning():
+                running.append(where)
+        except RuntimeError:  # the C++ object is gone: not running
+            pass
+    if running:
+        for thread in list(started):
+            try:
+                thread.quit()
+                thread.wait(5000)
+            except RuntimeError:
+                pass
+        pytest.fail(f"{len(running)} QThread(s) left running, started at:\n" + "\n".join(running))
+
+
+@pytest.fixture
+def settings(tmp_path):
+    """AppSettings in a private INI file."""
+    q = QtCore.QSettings(str(tmp_path / "uvlab-test.ini"), QtCore.QSettings.Format.IniFormat)
+    return AppSettings(q)
+
+
+@pytest.fixture
+def small_state():
+    """A SessionState on SMALL_OBS with the teaching sky at 128² pixels."""
+    from uvlab.app.gui.session import SessionState
+
+    imaging = ImagingOptions(npix=128)
+    return SessionState(
+        observation=SMALL_OBS,
+        sky=demo_sky_for("teaching", SMALL_OBS, imaging),
+        imaging=imaging,
+        device="cpu",
+    )
+
+
+@pytest.fixture
+def make_window(qtbot, settings):
+    """Factory: a MainWindow on a state, registered with qtbot, shut down after the test."""
+    from uvlab.app.gui.main_window import MainWindow
+
+    windows = []
+
+    def make(state, *, run_on_start: bool = True):
+        w = MainWindow(state, settings=settings, run_on_start=run_on_start)
+        qtbot.addWidget(w)
+        windows.append(w)
+        w.resize(1400, 900)
+        w.show()
+        return w
+
+    yield make
+    for w in windows:
+        w.controller.shutdown()
+
+
+@pytest.fixture
+def wait_result(qtbot):
+    """``wait_result(window)``: wait for the window's next result; returns the JobResult."""
+
+    def wait(window, timeout=30_000):
+        with qtbot.waitSignal(window.controller.result_ready, timeout=timeout) as blocker:
+            pass
+        return blocker.args[0]
+
+    return wait
+
+
+@pytest.fixture
+def engine_image():
+    """``engine_image(obs_spec, sky, spec, imaging)``: the image straight through the engine.
+
+    Simulate, predict every time at once (with smearing), image with make_image:
+    an independent path to what the GUI streams chunk by chunk.
+    """
+
+    def image(obs_spec, sky, spec, imaging, smearing=True):
+        from uvlab.app.observation import simulate_observation
+        from uvlab.gpu.imaging.imager import make_image
+        from uvlab.gpu.predict import Smearing, predict_antennas
+
+        obs = simulate_observation(obs_spec)
+        src = sky.to_source_arrays(obs.ra0_rad, obs.dec0_rad)
+        sm = Smearing(obs.chan_width_hz, obs.int_s, obs.dec0_rad) if smearing else None
+        vis = predict_antennas(obs.ant_uvw, obs.ant1, obs.ant2, obs.freq_hz, src, smearing=sm)
+        nchan = obs.freq_hz.size
+        return make_image(
+            obs.uvw.reshape(-1, 3),
+            obs.freq_hz,
+            vis.reshape(-1, nchan),
+            1.0,
+            spec,
+            flag=obs.flag.reshape(-1, 1),
+            weighting=imaging.weighting_spec(),
+            algorithm=imaging.algorithm,
+            params=imaging.grid_params(),
+        )
+
+    return image
