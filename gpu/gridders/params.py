@@ -10,6 +10,7 @@ from uvlab.gpu.gridders.gcf import KERNELS
 #: Kernels a tap rule can use: the closed forms plus the least-misfit tables.
 GCF_NAMES = (*KERNELS, "lm")
 ENGINES = ("auto", "numpy", "ducc")
+PRECISIONS = ("single", "double")
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,13 @@ class GridParams:
         accuracy :meth:`accuracy`; ducc0 picks its own ES shape and σ), the
         NumPy rung for every other kernel. "numpy" runs the ES table or
         exact evaluation in NumPy — the reference for the CuPy kernels.
+        On the GPU (cupy inputs) "auto" and "numpy" both run the CUDA
+        gridders; "ducc" runs ducc0 on the host.
     chunk : int
         Tap entries (records × S²) processed per chunk: bounds memory.
+    precision : {"double", "single"}
+        CUDA gridders only: float64 throughout, or float32 records,
+        complex64 grid and float32 image. The NumPy gridders are float64.
     """
 
     kernel: str = "es"
@@ -62,6 +68,7 @@ class GridParams:
     wstack: bool = False
     engine: str = "auto"
     chunk: int = 1 << 22
+    precision: str = "double"
 
     def __post_init__(self):
         if self.kernel not in GCF_NAMES:
@@ -78,6 +85,8 @@ class GridParams:
             raise ValueError(f"pruning support must be 2–32, got {self.prune_support}")
         if self.engine not in ENGINES:
             raise ValueError(f"unknown engine {self.engine!r}; choose one of {ENGINES}")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {PRECISIONS}, got {self.precision!r}")
         if self.eps is not None and not 0 < self.eps < 1:
             raise ValueError(f"eps must be in (0, 1), got {self.eps}")
 

@@ -5,6 +5,10 @@ Every gridder has the signature
 (unnormalised ``Re Σ wvis·exp(−2πi(u·l + v·m))``); every plan function
 ``plans(spec, params) -> (AxisPlan u, AxisPlan v)`` describes the NumPy chain
 the analytic aliasing maps are computed from.
+
+``get_gridder(name, xp=cupy)`` returns the CUDA gridder of the same name
+(:mod:`~uvlab.gpu.gridders.cuda_gridders`: cupy arrays in and out), imported
+only then, so this module stays NumPy-only.
 """
 
 from __future__ import annotations
@@ -38,9 +42,22 @@ def _check(name: str) -> None:
         raise ValueError(f"unknown gridding algorithm {name!r}; choose one of {ALGORITHMS}")
 
 
-def get_gridder(name: str) -> Callable:
-    """The ``dirty`` function of a gridding algorithm."""
+def get_gridder(name: str, xp=None) -> Callable:
+    """The ``dirty`` function of a gridding algorithm.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`ALGORITHMS`.
+    xp : module, optional
+        The array module of the inputs: ``cupy`` selects the CUDA gridder,
+        anything else (default) the NumPy one.
+    """
     _check(name)
+    if xp is not None and getattr(xp, "__name__", "") == "cupy":
+        from uvlab.gpu.gridders.cuda_gridders import CUDA_GRIDDERS
+
+        return CUDA_GRIDDERS[name]
     return GRIDDERS[name]
 
 

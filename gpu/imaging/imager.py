@@ -5,6 +5,11 @@ convert uvw to wavelengths, weight, call the algorithm's ``dirty`` function
 (``dft`` here, the gridders in :mod:`uvlab.gpu.gridders`), and normalise by
 Σw so that the PSF peaks at 1 and a 1 Jy point source reads 1 Jy/beam
 (DESIGN §1). Each stage is timed (DESIGN §4).
+
+On the GPU every algorithm keeps the data on the device: the flat samples go
+host→device once, then weighting, gridding (the CUDA gridders of
+:mod:`uvlab.gpu.gridders.cuda_gridders`, in ``params.precision``), FFT and
+correction run there, and only the two images come back (device→host).
 """
 
 from __future__ import annotations
@@ -122,7 +127,7 @@ def make_image(
     if u.size == 0:
         raise ImagingError("every sample is flagged or has zero weight: nothing to image")
     xp = np
-    if dev == "gpu" and algorithm == "dft":
+    if dev == "gpu":
         import cupy as xp
 
         with timer.stage("host→device"):
@@ -132,19 +137,17 @@ def make_image(
         sumw = float(wt.sum())
     if not sumw > 0:
         raise ImagingError("the imaging weights sum to zero: nothing to image")
-    fn = _algorithm(algorithm, params)
+    fn = _algorithm(algorithm, params, xp)
     dirty = fn(u, v, wt * vis_f, spec, w=w, timer=timer)
     psf_img = fn(u, v, wt.astype(xp.complex128), spec, w=w, timer=timer) if psf else None
+    nvis = int(xp.count_nonzero(wt))
     with timer.stage("device→host"):
-        dirty = to_numpy(dirty) / sumw
-        psf_img = None if psf_img is None else to_numpy(psf_img) / sumw
-    used = "gpu" if (dev == "gpu" and algorithm == "dft") else "cpu"
-    return ImageResult(
-        dirty, psf_img, sumw, int(np.count_nonzero(to_numpy(wt))), algorithm, used, timer.seconds()
-    )
+        dirty = np.asarray(to_numpy(dirty), dtype=np.float64) / sumw
+        psf_img = None if psf_img is None else np.asarray(to_numpy(psf_img), np.float64) / sumw
+    return ImageResult(dirty, psf_img, sumw, nvis, algorithm, dev, timer.seconds())
 
 
-def _algorithm(name: str, params):
+def _algorithm(name: str, params, xp=np):
     if name == "dft":
 
         def run(u, v, wvis, spec, *, w=None, timer=None):
@@ -155,8 +158,12 @@ def _algorithm(name: str, params):
     from uvlab.gpu.gridders.params import GridParams
     from uvlab.gpu.gridders.registry import get_gridder
 
-    gridder = get_gridder(name)
+    gridder = get_gridder(name, xp=xp)
     params = params or GridParams()
+    if xp is not np:
+        return lambda u, v, wvis, spec, *, w=None, timer=None: gridder(
+            u, v, wvis, spec, params, w=w, timer=timer
+        )
 
     def run(u, v, wvis, spec, *, w=None, timer=None):
         return gridder(

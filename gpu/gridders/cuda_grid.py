@@ -1,0 +1,227 @@
+"""The CUDA gridding pipeline: sort / bin → tile gridding → prune → c2r FFT → correct.
+
+One function, :func:`dirty_chain`, runs a :class:`~uvlab.gpu.gridders.cuda_rules.GpuChain`
+on cupy arrays, keeping everything on the device:
+
+1. **sort / bin** — counting sort of the records by grid tile
+   (:mod:`~uvlab.gpu.gridders.cuda_binning`) and the subproblem list;
+2. **grid** — zero the Hermitian half grid, then one thread block per
+   subproblem accumulates into a shared-memory tile with register-held
+   running sums and conflict-free cell ownership (Romein 2012; Muscat 2021
+   §4.1), and adds the tile to the grid with one vector atomic per nonzero
+   cell (``gpu/kernels/grid_tiles.cu``): ``grid_tile2d`` for S×S windows,
+   ``grid_tile_row`` when v is the nearest cell (hybrid, pruned-nn, nn);
+3. **prune** — the column pruner (hybrid, pruned-nn);
+4. **FFT** — one c2r 2-D cuFFT of the half grid;
+5. **correct** — correction and crop fused in one kernel.
+
+:class:`KernelConfig` holds the tunables (tile sizes, records per
+subproblem, threads of the one-row kernel); the defaults were chosen on an
+H200 (BENCHMARKS.md, gridding section).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from uvlab.gpu.gridders.cuda_binning import (
+    TileLayout,
+    bin_records,
+    make_layout,
+    subproblems,
+)
+from uvlab.gpu.gridders.cuda_post import correct_crop, irfft2, prune_rows
+from uvlab.gpu.gridders.cuda_rules import AxisRule, GpuChain
+from uvlab.gpu.gridders.separable import timed
+
+#: Static shared memory a block may use without opting in.
+SHARED_LIMIT = 48 * 1024
+
+
+@dataclass(frozen=True)
+class KernelConfig:
+    """Tunables of the tile gridders.
+
+    Attributes
+    ----------
+    tile_2d : (int, int)
+        Window starts per tile (u, v) of ``grid_tile2d``.
+    maxsub_2d : int
+        Records per thread block of ``grid_tile2d``.
+    tile_row : (int, int)
+        Tile of ``grid_tile_row`` (v in cells of the fine grid).
+    maxsub_row : int
+        Records per thread group of ``grid_tile_row``.
+    threads_row : int
+        Threads of ``grid_tile_row``: P = threads_row // S groups of S.
+    batch_2d : int
+        Records staged per batch by ``grid_tile2d`` (0: the most that fit).
+    prune_rb : int
+        Outputs per thread of the column pruner.
+    """
+
+    tile_2d: tuple[int, int] = (16, 16)
+    maxsub_2d: int = 1024
+    tile_row: tuple[int, int] = (32, 32)
+    maxsub_row: int = 128
+    threads_row: int = 64
+    batch_2d: int = 32
+    prune_rb: int = 16
+
+
+def _ct(real) -> str:
+    return "float" if np.dtype(real) == np.float32 else "double"
+
+
+def _round32(n: int) -> int:
+    return -(-n // 32) * 32
+
+
+def batch_records(rb: int, su: int, sv: int, tile: tuple[int, int]) -> int:
+    """Records staged per batch by grid_tile2d so its shared memory fits (0: none)."""
+    tile_bytes = (tile[1] + sv + 1) * (tile[0] + su + 1) * 2 * rb
+    for r in (128, 64, 32):
+        if tile_bytes + r * (16 + 4 * rb + rb * (su + sv)) <= SHARED_LIMIT:
+            return r
+    return 0
+
+
+@dataclass(frozen=True, eq=False)
+class DeviceChain:
+    """A chain's small device arrays in one precision (correctors, tables)."""
+
+    corr_u: object
+    corr_v: object
+    table_u: object
+    table_v: object
+
+
+@lru_cache(maxsize=32)
+def device_chain(chain: GpuChain, real) -> DeviceChain:
+    """Correctors (scale ½·Mu·Mv folded into v) and tables on the device, cached."""
+    import cupy
+
+    scale = 0.5 * chain.n_fft_u * chain.n_fft_v
+
+    def table(rule: AxisRule):
+        data = rule.table if rule.table is not None else np.zeros(1)
+        return cupy.asarray(data, dtype=real)
+
+    return DeviceChain(
+        cupy.asarray(chain.corr_u, dtype=real),
+        cupy.asarray(chain.corr_v * scale, dtype=real),
+        table(chain.rule_u),
+        table(chain.rule_v),
+    )
+
+
+def plan_layout(chain: GpuChain, config: KernelConfig) -> tuple[TileLayout, int]:
+    """Tile layout and records per subproblem of a chain's gridding kernel."""
+    if chain.one_row:
+        groups = max(1, config.threads_row // chain.rule_u.support)
+        return make_layout(chain, config.tile_row, groups), config.maxsub_row
+    return make_layout(chain, config.tile_2d), config.maxsub_2d
+
+
+def grid_records(recs, counts, offsets, subs, chain, layout, maxsub, dev, real, batch=0):
+    """Launch the tile gridder on binned records; returns the (Mv, Mu/2 + 1) cupy half grid.
+
+    ``subs`` is the (sub_tile, sub_chunk) pair of :func:`subproblems`.
+    """
+    import cupy
+
+    from uvlab.gpu.predict.cuda_compile import get_kernel
+
+    ru, rv = chain.rule_u, chain.rule_v
+    cplx = np.complex64 if np.dtype(real) == np.float32 else np.complex128
+    half = cupy.zeros((layout.n_v, layout.n_u // 2 + 1), dtype=cplx)
+    sub_tile, sub_chunk = subs
+    if sub_tile.size == 0:
+        return half
+    ct = _ct(real)
+    common = (recs, offsets, counts, sub_tile, sub_chunk, np.int32(maxsub), half)
+    common += (np.int32(layout.ntile_u), np.int32(layout.n_u), np.int32(layout.n_v))
+    common += (np.int32(layout.pad),)
+    u_args = (real(ru.beta), dev.table_u, np.int32(ru.oversample), np.int32(ru.half))
+    tu, tv = layout.tile_u, layout.tile_v
+    if chain.one_row:
+        su, p = ru.support, layout.groups
+        nt = _round32(su * p)
+        name = f"grid_tile_row<{ct}, {ru.rule_id}, {su}, {p}, {tu}, {tv}, {nt}>"
+        args = common + u_args
+    else:
+        su, sv = ru.support, rv.support
+        nt = max(64, _round32(su * sv))
+        r = batch_records(np.dtype(real).itemsize, su, sv, (tu, tv))
+        r = min(r, batch) if batch else r
+        if r == 0:
+            raise ValueError(f"support {su}×{sv} does not fit shared memory with tile {tu}×{tv}")
+        name = f"grid_tile2d<{ct}, {ru.rule_id}, {su}, {rv.rule_id}, {sv}, {tu}, {tv}, {nt}, {r}>"
+        v_args = (real(rv.beta), dev.table_v, np.int32(rv.oversample), np.int32(rv.half))
+        args = common + u_args + v_args
+    get_kernel("grid_tiles.cu", name)((int(sub_tile.size),), (nt,), args)
+    return half
+
+
+def _as_inputs(u, v, wvis, cplx):
+    import cupy
+
+    def real_in(a):
+        a = cupy.asarray(a)
+        ok = a.dtype in (np.float32, np.float64)
+        return cupy.ascontiguousarray(a if ok else a.astype(np.float64))
+
+    w = cupy.asarray(wvis)
+    if w.dtype not in (np.complex64, np.complex128):
+        w = w.astype(cplx)
+    return real_in(u).ravel(), real_in(v).ravel(), cupy.ascontiguousarray(w).ravel()
+
+
+def dirty_chain(u, v, wvis, chain: GpuChain, *, precision="double", timer=None, config=None):
+    """Unnormalised dirty image ``Re Σ wvis·exp(−2πi(u·l + v·m))`` on the GPU.
+
+    Parameters
+    ----------
+    u, v : (nvis,) float32/float64 (cupy or numpy), wavelengths
+    wvis : (nvis,) complex (cupy or numpy)
+    chain : GpuChain
+    precision : {"single", "double"}
+        float32 records, complex64 grid and float32 accumulation, or float64.
+    timer : StageTimer, optional
+    config : KernelConfig, optional
+
+    Returns
+    -------
+    (N, N) cupy float32 or float64
+    """
+    import cupy
+
+    if precision not in ("single", "double"):
+        raise ValueError(f"precision must be 'single' or 'double', got {precision!r}")
+    real = np.float32 if precision == "single" else np.float64
+    cplx = np.complex64 if precision == "single" else np.complex128
+    config = config or KernelConfig()
+    u, v, wvis = _as_inputs(u, v, wvis, cplx)
+    dev = device_chain(chain, real)
+    layout, maxsub = plan_layout(chain, config)
+    if u.size == 0:
+        return cupy.zeros((chain.npix, chain.npix), dtype=real)
+    with timed(timer, "sort / bin"):
+        recs, counts, offsets = bin_records(u, v, wvis, chain, layout, real)
+        subs = subproblems(counts, layout.groups, maxsub, cupy)
+    with timed(timer, "grid"):
+        half = grid_records(
+            recs, counts, offsets, subs, chain, layout, maxsub, dev, real, config.batch_2d
+        )
+    del recs
+    if chain.pruner_v is not None:
+        with timed(timer, "prune"):
+            half = prune_rows(half, chain.pruner_v, config.prune_rb)
+    with timed(timer, "FFT"):
+        img = irfft2(half, chain.n_fft_v, chain.n_fft_u)
+    del half
+    with timed(timer, "correct"):
+        return correct_crop(img, dev.corr_u, dev.corr_v, chain.npix, real)
