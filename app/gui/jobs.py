@@ -6,13 +6,15 @@ iterates the generator :func:`uvlab.app.gui.live.iter_job` gives for it, which
 yields :class:`Progress` and :class:`Partial` events and finally one
 :class:`Done`; the worker wraps the output in a :class:`JobResult`.
 
-Nothing here imports Qt. A new job type (e.g. ``task="compare"``) needs a task
-name here, an output dataclass, and a branch in ``live.iter_job``.
+Nothing here imports Qt. A new job type needs a task name here, an output
+dataclass, and a branch in ``live.iter_job`` (as ``compare`` has:
+:mod:`uvlab.app.gui.compare_task`).
 """
 
 from __future__ import annotations
 
 import itertools
+import os
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
@@ -30,13 +32,16 @@ _JOB_IDS = itertools.count(1)
 
 #: Where the visibilities come from.
 SOURCES = ("synthetic", "ms")
-#: What to compute from them ("image": dirty image + PSF; "aliasing": error maps).
-TASKS = ("image", "aliasing")
+#: What to compute ("image": dirty image + PSF; "aliasing": error maps; "compare":
+#: several imaging entries against the DFT).
+TASKS = ("image", "aliasing", "compare")
 #: Imaging algorithms offered: the exact DFT, then the gridders (DESIGN §2 order).
 ALGORITHMS = ("dft", "conv", "nn", "nn-oversampled", "hybrid", "pruned-nn")
 KERNELS = ("es", "kb", "pswf", "gauss", "lm")
 PRECISIONS = ("single", "double")
 DEVICES = ("auto", "cpu", "gpu")
+#: CPU gridding threads in the GUI: every core but one, which stays with the window.
+INTERACTIVE_THREADS = max(1, (os.cpu_count() or 2) - 1)
 
 
 def next_job_id() -> int:
@@ -128,7 +133,12 @@ class ImagingOptions:
             return None
         from uvlab.gpu.gridders.params import GridParams
 
-        common = dict(kernel=self.kernel, oversample=int(self.oversample), sigma=self.padding)
+        common = dict(
+            kernel=self.kernel,
+            oversample=int(self.oversample),
+            sigma=self.padding,
+            threads=INTERACTIVE_THREADS,
+        )
         if self.accuracy == "eps":
             return GridParams.from_eps(float(self.eps), **common)
         return GridParams(support=int(self.support), **common)
@@ -193,11 +203,13 @@ class JobRequest:
     smearing : bool
         Apply time and bandwidth smearing to the prediction.
     ms : MSSelection or None
-    task : {"image", "aliasing"}
+    task : {"image", "aliasing", "compare"}
     preview : bool
         Stream a preview image per time chunk while predicting.
     job_id : int
         From :func:`next_job_id`; newest wins.
+    compare : tuple of ImagingOptions
+        The entries of a ``compare`` task (two or more gridders).
     """
 
     source: str
@@ -210,6 +222,7 @@ class JobRequest:
     task: str = "image"
     preview: bool = True
     job_id: int = field(default_factory=next_job_id)
+    compare: tuple[ImagingOptions, ...] = ()
 
     def __post_init__(self):
         if self.source not in SOURCES:
@@ -222,6 +235,8 @@ class JobRequest:
             raise ValueError("a synthetic job needs an observation")
         if self.source == "ms" and self.ms is None:
             raise ValueError("no MeasurementSet opened: use File → Open MeasurementSet…")
+        if self.task == "compare" and len(self.compare) < 2:
+            raise ValueError("compare needs two or more entries (Compare tab of the controls)")
 
 
 # --------------------------------------------------------------------- events

@@ -110,6 +110,6 @@ def dirty_ducc(
             do_wgridding=bool(params.wstack and w is not None),
             divide_by_n=False,
             flip_v=True,
-            nthreads=0,
+            nthreads=int(params.threads),
         )
     return np.ascontiguousarray(d.T)

@@ -54,6 +54,9 @@ class GridParams:
     precision : {"double", "single"}
         CUDA gridders only: float64 throughout, or float32 records,
         complex64 grid and float32 image. The NumPy gridders are float64.
+    threads : int
+        CPU threads for the ducc0 engine; 0 uses every core. An interactive
+        caller leaves one core to its user interface.
     """
 
     kernel: str = "es"
@@ -69,6 +72,7 @@ class GridParams:
     engine: str = "auto"
     chunk: int = 1 << 22
     precision: str = "double"
+    threads: int = 0
 
     def __post_init__(self):
         if self.kernel not in GCF_NAMES:
