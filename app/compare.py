@@ -19,9 +19,11 @@ Python over :mod:`uvlab.gpu`: used by ``uvlab compare`` and the GUI.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -105,6 +107,18 @@ class Comparison:
                 for name, r in self.results.items()
             },
         }
+
+
+def write_metrics_json(cmp: Comparison, path, data_label: str) -> Path:
+    """Write ``metrics.json``: :meth:`Comparison.metrics` plus ``"data": data_label``.
+
+    The one writer of the file, used by ``uvlab compare`` and the GUI's compare mode.
+    """
+    metrics = cmp.metrics()
+    metrics["data"] = data_label
+    path = Path(path)
+    path.write_text(json.dumps(metrics, indent=2))
+    return path
 
 
 def dft_step(npix: int, nvis: int, budget: float) -> int:

@@ -10,8 +10,6 @@ and ``metrics.json`` says ``"reference": "dft subsampled every k pixels"``.
 
 from __future__ import annotations
 
-import json
-
 from uvlab.app.commands.image import add_imaging_args, add_selection_args, fits_history
 from uvlab.app.commands.simulate import add_observation_args
 
@@ -202,6 +200,7 @@ def write_outputs(cmp, out, ra, dec, freq, params, label):
     """FITS per algorithm, the reference FITS, metrics.json and report.png."""
     import numpy as np
 
+    from uvlab.app.compare import write_metrics_json
     from uvlab.app.fits_io import write_image_fits
     from uvlab.app.report import compare_report
     from uvlab.gpu.imaging.spec import ImageSpec
@@ -248,10 +247,7 @@ def write_outputs(cmp, out, ra, dec, freq, params, label):
                 **common,
             )
         )
-    metrics = cmp.metrics()
-    metrics["data"] = label
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
-    files.append(out / "metrics.json")
+    files.append(write_metrics_json(cmp, out / "metrics.json", label))
     files.append(
         compare_report(cmp, out / "report.png", title=f"{label} — vs {cmp.reference_label}")
     )

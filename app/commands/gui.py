@@ -2,6 +2,25 @@
 
 from __future__ import annotations
 
+import argparse
+
+from uvlab.app.commands.compare import GRIDDERS
+
+#: View tabs ``--tab`` can bring to the front (``uvlab.app.gui.compare_mode.TAB_TITLES``).
+TABS = ("overview", "sky", "aliasing", "compare", "timing", "log")
+
+
+def algorithm_list(text: str) -> list[str]:
+    """``--compare`` value: two or more distinct gridders, comma-separated."""
+    names = list(dict.fromkeys(a.strip() for a in text.split(",") if a.strip()))
+    bad = [a for a in names if a not in GRIDDERS]
+    if bad or len(names) < 2:
+        raise argparse.ArgumentTypeError(
+            f"give two or more of {', '.join(GRIDDERS)}, comma-separated"
+            + (f" (unknown: {', '.join(bad)})" if bad else "")
+        )
+    return names
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -9,13 +28,21 @@ def register(sub) -> None:
         help="open the desktop lab window",
         description="Open uvlab's desktop lab: simulate an observation or open a "
         "MeasurementSet, edit the sky and the imaging, and watch the images update. "
-        "With --screenshot, wait for the first complete result, save the window as "
-        "PNG and exit (0 on success, 1 on error or timeout).",
+        "With --screenshot, wait for the first complete result (or, with --compare, the "
+        "comparison), save the window as PNG and exit (0 on success, 1 on error or timeout).",
     )
     p.add_argument("--scene", help="start from a scene JSON file (as written by uvlab demo)")
     p.add_argument("--session", help="start from a saved GUI session (JSON)")
     p.add_argument("--screenshot", metavar="PATH", help="save the window as PNG and exit")
     p.add_argument("--device", choices=("auto", "cpu", "gpu"), help="compute device")
+    p.add_argument("--tab", choices=TABS, help="view tab to show at start")
+    p.add_argument(
+        "--compare",
+        type=algorithm_list,
+        metavar="ALGOS",
+        help="after the first image, compare these gridders (e.g. conv,hybrid,pruned-nn) "
+        "in the Compare tab; with --screenshot, the screenshot waits for the comparison",
+    )
     p.add_argument(
         "--timeout",
         type=float,
@@ -34,4 +61,6 @@ def run(args) -> int:
         screenshot=args.screenshot,
         device=args.device,
         timeout_s=args.timeout,
+        tab=args.tab,
+        compare=args.compare,
     )

@@ -30,12 +30,18 @@ def launch(
     device: str | None = None,
     timeout_s: float = 300.0,
     argv: list[str] | None = None,
+    tab: str | None = None,
+    compare: list[str] | None = None,
 ) -> int:
     """Open the window and run the event loop; returns the exit status.
 
     With ``screenshot``, waits for the first complete result, saves the window
     as a PNG and returns 0 (1 on error or timeout). Without a display (no
     ``DISPLAY``/``WAYLAND_DISPLAY``), screenshot mode renders offscreen.
+    ``tab`` brings a view tab to the front (a name of
+    :data:`~uvlab.app.gui.compare_mode.TAB_TITLES`); ``compare`` lists gridders
+    to compare once the first image is shown (the screenshot then waits for
+    the comparison).
     """
     headless = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
     if screenshot and headless and sys.platform.startswith("linux"):
@@ -51,13 +57,18 @@ def launch(
     app.setOrganizationName(ORGANISATION)
     app.setApplicationName(APPLICATION)
     window = MainWindow(state)
+    if compare:
+        window.start_compare(compare)
+    if tab:
+        window.show_tab(tab)
     if screenshot:
-        window.resize(1600, 1000)
+        window.resize(1800, 1050)
     window.show()
     if screenshot:
         from uvlab.app.gui.screenshot import screenshot_when_ready
 
-        rc = screenshot_when_ready(window, screenshot, timeout_s)
+        task = "compare" if compare else "image"
+        rc = screenshot_when_ready(window, screenshot, timeout_s, task=task)
         window.close()
         return rc
     rc = app.exec()

@@ -321,7 +321,11 @@ def iter_job(
         from uvlab.app.gui.aliasing import iter_aliasing
 
         yield from iter_aliasing(request, samples, cancelled)
-    else:  # a new task (e.g. "compare") gets its branch here
+    elif request.task == "compare":
+        from uvlab.app.gui.compare_task import iter_compare
+
+        yield from iter_compare(request, samples, cancelled)
+    else:  # a new task gets its branch here
         raise ValueError(f"unknown task {request.task!r}")
 
 

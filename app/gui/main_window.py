@@ -13,6 +13,8 @@ import math
 
 from PyQt6 import QtCore, QtGui, QtWidgets
 
+from uvlab.app.gui.compare_mode import CompareMode
+from uvlab.app.gui.compare_task import CompareOutput
 from uvlab.app.gui.controller import Controller
 from uvlab.app.gui.jobs import ImageOutput, JobRequest, JobResult
 from uvlab.app.gui.panels import ImagingPanel, ObservationPanel, RunPanel, SkyPanel
@@ -25,7 +27,7 @@ from uvlab.app.gui.window_files import FileActions
 PLAY_PAUSE_MS = 400
 
 
-class MainWindow(FileActions, QtWidgets.QMainWindow):
+class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
     """The desktop lab.
 
     Parameters
@@ -59,6 +61,7 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
         self.run_panel = RunPanel()
         self._build_dock()
         self.controller = Controller(self.freeze_request, worker, parent=self)
+        self._build_compare()
         self._playing = False
         self._play_target = 0.0
         self._build_menus()
@@ -130,6 +133,7 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
         self.run_action = self._action(r, "Run", lambda: self.controller.submit(), "Ctrl+R")
         self._action(r, "Cancel", lambda: self.controller.cancel(), "Esc")
         self._action(r, "Compute aliasing maps", lambda: self.controller.submit("aliasing"))
+        self._action(r, "Compare algorithms", lambda: self.controller.submit("compare"))
         v = bar.addMenu("&View")
         v.addAction(self.dock.toggleViewAction())
 
@@ -166,6 +170,7 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
         imaging = self.imaging_panel.options()
         device = self.imaging_panel.device()
         sky = self.sky_panel.sky_model()
+        compare = self.compare_entries(task, imaging)
         if self.obs_panel.source() == "synthetic":
             return JobRequest(
                 "synthetic",
@@ -175,11 +180,12 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
                 sky,
                 self.obs_panel.smearing(),
                 task=task,
+                compare=compare,
             )
         sel = self.obs_panel.ms_selection()
         if sel is None:
             raise ValueError("no MeasurementSet opened: use File → Open MeasurementSet…")
-        return JobRequest("ms", imaging, device, sky=sky, ms=sel, task=task)
+        return JobRequest("ms", imaging, device, sky=sky, ms=sel, task=task, compare=compare)
 
     def session_state(self) -> SessionState:
         """The whole state, for saving (ValueError if a field is invalid)."""
@@ -223,6 +229,7 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
         if self._playing:  # the animation's own steps do not emit changed
             self.set_playing(False)
         self.views.aliasing_view.mark_stale()
+        self.compare_view.mark_stale()
         if self.run_panel.autorun():
             self.controller.schedule()
 
@@ -288,7 +295,9 @@ class MainWindow(FileActions, QtWidgets.QMainWindow):
     def _on_result(self, result: JobResult) -> None:
         elapsed_draw = self.views.show_result(result)
         out = result.output
-        if isinstance(out, ImageOutput):
+        if isinstance(out, CompareOutput):
+            elapsed_draw, text = self.show_comparison(result)
+        elif isinstance(out, ImageOutput):
             if out.info is not None:
                 self.obs_panel.set_ms_info(out.info)
             text = (

@@ -1,5 +1,8 @@
 """Screenshot mode: wait for the first complete result, save the window as PNG.
 
+The result waited for is the first of the given task (``image`` by default;
+``compare`` for a screenshot of compare mode).
+
 Used by ``uvlab gui --screenshot PATH`` (documentation images, smoke tests
 under Xvfb): exit status 0 once the PNG is written, 1 with a message on a
 job error or when no result arrives within the timeout.
@@ -12,13 +15,11 @@ from pathlib import Path
 
 from PyQt6 import QtCore, QtWidgets
 
-from uvlab.app.gui.jobs import ImageOutput
-
 #: Pause after the result is drawn before grabbing, ms (lets the views repaint).
 SETTLE_MS = 500
 
 
-def screenshot_when_ready(window, path, timeout_s: float = 300.0) -> int:
+def screenshot_when_ready(window, path, timeout_s: float = 300.0, task: str = "image") -> int:
     """Run the event loop until ``window`` shows its first image, then save it.
 
     Parameters
@@ -29,6 +30,8 @@ def screenshot_when_ready(window, path, timeout_s: float = 300.0) -> int:
         PNG to write.
     timeout_s : float
         Give up after this many seconds.
+    task : str
+        Save once a result of this task is drawn (``"image"`` or ``"compare"``).
 
     Returns
     -------
@@ -53,7 +56,7 @@ def screenshot_when_ready(window, path, timeout_s: float = 300.0) -> int:
             finish(1, f"uvlab gui: error: could not write {path}")
 
     def on_result(result) -> None:
-        if isinstance(result.output, ImageOutput):
+        if result.task == task:
             QtCore.QTimer.singleShot(SETTLE_MS, save)
 
     def on_failed(message: str) -> None:

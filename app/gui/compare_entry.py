@@ -1,0 +1,144 @@
+"""One entry of compare mode: an algorithm and the gridder parameters it reads.
+
+As in the Imaging panel, only the parameters the chosen algorithm reads are
+enabled (:data:`uvlab.app.gui.panels.imaging_panel.USES`): the kernel and its
+accuracy (ε, or the support S) for ``conv`` and ``hybrid``, the oversampling
+β, the padding σ.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PyQt6 import QtCore, QtWidgets
+from PyQt6.QtCore import pyqtSignal
+
+from uvlab.app.gui.compare_task import GRIDDERS
+from uvlab.app.gui.jobs import KERNELS, ImagingOptions
+from uvlab.app.gui.panels.fields import ValidatedLineEdit, parse_open_unit
+from uvlab.app.gui.panels.imaging_panel import ALGORITHM_TIPS, USES
+
+#: The ImagingOptions fields an entry sets (the rest come from the Imaging panel).
+ENTRY_FIELDS = ("algorithm", "kernel", "accuracy", "eps", "support", "oversample", "padding")
+
+
+class EntryEditor(QtWidgets.QGroupBox):
+    """Edits one entry.
+
+    Signals
+    -------
+    changed()
+        Any edit.
+    remove_requested()
+    """
+
+    changed = pyqtSignal()
+    remove_requested = pyqtSignal()
+
+    def __init__(self, title: str = "Entry", parent=None):
+        super().__init__(title, parent)
+        self.algorithm_combo = QtWidgets.QComboBox()
+        for name in GRIDDERS:
+            self.algorithm_combo.addItem(name, name)
+            self.algorithm_combo.setItemData(
+                self.algorithm_combo.count() - 1,
+                ALGORITHM_TIPS[name],
+                QtCore.Qt.ItemDataRole.ToolTipRole,
+            )
+        self.remove_button = QtWidgets.QPushButton("Remove")
+        self.remove_button.setToolTip("Remove this entry from the comparison")
+        self.kernel_combo = QtWidgets.QComboBox()
+        self.kernel_combo.addItems(KERNELS)
+        self.accuracy_combo = QtWidgets.QComboBox()
+        self.accuracy_combo.addItem("from ε", "eps")
+        self.accuracy_combo.addItem("support S", "support")
+        self.eps_edit = ValidatedLineEdit(parse_open_unit, "1e-05", tooltip="accuracy ε in (0, 1)")
+        self.support_spin = QtWidgets.QSpinBox()
+        self.support_spin.setRange(1, 32)
+        self.oversample_spin = QtWidgets.QSpinBox()
+        self.oversample_spin.setRange(1, 4096)
+        self.padding_spin = QtWidgets.QDoubleSpinBox()
+        self.padding_spin.setRange(1.0, 4.0)
+        self.padding_spin.setSingleStep(0.25)
+        for spin in (self.support_spin, self.oversample_spin, self.padding_spin):
+            spin.setKeyboardTracking(False)
+        grid = QtWidgets.QGridLayout(self)
+        grid.setContentsMargins(4, 4, 4, 4)
+        grid.setVerticalSpacing(2)
+        rows = (
+            ("Algorithm", self.algorithm_combo, None, self.remove_button),
+            ("Kernel", self.kernel_combo, "Size", self.accuracy_combo),
+            ("ε", self.eps_edit, "S", self.support_spin),
+            ("β", self.oversample_spin, "σ", self.padding_spin),
+        )
+        for r, (la, wa, lb, wb) in enumerate(rows):
+            grid.addWidget(QtWidgets.QLabel(la), r, 0)
+            grid.addWidget(wa, r, 1)
+            if lb:
+                grid.addWidget(QtWidgets.QLabel(lb), r, 2)
+            grid.addWidget(wb, r, 3 if lb else 2, 1, 1 if lb else 2)
+        grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(3, 1)
+        self.set_options(ImagingOptions())
+        for combo in (self.algorithm_combo, self.kernel_combo, self.accuracy_combo):
+            combo.currentIndexChanged.connect(self._edited)
+        for spin in (self.support_spin, self.oversample_spin, self.padding_spin):
+            spin.valueChanged.connect(self._edited)
+        self.eps_edit.value_changed.connect(self._edited)
+        self.remove_button.clicked.connect(self.remove_requested)
+
+    def algorithm(self) -> str:
+        return self.algorithm_combo.currentData()
+
+    def options(self, base: ImagingOptions) -> ImagingOptions:
+        """``base`` with this entry's algorithm and parameters (ValueError if invalid)."""
+        return replace(
+            base,
+            algorithm=self.algorithm(),
+            kernel=self.kernel_combo.currentText(),
+            accuracy=self.accuracy_combo.currentData(),
+            eps=self.eps_edit.value(),
+            support=int(self.support_spin.value()),
+            oversample=int(self.oversample_spin.value()),
+            padding=float(self.padding_spin.value()),
+        )
+
+    def set_options(self, o: ImagingOptions) -> None:
+        """Show ``o``'s algorithm and parameters without emitting ``changed``."""
+        widgets = (
+            self.algorithm_combo,
+            self.kernel_combo,
+            self.accuracy_combo,
+            self.support_spin,
+            self.oversample_spin,
+            self.padding_spin,
+        )
+        blockers = [QtCore.QSignalBlocker(w) for w in widgets]
+        index = self.algorithm_combo.findData(o.algorithm)
+        if index < 0:
+            raise ValueError(f"{o.algorithm!r} cannot be compared; choose from {GRIDDERS}")
+        self.algorithm_combo.setCurrentIndex(index)
+        self.kernel_combo.setCurrentText(o.kernel)
+        self.accuracy_combo.setCurrentIndex(self.accuracy_combo.findData(o.accuracy))
+        self.eps_edit.set_text_quietly(f"{o.eps:g}")
+        self.support_spin.setValue(int(o.support))
+        self.oversample_spin.setValue(int(o.oversample))
+        self.padding_spin.setValue(float(o.padding))
+        del blockers
+        self._update_enabled()
+
+    def _update_enabled(self) -> None:
+        algo = self.algorithm()
+        uses = USES.get(algo, set())
+        by_eps = self.accuracy_combo.currentData() == "eps"
+        self.kernel_combo.setEnabled("kernel" in uses)
+        self.accuracy_combo.setEnabled("accuracy" in uses)
+        self.eps_edit.setEnabled("accuracy" in uses and by_eps)
+        self.support_spin.setEnabled("accuracy" in uses and not by_eps)
+        # an ε-chosen kernel is evaluated exactly: conv reads no β then
+        self.oversample_spin.setEnabled("oversample" in uses and not (algo == "conv" and by_eps))
+        self.padding_spin.setEnabled("padding" in uses)
+
+    def _edited(self, *_args) -> None:
+        self._update_enabled()
+        self.changed.emit()
