@@ -1,11 +1,13 @@
 """``uvlab compare``: gridding algorithms against the exact DFT, on an MS or a simulation.
 
-Writes into DIR: ``<algorithm>-dirty.fits`` and ``<algorithm>-error.fits``
-(``|I − I_dft| / peak(I_dft)``) per algorithm, ``dft-dirty.fits`` (the
-reference), ``metrics.json`` and ``report.png``. When the reference DFT is
-subsampled (every k-th pixel, see :mod:`uvlab.app.compare`) the error maps
-and the reference are written on that coarser grid (cell × k, same centre)
-and ``metrics.json`` says ``"reference": "dft subsampled every k pixels"``.
+Writes into DIR, per algorithm: ``<algorithm>-dirty.fits``,
+``<algorithm>-error.fits`` (``|I − I_dft| / peak(I_dft)``) and
+``<algorithm>-analytic.fits`` (the data-independent aliasing map E(l, m) of
+DESIGN §3, max over record offsets); and ``dft-dirty.fits`` (the reference),
+``metrics.json`` and ``report.png``. When the reference DFT is subsampled
+(every k-th pixel, see :mod:`uvlab.app.compare`) the error maps and the
+reference are written on that coarser grid (cell × k, same centre) and
+``metrics.json`` says ``"reference": "dft subsampled every k pixels"``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from uvlab.app.commands.image import add_imaging_args, add_selection_args, fits_
 from uvlab.app.commands.simulate import add_observation_args
 
 GRIDDERS = ("conv", "nn", "nn-oversampled", "hybrid", "pruned-nn")
+#: Record offsets per axis for the analytic maps written as FITS: a quick look
+#: (the tests of the bound use the full default sampling of gpu.aliasing).
+ANALYTIC_OFFSETS = 32
 
 
 def register(sub) -> None:
@@ -196,6 +201,19 @@ def run(args) -> int:
     return 0
 
 
+def analysed_params(name: str, params):
+    """The parameters whose 1-D chain the analytic map follows.
+
+    ``conv`` with the ES kernel on the ducc0 engine evaluates its kernel
+    exactly (no table), so its map is that of the exact-evaluation chain.
+    """
+    from dataclasses import replace
+
+    if name == "conv" and params.kernel == "es" and params.engine in ("auto", "ducc"):
+        return replace(params, exact=True)
+    return params
+
+
 def write_outputs(cmp, out, ra, dec, freq, params, label):
     """FITS per algorithm, the reference FITS, metrics.json and report.png."""
     import numpy as np
@@ -203,6 +221,7 @@ def write_outputs(cmp, out, ra, dec, freq, params, label):
     from uvlab.app.compare import write_metrics_json
     from uvlab.app.fits_io import write_image_fits
     from uvlab.app.report import compare_report
+    from uvlab.gpu.aliasing import analytic_map
     from uvlab.gpu.imaging.spec import ImageSpec
 
     spec, k = cmp.spec, cmp.step
@@ -244,6 +263,18 @@ def write_outputs(cmp, out, ra, dec, freq, params, label):
                 dec,
                 bunit="",
                 history=hist,
+                **common,
+            )
+        )
+        files.append(
+            write_image_fits(
+                out / f"{name}-analytic.fits",
+                analytic_map(name, spec, analysed_params(name, params), n_delta=ANALYTIC_OFFSETS),
+                spec,
+                ra,
+                dec,
+                bunit="",
+                history={**hist, "map": f"analytic E(l,m), max over {ANALYTIC_OFFSETS}^2 offsets"},
                 **common,
             )
         )

@@ -155,6 +155,15 @@ def test_compare_on_an_ms_writes_fits_metrics_and_report(tmp_path):
         assert err_hdr["CDELT1"] == pytest.approx(
             2 * fits.getheader(out / "nn-dirty.fits")["CDELT1"]
         )
+    # The analytic maps: full-size, with the WCS, and ranking conv (ES) far below nn.
+    analytic = {}
+    for name in ("conv", "nn", "pruned-nn"):
+        data = fits.getdata(out / f"{name}-analytic.fits")[0, 0]
+        assert data.shape == (64, 64) and np.all(data >= 0)
+        assert fits.getheader(out / f"{name}-analytic.fits")["CTYPE1"] == "RA---SIN"
+        analytic[name] = float(np.sqrt(np.mean(data**2)))
+    assert analytic["conv"] < 1e-3 * analytic["nn"]
+    assert analytic["pruned-nn"] < analytic["nn"]
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["reference"] == "dft subsampled every 2 pixels"
     algos = metrics["algorithms"]
