@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
+
 from uvlab.app._version import __version__
 from uvlab.gpu.imaging.spec import ImageSpec
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+
 from uvlab.app import sites
 from uvlab.app.sites import choose_site, ecef_to_geodetic, enu_matrix, geodetic_to_ecef
 from uvlab.gpu.geometry import ecef_to_equatorial

@@ -38,6 +38,7 @@ import erfa
 import numpy as np
 from astropy.time import Time
 from astropy.utils import iers
+
 from uvlab.app.layouts import ArrayLayout, load_layout
 from uvlab.gpu.geometry import baseline_uvw, ecef_to_equatorial
 

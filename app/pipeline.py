@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+
 from uvlab.app.errors import Cancelled
 from uvlab.app.scene import Scene
 from uvlab.gpu.imaging.imager import ImageResult, make_image

@@ -14,6 +14,7 @@ Angles are radians, lengths metres.
 from __future__ import annotations
 
 import numpy as np
+
 from uvlab.gpu.constants import OMEGA_EARTH
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from uvlab.gpu.backend import device_info
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

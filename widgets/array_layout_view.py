@@ -7,6 +7,7 @@ import time
 import numpy as np
 from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
+
 from uvlab.widgets._pg import PALETTE, pg, plain_axes
 
 #: Antenna names are drawn beside the points up to this many antennas.

@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 from PyQt6 import QtCore, QtGui, QtWidgets
 from PyQt6.QtCore import pyqtSignal
+
 from uvlab.gpu.geometry import lmn_to_radec
 from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.widgets._display import (

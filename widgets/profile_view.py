@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from PyQt6 import QtWidgets
+
 from uvlab.widgets._pg import PALETTE, pg, plain_axes
 
 

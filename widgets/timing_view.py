@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 from PyQt6 import QtWidgets
+
 from uvlab.gpu.timing import STAGES
 from uvlab.widgets._pg import pg, plain_axes
 

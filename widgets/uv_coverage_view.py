@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 from PyQt6 import QtWidgets
+
 from uvlab.gpu.constants import C_LIGHT
 from uvlab.widgets._pg import PALETTE, get_colormap, pg, plain_axes
 

@@ -46,6 +46,7 @@ def _header() -> str:
 def run(args: argparse.Namespace) -> int:
     """List layouts, or print one layout's site and antennas."""
     import numpy as np
+
     from uvlab.app.layouts import list_layouts, load_layout
 
     if not args.layout:

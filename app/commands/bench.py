@@ -39,6 +39,35 @@ def register(subparsers) -> None:
     actions = parser.add_subparsers(dest="bench_command", metavar="BENCHMARK", required=True)
     _register_predict(actions)
     _register_grid(actions)
+    _register_worker(actions)
+
+
+def _register_worker(actions) -> None:
+    p = actions.add_parser(
+        "worker",
+        help="the desktop lab's job on the default scene (no Qt): latency per change",
+        description="Run the GUI worker's computation on the default scene without Qt and "
+        "report the latency and per-stage timings of a cold run, a repeat, an imaging-only "
+        "change and a change that re-predicts.",
+    )
+    p.add_argument("--device", default="auto", choices=("auto", "cpu", "gpu"))
+    p.add_argument("--npix", type=int, default=1024)
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    p.set_defaults(func=run_worker)
+
+
+def run_worker(args) -> int:
+    import json
+
+    from uvlab.app.bench_worker import bench_worker, format_worker_bench
+
+    result = bench_worker(args.device, args.npix, args.repeats)
+    print(format_worker_bench(result))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=2)
+    return 0
 
 
 def _register_predict(actions) -> None:

@@ -11,6 +11,7 @@ import datetime as _dt
 from dataclasses import dataclass
 
 import numpy as np
+
 from uvlab.app.ms.stokes import corr_names
 from uvlab.app.ms.tables import MSTables, translated
 

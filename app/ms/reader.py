@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
 from uvlab.app.ms.errors import Cancelled, MSError
 from uvlab.app.ms.selection import Selection, select
 from uvlab.app.ms.stokes import combine

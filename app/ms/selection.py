@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from uvlab.app.ms.errors import MSError
 from uvlab.app.ms.metadata import (
     FieldInfo,

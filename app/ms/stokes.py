@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from uvlab.app.ms.errors import MSError
 
 #: casacore ``Stokes::StokesTypes`` codes (POLARIZATION::CORR_TYPE) → names.

@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field
 
 import numpy as np
+
 from uvlab.app.ms.metadata import (
     DataDescInfo,
     FieldInfo,

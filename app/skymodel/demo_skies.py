@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from uvlab.app.skymodel.components import Component, SkyModel, SkyModelError
 
 #: Demo name → one-line description.

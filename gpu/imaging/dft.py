@@ -13,6 +13,7 @@ cuBLAS in complex128. With the w-term, every pixel is summed directly.
 from __future__ import annotations
 
 import numpy as np
+
 from uvlab.gpu.imaging.spec import ImageSpec
 
 

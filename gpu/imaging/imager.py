@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+
 from uvlab.gpu.backend import resolve_device, to_numpy
 from uvlab.gpu.constants import C_LIGHT
 from uvlab.gpu.imaging.dft import dirty_dft
@@ -59,21 +60,22 @@ class ImageResult:
         return self.nvis / t if t > 0 else float("nan")
 
 
-def flatten_samples(uvw, freq_hz, vis, weight, flag=None):
+def flatten_samples(uvw, freq_hz, vis, weight, flag=None, xp=np):
     """(row, chan) data → flat u, v, w in wavelengths, vis and weight of usable samples.
 
     Samples that are flagged, have non-positive or non-finite weight, or
-    non-finite visibilities are dropped.
+    non-finite visibilities are dropped. ``xp`` (numpy or cupy) is where the
+    selection runs; inputs are moved there first.
     """
-    uvw = np.asarray(uvw, dtype=np.float64)
-    freq = np.asarray(freq_hz, dtype=np.float64)
-    vis = np.asarray(vis)
+    uvw = xp.asarray(uvw, dtype=xp.float64)
+    freq = xp.asarray(freq_hz, dtype=xp.float64)
+    vis = xp.asarray(vis)
     nrow, nchan = vis.shape[:2]
-    weight = np.broadcast_to(np.asarray(weight, dtype=np.float64), (nrow, nchan))
-    ok = (weight > 0) & np.isfinite(weight) & np.isfinite(vis)
+    weight = xp.broadcast_to(xp.asarray(weight, dtype=xp.float64), (nrow, nchan))
+    ok = (weight > 0) & xp.isfinite(weight) & xp.isfinite(vis)
     if flag is not None:
-        ok &= ~np.broadcast_to(np.asarray(flag, dtype=bool), (nrow, nchan))
-    rows, chans = np.nonzero(ok)
+        ok &= ~xp.broadcast_to(xp.asarray(flag, dtype=bool), (nrow, nchan))
+    rows, chans = xp.nonzero(ok)
     scale = freq[chans] / C_LIGHT
     return (
         uvw[rows, 0] * scale,
@@ -123,15 +125,18 @@ def make_image(
     weighting = weighting or Weighting()
     dev = resolve_device(device)
     timer = StageTimer(gpu=dev == "gpu")
-    u, v, w, vis_f, wt = flatten_samples(uvw, freq_hz, vis, weight, flag)
-    if u.size == 0:
-        raise ImagingError("every sample is flagged or has zero weight: nothing to image")
     xp = np
     if dev == "gpu":
         import cupy as xp
 
+        # Move the (row, chan) arrays once and select the usable samples there.
         with timer.stage("host→device"):
-            u, v, w, vis_f, wt = (xp.asarray(a) for a in (u, v, w, vis_f, wt))
+            uvw, vis = xp.asarray(uvw), xp.asarray(vis)
+            weight = weight if np.ndim(weight) == 0 else xp.asarray(weight)
+            flag = None if flag is None else xp.asarray(flag)
+    u, v, w, vis_f, wt = flatten_samples(uvw, freq_hz, vis, weight, flag, xp=xp)
+    if u.size == 0:
+        raise ImagingError("every sample is flagged or has zero weight: nothing to image")
     with timer.stage("weighting"):
         wt = imaging_weights(u, v, wt, spec, weighting)
         sumw = float(wt.sum())

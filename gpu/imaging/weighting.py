@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
 
 SCHEMES = ("natural", "uniform", "briggs")

@@ -5,6 +5,7 @@ import pytest
 from astropy.coordinates import SkyCoord
 from astropy.io import fits
 from astropy.wcs import WCS
+
 from uvlab.app.fits_io import read_image_fits, write_image_fits
 from uvlab.gpu.geometry import lmn_to_radec, radec_to_lmn
 from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec

@@ -10,6 +10,7 @@ import astropy.units as u
 import numpy as np
 import pytest
 from astropy.coordinates import EarthLocation
+
 from uvlab.app.commands import arrays as arrays_command
 from uvlab.app.layouts import ArrayLayout, LayoutError, list_layouts, load_layout
 from uvlab.app.sites import (

@@ -5,9 +5,9 @@ from __future__ import annotations
 import shutil
 
 import pytest
-from uvlab.app.ms import MSError, open_ms, read_visibilities
 
 from tests.app.ms_factory import make_ms, tree_digest
+from uvlab.app.ms import MSError, open_ms, read_visibilities
 
 
 def _fails(path, match, call=open_ms, **kwargs):

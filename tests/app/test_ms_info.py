@@ -12,10 +12,10 @@ import pytest
 from astropy import units as u
 from astropy.coordinates import Angle
 from astropy.time import Time
-from uvlab.app.commands import info
-from uvlab.app.ms import MSError
 
 from tests.app.ms_factory import make_ms, tree_digest
+from uvlab.app.commands import info
+from uvlab.app.ms import MSError
 
 
 def _run(argv):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from casacore import tables
-from uvlab.app.ms import MSError, open_ms, read_visibilities
 
 from tests.app.ms_factory import tree_digest
+from uvlab.app.ms import MSError, open_ms, read_visibilities
 
 
 def _raw(path, *cols):

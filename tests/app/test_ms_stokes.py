@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from uvlab.app.ms.errors import MSError
-from uvlab.app.ms.stokes import combine, corr_names, formable, recipe
 
 from tests.app.ms_factory import brightness
+from uvlab.app.ms.errors import MSError
+from uvlab.app.ms.stokes import combine, corr_names, formable, recipe
 
 LINEAR, CIRCULAR = ("XX", "XY", "YX", "YY"), ("RR", "RL", "LR", "LL")
 

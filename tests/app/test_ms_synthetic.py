@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from uvlab.app.ms import Cancelled, open_ms, read_visibilities
 
 from tests.app.ms_factory import make_ms, tree_digest
+from uvlab.app.ms import Cancelled, open_ms, read_visibilities
 
 FIELDS = (("CAL", 1.0, -0.5), ("TARGET", 2.0, 0.3))
 IQUV = ((1.0, 0.2, -0.3, 0.1), (2.0, -0.4, 0.25, -0.6))

@@ -18,6 +18,7 @@ from astropy.coordinates import (
     SkyCoord,
 )
 from astropy.time import Time
+
 from uvlab.app.layouts import load_layout
 from uvlab.app.observation import (
     DEFAULT_DATE,

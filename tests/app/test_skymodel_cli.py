@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 import pytest
+
 from uvlab.app.commands import sky
 from uvlab.app.skymodel import DEMO_SKIES, SkyModelError, demo_sky, read_sky, read_wsclean
 

@@ -8,6 +8,7 @@ import astropy.units as u
 import numpy as np
 import pytest
 from astropy.coordinates import SkyCoord, SkyOffsetFrame
+
 from uvlab.app.skymodel import Component, SkyModel, SkyModelError
 
 

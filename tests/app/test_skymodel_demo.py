@@ -8,6 +8,7 @@ import astropy.units as u
 import numpy as np
 import pytest
 from astropy.coordinates import SkyCoord, SkyOffsetFrame
+
 from uvlab.app.skymodel import DEMO_SKIES, SkyModelError, demo_sky, load_sky
 from uvlab.app.skymodel.demo_skies import random_layout
 

@@ -6,6 +6,7 @@ import astropy.units as u
 import numpy as np
 import pytest
 from astropy.coordinates import Angle, SkyCoord
+
 from uvlab.app.skymodel import (
     Component,
     SkyModel,

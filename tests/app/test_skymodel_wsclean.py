@@ -6,6 +6,7 @@ import astropy.units as u
 import numpy as np
 import pytest
 from astropy.coordinates import Angle
+
 from uvlab.app.skymodel import SkyModelError, detect_format, load_sky, read_wsclean
 from uvlab.app.skymodel.wsclean import parse_wsclean_text, split_fields
 

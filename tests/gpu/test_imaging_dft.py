@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from uvlab.gpu.imaging.dft import dirty_dft
 from uvlab.gpu.imaging.imager import ImagingError, make_image
 from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec

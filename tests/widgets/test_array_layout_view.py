@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PyQt6 import QtCore, QtGui, QtWidgets
+
 from uvlab.widgets.array_layout_view import ArrayLayoutView
 
 ENU = np.array([[0.0, 0.0, 1.0], [100.0, 0.0, 2.0], [0.0, 250.0, 3.0], [-80.0, -60.0, 0.0]])

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from astropy import units as u
 from astropy.coordinates import Angle
+
 from uvlab.widgets._display import apply_stretch, auto_levels, format_dms, format_hms
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from PyQt6 import QtCore
+
 from uvlab.widgets.metrics_table import MetricsTable
 
 METRICS = {

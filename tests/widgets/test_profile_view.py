@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from uvlab.widgets.profile_view import ProfilePlotView
 
 

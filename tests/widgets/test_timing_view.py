@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from uvlab.gpu.timing import STAGES
 from uvlab.widgets.timing_view import TimingView
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from uvlab.widgets.uv_coverage_view import UvCoverageView
 
 C = 299792458.0

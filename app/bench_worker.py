@@ -1,0 +1,93 @@
+"""The desktop lab's worker computation, timed without Qt (``uvlab bench worker``).
+
+Runs the same job the GUI worker runs (:func:`uvlab.app.gui.live.run_job`) on
+the embedded default scene, and reports per-stage timings for:
+
+- ``cold``: the first run (observation, prediction, imaging; includes one-off
+  costs such as kernel compilation and astropy's tables);
+- ``repeat``: the same request again (the worker's cache reuses the
+  observation and the prediction, so only imaging runs);
+- ``weighting``: a parameter change that only re-images (natural → Briggs 0);
+- ``declination``: a parameter change that re-simulates and re-predicts.
+
+"Latency" is the wall time of the whole job, from request to finished image,
+which is what a user waits for after a change (the GUI adds a 150 ms debounce
+and the drawing).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+
+def default_request(device: str, npix: int):
+    """A JobRequest for the default scene at ``npix``² on ``device``."""
+    from uvlab.app.gui.jobs import JobRequest
+    from uvlab.app.gui.session import default_session
+
+    state = default_session()
+    imaging = replace(state.imaging, npix=int(npix))
+    return JobRequest(
+        "synthetic",
+        imaging,
+        device,
+        state.observation,
+        state.sky,
+        state.smearing,
+        preview=False,
+    )
+
+
+def bench_worker(device: str = "auto", npix: int = 1024, repeats: int = 3) -> dict:
+    """Time the worker's job on the default scene; returns a JSON-ready dict."""
+    from uvlab.app.gui.jobs import next_job_id
+    from uvlab.app.gui.live import WorkCache, run_job
+
+    base = default_request(device, npix)
+    cache = WorkCache()
+
+    def timed(request):
+        t0 = time.perf_counter()
+        out = run_job(replace(request, job_id=next_job_id()), cache)
+        return time.perf_counter() - t0, out
+
+    runs = {}
+    wall, out = timed(base)
+    runs["cold"] = {"latency_s": wall, "timing_s": out.timing}
+    briggs = replace(base, imaging=replace(base.imaging, weighting="briggs", robust=0.0))
+    obs = base.observation
+    other_dec = replace(base, observation=replace(obs, dec_deg=obs.dec_deg + 10.0))
+    for name, request in (("repeat", base), ("weighting", briggs), ("declination", other_dec)):
+        samples = []
+        for k in range(repeats):
+            # alternate with the base request so every sample is a real change
+            if name != "repeat" and k:
+                timed(base)
+            samples.append(timed(request))
+        best = sorted(samples, key=lambda s: s[0])[len(samples) // 2]
+        runs[name] = {
+            "latency_s": best[0],
+            "latency_all_s": [s[0] for s in samples],
+            "timing_s": best[1].timing,
+        }
+    return {
+        "scene": "default (MeerKAT, 180 × 2016 baselines × 4 channels, teaching sky)",
+        "npix": int(npix),
+        "device": out.device,
+        "algorithm": out.algorithm,
+        "nvis": int(out.nvis),
+        "runs": runs,
+    }
+
+
+def format_worker_bench(result: dict) -> str:
+    """A plain-text table of latencies and stages."""
+    lines = [
+        f"worker on the default scene, {result['npix']}², {result['algorithm']}, "
+        f"device {result['device']}, {result['nvis']:,} visibilities"
+    ]
+    for name, run in result["runs"].items():
+        stages = ", ".join(f"{k} {v * 1e3:.1f}" for k, v in run["timing_s"].items())
+        lines.append(f"{name:<12} {run['latency_s'] * 1e3:9.1f} ms   ({stages} ms)")
+    return "\n".join(lines)
