@@ -180,6 +180,10 @@ class SkyImageView(QtWidgets.QWidget):
     def spec(self) -> ImageSpec | None:
         return self._spec
 
+    def units(self) -> str:
+        """Units of the image shown (as given to :meth:`set_image`)."""
+        return self._units
+
     def levels(self) -> tuple[float, float]:
         """Colour-scale limits, in displayed (stretched) units."""
         lo, hi = self.color_bar.levels()

@@ -124,7 +124,7 @@ class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
         self._action(f, "Open session…", self._ask_load_session)
         self._action(f, "Save session…", self._ask_save_session, "Ctrl+S")
         f.addSeparator()
-        self._action(f, "Save dirty image as FITS…", self._ask_export_fits)
+        self._action(f, "Save dirty image as FITS…", lambda: self._ask_export_fits())
         self._action(f, "Save window as PNG…", self._ask_screenshot)
         f.addSeparator()
         self._action(f, "Quit", self.close, "Ctrl+Q")
@@ -154,7 +154,16 @@ class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
         v.array_view.antenna_moved.connect(self._on_antenna_moved)
         v.dirty_view.clicked.connect(self._on_image_clicked)
         v.sky_view.clicked.connect(self._on_image_clicked)
-        v.dirty_view.export_fits_requested.connect(self._ask_export_fits)
+        for name, view in (
+            ("dirty", v.dirty_view),
+            ("psf", v.psf_view),
+            ("sky-model", v.sky_view),
+            ("aliasing-error", v.aliasing_view.error_view),
+            ("aliasing-analytic", v.aliasing_view.analytic_view),
+        ):
+            view.export_fits_requested.connect(
+                lambda view=view, name=name: self._ask_export_fits(view, name)
+            )
         v.aliasing_view.compute_requested.connect(lambda: c.submit("aliasing"))
         c.submitted.connect(self._on_submitted)
         c.progress_changed.connect(self.run_panel.set_progress)

@@ -81,27 +81,38 @@ class FileActions:
         if path:
             self.load_session(path)
 
-    def _ask_export_fits(self) -> None:
-        out = self.views.last_image
-        if out is None:
+    def _ask_export_fits(self, view=None, name: str = "dirty") -> None:
+        """Ask for a path and save ``view``'s image (the dirty image by default) as FITS."""
+        view = view or self.views.dirty_view
+        if view.image() is None or view.spec() is None:
+            self._on_panel_error(f"nothing to save: the {name} view is empty")
             return
         path, _ = QtWidgets.QFileDialog.getSaveFileName(
-            self, "Save FITS", "dirty.fits", "FITS (*.fits)"
+            self, "Save FITS", f"{name}.fits", "FITS (*.fits)"
         )
         if path:
-            from uvlab.app.fits_io import write_image_fits
+            self.export_view_fits(view, path)
 
-            try:
-                write_image_fits(
-                    path,
-                    out.dirty,
-                    out.spec,
-                    math.degrees(out.ra0_rad),
-                    math.degrees(out.dec0_rad),
-                    freq_hz=float(out.freq_hz.mean()),
-                )
-            except (ValueError, OSError) as exc:
-                self._on_panel_error(f"cannot write FITS: {exc}")
+    def export_view_fits(self, view, path) -> None:
+        """Write what ``view`` shows (unstretched) as FITS with the result's WCS."""
+        from uvlab.app.fits_io import write_image_fits
+
+        out = self.views.last_image
+        if out is None:
+            self._on_panel_error("nothing to save yet: no result")
+            return
+        try:
+            write_image_fits(
+                path,
+                view.image(),
+                view.spec(),
+                math.degrees(out.ra0_rad),
+                math.degrees(out.dec0_rad),
+                freq_hz=float(out.freq_hz.mean()),
+                bunit=view.units() if view.units() in ("Jy/beam", "Jy/pixel") else "",
+            )
+        except (ValueError, OSError) as exc:
+            self._on_panel_error(f"cannot write FITS: {exc}")
 
     def _ask_screenshot(self) -> None:
         path, _ = QtWidgets.QFileDialog.getSaveFileName(

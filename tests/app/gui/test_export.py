@@ -1,0 +1,34 @@
+"""Every image view exports what it shows as FITS, with the result's WCS."""
+
+import numpy as np
+import pytest
+from astropy.io import fits
+from astropy.wcs import WCS
+
+
+@pytest.mark.parametrize("view_name", ["dirty_view", "psf_view", "sky_view"])
+def test_views_export_fits_with_wcs(make_window, small_state, wait_result, tmp_path, view_name):
+    w = make_window(small_state)
+    out = wait_result(w).output
+    view = getattr(w.views, view_name)
+    path = tmp_path / f"{view_name}.fits"
+    w.export_view_fits(view, path)
+    with fits.open(path) as h:
+        data = h[0].data[0, 0].astype(float)
+        header = h[0].header
+    np.testing.assert_allclose(data, view.image().astype(np.float32), rtol=1e-6)
+    wcs = WCS(header).celestial
+    n = out.spec.npix
+    ra, dec = wcs.pixel_to_world_values(n // 2, n // 2)
+    assert ra == pytest.approx(np.degrees(out.ra0_rad) % 360, abs=1e-9)
+    assert dec == pytest.approx(np.degrees(out.dec0_rad), abs=1e-9)
+    assert header["CDELT1"] == pytest.approx(-np.degrees(out.spec.cell_rad))
+
+
+def test_export_before_any_result_says_so(make_window, small_state, tmp_path):
+    w = make_window(small_state, run_on_start=False)
+    errors = []
+    w._on_panel_error = errors.append
+    w.export_view_fits(w.views.dirty_view, tmp_path / "x.fits")
+    assert errors and "no result" in errors[0]
+    assert not (tmp_path / "x.fits").exists()
