@@ -85,6 +85,11 @@ class ViewTabs(QtWidgets.QTabWidget):
             pen=None, size=2, pxMode=True, brush=pg.mkBrush(PALETTE[0])
         )
         self._uv_live.setZValue(5)
+        # Build the scatter's symbol cache now, at start-up: the first setData of a
+        # few thousand points costs ~0.1 s, which would otherwise stall the first
+        # live update of a run.
+        warm = np.zeros(UV_PARTIAL_POINTS)
+        self._uv_live.setData(x=warm, y=warm)
         self._uv_live.hide()
         self.uv_view.plot_item.addItem(self._uv_live)
         self.dirty_view = SkyImageView(colormap="inferno")
