@@ -64,7 +64,8 @@ def add_imaging_args(p: argparse.ArgumentParser) -> None:
         "--precision",
         choices=("single", "double"),
         default="double",
-        help="visibility precision handed to the imager (default double)",
+        help="arithmetic precision: the GPU gridders grid in float32/complex64 with 'single' "
+        "(the CPU gridders always use float64; default double)",
     )
 
 
@@ -85,6 +86,7 @@ def grid_params(args):
 
     given = {k: getattr(args, k) for k in ("kernel", "support", "oversample")}
     given = {k: v for k, v in given.items() if v is not None}
+    given["precision"] = getattr(args, "precision", None) or "double"
     if args.eps is not None:
         return GridParams.from_eps(args.eps, **given)
     return GridParams(**given)
