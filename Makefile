@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run demo test test-gpu bench lint clean
+.PHONY: run demo test test-gpu bench lint clean bundle bundle-gpu test-packaging
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,16 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check . && $(BIN)/ruff format --check .
+
+bundle:
+	PYTHON=$(PYTHON) bash packaging/build_bundle.sh
+
+bundle-gpu:
+	PYTHON=$(PYTHON) UVLAB_BUNDLE_GPU=1 bash packaging/build_bundle.sh
+
+test-packaging: $(STAMP)
+	$(BIN)/python -m pip install -q build
+	$(BIN)/python -m pytest -q -m packaging tests/test_packaging.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info uvlab-demo

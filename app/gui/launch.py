@@ -56,6 +56,7 @@ def launch(
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(argv or ["uvlab"])
     app.setOrganizationName(ORGANISATION)
     app.setApplicationName(APPLICATION)
+    _set_icon(app)
     window = MainWindow(state)
     if compare:
         window.start_compare(compare)
@@ -73,3 +74,16 @@ def launch(
         return rc
     rc = app.exec()
     return int(rc)
+
+
+def _set_icon(app) -> None:
+    """The window icon, and the desktop-file name Wayland matches it by."""
+    from PyQt6 import QtGui
+
+    from uvlab.resources.icons import APP_ID, icon_files
+
+    icon = QtGui.QIcon()
+    for path in icon_files():
+        icon.addFile(str(path))
+    app.setWindowIcon(icon)
+    app.setDesktopFileName(APP_ID)
