@@ -68,6 +68,12 @@ def _run(args) -> int:
     except KeyboardInterrupt:
         print("uvlab: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (e.g. `uvlab arrays | head`): not an error.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as exc:
         if args.debug:
             raise
