@@ -195,6 +195,14 @@ def test_wheel_installs_and_runs_in_a_fresh_venv(tmp_path):
     assert run_ok([uvlab, "--version"], env, tmp_path).strip() == f"uvlab {__version__}"
     run_ok([uvlab, "demo", "--out", tmp_path / "demo", "--npix", 128], env, tmp_path)
     check_demo(tmp_path / "demo")
+    shot = tmp_path / "wheel-shot.png"
+    gui = [uvlab, "gui", "--screenshot", shot, "--timeout", 300]
+    if shutil.which("xvfb-run"):
+        gui = ["xvfb-run", "-a", "-s", "-screen 0 1920x1200x24", *gui]
+    else:
+        env = {**env, "QT_QPA_PLATFORM": "offscreen"}
+    run_ok(gui, env, tmp_path)
+    assert png_size(shot)[0] >= 800
     probe = "from uvlab.resources.icons import icon_files; print(icon_files()[-1])"
     svg = Path(run_ok([venv / "bin" / "python", "-c", probe], env, tmp_path).strip())
     assert svg.is_file() and ROOT not in svg.parents
