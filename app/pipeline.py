@@ -17,7 +17,7 @@ import numpy as np
 from uvlab.app.errors import Cancelled
 from uvlab.app.scene import Scene
 from uvlab.gpu.imaging.imager import ImageResult, make_image
-from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec, default_cell_rad
+from uvlab.gpu.imaging.spec import ImageSpec, cell_for_uvw
 from uvlab.gpu.imaging.weighting import Weighting
 
 
@@ -42,11 +42,7 @@ class SceneResult:
 def image_spec_for(scene: Scene, obs) -> ImageSpec:
     """The scene's image geometry, deriving the cell from the data when unset."""
     im = scene.imaging
-    if im.cell_arcsec:
-        cell = im.cell_arcsec * ARCSEC
-    else:
-        uv = np.hypot(obs.uvw[..., 0], obs.uvw[..., 1]).max() * obs.freq_hz.max() / 299792458.0
-        cell = default_cell_rad(uv)
+    cell = cell_for_uvw(obs.uvw, obs.freq_hz, im.cell_arcsec)
     return ImageSpec(im.npix, cell)
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from uvlab.gpu.backend import get_xp
 from uvlab.gpu.constants import OMEGA_EARTH
 
 
@@ -85,7 +86,7 @@ def uvw_rate(uvw, dec_rad: float):
     """
     sd, cd = np.sin(dec_rad), np.cos(dec_rad)
     u, v, w = uvw[..., 0], uvw[..., 1], uvw[..., 2]
-    xp = np if isinstance(uvw, np.ndarray) else _module_of(uvw)
+    xp = get_xp(uvw)
     return OMEGA_EARTH * xp.stack([cd * w - sd * v, sd * u, -cd * u], axis=-1)
 
 
@@ -122,9 +123,3 @@ def lmn_to_radec(l, m, ra0_rad: float, dec0_rad: float):
     dec = np.arcsin(np.clip(m * cd0 + n * sd0, -1.0, 1.0))
     ra = ra0_rad + np.arctan2(l, n * cd0 - m * sd0)
     return np.mod(ra, 2 * np.pi), dec
-
-
-def _module_of(a):
-    import cupy
-
-    return cupy.get_array_module(a)

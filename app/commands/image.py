@@ -171,14 +171,9 @@ def choose_geometry(uvw, freq_hz, flag, dish_m: float, npix=None, cell_arcsec=No
 
     from uvlab.gpu.constants import C_LIGHT
     from uvlab.gpu.gridders.params import good_size
-    from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec, default_cell_rad
+    from uvlab.gpu.imaging.spec import ImageSpec, cell_for_uvw
 
-    if cell_arcsec is not None:
-        cell = cell_arcsec * ARCSEC
-    else:
-        used = ~np.all(flag, axis=1)
-        uv = np.hypot(uvw[used, 0], uvw[used, 1])
-        cell = default_cell_rad((uv.max() if uv.size else 0.0) * freq_hz.max() / C_LIGHT)
+    cell = cell_for_uvw(uvw[~np.all(flag, axis=1)], freq_hz, cell_arcsec)
     if npix is not None:
         return ImageSpec(int(npix), cell), "given"
     if not dish_m > 0:

@@ -19,7 +19,6 @@ import numpy as np
 
 from uvlab.app.errors import Cancelled
 from uvlab.app.gui.jobs import Antennas, MSSelection, UvData
-from uvlab.gpu.constants import C_LIGHT
 
 
 def check(cancelled: Callable[[], bool] | None) -> None:
@@ -117,13 +116,9 @@ class Samples:
 
 def cell_rad_for(imaging, uvw, freq_hz) -> float:
     """The pixel size: the requested one, else 1/(3·u_max) as :func:`run_scene` does."""
-    from uvlab.gpu.imaging.spec import ARCSEC, default_cell_rad
+    from uvlab.gpu.imaging.spec import cell_for_uvw
 
-    if imaging.cell_arcsec:
-        return float(imaging.cell_arcsec) * ARCSEC
-    uvw = np.asarray(uvw)
-    uv_max = np.hypot(uvw[..., 0], uvw[..., 1]).max() * np.max(freq_hz) / C_LIGHT
-    return default_cell_rad(uv_max)
+    return cell_for_uvw(uvw, freq_hz, imaging.cell_arcsec)
 
 
 def uv_rows(uvw, time_s, ant1, ant2, nant: int, freq_hz, keep) -> UvData:

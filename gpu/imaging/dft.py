@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from uvlab.gpu.backend import get_xp
 from uvlab.gpu.imaging.spec import ImageSpec
 
 
@@ -42,7 +43,7 @@ def dirty_dft(
     -------
     (N, N) or subsampled float64 array: ``img[j, i]`` at ``l_i``, ``m_j``.
     """
-    xp = _xp(u)
+    xp = get_xp(u)
     step = int(pixels or 1)
     lax = xp.asarray(spec.l_axis()[::step])
     max_ = xp.asarray(spec.m_axis()[::step])
@@ -67,11 +68,3 @@ def dirty_dft(
         b = xp.exp(-2j * np.pi * xp.outer(v[e], max_))
         out += xp.real(b.T @ a)
     return out
-
-
-def _xp(a):
-    if type(a).__module__.startswith("cupy"):
-        import cupy
-
-        return cupy
-    return np

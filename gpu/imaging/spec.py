@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from uvlab.gpu.constants import C_LIGHT
+
 ARCSEC = np.pi / (180.0 * 3600.0)
 
 
@@ -69,3 +71,21 @@ def default_cell_rad(uv_max_lambda: float, oversample: float = 3.0) -> float:
     cell_arcsec = 1.0 / (oversample * uv_max_lambda) / ARCSEC
     digits = -int(np.floor(np.log10(cell_arcsec))) + 1
     return float(np.floor(cell_arcsec * 10**digits) / 10**digits) * ARCSEC
+
+
+def cell_for_uvw(uvw_m, freq_hz, cell_arcsec: float | None = None) -> float:
+    """The pixel size in radians: ``cell_arcsec`` when given, else 1/(3·u_max) from the data.
+
+    Parameters
+    ----------
+    uvw_m : (..., 3) float
+        Baselines, metres.
+    freq_hz : (chan,) float
+        The highest frequency sets u_max in wavelengths.
+    """
+    if cell_arcsec:
+        return float(cell_arcsec) * ARCSEC
+    uvw_m = np.asarray(uvw_m)
+    uv = np.hypot(uvw_m[..., 0], uvw_m[..., 1])
+    uv_max = uv.max() * np.max(freq_hz) / C_LIGHT if uv.size else 0.0
+    return default_cell_rad(uv_max)  # raises when there is no baseline to size it from

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from uvlab.gpu.backend import get_xp
 from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
 
 SCHEMES = ("natural", "uniform", "briggs")
@@ -65,7 +66,7 @@ def imaging_weights(u_lambda, v_lambda, weight, spec: ImageSpec, weighting: Weig
     -------
     (nvis,) float64 weights, in the namespace of the inputs.
     """
-    xp = _xp(u_lambda)
+    xp = get_xp(u_lambda)
     w = xp.asarray(weight, dtype=xp.float64)
     if weighting.scheme != "natural":
         density = _cell_density(u_lambda, v_lambda, w, spec, xp)
@@ -104,11 +105,3 @@ def _cell_density(u, v, w, spec: ImageSpec, xp):
     grid = xp.bincount(idx, weights=w, minlength=side * side)
     grid = grid + xp.bincount(mirror, weights=w, minlength=side * side)
     return grid[idx]
-
-
-def _xp(a):
-    if type(a).__module__.startswith("cupy"):
-        import cupy
-
-        return cupy
-    return np

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec, default_cell_rad
+from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec, cell_for_uvw, default_cell_rad
 
 
 def test_axes_follow_design_convention():
@@ -36,3 +36,13 @@ def test_default_cell_is_at_most_a_third_of_resolution(uvmax):
 def test_bad_specs_rejected(kw):
     with pytest.raises(ValueError):
         ImageSpec(**kw)
+
+
+def test_cell_for_uvw_uses_the_longest_projected_baseline():
+    uvw = np.array([[300.0, 400.0, 9e3], [-100.0, 0.0, 0.0]])  # |uv| max 500 m (w ignored)
+    freq = np.array([1.0e9, 1.5e9])
+    u_max = 500.0 * 1.5e9 / 299792458.0
+    assert cell_for_uvw(uvw, freq) == default_cell_rad(u_max)
+    assert cell_for_uvw(uvw, freq, cell_arcsec=2.5) == pytest.approx(2.5 * ARCSEC)
+    with pytest.raises(ValueError, match="no baselines"):
+        cell_for_uvw(np.zeros((0, 3)), freq)
