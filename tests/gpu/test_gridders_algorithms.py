@@ -7,7 +7,9 @@ cell; in the central half its error (~3e-4 of the peak here) is ~100× the
 GCF's aliasing, so there the three agree closely and follow the incoherent
 prediction ``√(½·Σ|w·V|²·⟨E_rms²⟩)`` from the analytic RMS map. The
 ranking pruned-nn < hybrid < conv shows where the GCF's aliasing dominates:
-over the full image (the edges), DESIGN §2 / Muscat §2.4.6.
+over the full image (the edges), DESIGN §2 / Muscat §2.4.6, and in the central
+half when there is emission to fold back and enough records
+(tests/gpu/test_alias_bench.py).
 """
 
 import numpy as np
