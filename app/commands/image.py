@@ -217,7 +217,7 @@ def register(sub) -> None:
         choices=("dft", "conv", "nn", "nn-oversampled", "hybrid", "pruned-nn"),
     )
     p.add_argument("--out", required=True, metavar="PREFIX", help="output file prefix")
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, parser=p)
 
 
 def run(args) -> int:
@@ -231,7 +231,7 @@ def run(args) -> int:
     from uvlab.gpu.imaging.imager import make_image
 
     if args.npix is not None and (args.npix < 2 or args.npix % 2):
-        raise ValueError(f"--npix must be an even number ≥ 2, got {args.npix}")
+        args.parser.error(f"--npix must be an even number ≥ 2, got {args.npix}")  # exit 2
     params = grid_params(args) if args.algorithm != "dft" else None
     wt = weighting(args)
     with progress_bar("read") as bar:

@@ -187,7 +187,8 @@ def run(args) -> int:
             progress=bar,
         )
     print(
-        f"wrote {res.path}: {res.ntime} integrations × {res.nbl} baselines × {res.nchan} "
+        f"wrote {res.path}: {res.ntime} integration{'s' if res.ntime != 1 else ''} × "
+        f"{res.nbl} baselines × {res.nchan} "
         f"channel{'s' if res.nchan != 1 else ''} ({res.nrows} rows, "
         f"{100 * res.flagged_fraction:.1f}% flagged), {res.nsources} source"
         f"{'s' if res.nsources != 1 else ''}, {args.feeds} feeds, device {res.device}"

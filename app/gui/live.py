@@ -40,6 +40,7 @@ from uvlab.app.gui.samples import (
     cell_rad_for,
     check,
     model_image,
+    path_mtime,
     uv_rows,
 )
 
@@ -97,7 +98,8 @@ def _synthetic(request: JobRequest, cache: WorkCache, cancelled) -> Iterator:
 
     key = (request.observation, request.sky, request.smearing, im.precision, dev)
     vis = cache.prediction(key)
-    if vis is None:
+    fresh = vis is None
+    if fresh:
         smearing = None
         if request.smearing:
             smearing = Smearing(obs.chan_width_hz, obs.int_s, obs.dec0_rad)
@@ -157,8 +159,9 @@ def _synthetic(request: JobRequest, cache: WorkCache, cancelled) -> Iterator:
         if t_prev:
             timing["preview"] = t_prev
         cache.store_prediction(key, vis)
-    else:
-        yield Partial("predict", 0.7, uv=uv_until(ntime), spec=spec, antennas=antennas)
+    uv_all = cache.derived("uv", request.observation, lambda: uv_until(ntime))
+    if not fresh:
+        yield Partial("predict", 0.7, uv=uv_all, spec=spec, antennas=antennas)
     what = f"{layout.name}, {ntime} × {nbl} baselines × {nchan} ch, {sources.nsrc} sources"
     return Samples(
         "synthetic",
@@ -170,11 +173,12 @@ def _synthetic(request: JobRequest, cache: WorkCache, cancelled) -> Iterator:
         spec,
         obs.ra0_rad,
         obs.dec0_rad,
-        uv_until(ntime),
+        uv_all,
         antennas,
         sources,
         timing,
         description=what,
+        sky_key=(request.sky, request.observation),
     )
 
 
@@ -216,8 +220,18 @@ def _measurement_set(request: JobRequest, cache: WorkCache, cancelled, report) -
     )
     check(cancelled)
     spec = request.imaging.image_spec(cell_rad_for(request.imaging, data.uvw, data.freq_hz))
-    uv = uv_rows(
-        data.uvw, data.time, data.ant1, data.ant2, info.nant, data.freq_hz, ~data.flag.all(axis=1)
+    uv = cache.derived(
+        "uv",
+        (sel, os.path.abspath(sel.path), path_mtime(sel.path)),
+        lambda: uv_rows(
+            data.uvw,
+            data.time,
+            data.ant1,
+            data.ant2,
+            info.nant,
+            data.freq_hz,
+            ~data.flag.all(axis=1),
+        ),
     )
     yield Partial("read MS", 0.6, uv=uv, spec=spec)
     sources = request.sky.to_source_arrays(data.ra0_rad, data.dec0_rad)
@@ -241,11 +255,12 @@ def _measurement_set(request: JobRequest, cache: WorkCache, cancelled, report) -
         {"read MS": t_read} if t_read else {},
         info=info,
         description=what,
+        sky_key=(request.sky, sel, os.path.abspath(sel.path), path_mtime(sel.path)),
     )
 
 
 # --------------------------------------------------------------------- tasks
-def _image(request: JobRequest, s: Samples, cancelled) -> Iterator:
+def _image(request: JobRequest, s: Samples, cancelled, cache: WorkCache) -> Iterator:
     from uvlab.gpu.backend import resolve_device
     from uvlab.gpu.imaging.imager import make_image
 
@@ -264,7 +279,13 @@ def _image(request: JobRequest, s: Samples, cancelled) -> Iterator:
         device=request.device,
     )
     check(cancelled)
-    model = model_image(s.sources, s.spec, float(np.mean(s.freq_hz)))
+    freq = float(np.mean(s.freq_hz))
+    if s.sky_key is None:
+        model = model_image(s.sources, s.spec, freq)
+    else:
+        model = cache.derived(
+            "model", (s.sky_key, s.spec, freq), lambda: model_image(s.sources, s.spec, freq)
+        )
     yield Done(
         ImageOutput(
             source=s.source,
@@ -316,7 +337,7 @@ def iter_job(
         samples = yield from _measurement_set(request, cache, cancelled, report)
     check(cancelled)
     if request.task == "image":
-        yield from _image(request, samples, cancelled)
+        yield from _image(request, samples, cancelled, cache)
     elif request.task == "aliasing":
         from uvlab.app.gui.aliasing import iter_aliasing
 

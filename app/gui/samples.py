@@ -38,6 +38,7 @@ class WorkCache:
         self._vis: tuple[object, object] = (None, None)
         self._ms_info: dict[tuple, object] = {}
         self._ms_data: tuple[object, object] = (None, None)
+        self._derived: dict[str, tuple[object, object]] = {}
 
     def observation(self, spec) -> tuple[object, float]:
         """(Observation, seconds spent): simulated unless ``spec`` is the last one."""
@@ -50,6 +51,20 @@ class WorkCache:
         self._obs = (spec, obs)
         return obs, time.perf_counter() - t0
 
+    def derived(self, kind: str, key, make):
+        """``make()``, remembered for the last ``key`` of each ``kind``.
+
+        For what the views need besides the image (the uv rows, the model
+        image): an imaging-only change reuses them instead of rebuilding
+        them (≈ 60 ms at 1024² on the default scene).
+        """
+        last = self._derived.get(kind)
+        if last is not None and last[0] == key:
+            return last[1]
+        value = make()
+        self._derived[kind] = (key, value)
+        return value
+
     def prediction(self, key):
         return self._vis[1] if self._vis[0] == key else None
 
@@ -58,7 +73,7 @@ class WorkCache:
 
     def ms_info(self, path: str):
         """``open_ms(path)``, remembered per path and modification time."""
-        key = (os.path.abspath(path), _mtime(path))
+        key = (os.path.abspath(path), path_mtime(path))
         if key not in self._ms_info:
             from uvlab.app.ms import open_ms
 
@@ -67,7 +82,7 @@ class WorkCache:
 
     def ms_data(self, sel: MSSelection, progress=None, cancelled=None) -> tuple[object, float]:
         """(VisData, seconds spent) for a selection; read unless it is the last one."""
-        key = (sel, os.path.abspath(sel.path), _mtime(sel.path))
+        key = (sel, os.path.abspath(sel.path), path_mtime(sel.path))
         if self._ms_data[0] == key:
             return self._ms_data[1], 0.0
         from uvlab.app.ms import read_visibilities
@@ -86,7 +101,7 @@ class WorkCache:
         return data, time.perf_counter() - t0
 
 
-def _mtime(path: str) -> float:
+def path_mtime(path: str) -> float:
     try:
         return os.path.getmtime(path)
     except OSError:
@@ -112,6 +127,7 @@ class Samples:
     timing: dict
     info: object = None
     description: str = ""
+    sky_key: object = None  # what ``sources`` came from: a key for caching the model image
 
 
 def cell_rad_for(imaging, uvw, freq_hz) -> float:

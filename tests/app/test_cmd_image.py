@@ -264,3 +264,10 @@ def test_memory_estimates_refuse_before_allocating():
     check_memory(est, "a 1024² image", available=2**40)
     with pytest.raises(InsufficientMemoryError, match=r"image needs about .* only 128.0 MiB"):
         check_memory(est, "a 1024² image", available=2**27)
+
+
+@pytest.mark.parametrize("npix", ["7", "0"])
+def test_odd_npix_is_a_usage_error(tmp_path, ms_copy_of, npix):
+    code, _out, err = run_cli("image", "--ms", ms_copy_of, "--npix", npix, "--out", tmp_path / "x")
+    assert code == 2 and f"--npix must be an even number ≥ 2, got {npix}" in err
+    assert "usage: uvlab image" in err and not list(tmp_path.glob("x*"))

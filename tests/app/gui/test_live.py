@@ -182,3 +182,26 @@ def test_aliasing_task_small(teaching):
     assert out.error.shape == (64, 64) and out.analytic.shape == (64, 64)
     assert 0 < out.metrics["rms_central"] < 1e-4  # ε = 1e-5 conv against the DFT
     assert out.scan_x.size == 8 and np.all(out.scan_r < 1e-4)
+
+
+def test_imaging_change_reuses_uv_rows_and_model_image(teaching):
+    cache = WorkCache()
+    first = run_job(
+        JobRequest("synthetic", ImagingOptions(npix=128), "cpu", SMALL_OBS, teaching), cache
+    )
+    briggs = ImagingOptions(npix=128, weighting="briggs", robust=0.0)
+    second = run_job(JobRequest("synthetic", briggs, "cpu", SMALL_OBS, teaching), cache)
+    assert second.uv is first.uv and second.model is first.model  # reused, not rebuilt
+    fresh = run_job(JobRequest("synthetic", briggs, "cpu", SMALL_OBS, teaching), WorkCache())
+    np.testing.assert_array_equal(second.model, fresh.model)
+    np.testing.assert_array_equal(second.uv.u_m, fresh.uv.u_m)
+    # a different image grid or sky renders the model again
+    bigger = run_job(
+        JobRequest("synthetic", ImagingOptions(npix=256), "cpu", SMALL_OBS, teaching), cache
+    )
+    assert bigger.model.shape == (256, 256) and bigger.uv is first.uv
+    other_sky = demo_sky_for("point", SMALL_OBS, ImagingOptions(npix=128))
+    third = run_job(
+        JobRequest("synthetic", ImagingOptions(npix=128), "cpu", SMALL_OBS, other_sky), cache
+    )
+    assert third.model is not first.model and third.model.sum() != first.model.sum()
