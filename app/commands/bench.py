@@ -49,6 +49,24 @@ def register(subparsers) -> None:
     _register_worker(actions)
 
 
+def _common_options(p, quick_help: str) -> None:
+    """--device, --json, --quick and --array, shared by predict, grid and aliasing."""
+    p.add_argument("--device", default="auto", choices=("auto", "cpu", "gpu"))
+    p.add_argument("--json", metavar="PATH", help="write the full report as JSON")
+    p.add_argument("--quick", action="store_true", help=quick_help)
+    p.add_argument("--array", default="meerkat", help="antenna layout name or file")
+
+
+def _finish(report: dict, table: str, args) -> int:
+    """Print the summary table and write the JSON report when asked."""
+    print()
+    print(table)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2))
+        print(f"wrote {args.json}")
+    return 0
+
+
 def _register_worker(actions) -> None:
     p = actions.add_parser(
         "worker",
@@ -84,10 +102,7 @@ def _register_predict(actions) -> None:
         description="Time predict_antennas on a MeerKAT-like observation: scalar without and "
         "with smearing, linear full-pol with smearing, float32 and float64.",
     )
-    p.add_argument("--device", default="auto", choices=("auto", "cpu", "gpu"))
-    p.add_argument("--json", metavar="PATH", help="write the full report as JSON")
-    p.add_argument("--quick", action="store_true", help="fewer source counts / smaller sizes")
-    p.add_argument("--array", default="meerkat", help="antenna layout name or file")
+    _common_options(p, "fewer source counts / smaller sizes")
     p.add_argument("--sources", type=int, nargs="+", metavar="N", help="source counts to run")
     p.add_argument("--times", type=int, help="number of time steps")
     p.add_argument("--chans", type=int, help="number of channels")
@@ -135,14 +150,10 @@ def run_predict(args) -> int:
     report["quick"] = bool(args.quick)
     if args.ceilings and device == "gpu":
         report["ceilings"] = measure_ceilings()
-    print()
-    print(format_table(report))
+    table = format_table(report)
     if "ceilings" in report:
-        print("ceilings:", json.dumps(report["ceilings"]))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2))
-        print(f"wrote {args.json}")
-    return 0
+        table += "\nceilings: " + json.dumps(report["ceilings"])
+    return _finish(report, table, args)
 
 
 def grid_sizes(device: str, quick: bool):
@@ -167,10 +178,7 @@ def _register_grid(actions) -> None:
         "(conv-ES at eps 1e-4/1e-5 single and 1e-6 double, hybrid, pruned-nn, nn): stage "
         "times, gridding rate, accuracy vs a subsampled DFT, and ducc0 on all host cores.",
     )
-    p.add_argument("--device", default="auto", choices=("auto", "cpu", "gpu"))
-    p.add_argument("--json", metavar="PATH", help="write the full report as JSON")
-    p.add_argument("--quick", action="store_true", help="one smaller size")
-    p.add_argument("--array", default="meerkat", help="antenna layout name or file")
+    _common_options(p, "one smaller size")
     p.add_argument("--repeats", type=int, help="timed calls per case (default 5 GPU, 2 CPU)")
     p.add_argument("--no-ducc", action="store_true", help="skip the ducc0 comparison")
     p.set_defaults(func=run_grid)
@@ -194,12 +202,7 @@ def run_grid(args) -> int:
     )
     report["array"] = layout.name
     report["quick"] = bool(args.quick)
-    print()
-    print(format_table(report))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2))
-        print(f"wrote {args.json}")
-    return 0
+    return _finish(report, format_table(report), args)
 
 
 #: ``bench aliasing`` sizes: (npix, ntime, nchan, decs, betas, seeds) per device and --quick.
@@ -221,10 +224,7 @@ def _register_aliasing(actions) -> None:
         "central half and the full image, the nearest-cell floor they share "
         "(nn-oversampled) and the GCF's own aliasing (conv with a 4096x table).",
     )
-    p.add_argument("--device", default="auto", choices=("auto", "cpu", "gpu"))
-    p.add_argument("--json", metavar="PATH", help="write the full report as JSON")
-    p.add_argument("--quick", action="store_true", help="fewer cases, smaller sizes")
-    p.add_argument("--array", default="meerkat", help="antenna layout name or file")
+    _common_options(p, "fewer cases, smaller sizes")
     p.add_argument("--npix", type=int, help="image side")
     p.add_argument("--times", type=int, help="number of time steps")
     p.add_argument("--chans", type=int, help="number of channels across L band")
@@ -256,9 +256,5 @@ def run_aliasing(args) -> int:
     print(f"uvlab bench aliasing: {layout.name}, {layout.nant} antennas, device {device}")
     report = run_alias_bench(layout.equatorial(), size, device=device)
     report["array"] = layout.name
-    print()
-    print(format_table(report))
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2))
-        print(f"wrote {args.json}")
-    return 0
+    report["quick"] = bool(args.quick)
+    return _finish(report, format_table(report), args)
