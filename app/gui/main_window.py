@@ -208,6 +208,7 @@ class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
             imaging=self.imaging_panel.options(),
             device=self.imaging_panel.device(),
             ms=self.obs_panel.ms_selection(),
+            compare=self.compare_panel.entries(self.imaging_panel.options()),
         )
 
     def apply_session(self, state: SessionState, *, run: bool = True) -> None:
@@ -221,6 +222,8 @@ class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
         self.imaging_panel.set_device(state.device)
         if state.ms is not None:
             self.obs_panel.set_ms_selection(state.ms)
+        if state.compare is not None:
+            self.compare_panel.set_entries(state.compare)
         self.obs_panel.set_source(state.source)
         self._show_layout()
         if run:

@@ -1,9 +1,10 @@
 """A GUI session: the whole lab state as one frozen record and human-readable JSON.
 
 A session holds the data source, the synthetic observation (with any antennas
-moved by hand), the sky components, the imaging options, the device and the
-opened MeasurementSet selection. :func:`save_session` / :func:`load_session`
-write and read it; :func:`from_scene` starts one from a ``uvlab demo`` scene.
+moved by hand), the sky components, the imaging options, the device, the
+opened MeasurementSet selection and compare mode's entries.
+:func:`save_session` / :func:`load_session` write and read it;
+:func:`from_scene` starts one from a ``uvlab demo`` scene.
 
 Format (``"format": "uvlab session", "version": 1``)::
 
@@ -13,7 +14,10 @@ Format (``"format": "uvlab session", "version": 1``)::
      "smearing": true,
      "sky": {"name": "...", "components": [{Component fields}, ...]},
      "imaging": {ImagingOptions fields}, "device": "auto",
-     "ms": null or {"path": ..., "field": 0, "spw": 0, "column": "DATA", "stokes": "I"}}
+     "ms": null or {"path": ..., "field": 0, "spw": 0, "column": "DATA", "stokes": "I"},
+     "compare": null or [{ImagingOptions fields}, ...]}
+
+``compare`` is optional (files written before it existed load unchanged).
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ class SessionState:
     imaging: ImagingOptions = field(default_factory=ImagingOptions)
     device: str = "auto"
     ms: MSSelection | None = None
+    compare: tuple[ImagingOptions, ...] | None = None
 
     def __post_init__(self):
         if self.source not in SOURCES:
@@ -81,6 +86,7 @@ class SessionState:
             "imaging": self.imaging.to_dict(),
             "device": self.device,
             "ms": None if self.ms is None else asdict(self.ms),
+            "compare": (None if self.compare is None else [o.to_dict() for o in self.compare]),
         }
 
     def to_json(self) -> str:
@@ -101,6 +107,7 @@ class SessionState:
             )
             enu = d.get("modified_antennas_enu")
             ms = d.get("ms")
+            compare = d.get("compare")
             return cls(
                 observation=obs,
                 source=d.get("source", "synthetic"),
@@ -110,6 +117,9 @@ class SessionState:
                 imaging=ImagingOptions.from_dict(d.get("imaging", {})),
                 device=d.get("device", "auto"),
                 ms=None if ms is None else MSSelection(**ms),
+                compare=(
+                    None if compare is None else tuple(ImagingOptions.from_dict(o) for o in compare)
+                ),
             )
         except SessionError:
             raise

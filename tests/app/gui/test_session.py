@@ -40,12 +40,22 @@ def test_json_round_trip_is_exact_and_readable(tmp_path):
         ),
         device="cpu",
         ms=MSSelection("/data/x.ms", 1, 0, "CORRECTED_DATA", "XX"),
+        compare=(
+            ImagingOptions(algorithm="conv", kernel="pswf", accuracy="support", support=6),
+            ImagingOptions(algorithm="pruned-nn", oversample=32),
+        ),
     )
     path = save_session(state, tmp_path / "s.json")
     text = path.read_text()
     assert '"format": "uvlab session"' in text and "\n  " in text  # indented JSON
     assert json.loads(text)["imaging"]["algorithm"] == "hybrid"
+    assert json.loads(text)["compare"][1]["oversample"] == 32
     assert load_session(path) == state
+    # a file from before compare entries were saved loads, with none
+    old = json.loads(text)
+    del old["compare"]
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    assert load_session(tmp_path / "old.json") == replace(state, compare=None)
 
 
 def test_bad_session_files_raise_with_the_file_name(tmp_path):
@@ -98,14 +108,25 @@ def test_window_session_round_trip(make_window, small_state, wait_result, tmp_pa
     enu = w.views.array_view.positions()
     w.views.array_view.finish_drag(2, enu[2, 0] + 120.0, enu[2, 1] - 40.0)
     w.views.dirty_view.clicked.emit(3e-3, -2e-3)
+    entries = (
+        ImagingOptions(algorithm="hybrid", oversample=8),
+        ImagingOptions(algorithm="conv", kernel="kb", accuracy="support", support=5),
+        ImagingOptions(algorithm="nn"),
+    )
+    w.compare_panel.set_entries(entries)
     wait_result(w)
     state = w.session_state()
+    assert [e.algorithm for e in state.compare] == ["hybrid", "conv", "nn"]
     assert w.save_session(tmp_path / "lab.json")
     other = make_window(replace(small_state, imaging=ImagingOptions(npix=64)), run_on_start=False)
     assert other.load_session(tmp_path / "lab.json")
     again = other.session_state()
     assert again == state
     assert again.imaging.algorithm == "nn-oversampled" and again.imaging.robust == 0.5
+    assert [(e.algorithm, e.kernel, e.support, e.oversample) for e in again.compare] == [
+        (e.algorithm, e.kernel, e.support, e.oversample) for e in state.compare
+    ]
+    assert again.compare[1].kernel == "kb" and again.compare[1].support == 5
     assert again.observation.dec_deg == -50.25 and len(again.sky) == len(small_state.sky) + 1
     np.testing.assert_allclose(
         np.array(again.modified_antennas_enu)[2, :2], enu[2, :2] + [120.0, -40.0], atol=1e-6
