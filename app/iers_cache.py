@@ -46,8 +46,9 @@ def cache_dir() -> Path | None:
     env = os.environ.get("UVLAB_CACHE")
     if env:
         return None if env.strip().lower() == "off" else Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "uvlab"
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    base = Path(xdg) if os.path.isabs(xdg) else Path.home() / ".cache"  # XDG: relative is invalid
+    return base / "uvlab"
 
 
 def cache_file(folder: Path) -> Path:

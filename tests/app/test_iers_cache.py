@@ -70,3 +70,14 @@ def test_cache_off_or_unwritable_falls_back_to_astropy(tmp_path, monkeypatch):
     assert iers_cache.install() == "astropy"
     assert iers.earth_orientation_table.get().ut1_utc(DATES[:3]).shape == (3,)
     iers_cache.reset()
+
+
+def test_cache_folder_follows_xdg_and_ignores_a_relative_one(tmp_path, monkeypatch):
+    monkeypatch.delenv("UVLAB_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert iers_cache.cache_dir() == tmp_path / "uvlab"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/dir")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert iers_cache.cache_dir() == tmp_path / "home" / ".cache" / "uvlab"
+    monkeypatch.setenv("UVLAB_CACHE", "OFF")
+    assert iers_cache.cache_dir() is None
