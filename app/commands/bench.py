@@ -231,14 +231,35 @@ def _register_aliasing(actions) -> None:
     p.add_argument("--betas", type=int, nargs="+", metavar="B", help="oversamplings β (even)")
     p.add_argument("--decs", type=float, nargs="+", metavar="DEG", help="declinations")
     p.add_argument("--seeds", type=int, nargs="+", metavar="S", help="sky seeds")
-    p.set_defaults(func=run_aliasing)
+    p.set_defaults(func=run_aliasing, parser=p)
+
+
+def _check_alias_args(args) -> None:
+    """Usage errors (exit 2) for values the study cannot run with."""
+    bad = []
+    if args.npix is not None and (args.npix < 8 or args.npix % 2):
+        bad.append(f"--npix must be an even number ≥ 8, got {args.npix}")
+    for name in ("times", "chans"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            bad.append(f"--{name} must be ≥ 1, got {value}")
+    if any(b < 2 or b % 2 or b > 1024 for b in args.betas or ()):
+        bad.append("every β must be an even number from 2 to 1024 (the pruners decimate by β/2)")
+    if any(not -90.0 <= d <= 90.0 for d in args.decs or ()):
+        bad.append("declinations must lie in [−90°, 90°]")
+    if any(s < 0 for s in args.seeds or ()):
+        bad.append("seeds must be ≥ 0")
+    if bad:
+        args.parser.error("; ".join(bad))
 
 
 def run_aliasing(args) -> int:
     from uvlab.app.layouts import load_layout
+    from uvlab.app.memory import MemoryEstimate, check_memory
     from uvlab.gpu.backend import resolve_device
     from uvlab.gpu.bench.alias_bench import AliasSize, format_table, run_alias_bench
 
+    _check_alias_args(args)
     device = resolve_device(args.device)
     npix, ntime, nchan, decs, betas, seeds = ALIAS_SIZES[(device, bool(args.quick))]
     size = AliasSize(
@@ -249,10 +270,12 @@ def run_aliasing(args) -> int:
         betas=tuple(args.betas or betas),
         seeds=tuple(args.seeds if args.seeds is not None else seeds),
     )
-    if any(b < 2 or b % 2 for b in size.betas):
-        print("uvlab bench aliasing: every β must be even (the pruners decimate by β/2)")
-        return 2
     layout = load_layout(args.array)
+    if device == "cpu":  # NumPy's pruned-nn holds the whole (N·β)² fine grid
+        beta = max(size.betas)
+        fine = size.npix * beta  # imaging_estimate's grid term, without building the pruners
+        need = MemoryEstimate({"fine grid": 32.0 * fine * (fine + 2)})
+        check_memory(need, f"pruned-nn at β = {beta} on a {size.npix}² image (NumPy)")
     print(f"uvlab bench aliasing: {layout.name}, {layout.nant} antennas, device {device}")
     report = run_alias_bench(layout.equatorial(), size, device=device)
     report["array"] = layout.name
