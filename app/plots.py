@@ -45,8 +45,33 @@ def show_image(ax, img, spec: ImageSpec, title: str, cmap="inferno", stretch="as
     ax.set_xlabel("l (arcmin, east ←)")
     ax.set_ylabel("m (arcmin)")
     ax.set_title(title)
-    ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="Jy/beam")
+    bar = ax.figure.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="Jy/beam")
+    if stretch == "asinh":
+        ticks = spread_ticks(norm, norm.vmin, norm.vmax)
+        bar.set_ticks(ticks, labels=[f"{t:g}" for t in ticks])
+        bar.minorticks_off()
     return im
+
+
+def spread_ticks(norm, vmin: float, vmax: float, min_gap: float = 0.08) -> list[float]:
+    """Colour-bar ticks at 0 and ±1, 2, 5 × 10^k, at least ``min_gap`` apart once stretched.
+
+    matplotlib's asinh locator can put 0 and 1e-3 on top of each other; here
+    the candidates are taken largest |value| first (then 0), and one is kept
+    only when ``norm`` places it ``min_gap`` of the bar away from every kept one.
+    """
+    mags = [m * 10.0**k for k in range(-6, 4) for m in (1.0, 2.0, 5.0)]
+    cands = [0.0] + [s * m for m in mags for s in (1.0, -1.0)]
+    cands = [c for c in cands if vmin <= c <= vmax]
+    cands.sort(key=lambda c: (c != 0.0, -abs(c)))  # 0 first, then the largest
+    kept: list[float] = []
+    pos: list[float] = []
+    for c in cands:
+        p = float(norm(c))
+        if all(abs(p - q) >= min_gap for q in pos):
+            kept.append(c)
+            pos.append(p)
+    return sorted(kept)
 
 
 def scene_figure(result, path) -> Path:
