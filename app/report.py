@@ -134,7 +134,13 @@ def compare_report(comparison, path, title: str = "") -> Path:
         va="center",
         fontsize=10,
     )
-    timing_chart(fig.add_subplot(grid[2, :]), comparison)
+    ax = fig.add_subplot(grid[2, :])
+    timing_chart(ax, comparison)
+    # room for the longest algorithm name left of the bars (about 0.09 in per character)
+    label_in = 0.09 * max(len(n) for n in names) + 0.15
+    shift = max(0.0, label_in / fig.get_figwidth() - 0.05)
+    box = ax.get_position()
+    ax.set_position([box.x0 + shift, box.y0, box.width - shift, box.height])
     fig.suptitle(title or f"gridding algorithms vs {comparison.reference_label}")
     path = Path(path)
     fig.savefig(path, dpi=80)
