@@ -255,9 +255,10 @@ def _check_alias_args(args) -> None:
 
 def run_aliasing(args) -> int:
     from uvlab.app.layouts import load_layout
-    from uvlab.app.memory import MemoryEstimate, check_memory
+    from uvlab.app.memory import check_memory, imaging_estimate
     from uvlab.gpu.backend import resolve_device
     from uvlab.gpu.bench.alias_bench import AliasSize, format_table, run_alias_bench
+    from uvlab.gpu.gridders.params import GridParams
 
     _check_alias_args(args)
     device = resolve_device(args.device)
@@ -273,8 +274,7 @@ def run_aliasing(args) -> int:
     layout = load_layout(args.array)
     if device == "cpu":  # NumPy's pruned-nn holds the whole (N·β)² fine grid
         beta = max(size.betas)
-        fine = size.npix * beta  # imaging_estimate's grid term, without building the pruners
-        need = MemoryEstimate({"fine grid": 32.0 * fine * (fine + 2)})
+        need = imaging_estimate(size.npix, "pruned-nn", GridParams.muscat(beta))
         check_memory(need, f"pruned-nn at β = {beta} on a {size.npix}² image (NumPy)")
     print(f"uvlab bench aliasing: {layout.name}, {layout.nant} antennas, device {device}")
     report = run_alias_bench(layout.equatorial(), size, device=device)

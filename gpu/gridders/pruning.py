@@ -15,7 +15,9 @@ along the two axes; :meth:`Pruner.apply` prunes a full periodic axis,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -31,10 +33,20 @@ def flip_rows(a: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class Pruner:
-    """Decimate a periodic axis by α with the taps ``Z[d]``, ``d = −D … D``."""
+    """Decimate a periodic axis by α with the taps ``Z[d]``, ``d = −D … D``.
 
-    taps: np.ndarray
+    ``source`` is the taps, or a function that computes them on first use:
+    a plan (and a memory estimate built from it) needs only α, and the
+    least-misfit taps take seconds at large α.
+    """
+
+    source: np.ndarray | Callable[[], np.ndarray]
     alpha: int
+
+    @cached_property
+    def taps(self) -> np.ndarray:
+        src = self.source
+        return np.asarray(src() if callable(src) else src)
 
     @property
     def half(self) -> int:
@@ -125,7 +137,7 @@ def make_pruner(kernel: str, support: int, alpha: int, x0: float = 0.25) -> Prun
     if alpha < 1:
         raise ValueError(f"decimation factor must be ≥ 1, got {alpha}")
     if kernel == "lm":
-        return Pruner(np.asarray(least_misfit_taps(support, alpha, x0)), alpha)
+        return Pruner(lambda: least_misfit_taps(support, alpha, x0), alpha)
     fn = kernel_function(kernel, support, sigma=0.5 / x0)
     half = (support * alpha) // 2
-    return Pruner(fn(np.arange(-half, half + 1) / alpha), alpha)
+    return Pruner(lambda: fn(np.arange(-half, half + 1) / alpha), alpha)
