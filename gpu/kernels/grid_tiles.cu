@@ -107,6 +107,27 @@ __device__ __forceinline__ void flush_cell(T2* __restrict__ grid, T2 val, long l
     }
 }
 
+// Commit a thread's register accumulator to its shared-memory tile cell.
+template <typename T2>
+__device__ __forceinline__ void add_to_cell(T2* tile, int cell, T2 acc) {
+    T2 g = tile[cell];
+    g.x += acc.x;
+    g.y += acc.y;
+    tile[cell] = g;
+}
+
+// Add a finished TWV × TWU shared tile (tile tile_id of a row of ntu tiles) to the grid.
+template <typename T2, int TU, int TV, int TWU, int TWV, int NT>
+__device__ __forceinline__ void flush_tile(T2* __restrict__ grid, const T2* tile, int tile_id,
+                                           int ntu, int pad, int Mu, int Mv) {
+    const int tu = tile_id % ntu, tv = tile_id / ntu;
+    const long long ou = (long long)tu * TU - 1, ov = (long long)tv * TV - 1;
+    for (int c = threadIdx.x; c < TWV * TWU; c += NT) {
+        const int lr = c / TWU, lc = c - lr * TWU;
+        flush_cell(grid, tile[c], ov + lr, (int)(ou + lc - pad), Mu, Mv);
+    }
+}
+
 template <typename T, int RU, int SU, int RV, int SV, int TU, int TV, int NT, int R>
 __global__ void __launch_bounds__(NT)
     grid_tile2d(const Rec<T>* __restrict__ recs, const int* __restrict__ offsets,
@@ -163,12 +184,7 @@ __global__ void __launch_bounds__(NT)
                 const int cell = (m.y + jv) * TWU + m.x + ju;
                 const T w = s_w[r * NW + ju] * s_w[r * NW + SU + jv];
                 if (cell != cur) {
-                    if (cur >= 0) {
-                        T2 g = tile[cur];
-                        g.x += acc.x;
-                        g.y += acc.y;
-                        tile[cur] = g;
-                    }
+                    if (cur >= 0) add_to_cell(tile, cur, acc);
                     cur = cell;
                     acc = T2{0, 0};
                 }
@@ -178,19 +194,9 @@ __global__ void __launch_bounds__(NT)
             }
         }
     }
-    if (cur >= 0) {
-        T2 g = tile[cur];
-        g.x += acc.x;
-        g.y += acc.y;
-        tile[cur] = g;
-    }
+    if (cur >= 0) add_to_cell(tile, cur, acc);
     __syncthreads();
-    const int tu = tile_id % ntu, tv = tile_id / ntu;
-    const long long ou = (long long)tu * TU - 1, ov = (long long)tv * TV - 1;
-    for (int c = t; c < TWV * TWU; c += NT) {
-        const int lr = c / TWU, lc = c - lr * TWU;
-        flush_cell(grid, tile[c], ov + lr, (int)(ou + lc - pad), Mu, Mv);
-    }
+    flush_tile<T2, TU, TV, TWU, TWV, NT>(grid, tile, tile_id, ntu, pad, Mu, Mv);
 }
 
 template <typename T, int RU, int SU, int P, int TU, int TV, int NT>
@@ -225,12 +231,7 @@ __global__ void __launch_bounds__(NT)
             const T w = tap_weight<RU, SU, T>(k0 + ju, rec.pu, beta_u, table_u, bu, du);
             const int cell = (int)rec.pv * TWU + k0 + ju;
             if (cell != cur) {
-                if (cur >= 0) {
-                    T2 gv = tile[cur];
-                    gv.x += acc.x;
-                    gv.y += acc.y;
-                    tile[cur] = gv;
-                }
+                if (cur >= 0) add_to_cell(tile, cur, acc);
                 cur = cell;
                 acc = T2{0, 0};
             }
@@ -238,17 +239,7 @@ __global__ void __launch_bounds__(NT)
             acc.y += w * rec.im;
         }
     }
-    if (cur >= 0) {
-        T2 gv = tile[cur];
-        gv.x += acc.x;
-        gv.y += acc.y;
-        tile[cur] = gv;
-    }
+    if (cur >= 0) add_to_cell(tile, cur, acc);
     __syncthreads();
-    const int tu = tile_id % ntu, tv = tile_id / ntu;
-    const long long ou = (long long)tu * TU - 1, ov = (long long)tv * TV - 1;
-    for (int c = t; c < TWV * TWU; c += NT) {
-        const int lr = c / TWU, lc = c - lr * TWU;
-        flush_cell(grid, tile[c], ov + lr, (int)(ou + lc - pad), Mu, Mv);
-    }
+    flush_tile<T2, TU, TV, TWU, TWV, NT>(grid, tile, tile_id, ntu, pad, Mu, Mv);
 }
