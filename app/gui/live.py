@@ -40,7 +40,7 @@ from uvlab.app.gui.samples import (
     cell_rad_for,
     check,
     model_image,
-    path_mtime,
+    ms_key,
     uv_rows,
 )
 
@@ -84,7 +84,7 @@ def _synthetic(request: JobRequest, cache: WorkCache, cancelled) -> Iterator:
     dev = resolve_device(request.device)
     timing = {"uvw": t_uvw} if t_uvw else {}  # cached parts cost nothing this run
 
-    def uv_until(t: int) -> UvData:
+    def rows_until(t: int) -> UvData:
         r = t * nbl
         return uv_rows(
             uvw[:r],
@@ -96,10 +96,15 @@ def _synthetic(request: JobRequest, cache: WorkCache, cancelled) -> Iterator:
             ~flag[:r],
         )
 
+    def uv_until(t: int) -> UvData:
+        """The uv rows of the first t times; all of them are kept for later jobs."""
+        if t < ntime:
+            return rows_until(t)
+        return cache.derived("uv", request.observation, lambda: rows_until(ntime))
+
     key = (request.observation, request.sky, request.smearing, im.precision, dev)
     vis = cache.prediction(key)
-    fresh = vis is None
-    if fresh:
+    if vis is None:
         smearing = None
         if request.smearing:
             smearing = Smearing(obs.chan_width_hz, obs.int_s, obs.dec0_rad)
@@ -159,9 +164,8 @@ def _synthetic(request: JobRequest, cache: WorkCache, cancelled) -> Iterator:
         if t_prev:
             timing["preview"] = t_prev
         cache.store_prediction(key, vis)
-    uv_all = cache.derived("uv", request.observation, lambda: uv_until(ntime))
-    if not fresh:
-        yield Partial("predict", 0.7, uv=uv_all, spec=spec, antennas=antennas)
+    else:
+        yield Partial("predict", 0.7, uv=uv_until(ntime), spec=spec, antennas=antennas)
     what = f"{layout.name}, {ntime} × {nbl} baselines × {nchan} ch, {sources.nsrc} sources"
     return Samples(
         "synthetic",
@@ -173,7 +177,7 @@ def _synthetic(request: JobRequest, cache: WorkCache, cancelled) -> Iterator:
         spec,
         obs.ra0_rad,
         obs.dec0_rad,
-        uv_all,
+        uv_until(ntime),
         antennas,
         sources,
         timing,
@@ -222,7 +226,7 @@ def _measurement_set(request: JobRequest, cache: WorkCache, cancelled, report) -
     spec = request.imaging.image_spec(cell_rad_for(request.imaging, data.uvw, data.freq_hz))
     uv = cache.derived(
         "uv",
-        (sel, os.path.abspath(sel.path), path_mtime(sel.path)),
+        ms_key(sel),
         lambda: uv_rows(
             data.uvw,
             data.time,
@@ -255,7 +259,7 @@ def _measurement_set(request: JobRequest, cache: WorkCache, cancelled, report) -
         {"read MS": t_read} if t_read else {},
         info=info,
         description=what,
-        sky_key=(request.sky, sel, os.path.abspath(sel.path), path_mtime(sel.path)),
+        sky_key=(request.sky, ms_key(sel)),
     )
 
 
@@ -280,12 +284,8 @@ def _image(request: JobRequest, s: Samples, cancelled, cache: WorkCache) -> Iter
     )
     check(cancelled)
     freq = float(np.mean(s.freq_hz))
-    if s.sky_key is None:
-        model = model_image(s.sources, s.spec, freq)
-    else:
-        model = cache.derived(
-            "model", (s.sky_key, s.spec, freq), lambda: model_image(s.sources, s.spec, freq)
-        )
+    key = None if s.sky_key is None else (s.sky_key, s.spec, freq)
+    model = cache.derived("model", key, lambda: model_image(s.sources, s.spec, freq))
     yield Done(
         ImageOutput(
             source=s.source,

@@ -56,8 +56,11 @@ class WorkCache:
 
         For what the views need besides the image (the uv rows, the model
         image): an imaging-only change reuses them instead of rebuilding
-        them (≈ 60 ms at 1024² on the default scene).
+        them (≈ 60 ms at 1024² on the default scene). A key that is None
+        is never remembered.
         """
+        if key is None:
+            return make()
         last = self._derived.get(kind)
         if last is not None and last[0] == key:
             return last[1]
@@ -73,7 +76,7 @@ class WorkCache:
 
     def ms_info(self, path: str):
         """``open_ms(path)``, remembered per path and modification time."""
-        key = (os.path.abspath(path), path_mtime(path))
+        key = (os.path.abspath(path), _mtime(path))
         if key not in self._ms_info:
             from uvlab.app.ms import open_ms
 
@@ -82,7 +85,7 @@ class WorkCache:
 
     def ms_data(self, sel: MSSelection, progress=None, cancelled=None) -> tuple[object, float]:
         """(VisData, seconds spent) for a selection; read unless it is the last one."""
-        key = (sel, os.path.abspath(sel.path), path_mtime(sel.path))
+        key = ms_key(sel)
         if self._ms_data[0] == key:
             return self._ms_data[1], 0.0
         from uvlab.app.ms import read_visibilities
@@ -101,7 +104,12 @@ class WorkCache:
         return data, time.perf_counter() - t0
 
 
-def path_mtime(path: str) -> float:
+def ms_key(sel: MSSelection) -> tuple:
+    """What an MS read depends on: the selection, the absolute path and its mtime."""
+    return (sel, os.path.abspath(sel.path), _mtime(sel.path))
+
+
+def _mtime(path: str) -> float:
     try:
         return os.path.getmtime(path)
     except OSError:
