@@ -22,6 +22,13 @@ import threading
 from pathlib import Path
 
 import numpy as np
+from astropy.utils import iers
+
+# Never download (no network here, nor in CI), and never judge the bundled tables
+# stale by the wall clock: with auto_max_age = None astropy neither warns that the
+# leap-second file expired nor refuses UT1 predictions older than 30 days.
+iers.conf.auto_download = False
+iers.conf.auto_max_age = None
 
 #: Columns of the combined IERS-A/B table that astropy's interpolation reads, and their units.
 COLUMNS = {
@@ -82,7 +89,6 @@ def save_table(table, path: Path) -> None:
 def load_table(path: Path):
     """An :class:`~astropy.utils.iers.IERS_Auto` table rebuilt from a cache file."""
     import astropy.units as u
-    from astropy.utils import iers
 
     with np.load(path, allow_pickle=False) as data:
         cols = {
@@ -92,8 +98,7 @@ def load_table(path: Path):
         meta = {key: data[f"meta_{key}"].item() for key in META}
     if cols["MJD"].size < 2 or not np.all(np.diff(cols["MJD"].value) > 0):
         raise ValueError(f"{path}: MJD column is not increasing")
-    table = iers.IERS_Auto(cols, meta=meta)
-    return table
+    return iers.IERS_Auto(cols, meta=meta)
 
 
 def install() -> str:
@@ -111,10 +116,6 @@ def install() -> str:
 
 
 def _install() -> str:
-    from astropy.utils import iers
-
-    iers.conf.auto_download = False  # uvlab works offline: the bundled table only
-    iers.conf.auto_max_age = None
     folder = cache_dir()
     if folder is None:
         return "astropy"
@@ -139,8 +140,6 @@ def _install() -> str:
 def reset() -> None:
     """Forget what :func:`install` did (tests); astropy's own table is used again."""
     global _state
-    from astropy.utils import iers
-
     with _lock:
         _state = None
         iers.earth_orientation_table.set(None)

@@ -39,15 +39,9 @@ import numpy as np
 from astropy.time import Time
 from astropy.utils import iers
 
-from uvlab.app import iers_cache
+from uvlab.app import iers_cache  # also puts astropy's IERS handling offline
 from uvlab.app.layouts import ArrayLayout, load_layout
 from uvlab.gpu.geometry import baseline_uvw, ecef_to_equatorial
-
-# Never download (no network here, nor in CI), and never judge the bundled tables
-# stale by the wall clock: with auto_max_age = None astropy neither warns that the
-# leap-second file expired nor refuses UT1 predictions older than 30 days.
-iers.conf.auto_download = False
-iers.conf.auto_max_age = None
 
 #: Date used in hour-angle mode when ``date_iso`` is not given (inside the IERS table).
 DEFAULT_DATE = "2025-03-20"

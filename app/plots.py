@@ -57,7 +57,7 @@ def spread_ticks(norm, vmin: float, vmax: float, min_gap: float = 0.08) -> list[
     """Colour-bar ticks at 0 and ±1, 2, 5 × 10^k, at least ``min_gap`` apart once stretched.
 
     matplotlib's asinh locator can put 0 and 1e-3 on top of each other; here
-    the candidates are taken largest |value| first (then 0), and one is kept
+    0 is taken first, then the candidates by decreasing |value|, and one is kept
     only when ``norm`` places it ``min_gap`` of the bar away from every kept one.
     """
     mags = [m * 10.0**k for k in range(-6, 4) for m in (1.0, 2.0, 5.0)]
