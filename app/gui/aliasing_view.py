@@ -10,6 +10,7 @@ import numpy as np
 from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
+from uvlab.app.gui.on_demand import OnDemand
 from uvlab.widgets import MetricsTable, ProfilePlotView, SkyImageView
 
 NOT_COMPUTED = (
@@ -19,7 +20,7 @@ NOT_COMPUTED = (
 )
 
 
-class AliasingView(QtWidgets.QWidget):
+class AliasingView(OnDemand, QtWidgets.QWidget):
     """Shows an :class:`~uvlab.app.gui.jobs.AliasingOutput`.
 
     Signals
@@ -28,6 +29,8 @@ class AliasingView(QtWidgets.QWidget):
     """
 
     compute_requested = pyqtSignal()
+    NOT_COMPUTED = NOT_COMPUTED
+    STALE = "Parameters changed since these maps were computed: press Compute to update them."
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -70,18 +73,6 @@ class AliasingView(QtWidgets.QWidget):
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addWidget(widget)
         return box
-
-    def is_computed(self) -> bool:
-        return self._computed
-
-    def mark_stale(self) -> None:
-        """The parameters changed: what is shown (if anything) no longer applies."""
-        if self._computed:
-            self.note.setText(
-                "Parameters changed since these maps were computed: press Compute to update them."
-            )
-        else:
-            self.note.setText(NOT_COMPUTED)
 
     def set_running(self, running: bool) -> None:
         if running:

@@ -17,6 +17,7 @@ from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
 from uvlab.app.gui.compare_task import CompareOutput
+from uvlab.app.gui.on_demand import OnDemand
 from uvlab.widgets import MetricsTable, SkyImageView, TimingView
 
 #: Dynamic range of the shared logarithmic colour scale of the error maps.
@@ -50,7 +51,7 @@ def _compact(view: SkyImageView) -> SkyImageView:
     return view
 
 
-class CompareView(QtWidgets.QWidget):
+class CompareView(OnDemand, QtWidgets.QWidget):
     """Shows a :class:`~uvlab.app.gui.compare_task.CompareOutput`.
 
     Signals
@@ -59,6 +60,8 @@ class CompareView(QtWidgets.QWidget):
     """
 
     compute_requested = pyqtSignal()
+    NOT_COMPUTED = NOT_COMPUTED
+    STALE = "Parameters changed since this comparison: press Compare to update it."
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -157,18 +160,6 @@ class CompareView(QtWidgets.QWidget):
             self._grid.setColumnStretch(k, 1 if k <= n else 0)
 
     # ---------------------------------------------------------------- state
-    def is_computed(self) -> bool:
-        return self._computed
-
-    def mark_stale(self) -> None:
-        """The parameters changed: what is shown (if anything) no longer applies."""
-        if self._computed:
-            self.note.setText(
-                "Parameters changed since this comparison: press Compare to update it."
-            )
-        else:
-            self.note.setText(NOT_COMPUTED)
-
     def set_running(self, running: bool) -> None:
         if running:
             self.note.setText("Comparing: DFT reference and one image per entry …")
