@@ -16,7 +16,7 @@ from PyQt6.QtCore import pyqtSignal
 from uvlab.app.gui.compare_task import GRIDDERS
 from uvlab.app.gui.jobs import KERNELS, ImagingOptions
 from uvlab.app.gui.panels.fields import ValidatedLineEdit, parse_open_unit
-from uvlab.app.gui.panels.imaging_panel import ALGORITHM_TIPS, USES
+from uvlab.app.gui.panels.imaging_panel import USES, accuracy_combo, algorithm_combo
 
 #: The ImagingOptions fields an entry sets (the rest come from the Imaging panel).
 ENTRY_FIELDS = ("algorithm", "kernel", "accuracy", "eps", "support", "oversample", "padding")
@@ -37,21 +37,12 @@ class EntryEditor(QtWidgets.QGroupBox):
 
     def __init__(self, title: str = "Entry", parent=None):
         super().__init__(title, parent)
-        self.algorithm_combo = QtWidgets.QComboBox()
-        for name in GRIDDERS:
-            self.algorithm_combo.addItem(name, name)
-            self.algorithm_combo.setItemData(
-                self.algorithm_combo.count() - 1,
-                ALGORITHM_TIPS[name],
-                QtCore.Qt.ItemDataRole.ToolTipRole,
-            )
+        self.algorithm_combo = algorithm_combo(GRIDDERS)
         self.remove_button = QtWidgets.QPushButton("Remove")
         self.remove_button.setToolTip("Remove this entry from the comparison")
         self.kernel_combo = QtWidgets.QComboBox()
         self.kernel_combo.addItems(KERNELS)
-        self.accuracy_combo = QtWidgets.QComboBox()
-        self.accuracy_combo.addItem("from ε", "eps")
-        self.accuracy_combo.addItem("support S", "support")
+        self.accuracy_combo = accuracy_combo()
         self.eps_edit = ValidatedLineEdit(parse_open_unit, "1e-05", tooltip="accuracy ε in (0, 1)")
         self.support_spin = QtWidgets.QSpinBox()
         self.support_spin.setRange(1, 32)

@@ -38,6 +38,25 @@ ALGORITHM_TIPS = {
 }
 
 
+def algorithm_combo(names) -> QtWidgets.QComboBox:
+    """A combo box of gridding algorithms, each with its tooltip."""
+    combo = QtWidgets.QComboBox()
+    for name in names:
+        combo.addItem(name, name)
+        combo.setItemData(
+            combo.count() - 1, ALGORITHM_TIPS[name], QtCore.Qt.ItemDataRole.ToolTipRole
+        )
+    return combo
+
+
+def accuracy_combo() -> QtWidgets.QComboBox:
+    """How the GCF's size is set: from an accuracy ε, or as a support S."""
+    combo = QtWidgets.QComboBox()
+    combo.addItem("from ε", "eps")
+    combo.addItem("support S", "support")
+    return combo
+
+
 class ImagingPanel(QtWidgets.QWidget):
     """Imaging choices.
 
@@ -76,21 +95,12 @@ class ImagingPanel(QtWidgets.QWidget):
         self.taper_spin = self._dspin(0.0, 1e5, 1.0, 2, " ″")
         self.taper_spin.setSpecialValueText("off")
         form.addRow("Taper (FWHM)", self.taper_spin)
-        self.algorithm_combo = QtWidgets.QComboBox()
-        for name in ALGORITHMS:
-            self.algorithm_combo.addItem(name, name)
-            self.algorithm_combo.setItemData(
-                self.algorithm_combo.count() - 1,
-                ALGORITHM_TIPS[name],
-                QtCore.Qt.ItemDataRole.ToolTipRole,
-            )
+        self.algorithm_combo = algorithm_combo(ALGORITHMS)
         form.addRow("Algorithm", self.algorithm_combo)
         self.kernel_combo = QtWidgets.QComboBox()
         self.kernel_combo.addItems(KERNELS)
         form.addRow("Kernel", self.kernel_combo)
-        self.accuracy_combo = QtWidgets.QComboBox()
-        self.accuracy_combo.addItem("from ε", "eps")
-        self.accuracy_combo.addItem("support S", "support")
+        self.accuracy_combo = accuracy_combo()
         form.addRow("Kernel size", self.accuracy_combo)
         self.eps_edit = ValidatedLineEdit(
             parse_open_unit, "1e-05", tooltip="requested accuracy ε in (0, 1)"
