@@ -1,7 +1,9 @@
 """The ``uvlab`` command line: one subcommand per module in ``uvlab.app.commands``.
 
-Exit codes: 0 on success, 2 on a usage error, 1 on a data error. Errors print
-one clear line on stderr; ``--debug`` shows the traceback.
+Exit codes: 0 on success, 2 on a usage error, 1 on a data error, 130 / 143
+when stopped by SIGINT (Ctrl-C) / SIGTERM (:mod:`uvlab.app.signals`: the
+command's rollback runs first). Errors print one clear line on stderr;
+``--debug`` shows the traceback.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ COMMANDS = (
     "demo",
     "simulate",
     "predict",
+    "repair",
     "image",
     "compare",
     "info",
@@ -45,6 +48,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from uvlab.app import signals
+
+    with signals.handled():  # SIGINT and SIGTERM cancel: rollbacks run, exit 130 / 143
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -65,9 +75,16 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args) -> int:
     try:
         return int(args.func(args) or 0)
-    except KeyboardInterrupt:
-        print("uvlab: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        from uvlab.app.signals import exit_code, signal_name
+
+        code = exit_code(exc)
+        print(
+            f"uvlab {args.command}: interrupted ({signal_name(code - 128)}); "
+            "nothing half-written was left",
+            file=sys.stderr,
+        )
+        return code
     except BrokenPipeError:
         # The reader went away (e.g. `uvlab arrays | head`): not an error.
         import os
@@ -77,8 +94,16 @@ def _run(args) -> int:
     except Exception as exc:
         if args.debug:
             raise
-        print(f"uvlab {args.command}: error: {exc}", file=sys.stderr)
-        return 1
+        from uvlab.app.errors import UsageError
+
+        print(f"uvlab {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2 if isinstance(exc, UsageError) else 1
+
+
+def _one_line(exc: BaseException) -> str:
+    """The exception's message folded onto one line."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text
 
 
 def _has_display() -> bool:

@@ -9,10 +9,13 @@ def register(sub) -> None:
         help="predict a sky model into a column (MODEL_DATA) of a MeasurementSet",
         description="Read UVW, fields, spectral windows and correlations from a "
         "MeasurementSet, predict the visibilities of a sky model for every row and write "
-        "them into a column (created if absent). The write is all or nothing: the column "
-        "is written under a temporary name and renamed when complete; on an error or "
-        "Ctrl-C the MeasurementSet is left exactly as it was. DATA is written only with "
-        "--column DATA --overwrite.",
+        "them into a column (created if absent). The write is all or nothing, even when "
+        "killed: the column is written under a temporary name and renamed when complete "
+        "(docs/data-safety.md); on an error, Ctrl-C or SIGTERM the MeasurementSet is left "
+        "exactly as it was, and after a kill the next uvlab run (or `uvlab repair`) "
+        "finishes or rolls back the write. Only visibility columns can be written (DATA, "
+        "CORRECTED_DATA, MODEL_DATA or a new name); DATA only with --column DATA "
+        "--overwrite. The free disk space is checked first.",
     )
     p.add_argument("--ms", required=True, metavar="MS", help="the MeasurementSet folder")
     p.add_argument(
@@ -71,6 +74,14 @@ def run(args) -> int:
             device=args.device,
             dtype=dtype,
             progress=bar,
+        )
+    if res.nonfinite_rows:
+        import sys
+
+        print(
+            f"uvlab predict: warning: {res.path}: {res.nonfinite_rows} row(s) have non-finite "
+            f"UVW; their {res.column} is 0",
+            file=sys.stderr,
         )
     corrs = "; ".join(sorted(set(res.correlations.values())))
     verb = "replaced" if res.replaced else "wrote"

@@ -72,8 +72,42 @@ def launch(
         rc = screenshot_when_ready(window, screenshot, timeout_s, task=task)
         window.close()
         return rc
+    stopped = close_on_signals(window)
     rc = app.exec()
+    if stopped():
+        from uvlab.app.signals import signal_name
+
+        print(f"uvlab gui: interrupted ({signal_name(stopped())}); window closed", file=sys.stderr)
+        return 128 + stopped()
     return int(rc)
+
+
+def close_on_signals(window):
+    """SIGINT and SIGTERM close ``window`` through its normal path (the worker is cancelled).
+
+    Python runs signal handlers only between bytecodes, never inside Qt's
+    event loop, so a timer gives it a chance every 200 ms; the handler only
+    queues ``window.close()`` (an exception raised inside a Qt slot would abort
+    the process). Returns a function giving the signal received, or 0.
+    """
+    import signal
+
+    from PyQt6 import QtCore
+
+    from uvlab.app.signals import CANCEL_SIGNALS
+
+    got = {"signum": 0}
+
+    def handler(signum, frame):
+        got["signum"] = int(signum)
+        QtCore.QTimer.singleShot(0, window.close)
+
+    for sig in CANCEL_SIGNALS:
+        signal.signal(sig, handler)
+    timer = QtCore.QTimer(window)
+    timer.timeout.connect(lambda: None)
+    timer.start(200)
+    return lambda: got["signum"]
 
 
 def _set_icon(app) -> None:

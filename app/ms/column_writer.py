@@ -1,18 +1,19 @@
 """Add or replace one visibility column of a MeasurementSet, all or nothing.
 
-:func:`write_column` writes the new column under a temporary name
-(``UVLAB_PARTIAL_<NAME>``); only when every row is written does it remove an
-existing column of the final name (``overwrite=True``) and rename the new one
-into place. If anything fails or is cancelled (including Ctrl-C), it closes
-the table and puts the MeasurementSet back exactly as it was: the files the
-write created are deleted and the main table's small bookkeeping files
-(``table.dat``, ``table.info``, ``table.lock``, index files; anything up to
-:data:`BACKUP_LIMIT` bytes) are restored byte for byte. Adding a column never
-touches the other columns' data files.
+:func:`write_column` follows the commit protocol of :mod:`uvlab.app.ms.journal`
+(docs/data-safety.md): a journal snapshots the table; the new column is added
+as ``UVLAB_PARTIAL_<NAME>``, filled, flushed and fsynced; in one critical
+section an existing column of the final name is renamed to ``UVLAB_OLD_<NAME>``
+(not deleted), the new one renamed into place and flushed, and the journal
+records the commit; only then is the old column removed and the journal
+dropped. A failure, a cancel, Ctrl-C or SIGTERM before the commit point rolls
+the table back to exactly what it was; one after it completes the write. A
+process killed outright (SIGKILL, power loss) leaves the journal, and the next
+uvlab run that opens the MeasurementSet (or ``uvlab repair``) finishes or rolls
+back the write the same way.
 
-A process killed outright (SIGKILL, power loss) can leave the temporary
-column behind; its name says it is incomplete, no reader of DATA /
-MODEL_DATA / CORRECTED_DATA picks it up, and the next write removes it.
+Only visibility columns may be written (:func:`check_column_request`): DATA,
+CORRECTED_DATA, MODEL_DATA, or a new name that is not a standard MS column.
 
 The new column copies DATA's description (value type, shape, keywords) with
 its own tiled data manager: TiledColumnStMan when DATA has a fixed shape,
@@ -25,61 +26,41 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from uvlab.app.errors import UsageError
 from uvlab.app.ms.columns import tile_rows, tiled_dminfo
 from uvlab.app.ms.errors import MSError
-from uvlab.app.ms.tables import check_path, translated
+from uvlab.app.ms.journal import (
+    OLD_PREFIX,
+    PARTIAL_PREFIX,
+    Journal,
+    fault_point,
+    recover,
+    recover_if_interrupted,
+    sync_folder,
+)
+from uvlab.app.ms.tables import DATA_COLUMNS, check_path, translated
+from uvlab.app.signals import critical
 
-#: Main-table files up to this size are backed up before the table is opened for writing.
-BACKUP_LIMIT = 16 * 2**20
 _NAME = re.compile(r"[A-Z][A-Z0-9_]*")
-PARTIAL_PREFIX = "UVLAB_PARTIAL_"
+
+#: Main-table columns of the MeasurementSet v2 definition that are not visibility data.
+STANDARD_COLUMNS = frozenset(
+    """UVW FLAG FLAG_CATEGORY WEIGHT SIGMA ANTENNA1 ANTENNA2 ANTENNA3 ARRAY_ID
+    DATA_DESC_ID EXPOSURE FEED1 FEED2 FEED3 FIELD_ID FLAG_ROW INTERVAL OBSERVATION_ID
+    PROCESSOR_ID SCAN_NUMBER STATE_ID TIME TIME_CENTROID TIME_EXTRA_PREC UVW2
+    WEIGHT_SPECTRUM SIGMA_SPECTRUM CORRECTED_WEIGHT_SPECTRUM IMAGING_WEIGHT FLOAT_DATA
+    LAG_DATA VIDEO_POINT BASELINE_REF PHASE_ID PULSAR_BIN PULSAR_GATE_ID""".split()
+)
 
 
 def partial_name(column: str) -> str:
     """The temporary name a column is written under."""
     return PARTIAL_PREFIX + column
-
-
-class _Snapshot:
-    """The main table folder's entries, with the bytes of its small files."""
-
-    def __init__(self, path: str):
-        self.root = Path(path)
-        self.entries = {p.name for p in self.root.iterdir()}
-        self.saved: dict[str, bytes] = {}
-        self.stat: dict[str, tuple[int, int]] = {}
-        for p in self.root.iterdir():
-            if p.is_file():
-                st = p.stat()
-                self.stat[p.name] = (st.st_size, st.st_mtime_ns)
-                if st.st_size <= BACKUP_LIMIT:
-                    self.saved[p.name] = p.read_bytes()
-
-    def restore(self) -> list[str]:
-        """Put the folder back; return names of changed files it could not restore."""
-        for p in self.root.iterdir():
-            if p.name not in self.entries:
-                if p.is_dir() and not p.is_symlink():
-                    shutil.rmtree(p, ignore_errors=True)
-                else:
-                    with contextlib.suppress(OSError):
-                        p.unlink()
-        lost = []
-        for name, (size, mtime) in self.stat.items():
-            p = self.root / name
-            if name in self.saved:
-                if not p.is_file() or p.read_bytes() != self.saved[name]:
-                    p.write_bytes(self.saved[name])
-                    os.utime(p, ns=(mtime, mtime))
-            elif not p.is_file() or (p.stat().st_size, p.stat().st_mtime_ns) != (size, mtime):
-                lost.append(name)
-        return lost
 
 
 def _unused_dm_name(tab, base: str) -> str:
@@ -156,17 +137,60 @@ def column_desc_like(tab, name: str, like: str, cell_shape=None, dcomplex: bool 
     return cdesc, dminfo
 
 
-def check_column_request(path: str, colnames, column: str, overwrite: bool) -> str:
-    """Validate the target column name; return it upper-cased, or raise MSError."""
+def check_column_request(
+    path: str, colnames, column: str, overwrite: bool, coltypes: dict | None = None
+) -> str:
+    """Validate the target column name; return it upper-cased.
+
+    Raises
+    ------
+    UsageError
+        A name that is not a visibility column (UVW, FLAG, WEIGHT_SPECTRUM, …),
+        not a valid column name, or uvlab's own temporary names.
+    MSError
+        The column exists and ``overwrite`` is false.
+    """
     col = column.strip().upper()
-    if not _NAME.fullmatch(col) or col.startswith(PARTIAL_PREFIX):
-        raise MSError(f"{path}: {column!r} is not a valid column name")
+    if (
+        not _NAME.fullmatch(col)
+        or col.startswith((PARTIAL_PREFIX, OLD_PREFIX))
+        or col.startswith("UVLAB_COMMIT")
+    ):
+        raise UsageError(f"{path}: {column!r} is not a valid column name")
+    if col in STANDARD_COLUMNS:
+        raise UsageError(
+            f"{path}: column {col} is not a visibility column; uvlab writes only "
+            f"{', '.join(DATA_COLUMNS)} or a new column name"
+        )
+    kind = (coltypes or {}).get(col)
+    if col in colnames and kind is not None and kind not in ("complex", "dcomplex"):
+        raise UsageError(
+            f"{path}: column {col} holds {kind} values, not visibilities; choose another name"
+        )
     if col in colnames and not overwrite:
         what = "the observed data" if col == "DATA" else "data"
         raise MSError(
             f"{path}: column {col} already exists and holds {what}; pass --overwrite to replace it"
         )
     return col
+
+
+def column_types(tab) -> dict[str, str]:
+    """Value type of each column of an open table (``"complex"``, ``"double"``, …)."""
+    return {c: str(tab.coldatatype(c)) for c in tab.colnames()}
+
+
+def _dm_files_shared_with(tab, column: str) -> tuple[str, ...]:
+    """Files of ``column``'s data manager when other columns share it (rewritten in place)."""
+    for dm in tab.getdminfo().values():
+        cols = list(dm.get("COLUMNS", []))
+        if column in cols and len(cols) > 1:
+            seq = int(dm.get("SEQNR", -1))
+            folder = Path(tab.name())
+            return tuple(
+                p.name for p in folder.iterdir() if re.fullmatch(rf"table\.f{seq}(i|_.*)?", p.name)
+            )
+    return ()
 
 
 def write_column(
@@ -185,7 +209,7 @@ def write_column(
     path : str or path-like
         MeasurementSet folder.
     column : str
-        Final column name.
+        Final column name (see :func:`check_column_request`).
     fill : callable(table, colname)
         Writes every row of ``colname`` in the open table (``table.putcol``);
         may raise (e.g. :class:`~uvlab.app.errors.Cancelled`) to abandon the write.
@@ -203,48 +227,127 @@ def write_column(
 
     Raises
     ------
-    MSError
-        Bad name, a column that exists without ``overwrite``, or a casacore error;
-        whatever ``fill`` raises is re-raised after the rollback.
+    UsageError, MSError
+        A column that may not be written, one that exists without ``overwrite``,
+        a write in progress elsewhere, or a casacore error; whatever ``fill``
+        raises (also :class:`~uvlab.app.signals.Interrupted`) is re-raised after
+        the rollback.
     """
     from casacore import tables
 
     path = check_path(path)
-    snap = _Snapshot(path)
+    recover_if_interrupted(path)
+    with translated(path):
+        ro = tables.table(path, readonly=True, ack=False)
+        try:
+            names, types = ro.colnames(), column_types(ro)
+        finally:
+            ro.close()
+    col = check_column_request(path, names, column, overwrite, types)
+    replaced = col in names
+    journal = Journal.begin(path, col, col if replaced else None)
     tab = None
     try:
+        fault_point("journal-written")
+        tmp = partial_name(col)
         with translated(path):
             tab = tables.table(path, readonly=False, ack=False)
-            col = check_column_request(path, tab.colnames(), column, overwrite)
-            tmp = partial_name(col)
-            if tmp in tab.colnames():
-                tab.removecols(tmp)
             desc, dminfo = column_desc_like(tab, tmp, like, cell_shape)
             tab.addcols(tables.maketabdesc(desc), dminfo)
+        fault_point("column-added")
         fill(tab, tmp)
-        with translated(path):
-            replaced = col in tab.colnames()
+        fault_point("filled")
+        with critical(), translated(path):
+            tab.flush()
+            sync_folder(Path(path))
+            fault_point("flushed")
+            shared = _dm_files_shared_with(tab, col) if replaced else ()
             if replaced:
-                tab.removecols(col)
+                tab.renamecol(col, OLD_PREFIX + col)
+                fault_point("renamed-old")
             tab.renamecol(tmp, col)
+            fault_point("renamed-new")
+            tab.flush()
+            sync_folder(Path(path))
+            fault_point("switch-flushed")
+            journal.switch(copy_also=shared)
+            fault_point("committed")
+            if replaced:
+                tab.removecols(OLD_PREFIX + col)
+                fault_point("old-removed")
             tab.flush()
             tab.close()
             tab = None
+            sync_folder(Path(path))
+            fault_point("old-flushed")
+            journal.retire()
         return replaced
     except BaseException as exc:
-        if tab is not None:
-            with contextlib.suppress(Exception):
-                tab.close()
-        lost = snap.restore()
-        if lost:
-            raise MSError(
-                f"{path}: writing column {column} failed ({exc}) and these files could not be "
-                f"restored: {', '.join(lost)}"
-            ) from exc
+        with critical():
+            if tab is not None:
+                _close_abandoned(tab, journal, partial_name(col))
+            committed = journal.state.get("phase") == "switched"
+            if journal.active:
+                try:
+                    recover(path, _journal=journal)
+                except Exception as rexc:
+                    raise MSError(
+                        f"{path}: writing column {column} failed ({exc}) and the rollback "
+                        f"failed too ({rexc}); run `uvlab repair {path}`"
+                    ) from exc
+            journal.release()
+        if committed and not isinstance(exc, KeyboardInterrupt):
+            return replaced  # failed after the commit point; recovery completed it
         raise
 
 
 def put_rows(tab, colname: str, start: int, data: np.ndarray) -> None:
     """``tab.putcol`` of a (nrow, nchan, ncorr) block at ``start``, cast to the column type."""
+    fault_point("rows-written")
     dtype = np.complex128 if tab.coldatatype(colname) == "dcomplex" else np.complex64
     tab.putcol(colname, np.ascontiguousarray(data, dtype=dtype), start, data.shape[0])
+
+
+def _close_abandoned(tab, journal: Journal, tmp: str) -> None:
+    """Close a table whose write is being rolled back, without letting casacore abort.
+
+    casacore flushes cached tiles when a table closes and aborts the process if
+    that cannot be written (a full disk). Before the commit point the partial
+    column is dropped first (its tiles go with it) and its files truncated.
+    """
+    if journal.state.get("phase") == "writing":
+        with contextlib.suppress(Exception):
+            if tmp in tab.colnames():
+                tab.removecols(tmp)
+        journal.discard_new_files()
+    with contextlib.suppress(Exception):
+        tab.close()
+
+
+def remove_columns(path: str | os.PathLike, names: list[str]) -> None:
+    """Remove ``names`` from the main table under the journal (all or nothing)."""
+    from casacore import tables
+
+    path = check_path(path)
+    journal = Journal.begin(path, ",".join(names), None)
+    tab = None
+    try:
+        with translated(path):
+            tab = tables.table(path, readonly=False, ack=False)
+            tab.removecols(names)
+            tab.flush()
+            tab.close()
+            tab = None
+        with critical():
+            sync_folder(Path(path))
+            journal.switch()
+            journal.retire()
+    except BaseException:
+        with critical():
+            if tab is not None:
+                with contextlib.suppress(Exception):
+                    tab.close()
+            if journal.active:
+                recover(path, _journal=journal)
+            journal.release()
+        raise

@@ -16,6 +16,7 @@ _MISSING_FILE = re.compile(r"file (\S+) could not be opened")
 # Tiled storage managers report a missing data file through RegularFileIO.
 _NO_SUCH_FILE = re.compile(r"open or create of file (\S+?):? No such file or directory")
 _NO_TABLE = re.compile(r"Table (\S+) does not exist")
+_WRITE_ERROR = re.compile(r"write error (?:in|for file) (\S+?):")
 
 
 class MSError(ValueError):
@@ -57,6 +58,10 @@ def translate(path: str, exc: BaseException) -> MSError:
         return MSError(
             f"{path}: table file {inner} is missing; the MeasurementSet is damaged or incomplete"
         )
+    if m := _WRITE_ERROR.search(full):
+        inner = _relative(path, m.group(1))
+        why = "the disk is full" if "No space" in full else "is the disk full?"
+        return MSError(f"{path}: could not write {inner} ({why})")
     if m := _NO_TABLE.search(full):
         inner = _relative(path, m.group(1))
         if inner in (".", path):

@@ -6,9 +6,11 @@ at that field's phase centre and that window's channels, in the basis of the
 window's correlations (linear for XX…, circular for RR…; Stokes codes 1–4
 are formed from the linear products), and writes the correlations into
 ``column`` through :func:`uvlab.app.ms.column_writer.write_column`, which is
-all or nothing. Time and bandwidth smearing use each chunk's median INTERVAL
-and the window's channel widths. DATA is only written when asked for by name
-with ``overwrite=True``.
+all or nothing, even when the process is killed. Time and bandwidth smearing
+use each chunk's median INTERVAL and the window's channel widths. DATA is only
+written when asked for by name with ``overwrite=True``. Before anything is
+written, the column's size is checked against the free disk space; rows whose
+UVW is not finite get a model of 0 and are counted (``nonfinite_rows``).
 """
 
 from __future__ import annotations
@@ -20,8 +22,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from uvlab.app.diskspace import check_space
 from uvlab.app.errors import Cancelled
-from uvlab.app.ms.column_writer import check_column_request, put_rows, write_column
+from uvlab.app.ms.column_writer import (
+    check_column_request,
+    column_types,
+    put_rows,
+    write_column,
+)
 from uvlab.app.ms.columns import brightness_to_correlations, corr_labels, feeds_of
 from uvlab.app.ms.errors import MSError
 from uvlab.app.ms.metadata import read_data_descs, read_fields, read_spws
@@ -45,6 +53,8 @@ class PredictSummary:
     replaced: bool
     device: str
     seconds: float
+    #: Rows whose UVW is not finite: their model is written as 0 (they cannot be predicted).
+    nonfinite_rows: int = 0
 
 
 @dataclass(frozen=True)
@@ -56,11 +66,17 @@ class _Setup:
     pol_types: dict[int, tuple[int, ...]]
     pol_feeds: dict[int, str]
     cell_shape: tuple[int, int]
+    nrows: int
+    max_cell: int
+    itemsize: int
 
 
 def _read_setup(path: str, column: str, overwrite: bool, feeds: str) -> _Setup:
     with MSTables(path) as ms:
-        check_column_request(ms.path, ms.colnames, column, overwrite)
+        with translated(ms.path):
+            coltypes = column_types(ms.main)
+            nrows = ms.main.nrows()
+        check_column_request(ms.path, ms.colnames, column, overwrite, coltypes)
         for need in ("UVW", "FIELD_ID", "DATA_DESC_ID"):
             if need not in ms.colnames:
                 raise MSError(f"{ms.path}: the main table has no {need} column")
@@ -87,6 +103,8 @@ def _read_setup(path: str, column: str, overwrite: bool, feeds: str) -> _Setup:
         raise MSError(f"{path}: the DATA_DESCRIPTION table is empty")
     first = dds[0]
     cell = (spws[first.spw_id].nchan, len(pol_types.get(first.pol_id, ())))
+    max_cell = max(spws[d.spw_id].nchan * max(len(pol_types.get(d.pol_id, ())), 1) for d in dds)
+    itemsize = 16 if coltypes.get("DATA") == "dcomplex" else 8
     return _Setup(
         fields,
         spws,
@@ -95,6 +113,9 @@ def _read_setup(path: str, column: str, overwrite: bool, feeds: str) -> _Setup:
         pol_types,
         pol_feeds,
         cell,
+        nrows,
+        max_cell,
+        itemsize,
     )
 
 
@@ -154,9 +175,10 @@ def predict_to_ms(
         raise ValueError(f"feeds must be auto, linear or circular, got {feeds!r}")
     setup = _read_setup(path, column, overwrite, feeds)
     col = column.strip().upper()
+    check_space(path, column_bytes(setup.nrows, setup.max_cell, setup.itemsize), f"column {col}")
     dev = resolve_device(device)
     sources = {f.id: sky.to_source_arrays(f.ra_rad, f.dec_rad) for f in setup.fields}
-    counts = {"rows": 0}
+    counts = {"rows": 0, "nonfinite": 0}
 
     def fill(tab, name: str) -> None:
         with translated(path):
@@ -200,6 +222,10 @@ def predict_to_ms(
         with translated(path):
             uvw = tab.getcol("UVW", r0, nrow)
             interval = tab.getcol("INTERVAL", r0, nrow) if has_interval else None
+        bad = ~np.all(np.isfinite(uvw), axis=1)
+        if bad.any():  # no model exists for such a row: predict it at the origin, write 0
+            counts["nonfinite"] += int(bad.sum())
+            uvw = np.where(bad[:, None], 0.0, uvw)
         smear = None
         if smearing:
             int_s = float(np.median(interval)) if interval is not None else 0.0
@@ -208,8 +234,11 @@ def predict_to_ms(
         b = predict_rows(
             uvw, spw.freq_hz, sources[fid], mode=basis, smearing=smear, dtype=dtype, device=dev
         )
+        corr = brightness_to_correlations(b, types, basis)
+        if bad.any():
+            corr[bad] = 0
         with translated(path):
-            put_rows(tab, name, r0, brightness_to_correlations(b, types, basis))
+            put_rows(tab, name, r0, corr)
 
     replaced = write_column(path, col, fill, overwrite=overwrite, cell_shape=setup.cell_shape)
     return PredictSummary(
@@ -221,4 +250,10 @@ def predict_to_ms(
         replaced=replaced,
         device=dev,
         seconds=time.perf_counter() - t_start,
+        nonfinite_rows=counts["nonfinite"],
     )
+
+
+def column_bytes(nrows: int, cell: int, itemsize: int = 8) -> float:
+    """Bytes a tiled visibility column of ``nrows`` cells of ``cell`` values takes on disk."""
+    return float(nrows) * cell * itemsize * 1.02 + 65536.0

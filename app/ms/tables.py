@@ -5,7 +5,9 @@ Thread safety: casacore is not thread-safe. Every function in
 so all of them must be called from ONE I/O thread (the GUI routes them through
 its single MS worker; the command line is single-threaded anyway).
 
-Nothing here writes to the MeasurementSet: tables open with ``readonly=True``
+Nothing here writes to the MeasurementSet (except that :class:`MSTables` first
+finishes or rolls back a write that a killed uvlab left half-done, through
+:mod:`uvlab.app.ms.journal`): tables open with ``readonly=True``
 and ``ack=False``, and are closed in ``finally`` blocks. casacore creates a
 ``table.lock`` file beside each table it opens, even read-only; :class:`MSTables`
 notes which lock files existed before it opened anything and deletes, after
@@ -68,7 +70,11 @@ class MSTables:
     """
 
     def __init__(self, path: str | os.PathLike) -> None:
+        from uvlab.app.ms.journal import recover_if_interrupted
+
         self.path = check_path(path)
+        # A write that a killed uvlab left half-done is finished or rolled back first.
+        self.recovered = recover_if_interrupted(self.path)
         self.main = None
         self._open: list = []
         self._subs: dict = {}

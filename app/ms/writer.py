@@ -1,9 +1,13 @@
 """Write a simulated observation as a complete MeasurementSet (python-casacore).
 
-:func:`write_ms` builds the MS in a temporary folder beside the target and
-renames it into place only when everything is written, so an interrupted or
-failed write leaves nothing half-done; an existing path is replaced only with
-``overwrite=True``.
+:func:`write_ms` builds the MS in a temporary folder beside the target
+(``.NAME.uvlab-XXXX``, locked with ``flock`` while the build runs) and renames
+it into place only when everything is written, so an interrupted or failed
+write leaves nothing half-done; an existing path is replaced only with
+``overwrite=True``, and only in the last instant (two renames, which SIGINT
+and SIGTERM cannot split). Build folders of a process killed outright are
+removed by the next ``write_ms`` to the same path or by ``uvlab repair``; an
+old MS parked in one is put back.
 
 The main table holds one row per (time, baseline), time-major, without
 autocorrelations: UVW (J2000, metres, antenna 1 minus antenna 2, DESIGN §1),
@@ -28,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from uvlab.app.diskspace import free_bytes
 from uvlab.app.errors import Cancelled
 from uvlab.app.ms.columns import (
     brightness_to_correlations,
@@ -37,7 +42,11 @@ from uvlab.app.ms.columns import (
     feeds_of,
     main_table_desc,
 )
+from uvlab.app.ms.errors import MSError
+from uvlab.app.ms.journal import fault_point, lock_file
+from uvlab.app.ms.repair import BUILD_LOCK, clean_build_folders
 from uvlab.app.ms.subtables import fill_subtables, telescope_name
+from uvlab.app.signals import critical
 
 #: Temporary bytes per written chunk (visibilities, flags and their conversions).
 CHUNK_BYTES = 64 * 2**20
@@ -215,8 +224,11 @@ def write_ms(
     flags = _flags(flag, obs, nchan, ncorr)
     step = _rows_per_chunk(obs, nchan, ncorr, chunk_rows)
 
+    clean_build_folders(target)  # what a killed earlier run left behind
+    disk_full = False
     tmpdir = Path(tempfile.mkdtemp(prefix=f".{target.name}.uvlab-", dir=target.parent))
     build = tmpdir / target.name
+    lock = lock_file(tmpdir / BUILD_LOCK, blocking=True)  # marks the folder as in use
     try:
         desc, dminfo = main_table_desc(nchan, ncorr)
         ms = tables.default_ms(str(build), desc, dminfo)
@@ -236,11 +248,20 @@ def write_ms(
             )
             ms.addrows(nrow)
             _write_rows(ms, obs, fn, corr_types, feeds, sig, wgt, flags, step, progress, cancelled)
-        finally:
-            ms.close()
-        _move_into_place(build, target, tmpdir)
+        except BaseException:
+            with critical():
+                disk_full = (free_bytes(target.parent, fake=False) or 0) < 2**20
+                _abandon(ms)
+            raise
+        ms.close()
+        with critical():
+            _move_into_place(build, target, tmpdir)
+    except RuntimeError as exc:  # casacore: a full disk, an I/O error
+        raise _write_failed(target, exc, disk_full) from exc
     finally:
-        shutil.rmtree(tmpdir, ignore_errors=True)
+        with critical():
+            shutil.rmtree(tmpdir, ignore_errors=True)
+            os.close(lock)
     return target
 
 
@@ -283,8 +304,37 @@ def _write_rows(ms, obs, fn, corr_types, feeds, sig, wgt, flags, step, progress,
             columns[zero] = np.zeros(n, dtype=np.int32)
         for name, values in columns.items():
             ms.putcol(name, values, start, n)
+        fault_point("ms-rows-written")
         if progress is not None:
             progress(stop / nrow)
+
+
+def _write_failed(target: Path, exc: BaseException, disk_full: bool) -> MSError:
+    """A one-line error for a casacore failure while building ``target``."""
+    if disk_full or "No space" in str(exc):
+        why = "the disk is full"
+    else:
+        why = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return MSError(f"{target}: could not write the MeasurementSet ({why}); nothing was left behind")
+
+
+def _abandon(ms) -> None:
+    """Close a build that is being thrown away without letting casacore abort.
+
+    casacore writes its cached tiles when a table closes and aborts the
+    process when that fails (a full disk); dropping the tiled columns first
+    discards their caches, so the close has next to nothing to write.
+    """
+    with contextlib.suppress(Exception):
+        tiled = [
+            c
+            for dm in ms.getdminfo().values()
+            if str(dm.get("TYPE", "")).startswith("Tiled")
+            for c in dm.get("COLUMNS", [])
+        ]
+        ms.removecols(tiled)
+    with contextlib.suppress(Exception):
+        ms.close()
 
 
 def _move_into_place(build: Path, target: Path, tmpdir: Path) -> None:

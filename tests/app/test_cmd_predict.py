@@ -220,7 +220,84 @@ def test_bad_inputs_change_nothing(sim, tmp_path):
     code, _, err = run_cli("predict", "--ms", ms, "--sky", "point", "--feeds", "linear")
     assert code == 1 and "RR RL LR LL (circular feeds), not linear feeds" in err
     code, _, err = run_cli("predict", "--ms", ms, "--sky", "point", "--column", "MODEL DATA")
-    assert code == 1 and "not a valid column name" in err
+    assert code == 2 and "not a valid column name" in err
     assert tree_digest(ms) == before
     code, _, err = run_cli("predict", "--ms", tmp_path / "none.ms", "--sky", "point")
     assert code == 1 and "none.ms: no such file or folder" in err
+
+
+@pytest.mark.parametrize(
+    ("column", "extra"),
+    [
+        ("UVW", ("--overwrite",)),
+        ("FLAG", ("--overwrite",)),
+        ("TIME", ("--overwrite",)),
+        ("ANTENNA1", ("--overwrite",)),
+        ("WEIGHT_SPECTRUM", ()),
+        ("sigma_spectrum", ()),
+        ("UVLAB_OLD_DATA", ()),
+    ],
+)
+def test_only_visibility_columns_can_be_written(sim, column, extra):
+    ms, _ = sim
+    before = tree_digest(ms)
+    code, _, err = run_cli("predict", "--ms", ms, "--sky", "point", "--column", column, *extra)
+    assert code == 2 and err.count("\n") == 1, err
+    assert str(ms) in err and ("not a visibility column" in err or "not a valid" in err)
+    assert tree_digest(ms) == before
+
+
+def test_a_new_column_name_is_allowed(sim):
+    ms, _ = sim
+    code, _, err = run_cli("predict", "--ms", ms, "--sky", "point", "--column", "my_model")
+    assert code == 0, err
+    np.testing.assert_allclose(_col(ms, "MY_MODEL")[..., 0], 1.0, rtol=1e-6)
+
+
+def test_a_disk_too_small_is_refused_before_writing(sim, monkeypatch):
+    ms, _ = sim
+    before = tree_digest(ms)
+    monkeypatch.setenv("UVLAB_FAKE_FREE_BYTES", "100000")
+    code, _, err = run_cli("predict", "--ms", ms, "--sky", "point", "--device", "cpu")
+    assert code == 1 and err.count("\n") == 1, err
+    assert f"{ms}: not enough disk space for column MODEL_DATA" in err and "free" in err
+    assert tree_digest(ms) == before
+
+
+def test_rows_with_non_finite_uvw_get_a_zero_model_and_a_warning(sim, tmp_path):
+    import shutil
+
+    from casacore import tables
+
+    ms, sky = sim
+    clean = tmp_path / "clean.ms"
+    shutil.copytree(ms, clean)
+    t = tables.table(str(ms), readonly=False, ack=False)
+    uvw = t.getcol("UVW")
+    bad = np.array([3, 4, 40])
+    uvw[bad[0], 0], uvw[bad[1]], uvw[bad[2], 2] = np.nan, np.inf, -np.inf
+    t.putcol("UVW", uvw)
+    t.close()
+    for path in (ms, clean):
+        code, _, err = run_cli("predict", "--ms", path, "--sky", sky, "--device", "cpu")
+        assert code == 0, err
+    model, reference = _col(ms, "MODEL_DATA"), _col(clean, "MODEL_DATA")
+    assert np.all(np.isfinite(model))
+    np.testing.assert_array_equal(model[bad], 0)
+    good = np.setdiff1d(np.arange(model.shape[0]), bad)
+    np.testing.assert_array_equal(model[good], reference[good])
+
+
+def test_the_warning_names_the_ms_and_counts_the_rows(sim):
+    from casacore import tables
+
+    ms, sky = sim
+    t = tables.table(str(ms), readonly=False, ack=False)
+    uvw = t.getcol("UVW")
+    uvw[:2] = np.nan
+    t.putcol("UVW", uvw)
+    t.close()
+    code, _, err = run_cli("predict", "--ms", ms, "--sky", sky, "--device", "cpu")
+    assert code == 0
+    warning = f"uvlab predict: warning: {ms}: 2 row(s) have non-finite UVW; their MODEL_DATA is 0"
+    assert err == warning + "\n"
