@@ -112,13 +112,14 @@ class Comparison:
 def write_metrics_json(cmp: Comparison, path, data_label: str) -> Path:
     """Write ``metrics.json``: :meth:`Comparison.metrics` plus ``"data": data_label``.
 
-    The one writer of the file, used by ``uvlab compare`` and the GUI's compare mode.
+    The one writer of the file, used by ``uvlab compare`` and the GUI's compare mode;
+    written atomically (:mod:`uvlab.app.atomic`).
     """
+    from uvlab.app.atomic import write_text
+
     metrics = cmp.metrics()
     metrics["data"] = data_label
-    path = Path(path)
-    path.write_text(json.dumps(metrics, indent=2))
-    return path
+    return write_text(path, json.dumps(metrics, indent=2))
 
 
 def dft_step(npix: int, nvis: int, budget: float) -> int:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from uvlab.app.memory import format_bytes
 
-#: Bytes kept free beyond the estimate (metadata, journals, log files).
-MARGIN_BYTES = 16 * 2**20
+#: Bytes kept free beyond the estimate (file-system metadata, log files).
+MARGIN_BYTES = 2**20
 #: Extra fraction on top of an estimate (allocation granularity, headers).
 MARGIN_FRACTION = 0.02
 

@@ -4,6 +4,9 @@ Axis 1 is ``RA---SIN`` with ``CDELT1 = −cell``, axis 2 ``DEC--SIN`` with
 ``CDELT2 = +cell``, ``CRPIX = N/2 + 1`` on both, ``CRVAL`` the phase centre.
 Axes 3 and 4 are FREQ and STOKES (CASA's order), each of length one. The
 data array is ``img[j, i]`` exactly as uvlab's engine returns it.
+
+Files are written atomically after a disk-space check (:mod:`uvlab.app.atomic`):
+an existing file is replaced only by a complete new one.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from uvlab.app._version import __version__
+from uvlab.app.atomic import atomic_path
 from uvlab.gpu.imaging.spec import ImageSpec
 
 #: FITS STOKES axis codes (AIPS memo 114 / FITS paper II).
@@ -127,8 +131,28 @@ def write_image_fits(
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     hdu = fits.PrimaryHDU(image.astype(np.float32)[None, None], header=header)
-    hdu.writeto(path, overwrite=overwrite)
+    need = fits_size(hdu)
+    with atomic_path(path, overwrite=overwrite, need_bytes=need, what="the FITS image") as tmp:
+        hdu.writeto(tmp, overwrite=True)
     return path
+
+
+def image_fits_bytes(npix: int, header_blocks: int = 3) -> int:
+    """Bytes of an ``npix``² float32 image written by :func:`write_image_fits` (an estimate).
+
+    The data take whole 2880-byte blocks; the header ``header_blocks`` (108
+    cards: the WCS and a history of about 60 cards fit in 3).
+    """
+    block, data = 2880, int(npix) ** 2 * 4
+    return header_blocks * block + -(-data // block) * block
+
+
+def fits_size(hdu) -> int:
+    """Bytes ``hdu`` takes in a file: header and data, each in whole 2880-byte blocks."""
+    block = 2880
+    header = len(hdu.header.tostring())  # already padded to whole blocks
+    data = 0 if hdu.data is None else hdu.data.nbytes
+    return header + -(-data // block) * block
 
 
 def read_image_fits(path):

@@ -76,6 +76,8 @@ def spread_ticks(norm, vmin: float, vmax: float, min_gap: float = 0.08) -> list[
 
 def scene_figure(result, path) -> Path:
     """A 2×2 overview of a :class:`~uvlab.app.pipeline.SceneResult`: uv, sky, PSF, dirty."""
+    from uvlab.app.report import save_figure
+
     plt = _pyplot()
     obs, spec = result.observation, result.spec
     fig, axes = plt.subplots(2, 2, figsize=(11, 10), constrained_layout=True)
@@ -110,10 +112,10 @@ def scene_figure(result, path) -> Path:
         spec,
         f"dirty image ({result.image.algorithm}, {result.device}; asinh stretch)",
     )
-    path = Path(path)
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+    try:
+        return save_figure(fig, path, dpi=90)
+    finally:
+        plt.close(fig)
 
 
 def format_timing(timing: dict, nvis: int | None = None) -> str:

@@ -35,6 +35,23 @@ def pyplot():
     return plt
 
 
+def save_figure(fig, path, dpi: float) -> Path:
+    """Save ``fig`` as PNG atomically, after a disk-space check; returns the path.
+
+    The estimate is an uncompressed RGBA image of the figure's size in pixels
+    (:func:`uvlab.app.atomic.png_size_bound`), so the check never lets a PNG
+    through that cannot fit.
+    """
+    from uvlab.app.atomic import atomic_path, png_size_bound
+
+    path = Path(path)
+    width, height = (fig.get_size_inches() * dpi).round().astype(int)
+    need = png_size_bound(width, height)
+    with atomic_path(path, need_bytes=need, what="the PNG image") as tmp:
+        fig.savefig(tmp, dpi=dpi, format="png")
+    return path
+
+
 def _extent(spec):
     half = spec.npix / 2 * np.degrees(spec.cell_rad) * 60
     return (half, -half, -half, half)
@@ -142,7 +159,7 @@ def compare_report(comparison, path, title: str = "") -> Path:
     box = ax.get_position()
     ax.set_position([box.x0 + shift, box.y0, box.width - shift, box.height])
     fig.suptitle(title or f"gridding algorithms vs {comparison.reference_label}")
-    path = Path(path)
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
-    return path
+    try:
+        return save_figure(fig, path, dpi=80)
+    finally:
+        plt.close(fig)

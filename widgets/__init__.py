@@ -18,6 +18,7 @@ _VIEWS = {
     "ProfilePlotView": "profile_view",
     "LogView": "log_view",
     "MetricsTable": "metrics_table",
+    "set_image_saver": "_save",
 }
 
 __all__ = sorted(_VIEWS)

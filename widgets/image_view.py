@@ -26,6 +26,7 @@ from uvlab.widgets._display import (
     format_hms,
 )
 from uvlab.widgets._pg import COLORMAPS, DIVERGING, get_colormap, pg, plain_axes
+from uvlab.widgets._save import save_image
 
 ARCMIN = np.pi / (180.0 * 60.0)
 
@@ -315,16 +316,20 @@ class SkyImageView(QtWidgets.QWidget):
 
     # ----------------------------------------------------------------- export
     def export_png(self, path) -> Path:
-        """Save the plot (image, axes, colour bar) as a PNG; returns the path."""
-        path = Path(path)
-        if not self.plot_widget.grab().save(str(path), "PNG"):
-            raise OSError(f"could not write PNG to {path}")
-        return path
+        """Save the plot (image, axes, colour bar) as a PNG; returns the path.
+
+        Saved through :func:`uvlab.widgets._save.save_image` (atomic in the
+        desktop lab); raises :class:`OSError` naming the file on failure.
+        """
+        return save_image(self.plot_widget.grab(), path, "PNG")
 
     def _ask_png(self) -> None:
         path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save PNG", "", "PNG (*.png)")
         if path:
-            self.export_png(path)
+            try:
+                self.export_png(path)
+            except OSError as exc:
+                QtWidgets.QMessageBox.warning(self, "Save PNG", str(exc))
 
 
 def link_views(*views: SkyImageView) -> None:

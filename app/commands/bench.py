@@ -26,7 +26,6 @@ NumPy and CuPy.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 #: Default sizes: (ntime, nchan, source counts) per device, and with --quick.
 PREDICT_SIZES = {
@@ -62,7 +61,9 @@ def _finish(report: dict, table: str, args) -> int:
     print()
     print(table)
     if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2))
+        from uvlab.app.atomic import write_text
+
+        write_text(args.json, json.dumps(report, indent=2))
         print(f"wrote {args.json}")
     return 0
 
@@ -90,8 +91,9 @@ def run_worker(args) -> int:
     result = bench_worker(args.device, args.npix, args.repeats)
     print(format_worker_bench(result))
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(result, f, indent=2)
+        from uvlab.app.atomic import write_text
+
+        write_text(args.json, json.dumps(result, indent=2))
     return 0
 
 

@@ -17,12 +17,30 @@ def register(sub) -> None:
     p.add_argument("--out", default="uvlab-demo", help="output folder (default: uvlab-demo)")
     p.add_argument("--scene", help="a scene JSON file instead of the default scene")
     p.add_argument("--device", default="auto", choices=("auto", "cpu", "gpu"))
-    p.add_argument("--npix", type=int, help="image size in pixels (default 512)")
-    p.add_argument("--algorithm", help="imaging algorithm (default conv)")
+    p.add_argument("--npix", type=even_npix, help="image size in pixels (default 512)")
+    p.add_argument(
+        "--algorithm",
+        choices=("dft", "conv", "nn", "nn-oversampled", "hybrid", "pruned-nn"),
+        help="imaging algorithm (default conv)",
+    )
     p.set_defaults(func=run)
 
 
+def even_npix(text: str) -> int:
+    """``--npix`` type: an even integer ≥ 2 (else a usage error, exit 2)."""
+    import argparse
+
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 2 or n % 2:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected an even number of pixels ≥ 2")
+    return n
+
+
 def run(args) -> int:
+    from uvlab.app.atomic import write_text
     from uvlab.app.fits_io import write_image_fits
     from uvlab.app.pipeline import run_scene
     from uvlab.app.plots import format_timing, scene_figure
@@ -53,12 +71,12 @@ def run(args) -> int:
         write_image_fits(out / "psf.fits", res.image.psf, spec, ra, dec, **common),
         scene_figure(res, out / "overview.png"),
     ]
-    timing_path = out / "timing.json"
-    timing_path.write_text(
-        json.dumps({"device": res.device, "nvis": res.nvis, "timing_s": res.timing}, indent=2)
+    timing_path = write_text(
+        out / "timing.json",
+        json.dumps({"device": res.device, "nvis": res.nvis, "timing_s": res.timing}, indent=2),
     )
     files.append(timing_path)
-    (out / "scene.json").write_text(scene.to_json())
+    write_text(out / "scene.json", scene.to_json())
     print(format_timing(res.timing, res.nvis))
     print(f'peak {res.image.dirty.max():.4f} Jy/beam; cell {spec.cell_arcsec:.2f}"')
     for f in files:

@@ -140,6 +140,6 @@ def run_convert(args, out=None) -> int:
     if target.exists() and not args.force:
         raise SkyModelError("already exists (use --force to overwrite)", target)
     model = _load(args.input, args)
-    write_sky(model, target)
+    write_sky(model, target, overwrite=args.force)  # atomic: OUT stays intact on failure
     print(f"wrote {len(model)} component(s) to {target}", file=out)
     return 0

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from PyQt6 import QtCore, QtWidgets
 
+from uvlab.app.atomic import save_qimage
+
 #: Pause after the result is drawn before grabbing, ms (lets the views repaint).
 SETTLE_MS = 500
 
@@ -50,10 +52,12 @@ def screenshot_when_ready(window, path, timeout_s: float = 300.0, task: str = "i
     def save() -> None:
         QtWidgets.QApplication.processEvents()
         path.parent.mkdir(parents=True, exist_ok=True)
-        if window.grab().save(str(path), "PNG"):
-            finish(0, f"uvlab gui: wrote {path}")
+        try:
+            save_qimage(window.grab(), path, "PNG")  # atomic, after a space check
+        except OSError as exc:
+            finish(1, f"uvlab gui: error: {exc}")
         else:
-            finish(1, f"uvlab gui: error: could not write {path}")
+            finish(0, f"uvlab gui: wrote {path}")
 
     def on_result(result) -> None:
         if result.task == task:

@@ -118,5 +118,16 @@ class FileActions:
         path, _ = QtWidgets.QFileDialog.getSaveFileName(
             self, "Save PNG", "uvlab.png", "PNG (*.png)"
         )
-        if path and not self.grab().save(path, "PNG"):
-            self._on_panel_error(f"cannot write {path}")
+        if path:
+            self.save_screenshot(path)
+
+    def save_screenshot(self, path) -> bool:
+        """Save the window as PNG, atomically after a space check; False (and a message) if not."""
+        from uvlab.app.atomic import save_qimage
+
+        try:
+            save_qimage(self.grab(), path, "PNG")
+        except OSError as exc:
+            self._on_panel_error(f"cannot save screenshot: {exc}")
+            return False
+        return True

@@ -181,6 +181,12 @@ def take_snapshot(table: Path, dest: Path, *, copy_also: tuple[str, ...] = ()) -
     return manifest
 
 
+def journal_bytes(table: str | os.PathLike) -> int:
+    """Bytes a snapshot of ``table`` copies (its small files; large ones are hard-linked)."""
+    sizes = (p.stat().st_size for p in Path(table).iterdir() if p.is_file())
+    return sum(s for s in sizes if s <= COPY_LIMIT) * 2  # snapshot 0 and snapshot 1
+
+
 def _same_bytes(a: Path, b: Path) -> bool:
     if a.stat().st_size != b.stat().st_size:
         return False

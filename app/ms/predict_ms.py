@@ -32,6 +32,7 @@ from uvlab.app.ms.column_writer import (
 )
 from uvlab.app.ms.columns import brightness_to_correlations, corr_labels, feeds_of
 from uvlab.app.ms.errors import MSError
+from uvlab.app.ms.journal import journal_bytes
 from uvlab.app.ms.metadata import read_data_descs, read_fields, read_spws
 from uvlab.app.ms.tables import MSTables, row_chunks, translated
 
@@ -175,7 +176,8 @@ def predict_to_ms(
         raise ValueError(f"feeds must be auto, linear or circular, got {feeds!r}")
     setup = _read_setup(path, column, overwrite, feeds)
     col = column.strip().upper()
-    check_space(path, column_bytes(setup.nrows, setup.max_cell, setup.itemsize), f"column {col}")
+    need = column_bytes(setup.nrows, setup.max_cell, setup.itemsize) + journal_bytes(path)
+    check_space(path, need, f"column {col}")
     dev = resolve_device(device)
     sources = {f.id: sky.to_source_arrays(f.ra_rad, f.dec_rad) for f in setup.fields}
     counts = {"rows": 0, "nonfinite": 0}

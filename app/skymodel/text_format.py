@@ -36,7 +36,8 @@ Rules:
   major, Dec out of range, ...). Non-UTF-8 or binary files raise one too.
 
 :func:`write_sky` writes decimal degrees and ``repr`` floats, so
-``read_sky(write_sky(m))`` returns a model equal to ``m``.
+``read_sky(write_sky(m))`` returns a model equal to ``m``; it replaces a file
+atomically (a complete new file or the old one).
 """
 
 from __future__ import annotations
@@ -229,10 +230,24 @@ def format_sky(model: SkyModel) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_sky(model: SkyModel, path: str | os.PathLike) -> None:
-    """Write ``model`` to ``path`` in uvlab v1 format (UTF-8, LF line ends)."""
+def write_sky(model: SkyModel, path: str | os.PathLike, *, overwrite: bool = True) -> None:
+    """Write ``model`` to ``path`` in uvlab v1 format (UTF-8, LF line ends).
+
+    The file is replaced atomically (:mod:`uvlab.app.atomic`): on any error an
+    existing file is left as it was. With ``overwrite=False`` an existing file
+    raises :class:`FileExistsError`; a disk without room for the text raises
+    :class:`~uvlab.app.diskspace.InsufficientSpaceError` (before writing) or
+    :class:`~uvlab.app.atomic.DiskFullError` (when it fills up meanwhile); other
+    write errors raise :class:`SkyModelError`. Each message is one line naming
+    the file.
+    """
+    from uvlab.app.atomic import write_text
+    from uvlab.app.diskspace import InsufficientSpaceError
+
+    text = format_sky(model)
     try:
-        with open(path, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(format_sky(model))
+        write_text(path, text, overwrite=overwrite, newline="\n", what="the sky model")
+    except (InsufficientSpaceError, FileExistsError):
+        raise
     except OSError as exc:
         raise SkyModelError(f"cannot write file: {exc.strerror or exc}", path) from None

@@ -229,6 +229,20 @@ def test_export_png_writes_the_plot(tmp_path, view, img):
     assert len({png.pixel(x, png.height() // 2) for x in range(0, png.width(), 7)}) > 5
 
 
+def test_export_png_goes_through_the_installed_saver(tmp_path, view, img, monkeypatch):
+    from uvlab.widgets import _save, set_image_saver
+
+    monkeypatch.setattr(_save, "_saver", _save._saver)  # restored after the test
+    view.set_image(img, SPEC)
+    calls = []
+    set_image_saver(lambda image, path, fmt: calls.append((image.isNull(), path, fmt)))
+    assert view.export_png(tmp_path / "v.png") == tmp_path / "v.png"
+    assert calls == [(False, tmp_path / "v.png", "PNG")] and not (tmp_path / "v.png").exists()
+    set_image_saver(None)  # back to Qt's own save, which raises naming the file
+    with pytest.raises(OSError, match=r"nope/v\.png: could not write the PNG image"):
+        view.export_png(tmp_path / "nope" / "v.png")
+
+
 def test_fits_button_requests_export(qtbot, view):
     with qtbot.waitSignal(view.export_fits_requested, timeout=1000):
         qtbot.mouseClick(view.fits_button, QtCore.Qt.MouseButton.LeftButton)

@@ -32,3 +32,31 @@ def test_export_before_any_result_says_so(make_window, small_state, tmp_path):
     w.export_view_fits(w.views.dirty_view, tmp_path / "x.fits")
     assert errors and "no result" in errors[0]
     assert not (tmp_path / "x.fits").exists()
+
+
+def test_png_exports_are_atomic_and_refused_on_a_full_disk(
+    make_window, small_state, tmp_path, monkeypatch
+):
+    from uvlab.app.atomic import save_qimage
+    from uvlab.widgets import _save
+
+    monkeypatch.setattr(_save, "_saver", _save._saver)  # restored after the test
+    w = make_window(small_state, run_on_start=False)
+    assert _save._saver is save_qimage  # the window makes the views' exports atomic
+    errors = []
+    w._on_panel_error = errors.append
+    shot, view_png = tmp_path / "window.png", tmp_path / "view.png"
+    assert w.save_screenshot(shot) and shot.stat().st_size > 1000
+    old = b"old png bytes"
+    for p in (shot, view_png):
+        p.write_bytes(old)
+    monkeypatch.setenv("UVLAB_FAKE_FREE_BYTES", "1000")
+    assert not w.save_screenshot(shot)
+    assert len(errors) == 1 and f"{shot}: not enough disk space" in errors[0]
+    with pytest.raises(OSError, match=r"view\.png: not enough disk space"):
+        w.views.dirty_view.export_png(view_png)
+    assert shot.read_bytes() == old and view_png.read_bytes() == old
+    assert sorted(p.name for p in tmp_path.iterdir() if "png" in p.name) == [
+        "view.png",
+        "window.png",
+    ]
