@@ -34,14 +34,22 @@ class UvlabError(Exception):
     """A data error to report on one line (exit code 1)."""
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line (exit 2), like every other error."""
+
+    def error(self, message: str):
+        text = " ".join(str(message).split())
+        self.exit(2, f"{self.prog}: error: {text} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="uvlab",
         description="uvlab: a desktop lab for radio interferometry.",
     )
     parser.add_argument("--version", action="version", version=f"uvlab {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for name in COMMANDS:
         importlib.import_module(f"uvlab.app.commands.{name}").register(sub)
     return parser

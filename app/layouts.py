@@ -70,6 +70,10 @@ class ArrayLayout:
             raise LayoutError(f"{self.source}: need {len(ecef)} unique antenna names")
         if not (np.all(np.isfinite(ecef)) and np.all(np.isfinite(dish)) and np.all(dish > 0)):
             raise LayoutError(f"{self.source}: non-finite position or non-positive dish diameter")
+        check_on_earth(ecef, self.antenna_names, self.source)
+        site = (self.site_lon_rad, self.site_lat_rad, self.site_height_m)
+        if problem := sites.geodetic_problem(np.degrees(site[0]), np.degrees(site[1]), site[2]):
+            raise LayoutError(f"{self.source}: the array's site {problem}")
         ecef.setflags(write=False)
         dish.setflags(write=False)
         object.__setattr__(self, "ecef", ecef)
@@ -113,10 +117,55 @@ class ArrayLayout:
         return float(max(longest))
 
 
+def check_on_earth(ecef, names, source: str, lines=None, hint: str = "") -> None:
+    """Refuse antenna positions that are non-finite or not near the Earth's surface.
+
+    Parameters
+    ----------
+    ecef : (nant, 3) float, ITRF metres
+    names : sequence of str, (nant,)
+    source : str
+        The file, named in the message (with the antenna's line when ``lines`` is given).
+    hint : str
+        Appended to the message (e.g. ``"; coordsys=XYZ is ..."``).
+
+    Raises
+    ------
+    LayoutError
+        For the first antenna off the Earth (:func:`uvlab.app.sites.off_earth`).
+    """
+    ecef = np.asarray(ecef, dtype=np.float64).reshape(-1, 3)
+    bad = np.flatnonzero(sites.off_earth(ecef))
+    if bad.size:
+        i = int(bad[0])
+        where = f"{source}:{lines[i]}" if lines is not None else source
+        more = f"; {bad.size} of {len(ecef)} antennas are off the Earth" if bad.size > 1 else ""
+        problem = sites.position_problem(ecef[i])
+        raise LayoutError(f"{where}: antenna {names[i]} {problem}{more}{hint}")
+
+
+def _check_local(xyz, names, source: str, lines, what: str) -> None:
+    """Refuse local offsets (metres about a site) that are non-finite or far beyond any array."""
+    reach = sites.geocentric_radius(xyz)
+    bad = np.flatnonzero(~np.isfinite(reach) | (reach > sites.MAX_LOCAL_OFFSET_M))
+    if bad.size:
+        i = int(bad[0])
+        raise LayoutError(
+            f"{source}:{lines[i]}: antenna {names[i]} is {reach[i] / 1e3:.6g} km from the site; "
+            f"{what} must lie within {sites.MAX_LOCAL_OFFSET_M / 1e3:.0f} km of it"
+        )
+
+
+def _check_site(site_deg, where: str, what: str) -> None:
+    """Refuse a stated site (lon_deg, lat_deg, height_m) that is not on the Earth."""
+    if problem := sites.geodetic_problem(*(float(v) for v in site_deg)):
+        raise LayoutError(f"{where}: {what} {problem}")
+
+
 def parse_cfg(text: str, source: str, name: str) -> ArrayLayout:
     """Read a CASA simobserve antenna list (see the module docstring)."""
     header: dict[str, tuple[str, int]] = {}
-    rows, names = [], []
+    rows, names, lines = [], [], []
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if line.startswith("#"):
@@ -137,6 +186,7 @@ def parse_cfg(text: str, source: str, name: str) -> ArrayLayout:
             raise LayoutError(f"{source}:{lineno}: non-finite value or diameter <= 0 in {line!r}")
         rows.append(vals)
         names.append(tokens[4] if len(tokens) > 4 else f"A{len(rows):02d}")
+        lines.append(lineno)
     if not rows:
         raise LayoutError(f"{source}: no antenna lines found")
     if "coordsys" not in header:
@@ -146,9 +196,13 @@ def parse_cfg(text: str, source: str, name: str) -> ArrayLayout:
     obs_name = header.get("observatory", ("", 0))[0]
     arr = np.array(rows)
     xyz, dish = arr[:, :3], arr[:, 3]
+    hint = ""
     if coordsys == "XYZ":
         ecef = xyz
+        hint = "; coordsys=XYZ is absolute ITRF metres (local offsets need coordsys=LOC)"
     elif coordsys == "GEO":
+        for row, lineno, ant in zip(xyz, lines, names):
+            _check_site(row, f"{source}:{lineno}", f"antenna {ant}")
         ecef = geodetic_to_ecef(np.radians(xyz[:, 0]), np.radians(xyz[:, 1]), xyz[:, 2])
     elif coordsys == "LOC":
         site = sites.observatory_geodetic(obs_name)
@@ -158,12 +212,14 @@ def parse_cfg(text: str, source: str, name: str) -> ArrayLayout:
                 f"which {sites.why_unknown(obs_name)}. Fix: set '# observatory=' to a known one, "
                 "or convert the file to coordsys=XYZ (ITRF metres) or GEO (lon lat height)."
             )
+        _check_local(xyz, names, source, lines, "coordsys=LOC east/north/up offsets")
         ecef = geodetic_to_ecef(*site) + xyz @ enu_matrix(site[0], site[1])
     else:
         raise LayoutError(
             f"{source}:{cs_line}: coordsys {coordsys_value!r} is not supported "
             "(XYZ, LOC or GEO; convert UTM files to one of them)"
         )
+    check_on_earth(ecef, names, source, lines, hint)
     if coordsys != "LOC":
         site = choose_site(sites.observatory_geodetic(obs_name), ecef)
     return ArrayLayout(name, tuple(names), ecef, dish, *site, source)
@@ -230,10 +286,14 @@ def parse_geodetic_yaml(text: str, source: str, name: str, subarray: str | None 
     locs = doc.get("antlocations")
     if not isinstance(locs, list) or not locs:
         raise LayoutError(f"{source}: no 'antlocations' list")
+    lines = doc["_lines"].get("antlocations", [0] * len(locs))
     for i, row in enumerate(locs):
         if not isinstance(row, list) or len(row) != 3 or not all(type(v) is float for v in row):
-            line = doc["_lines"].get("antlocations", [0] * len(locs))[i]
-            raise LayoutError(f"{source}:{line}: antlocations entry {i} is not [a, b, c] numbers")
+            raise LayoutError(
+                f"{source}:{lines[i]}: antlocations entry {i} is not [a, b, c] numbers"
+            )
+        if not np.all(np.isfinite(row)):
+            raise LayoutError(f"{source}:{lines[i]}: antlocations entry {i} is not finite: {row}")
     arr = np.array(locs, dtype=np.float64)
     names = doc.get("antnames") or [f"ANT{i:03d}" for i in range(len(arr))]
     size = doc.get("size", "missing")
@@ -242,14 +302,27 @@ def parse_geodetic_yaml(text: str, source: str, name: str, subarray: str | None 
     dish = np.broadcast_to(np.asarray(size, dtype=np.float64), len(arr))
     frame = str(doc.get("coord_sys", "geodetic")).lower()
     centre = doc.get("centre")
+    if centre is not None and (
+        not isinstance(centre, list)
+        or len(centre) != 3
+        or not all(type(v) is float for v in centre)
+    ):
+        raise LayoutError(f"{source}: 'centre' is not [a, b, c] numbers: {centre!r}")
     if frame == "geodetic":
+        for i, row in enumerate(arr):
+            _check_site(row, f"{source}:{lines[i]}", f"antlocations entry {i}")
+        if centre is not None:
+            _check_site(centre, source, "'centre'")
         ecef = geodetic_to_ecef(np.radians(arr[:, 0]), np.radians(arr[:, 1]), arr[:, 2])
         site = None if centre is None else (*np.radians(centre[:2]), float(centre[2]))
     elif frame == "itrf":
         ecef = arr
+        if centre is not None and (problem := sites.position_problem(centre)):
+            raise LayoutError(f"{source}: 'centre' {problem}")
         site = None if centre is None else tuple(float(v) for v in ecef_to_geodetic(centre))
     else:
         raise LayoutError(f"{source}: unknown coord_sys {frame!r} (geodetic or itrf)")
+    check_on_earth(ecef, names, source, lines)
     site = choose_site(site, ecef)
     if subarray is not None:
         members = (doc.get("subarray") or {}).get(subarray)
@@ -270,7 +343,7 @@ def parse_ecef_csv(text: str, source: str, name: str, site_deg=None, dish_m=None
     every norm exceeds 6000 km (absolute ECEF). ``site_deg`` and ``dish_m`` may
     also come from ``# site = lon, lat, height`` and ``# dish = metres`` lines.
     """
-    meta, header, names, rows = {}, None, [], []
+    meta, header, names, rows, lines = {}, None, [], [], []
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if line.startswith("#"):
@@ -286,10 +359,14 @@ def parse_ecef_csv(text: str, source: str, name: str, site_deg=None, dish_m=None
                 raise LayoutError(f"{source}:{lineno}: header must name columns x, y, z")
             continue
         try:
-            rows.append([float(cells[header.index(c)]) for c in "xyz"])
+            row = [float(cells[header.index(c)]) for c in "xyz"]
         except (ValueError, IndexError):
             raise LayoutError(f"{source}:{lineno}: bad x, y, z values in {line!r}") from None
+        if not np.all(np.isfinite(row)):
+            raise LayoutError(f"{source}:{lineno}: non-finite x, y, z values in {line!r}")
+        rows.append(row)
         names.append(cells[0] if header[0].startswith("name") else f"ANT{len(names):03d}")
+        lines.append(lineno)
     if not rows:
         raise LayoutError(f"{source}: no antenna rows")
     try:
@@ -300,14 +377,19 @@ def parse_ecef_csv(text: str, source: str, name: str, site_deg=None, dish_m=None
     except (IndexError, ValueError):
         raise LayoutError(f"{source}: bad '# dish =' or '# site =' comment") from None
     xyz = np.array(rows)
-    absolute = np.all(np.linalg.norm(xyz, axis=1) > 6.0e6)
+    absolute = np.all(sites.geocentric_radius(xyz) > 6.0e6)
     if dish_m is None or (site_deg is None and not absolute):
         raise LayoutError(
             f"{source}: needs '# dish = metres' and, for relative ECEF, "
             "'# site = lon_deg, lat_deg, height_m' comment lines"
         )
+    if site_deg is not None:
+        _check_site(site_deg, source, "the site")
+    if not absolute:
+        _check_local(xyz, names, source, lines, "x, y, z relative to the site")
     site = None if site_deg is None else (*np.radians(site_deg[:2]), float(site_deg[2]))
     ecef = xyz if absolute else xyz + geodetic_to_ecef(*site)
+    check_on_earth(ecef, names, source, lines)
     return ArrayLayout(name, tuple(names), ecef, dish_m, *choose_site(site, ecef), source)
 
 
@@ -385,7 +467,10 @@ def load_layout(name_or_path: str | Path) -> ArrayLayout:
     """
     path = Path(name_or_path).expanduser()
     if path.is_file():
-        text = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise LayoutError(f"{path}: cannot read the layout file: {exc.strerror}") from None
         return _parse(text, path.suffix, str(path), _stem(path.name), _Builtin(path.name))
     key = _builtin_key(str(name_or_path).strip().lower())
     if key is None:

@@ -31,6 +31,7 @@ the leap-second table assume no new leap seconds; neither raises a warning.
 
 from __future__ import annotations
 
+import re
 import warnings
 from dataclasses import dataclass
 
@@ -90,13 +91,24 @@ class ObservationSpec:
 
     def __post_init__(self):
         def finite(name, value):
-            if not np.isfinite(value):
+            try:
+                ok = isinstance(value, (int, float, np.number)) and bool(np.isfinite(value))
+            except TypeError:
+                ok = False
+            if not ok:
                 raise ValueError(f"{name} must be a finite number, got {value!r}")
 
         for name in ("ra_deg", "dec_deg", "int_s", "freq_hz", "chan_width_hz"):
             finite(name, getattr(self, name))
+        if not -360.0 <= self.ra_deg <= 360.0:
+            raise ValueError(f"ra_deg must lie in [-360, 360], got {self.ra_deg}")
         if not -90.0 <= self.dec_deg <= 90.0:
             raise ValueError(f"dec_deg must lie in [-90, 90], got {self.dec_deg}")
+        # Dates are checked now (one line naming the field), not when first simulated.
+        if self.start_iso is not None:
+            _parse_time(self.start_iso, "start_iso")
+        if self.date_iso is not None:
+            _parse_time(self.date_iso, "date_iso", date_only=True)
         if self.int_s <= 0:
             raise ValueError(f"int_s must be > 0 seconds, got {self.int_s}")
         if int(self.nchan) != self.nchan or self.nchan < 1:
@@ -279,18 +291,35 @@ def _wrap(angle):
     return np.mod(angle + np.pi, 2.0 * np.pi) - np.pi
 
 
-def _parse_time(iso: str, what: str) -> float:
+_ERFA_REASON = re.compile(r'yielded \d+ of "([^"]+)"')
+
+
+def _parse_time(iso: str, what: str, date_only: bool = False) -> float:
+    """MJD seconds UTC of an ISO 8601 date/time; ValueError in one line naming ``what``.
+
+    With ``date_only`` only the date part (before any ``T``) is read.
+    """
+    example = "2025-03-20" if date_only else "2025-03-20T12:00:00"
+    if not isinstance(iso, str):
+        raise ValueError(f"{what} must be a date/time string such as {example!r}, got {iso!r}")
+    text = iso.split("T")[0] if date_only else iso
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*dubious year", category=erfa.ErfaWarning)
-            return float(Time(iso, scale="utc").mjd * 86400.0)
-    except ValueError as exc:
-        raise ValueError(f"{what} {iso!r} is not a date/time astropy can read: {exc}") from None
+            return float(Time(text, scale="utc").mjd * 86400.0)
+    except (ValueError, TypeError) as exc:
+        # astropy lists every format it tried, over many lines: keep ERFA's reason only.
+        reason = _ERFA_REASON.search(str(exc))
+        why = f" ({reason.group(1)})" if reason else ""
+        raise ValueError(
+            f"{what} {iso!r} is not a valid UTC date/time{why}; expected ISO 8601 "
+            f"such as {example!r}"
+        ) from None
 
 
 def transit_mjd_s(layout: ArrayLayout, ra0_rad: float, dec0_rad: float, date_iso: str) -> float:
     """UTC (MJD s) of the phase centre's first upper transit after 00:00 UTC on ``date_iso``."""
-    t = _parse_time(date_iso.split("T")[0], "date_iso")
+    t = _parse_time(date_iso, "date_iso", date_only=True)
     for i in range(4):
         gast, npb, _ = earth_orientation([t])
         ra_d = _of_date(npb, ra0_rad, dec0_rad)[0]

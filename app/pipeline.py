@@ -3,7 +3,10 @@
 ``run_scene`` is pure Python on top of :mod:`uvlab.gpu`: it simulates the
 observation, predicts visibilities for the sky model, and images them. It
 reports progress through an optional callback and stops early when
-``cancelled()`` returns True (raising :class:`Cancelled`).
+``cancelled()`` returns True (raising :class:`Cancelled`). A scene the
+available memory cannot hold (its observation, visibilities and image) is
+refused before anything is simulated
+(:class:`~uvlab.app.memory.InsufficientMemoryError`).
 """
 
 from __future__ import annotations
@@ -46,6 +49,27 @@ def image_spec_for(scene: Scene, obs) -> ImageSpec:
     return ImageSpec(im.npix, cell)
 
 
+def check_scene_memory(scene: Scene) -> None:
+    """Refuse a scene whose observation, visibilities and image the memory cannot hold.
+
+    Sized from the scene alone (:func:`uvlab.app.ms.simulate.stokes_i_estimate`):
+    the visibilities (complex128 or complex64) and flags per sample, then
+    the larger of the prediction's temporaries and the imaging.
+    """
+    from uvlab.app.memory import check_memory, imaging_estimate
+    from uvlab.app.ms.simulate import observation_size, stokes_i_estimate
+
+    im = scene.imaging
+    size = observation_size(scene.observation)
+    imaging = imaging_estimate(im.npix, im.algorithm, nvis=size.nsamples)
+    est = stokes_i_estimate(size, itemsize=8 if im.precision == "single" else 16, imaging=imaging)
+    check_memory(
+        est,
+        f"the scene's observation ({size.describe()}) and its {im.npix}² image",
+        hint="use fewer channels or integrations, a smaller array or a smaller image",
+    )
+
+
 def run_scene(
     scene: Scene,
     *,
@@ -70,6 +94,7 @@ def run_scene(
     dev = resolve_device(device)
     report = progress or (lambda f, s: None)
     stop = cancelled or (lambda: False)
+    check_scene_memory(scene)
 
     def check():
         if stop():

@@ -30,6 +30,13 @@ WGS84_A = 6378137.0  #: semi-major axis, m
 WGS84_F = 1.0 / 298.257223563  #: flattening
 WGS84_E2 = WGS84_F * (2.0 - WGS84_F)  #: first eccentricity squared
 
+#: Geocentric radius, metres, that an antenna or an array's site may have: WGS84's
+#: polar radius (6356.752 km) less 56 km up to its equatorial radius (6378.137 km)
+#: plus 72 km, room for any place on the ground or in the air above it.
+EARTH_RADIUS_RANGE_M = (6.30e6, 6.45e6)
+#: Farthest a local (east/north/up, or relative ECEF) offset from a site may reach, metres.
+MAX_LOCAL_OFFSET_M = 1.0e6
+
 #: WGS84 rows: name → (lon_deg, lat_deg, height_m), and the table's Source column.
 _WGS84: dict[str, tuple[tuple[float, float, float], str]] = {
     "ALMA": ((-67.754929, -23.022886, 5056.8), "MMA Memo 261, Radford"),
@@ -185,6 +192,57 @@ def ecef_to_geodetic(xyz):
         lat = np.arctan2(z, p * (1.0 - WGS84_E2 * n / (n + h)))
     h = p * np.cos(lat) + z * np.sin(lat) - WGS84_A * np.sqrt(1.0 - WGS84_E2 * np.sin(lat) ** 2)
     return lon, lat, h
+
+
+def geocentric_radius(xyz) -> np.ndarray:
+    """|xyz| of (..., 3) ECEF metres, without overflow for absurd values (e.g. 1e300)."""
+    xyz = np.asarray(xyz, dtype=np.float64)
+    return np.hypot(np.hypot(xyz[..., 0], xyz[..., 1]), xyz[..., 2])
+
+
+def off_earth(xyz) -> np.ndarray:
+    """(...,) bool: True where an ECEF position is non-finite or not near the Earth's surface.
+
+    Near the surface means a geocentric radius within :data:`EARTH_RADIUS_RANGE_M`.
+    """
+    xyz = np.asarray(xyz, dtype=np.float64)
+    r = geocentric_radius(xyz)
+    lo, hi = EARTH_RADIUS_RANGE_M
+    return ~np.all(np.isfinite(xyz), axis=-1) | ~((r >= lo) & (r <= hi))
+
+
+def position_problem(xyz) -> str | None:
+    """Why one ECEF position (metres) is not on the Earth, as a phrase; None if it is."""
+    xyz = np.asarray(xyz, dtype=np.float64).reshape(3)
+    if not np.all(np.isfinite(xyz)):
+        return f"has a non-finite position {_triple(xyz)}"
+    if not off_earth(xyz):
+        return None
+    lo, hi = EARTH_RADIUS_RANGE_M
+    return (
+        f"is {float(geocentric_radius(xyz)) / 1e3:.6g} km from the Earth's centre; "
+        f"a position on the Earth is {lo / 1e3:.0f}–{hi / 1e3:.0f} km from it"
+    )
+
+
+def geodetic_problem(lon_deg: float, lat_deg: float, height_m: float) -> str | None:
+    """Why WGS84 (lon, lat in degrees, height in metres) is not on the Earth; None if it is."""
+    values = np.array([lon_deg, lat_deg, height_m], dtype=np.float64)
+    if not np.all(np.isfinite(values)):
+        return f"has a non-finite longitude, latitude or height {_triple(values)}"
+    if abs(lat_deg) > 90.0:
+        return f"has latitude {lat_deg:g}°, outside [-90°, 90°]"
+    if abs(lon_deg) > 360.0:
+        return f"has longitude {lon_deg:g}°, outside [-360°, 360°]"
+    r = geocentric_radius(geodetic_to_ecef(np.radians(lon_deg), np.radians(lat_deg), height_m))
+    lo, hi = EARTH_RADIUS_RANGE_M
+    if not lo <= r <= hi:
+        return f"has height {height_m:.6g} m: not on the Earth's surface"
+    return None
+
+
+def _triple(values) -> str:
+    return "(" + ", ".join(f"{float(v):.6g}" for v in values) + ")"
 
 
 def enu_matrix(lon_rad: float, lat_rad: float) -> np.ndarray:

@@ -8,6 +8,10 @@ DESIGN §3, max over record offsets); and ``dft-dirty.fits`` (the reference),
 (every k-th pixel, see :mod:`uvlab.app.compare`) the error maps and the
 reference are written on that coarser grid (cell × k, same centre) and
 ``metrics.json`` says ``"reference": "dft subsampled every k pixels"``.
+
+A synthetic observation is sized from its options before it is simulated and
+refused (exit 1, one line naming the sizes) when the memory cannot hold its
+visibilities and their images (:func:`check_synthetic_memory`).
 """
 
 from __future__ import annotations
@@ -66,7 +70,36 @@ def _algorithms(args) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _synthetic(args):
+def check_synthetic_memory(args, spec, sky, algorithms=(), params=None) -> None:
+    """Refuse a synthetic data set (and its ``--npix`` images) the memory cannot hold.
+
+    Sized from the spec alone: the observation, the Stokes-I visibilities
+    (complex128) and flags per sample, then the larger of the prediction's
+    temporaries and the imaging (:func:`uvlab.app.ms.simulate.stokes_i_estimate`).
+    """
+    from uvlab.app.memory import check_memory, imaging_estimate
+    from uvlab.app.ms.simulate import SMALLER, observation_size, predict_path, stokes_i_estimate
+
+    size = observation_size(spec)
+    imaging = None
+    if args.npix and algorithms:
+        imaging = max(
+            (imaging_estimate(args.npix, a, params, nvis=size.nsamples) for a in algorithms),
+            key=lambda e: e.total,
+        )
+    est = stokes_i_estimate(
+        size,
+        nsrc=len(sky),
+        path=predict_path(sky, not args.no_smearing),
+        imaging=imaging,
+    )
+    image = f" and its {args.npix}² images" if imaging is not None else ""
+    sources = f"{len(sky)} source{'' if len(sky) == 1 else 's'}"
+    what = f"a synthetic observation of {size.describe()} ({sources}){image}"
+    check_memory(est, what, hint=SMALLER)
+
+
+def _synthetic(args, algorithms=(), params=None):
     """(uvw, freq, vis, weight, flag, ra, dec, dish, label) of a simulated Stokes-I data set."""
     import numpy as np
 
@@ -75,8 +108,9 @@ def _synthetic(args):
     from uvlab.gpu.predict import Smearing, predict_antennas
 
     spec = observation_spec(args)
-    obs = simulate_observation(spec)
     sky = load_sky_for(args, spec)
+    check_synthetic_memory(args, spec, sky, algorithms, params)  # before anything is made
+    obs = simulate_observation(spec)
     smear = None if args.no_smearing else Smearing(obs.chan_width_hz, obs.int_s, obs.dec0_rad)
     vis = predict_antennas(
         obs.ant_uvw,
@@ -162,7 +196,7 @@ def run(args) -> int:
             ),
             f"a {args.npix}² image",
         )
-    data = _from_ms(args, algorithms) if args.ms else _synthetic(args)
+    data = _from_ms(args, algorithms) if args.ms else _synthetic(args, algorithms, params)
     uvw, freq, vis, weight, flag, ra, dec, dish, label = data
     spec, rule = choose_geometry(uvw, freq, flag, dish, args.npix, args.cell_arcsec)
     nvis = int(np.count_nonzero(~flag))

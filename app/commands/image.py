@@ -16,7 +16,9 @@ Image geometry when not given:
 
 Memory is checked before anything large is allocated (:mod:`uvlab.app.memory`):
 the read and, with ``--npix``, the image before reading; the image again
-once the number of samples is known.
+once the number of samples is known. Disk space for all four outputs is
+checked before the first is written, and each is written atomically
+(:mod:`uvlab.app.atomic`): an existing file is replaced only by a complete one.
 
 The options shared with ``uvlab compare`` come from :func:`add_selection_args`,
 :func:`add_imaging_args` and the helpers below.
@@ -31,6 +33,8 @@ import time
 DEFAULT_NPIX = 512
 NPIX_RANGE = (64, 4096)
 FOV_BEAMS = 1.5
+#: The preview PNG: figure size (inches) and resolution.
+PREVIEW_FIGSIZE, PREVIEW_DPI = (12, 5.4), 90
 
 
 def add_selection_args(p: argparse.ArgumentParser) -> None:
@@ -42,7 +46,9 @@ def add_selection_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--stokes", default="I", help="I, Q, U, V or a correlation held (XX, RR, ...); default I"
     )
-    g.add_argument("--channels", metavar="A:B", help="channels A … B−1 (default all)")
+    g.add_argument(
+        "--channels", type=channels_arg, metavar="A:B", help="channels A … B−1 (default all)"
+    )
 
 
 def add_imaging_args(p: argparse.ArgumentParser) -> None:
@@ -78,6 +84,30 @@ def parse_channels(text: str | None):
         return int(a) if a.strip() else 0, int(b) if b.strip() else None
     except ValueError:
         raise ValueError(f"--channels {text!r}: expected A:B, e.g. 0:16") from None
+
+
+def channels_arg(text: str) -> str:
+    """``--channels`` type: the text unchanged once :func:`parse_channels` accepts it.
+
+    A malformed value is a usage error (exit 2) before anything is read.
+    """
+    try:
+        parse_channels(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected A:B, e.g. 0:16") from None
+    return text
+
+
+def warn(args, message: str) -> None:
+    """Print ``uvlab CMD: warning: message`` as one line on stderr (over any progress bar)."""
+    import sys
+
+    try:
+        erase = "\r\x1b[K" if sys.stderr.isatty() else ""  # start of a progress bar's line
+    except (AttributeError, ValueError):
+        erase = ""
+    command = getattr(args, "command", None) or "image"
+    print(f"{erase}uvlab {command}: warning: {message}", file=sys.stderr)
 
 
 def grid_params(args):
@@ -156,6 +186,8 @@ def read_selected(args, algorithms=None, progress=None):
         channels=channels,
         progress=progress,
     )
+    if vd.bad_values_note:
+        warn(args, vd.bad_values_note)
     return vd, dish, time.perf_counter() - t0
 
 
@@ -257,6 +289,7 @@ def run(args) -> int:
     )
     prefix = Path(args.out)
     prefix.parent.mkdir(parents=True, exist_ok=True)
+    check_outputs_space(prefix, spec.npix)
     ra, dec = np.degrees(vd.ra0_rad) % 360.0, np.degrees(vd.dec0_rad)
     history = fits_history(
         {
@@ -305,12 +338,23 @@ def run(args) -> int:
     return 0
 
 
+def check_outputs_space(prefix, npix: int) -> None:
+    """Refuse (InsufficientSpaceError) before writing when the disk cannot hold all outputs."""
+    from uvlab.app.atomic import png_size_bound
+    from uvlab.app.diskspace import check_space
+    from uvlab.app.fits_io import image_fits_bytes
+
+    width, height = (round(s * PREVIEW_DPI) for s in PREVIEW_FIGSIZE)
+    need = 2 * image_fits_bytes(npix) + png_size_bound(width, height) + 2**16
+    check_space(f"{prefix}-dirty.fits", need, "the 2 FITS images, the PNG and the JSON")
+
+
 def write_timing(path, timing: dict, res, spec, passes: int):
     """JSON: stage → seconds, total, and the gridding rate (records gridded / grid seconds).
 
     ``passes`` is how many times the samples were gridded (dirty and PSF: 2).
     """
-    from pathlib import Path
+    from uvlab.app.atomic import write_text
 
     grid = float(timing.get("grid", 0.0))
     records = int(res.nvis) * passes
@@ -325,18 +369,17 @@ def write_timing(path, timing: dict, res, spec, passes: int):
         "total_s": float(sum(timing.values())),
         "rate_vis_per_s": records / grid if grid > 0 else None,
     }
-    Path(path).write_text(json.dumps(out, indent=2))
-    return Path(path)
+    return write_text(path, json.dumps(out, indent=2))
 
 
 def preview(res, spec, vd, path):
     """PNG: dirty image and PSF side by side."""
     from pathlib import Path
 
-    from uvlab.app.report import pyplot, show
+    from uvlab.app.report import pyplot, save_figure, show
 
     plt = pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=(12, 5.4))
+    fig, axes = plt.subplots(1, 2, figsize=PREVIEW_FIGSIZE)
     fig.subplots_adjust(left=0.06, right=0.95, bottom=0.1, top=0.88, wspace=0.3)
     for ax, img, title, cmap in (
         (axes[0], res.dirty, f"dirty, Stokes {vd.stokes} ({res.algorithm})", "inferno"),
@@ -345,6 +388,7 @@ def preview(res, spec, vd, path):
         im = show(ax, img, spec, title, cmap=cmap)
         fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="Jy/beam")
     fig.suptitle(f"{Path(vd.path).name}: field {vd.field_name}, spw {vd.spw}, {vd.column}")
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return Path(path)
+    try:
+        return save_figure(fig, path, dpi=PREVIEW_DPI)
+    finally:
+        plt.close(fig)

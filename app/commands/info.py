@@ -94,10 +94,26 @@ def format_info(info) -> str:
     return "\n".join(lines)
 
 
+def nonfinite_note(info) -> str | None:
+    """One line naming the MS when rows have non-finite UVW (they are flagged when read)."""
+    n = info.nonfinite_uvw_rows
+    if not n:
+        return None
+    return (
+        f"{info.path}: {n} of {info.nrows} row{'s' if info.nrows != 1 else ''} "
+        f"{'have' if n != 1 else 'has'} non-finite UVW; "
+        f"{'they are' if n != 1 else 'it is'} flagged when imaged"
+    )
+
+
 def run(args) -> int:
+    import sys
+
     from uvlab.app.ms import open_ms
 
     info = open_ms(args.ms)
+    if note := nonfinite_note(info):
+        print(f"uvlab info: warning: {note}", file=sys.stderr)
     if args.json:
         print(json.dumps(info.to_dict(), indent=2))
     else:

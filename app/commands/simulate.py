@@ -2,13 +2,63 @@
 
 The observation options (array, phase centre, time range, correlator) are
 shared with ``uvlab compare``'s synthetic mode through
-:func:`add_observation_args` and :func:`observation_spec`.
+:func:`add_observation_args` and :func:`observation_spec`. Counts must be whole
+numbers ≥ 1 (``1e6`` is read as 1000000), durations and frequencies finite and
+> 0: anything else is a usage error (exit 2). A simulation the memory or the
+disk cannot hold is refused before anything is computed or written (exit 1,
+:func:`uvlab.app.ms.simulate.check_simulation`).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import shlex
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def finite(text: str) -> float:
+    """argparse type: a finite number."""
+    return _number(text)
+
+
+def positive(text: str) -> float:
+    """argparse type: a finite number > 0."""
+    value = _number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
+    return value
+
+
+def non_negative(text: str) -> float:
+    """argparse type: a finite number ≥ 0."""
+    value = _number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number ≥ 0, got {text!r}")
+    return value
+
+
+def count(text: str) -> int:
+    """argparse type: a whole number ≥ 1 (``1e6`` and ``1000000`` alike)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = _number(text)
+        if not value.is_integer():
+            raise argparse.ArgumentTypeError(f"expected a whole number ≥ 1, got {text!r}") from None
+        value = int(value)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 1, got {text!r}")
+    return value
 
 
 def add_observation_args(p: argparse.ArgumentParser, *, required: bool = True) -> None:
@@ -22,25 +72,25 @@ def add_observation_args(p: argparse.ArgumentParser, *, required: bool = True) -
     )
     g.add_argument(
         "--ra",
-        type=float,
+        type=finite,
         required=required,
         metavar="DEG",
         help="phase-centre right ascension, degrees (J2000)",
     )
     g.add_argument(
         "--dec",
-        type=float,
+        type=finite,
         required=required,
         metavar="DEG",
         help="phase-centre declination, degrees (J2000)",
     )
     g.add_argument(
         "--ha-start",
-        type=float,
+        type=finite,
         metavar="H",
         help="start hour angle, hours (default -4, with --ha-stop 4)",
     )
-    g.add_argument("--ha-stop", type=float, metavar="H", help="stop hour angle, hours")
+    g.add_argument("--ha-stop", type=finite, metavar="H", help="stop hour angle, hours")
     g.add_argument(
         "--date",
         metavar="YYYY-MM-DD",
@@ -49,32 +99,32 @@ def add_observation_args(p: argparse.ArgumentParser, *, required: bool = True) -
     g.add_argument(
         "--start", metavar="ISO", help="start time (UTC, ISO 8601) instead of hour angles"
     )
-    g.add_argument("--duration-h", type=float, metavar="D", help="duration with --start, hours")
+    g.add_argument("--duration-h", type=positive, metavar="D", help="duration with --start, hours")
     g.add_argument(
         "--int-s",
-        type=float,
+        type=positive,
         default=8.0,
         metavar="S",
         help="integration time, seconds (default 8)",
     )
     g.add_argument(
         "--freq-hz",
-        type=float,
+        type=positive,
         default=1.4e9,
         metavar="F",
         help="centre of the first channel, Hz (default 1.4e9)",
     )
     g.add_argument(
         "--chan-width-hz",
-        type=float,
+        type=finite,
         default=1.0e6,
         metavar="W",
         help="channel width, Hz (default 1e6)",
     )
-    g.add_argument("--nchan", type=int, default=1, metavar="N", help="channels (default 1)")
+    g.add_argument("--nchan", type=count, default=1, metavar="N", help="channels (default 1)")
     g.add_argument(
         "--elevation-limit-deg",
-        type=float,
+        type=finite,
         default=15.0,
         metavar="DEG",
         help="flag rows where an antenna sees the field lower (default 15)",
@@ -90,7 +140,7 @@ def add_observation_args(p: argparse.ArgumentParser, *, required: bool = True) -
     )
     g.add_argument(
         "--noise-jy",
-        type=float,
+        type=non_negative,
         default=0.0,
         metavar="J",
         help="thermal noise σ per real/imaginary part of each correlation, Jy",
@@ -163,7 +213,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from uvlab.app.ms.simulate import simulate_ms
+    from uvlab.app.ms.simulate import check_simulation, predict_path, simulate_ms
     from uvlab.app.progress import progress_bar
 
     out = Path(args.out)
@@ -171,6 +221,8 @@ def run(args) -> int:
         raise FileExistsError(f"{out}: already exists; pass --overwrite to replace it")
     spec = observation_spec(args)
     sky = load_sky_for(args, spec)
+    # memory and disk, before the progress bar opens (simulate_ms checks again)
+    check_simulation(spec, out, nsrc=len(sky), predict=predict_path(sky, not args.no_smearing))
     command = describe_command("simulate", args)
     with progress_bar("simulate") as bar:
         res = simulate_ms(

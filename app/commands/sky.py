@@ -17,6 +17,8 @@ import sys
 
 def register(subparsers) -> None:
     """Add the ``sky`` subcommand (with ``list``, ``show``, ``convert``)."""
+    from uvlab.app.commands.simulate import count
+
     parser = subparsers.add_parser(
         "sky", help="list, show and convert sky models", description=__doc__.splitlines()[0]
     )
@@ -33,7 +35,7 @@ def register(subparsers) -> None:
             "--freq", type=float, default=1.4e9, metavar="HZ", help="reference frequency"
         )
         g.add_argument("--fov", type=float, default=1.0, metavar="DEG", help="field of view")
-        g.add_argument("--n", type=int, default=20, help="number of sources for 'random'")
+        g.add_argument("--n", type=count, default=20, help="number of sources for 'random'")
         g.add_argument("--seed", type=int, default=0, help="seed for 'random'")
 
     p = actions.add_parser("show", help="print the components of a sky as a table")

@@ -279,7 +279,8 @@ class Antennas:
 class Partial:
     """A partial result: any of the uv so far, a preview image, the MS summary.
 
-    ``urgent`` partials (the MS summary) bypass the worker's rate limit.
+    ``urgent`` partials (the MS summary, a warning) bypass the worker's rate limit.
+    ``warning`` is one line for the log, e.g. how many non-finite values were flagged.
     """
 
     stage: str
@@ -290,6 +291,7 @@ class Partial:
     info: object | None = None
     antennas: Antennas | None = None
     urgent: bool = False
+    warning: str | None = None
 
 
 @dataclass(frozen=True, eq=False)

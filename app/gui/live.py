@@ -20,6 +20,12 @@ Results that do not depend on the imaging choices (the observation's uvw, the
 predicted visibilities, an MS's summary and data) are kept in a
 :class:`~uvlab.app.gui.samples.WorkCache`, which only the worker thread
 touches: casacore is used from that one thread alone.
+
+A synthetic job is sized from its request before anything is simulated
+(:func:`check_job_memory`): one the available memory cannot hold (free memory,
+cgroup limits, ``ulimit -v``) fails with a one-line
+:class:`~uvlab.app.memory.InsufficientMemoryError` instead of allocating. A
+prediction about to be replaced is dropped from the cache first.
 """
 
 from __future__ import annotations
@@ -64,12 +70,65 @@ def time_chunks(ntime: int, work_per_time: float) -> list[slice]:
 
 
 # ---------------------------------------------------------------- data stages
+def check_job_memory(request: JobRequest, predicted: bool = False) -> None:
+    """Refuse a synthetic job whose observation, visibilities and image the memory cannot hold.
+
+    Sized from the request alone, before anything is simulated: the observation
+    with its uv rows, the Stokes-I visibilities (the job's precision), then the
+    larger of the prediction's temporaries and the imaging of the job's
+    entries (:func:`uvlab.app.ms.simulate.stokes_i_estimate`). With
+    ``predicted`` (the visibilities are in the cache) only the imaging counts.
+    Raises :class:`~uvlab.app.memory.InsufficientMemoryError` (one line).
+    """
+    from uvlab.app.compare import DFT_CHUNK_BYTES
+    from uvlab.app.memory import MemoryEstimate, check_memory, imaging_estimate
+    from uvlab.app.ms.simulate import observation_size, predict_path, stokes_i_estimate
+
+    size = observation_size(request.observation)
+    ns = size.nsamples
+    entries = request.compare if request.task == "compare" else (request.imaging,)
+    imaging = max(
+        (
+            imaging_estimate(e.npix, e.algorithm, e.grid_params(), pad=e.padding, nvis=ns)
+            for e in entries
+        ),
+        key=lambda e: e.total,
+    )
+    if request.task == "compare":
+        imaging = imaging + MemoryEstimate({"dft reference": DFT_CHUNK_BYTES})
+    est = imaging
+    if not predicted:
+        est = stokes_i_estimate(
+            size,
+            nsrc=len(request.sky),
+            path=predict_path(request.sky, request.smearing),
+            itemsize=8 if request.imaging.precision == "single" else 16,
+            flag_bytes=0,  # one flag per row
+            extra_row_bytes=64,  # the uv view's rows and the row times
+            imaging=imaging,
+        )
+    npix = max(e.npix for e in entries)
+    sources = f"{len(request.sky)} source{'' if len(request.sky) == 1 else 's'}"
+    check_memory(
+        est,
+        f"this observation ({size.describe()}, {sources}) and its {npix}² image",
+        hint="use fewer channels or integrations (a longer integration time), a smaller "
+        "array or a smaller image",
+    )
+
+
 def _synthetic(request: JobRequest, cache: WorkCache, cancelled) -> Iterator:
     """Simulate and predict in time chunks; returns Samples (``yield from``)."""
     from uvlab.gpu.backend import resolve_device
     from uvlab.gpu.predict import Smearing, predict_antennas
 
     im = request.imaging
+    dev = resolve_device(request.device)
+    key = (request.observation, request.sky, request.smearing, im.precision, dev)
+    predicted = cache.prediction(key) is not None
+    if not predicted:
+        cache.store_prediction(None, None)  # about to be replaced: free it before sizing
+    check_job_memory(request, predicted)  # before anything the size of the data is made
     yield Progress(0.0, "uvw")
     obs, t_uvw = cache.observation(request.observation)
     check(cancelled)
@@ -81,7 +140,6 @@ def _synthetic(request: JobRequest, cache: WorkCache, cancelled) -> Iterator:
     uvw = obs.uvw.reshape(-1, 3)
     flag = obs.flag.reshape(-1)
     times = obs.time_rows()
-    dev = resolve_device(request.device)
     timing = {"uvw": t_uvw} if t_uvw else {}  # cached parts cost nothing this run
 
     def rows_until(t: int) -> UvData:
@@ -102,7 +160,6 @@ def _synthetic(request: JobRequest, cache: WorkCache, cancelled) -> Iterator:
             return rows_until(t)
         return cache.derived("uv", request.observation, lambda: rows_until(ntime))
 
-    key = (request.observation, request.sky, request.smearing, im.precision, dev)
     vis = cache.prediction(key)
     if vis is None:
         smearing = None
@@ -237,7 +294,8 @@ def _measurement_set(request: JobRequest, cache: WorkCache, cancelled, report) -
             ~data.flag.all(axis=1),
         ),
     )
-    yield Partial("read MS", 0.6, uv=uv, spec=spec)
+    note = data.bad_values_note  # non-finite UVW or visibilities flagged by the reader
+    yield Partial("read MS", 0.6, uv=uv, spec=spec, urgent=note is not None, warning=note)
     sources = request.sky.to_source_arrays(data.ra0_rad, data.dec0_rad)
     what = (
         f"{os.path.basename(data.path)}: field {data.field} '{data.field_name}', spw "

@@ -51,6 +51,10 @@ class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
         run_on_start: bool = True,
     ):
         super().__init__()
+        from uvlab.app.atomic import save_qimage
+        from uvlab.widgets import set_image_saver
+
+        set_image_saver(save_qimage)  # the views' PNG exports: atomic, after a space check
         self.setWindowTitle("uvlab — radio interferometry lab")
         self.settings = settings or AppSettings()
         self.views = ViewTabs()
@@ -64,6 +68,7 @@ class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
         self._build_compare()
         self._playing = False
         self._play_target = 0.0
+        self._last_warning: str | None = None  # a job's warning is logged once, not per job
         self._build_menus()
         self._connect()
         self.obs_panel.set_recent(self.settings.recent_ms())
@@ -302,6 +307,10 @@ class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
     def _on_partial(self, partial) -> None:
         if partial.info is not None:
             self.obs_panel.set_ms_info(partial.info)
+        if partial.warning and partial.warning != self._last_warning:
+            self._last_warning = partial.warning
+            self.statusBar().showMessage(partial.warning)
+            self.views.log_view.append("warning", partial.warning)
         self.views.show_partial(partial, self.obs_panel.source())
 
     def _on_result(self, result: JobResult) -> None:

@@ -94,18 +94,26 @@ class SessionState:
 
     @classmethod
     def from_dict(cls, d: dict) -> SessionState:
+        if not isinstance(d, dict):
+            raise SessionError(f"not a uvlab session (a JSON {type(d).__name__}, not an object)")
         if d.get("format") != FORMAT:
             raise SessionError(f"not a uvlab session (format {d.get('format')!r})")
         if d.get("version") != VERSION:
             raise SessionError(f"unsupported session version {d.get('version')!r}")
         try:
+            from uvlab.app.scene import build
+
+            obs = d.get("observation")
+            if not isinstance(obs, dict):
+                raise SessionError("'observation' is missing or not a JSON object")
             obs_fields = {f.name for f in fields(ObservationSpec)}
-            obs = ObservationSpec(**{k: v for k, v in d["observation"].items() if k in obs_fields})
+            obs = {k: v for k, v in obs.items() if k in obs_fields}  # newer keys are skipped
+            obs = build(ObservationSpec, obs, "observation")
             sky = d.get("sky") or {}
             comps = tuple(
                 Component(**{**c, "stokes": tuple(c["stokes"])}) for c in sky.get("components", [])
             )
-            enu = d.get("modified_antennas_enu")
+            enu = _antenna_offsets(d.get("modified_antennas_enu"))
             ms = d.get("ms")
             compare = d.get("compare")
             return cls(
@@ -123,27 +131,56 @@ class SessionState:
             )
         except SessionError:
             raise
-        except (KeyError, TypeError, ValueError) as exc:
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise SessionError(f"bad session: {exc}") from None
 
 
 def save_session(state: SessionState, path: str | os.PathLike) -> Path:
-    """Write ``state`` as JSON; returns the path."""
-    path = Path(path)
-    path.write_text(state.to_json() + "\n", encoding="utf-8")
-    return path
+    """Write ``state`` as JSON, atomically (:mod:`uvlab.app.atomic`); returns the path."""
+    from uvlab.app.atomic import write_text
+
+    return write_text(path, state.to_json() + "\n", encoding="utf-8")
+
+
+def _antenna_offsets(enu):
+    """``modified_antennas_enu`` checked: None, or rows of 3 finite metres near the site."""
+    if enu is None:
+        return None
+    from uvlab.app.sites import MAX_LOCAL_OFFSET_M
+
+    if isinstance(enu, list) and not enu:
+        return ()
+    try:
+        arr = np.asarray(enu, dtype=np.float64)
+    except (TypeError, ValueError):
+        arr = np.zeros(0)
+    if not isinstance(enu, list) or arr.ndim != 2 or arr.shape[1:] != (3,):
+        raise SessionError("modified_antennas_enu must be a list of [east, north, up] metres")
+    with np.errstate(over="ignore", invalid="ignore"):
+        reach = np.hypot(np.hypot(arr[:, 0], arr[:, 1]), arr[:, 2])
+    bad = np.flatnonzero(~np.isfinite(reach) | (reach > MAX_LOCAL_OFFSET_M))
+    if bad.size:
+        raise SessionError(
+            f"modified_antennas_enu: antenna {int(bad[0])} at {enu[int(bad[0])]} is not a "
+            f"position within {MAX_LOCAL_OFFSET_M / 1e3:.0f} km of the site"
+        )
+    return tuple(tuple(float(v) for v in row) for row in arr)
 
 
 def load_session(path: str | os.PathLike) -> SessionState:
-    """Read a session file (:class:`SessionError` with the file name on failure)."""
+    """Read a session file (:class:`SessionError`, one line naming the file, on failure)."""
     try:
         d = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SessionError(f"{os.path.basename(path)}: cannot read session: {exc}") from None
+    except OSError as exc:
+        raise SessionError(f"{path}: cannot read the session file: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise SessionError(f"{path}: not a session file (not UTF-8 text)") from None
+    except json.JSONDecodeError as exc:
+        raise SessionError(f"{path}: not valid JSON: {exc}") from None
     try:
         return SessionState.from_dict(d)
     except SessionError as exc:
-        raise SessionError(f"{os.path.basename(path)}: {exc}") from None
+        raise SessionError(f"{path}: {exc}") from None
 
 
 def layout_with_enu(layout, enu):

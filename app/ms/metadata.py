@@ -93,6 +93,7 @@ class MSInfo:
     data_columns: tuple[str, ...]
     nrows: int
     flagged_fraction: float
+    nonfinite_uvw_rows: int = 0  # rows whose UVW is NaN or infinite (flagged when read)
 
     @property
     def nant(self) -> int:
@@ -154,6 +155,7 @@ class MSInfo:
             "data_columns": list(self.data_columns),
             "rows": self.nrows,
             "flagged_fraction": self.flagged_fraction,
+            "nonfinite_uvw_rows": self.nonfinite_uvw_rows,
         }
 
 

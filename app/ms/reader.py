@@ -11,7 +11,13 @@ Weights, per correlation, come from the first of these that holds a positive
 value in the first chunk: WEIGHT_SPECTRUM, WEIGHT (broadcast over channels),
 1/SIGMA²; otherwise unit weights. ``VisData.weight_source`` says which.
 They combine into the Stokes weight as in :mod:`uvlab.app.ms.stokes`.
-FLAG and FLAG_ROW are honoured; non-finite visibilities are flagged and set to 0.
+FLAG and FLAG_ROW are honoured. Bad values never reach an image: rows whose
+UVW is not finite are flagged whole (UVW, visibility and weight set to 0), and
+samples whose visibility is not finite in any correlation used are flagged
+(visibility and weight set to 0). How many samples not already flagged this
+caught is in ``VisData.nonfinite_uvw_rows`` / ``nonfinite_vis_samples``, and
+``VisData.bad_values_note`` says it in one line naming the MS for the caller
+to show (``uvlab image``/``compare`` print it on stderr, the lab logs it).
 
 casacore is not thread-safe: call :func:`read_visibilities` from the single
 I/O thread (see :mod:`uvlab.app.ms.tables`). The MS is opened read-only.
@@ -54,6 +60,10 @@ class VisData:
     corr_names : tuple of str, the correlations in the MS, in its order
     stokes : str, the product read (``I``, ``Q``, ``U``, ``V`` or a correlation)
     field, spw : int; field_name, column, weight_source, path : str
+    nonfinite_uvw_rows : int, rows flagged here because their UVW is not finite
+        (rows already entirely flagged in the MS are not counted)
+    nonfinite_vis_samples : int, other samples (row, channel) flagged here because
+        a correlation used is not finite (samples already flagged are not counted)
     """
 
     uvw: np.ndarray
@@ -77,6 +87,25 @@ class VisData:
     column: str
     weight_source: str
     path: str
+    nonfinite_uvw_rows: int = 0
+    nonfinite_vis_samples: int = 0
+
+    @property
+    def bad_values_note(self) -> str | None:
+        """One line naming the MS with what was flagged for non-finite values, or None."""
+        parts = []
+        if self.nonfinite_uvw_rows:
+            n = self.nonfinite_uvw_rows
+            parts.append(f"{n} row{'s' if n != 1 else ''} with non-finite UVW")
+        if self.nonfinite_vis_samples:
+            n = self.nonfinite_vis_samples
+            parts.append(f"{n} sample{'s' if n != 1 else ''} with non-finite {self.column}")
+        if not parts:
+            return None
+        return (
+            f"{self.path}: flagged {' and '.join(parts)} "
+            f"(of {self.nrow} rows × {self.nchan} channels read)"
+        )
 
     @property
     def nrow(self) -> int:
@@ -212,6 +241,8 @@ def read_visibilities(
         ant1, ant2 = np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32)
         cols, source, intervals = tab.colnames(), None, []
         blc, trc, inc = _slice_args(sel, ncorr)
+        used = list(sel.recipe.indices)
+        bad_uvw_rows = bad_vis_samples = 0
         for start, nrow in row_chunks(n, step):
             if cancelled is not None and cancelled():
                 raise Cancelled(f"reading {ms.path} cancelled")
@@ -227,23 +258,40 @@ def read_visibilities(
                 source = source or _weight_source(tab, sel, start, nrow)
                 w = _weights(tab, source, sel, start, nrow, nchan)
                 rows = slice(start, start + nrow)
-                uvw[rows] = tab.getcol("UVW", start, nrow)
+                u = tab.getcol("UVW", start, nrow)
                 time[rows] = tab.getcol("TIME", start, nrow)
                 ant1[rows] = tab.getcol("ANTENNA1", start, nrow)
                 ant2[rows] = tab.getcol("ANTENNA2", start, nrow)
                 if "INTERVAL" in cols:
                     intervals.append(tab.getcol("INTERVAL", start, nrow))
+            # Non-finite UVW or visibilities: flag them (and zero them) rather than
+            # let one NaN spread over a whole image; count what was not flagged yet.
             bad = ~np.isfinite(data)
-            if bad.any():
+            bad_row = ~np.isfinite(u).all(axis=1)
+            if bad.any() or bad_row.any():
+                was = f[..., used].any(axis=-1)  # (nrow, nchan) flagged in the MS
+                bad_used = bad[..., used].any(axis=-1) & ~bad_row[:, None]
+                bad_uvw_rows += int(np.count_nonzero(bad_row & ~was.all(axis=1)))
+                bad_vis_samples += int(np.count_nonzero(bad_used & ~was))
+                bad = bad | bad_row[:, None, None]
                 f, data = f | bad, np.where(bad, 0, data)
+                w = np.where(bad, np.float32(0), w)
+                u = np.where(bad_row[:, None], 0.0, u)
+            uvw[rows] = u
             vis[rows], weight[rows], flag[rows] = combine(sel.recipe, data, f, w)
             if progress is not None:
                 progress((start + nrow) / n)
         row_numbers = np.asarray(tab.rownumbers(), dtype=np.int64)
     if flag.all():
+        nonfinite = ""
+        if bad_uvw_rows or bad_vis_samples:
+            nonfinite = (
+                f"; {bad_uvw_rows} rows with non-finite UVW and {bad_vis_samples} "
+                f"samples with non-finite {sel.column} among them"
+            )
         raise MSError(
             f"{ms.path}: every visibility selected is flagged ({what}, {sel.recipe.name}, "
-            f"{n} rows × {nchan} channels)"
+            f"{n} rows × {nchan} channels{nonfinite})"
         )
     return VisData(
         uvw=uvw,
@@ -267,4 +315,6 @@ def read_visibilities(
         column=sel.column,
         weight_source=source or "unit",
         path=ms.path,
+        nonfinite_uvw_rows=bad_uvw_rows,
+        nonfinite_vis_samples=bad_vis_samples,
     )

@@ -148,5 +148,7 @@ def select(
     )
     if time_range is not None:
         t0, t1 = (float(t) for t in time_range)
+        if not (np.isfinite(t0) and np.isfinite(t1)):
+            raise MSError(f"{ms.path}: time range ({t0}, {t1}) is not finite")
         where += f" AND TIME>={t0!r} AND TIME<={t1!r}"
     return Selection(fld, spw_info, dd_ids, names, rec, col, chan, where)

@@ -102,10 +102,11 @@ class _Scan:
     autos: bool = False
     intervals: list = field(default_factory=list)
     field_rows: np.ndarray | None = None
+    nonfinite_uvw: int = 0
 
 
 def _scan(ms: MSTables, nfield: int) -> _Scan:
-    """TIME, antennas, fields and INTERVAL over all rows, in chunks."""
+    """TIME, antennas, fields, INTERVAL and non-finite UVW over all rows, in chunks."""
     main, out = ms.main, _Scan(field_rows=np.zeros(nfield, dtype=np.int64))
     with translated(ms.path):
         for start, n in row_chunks(main.nrows(), _SCAN_ROWS):
@@ -122,6 +123,9 @@ def _scan(ms: MSTables, nfield: int) -> _Scan:
             out.field_rows += np.bincount(fid[ok], minlength=nfield)[:nfield]
             if "INTERVAL" in ms.colnames:
                 out.intervals.append(float(np.median(main.getcol("INTERVAL", start, n))))
+            if "UVW" in ms.colnames:
+                uvw = main.getcol("UVW", start, n)
+                out.nonfinite_uvw += int(np.count_nonzero(~np.isfinite(uvw).all(axis=1)))
     return out
 
 
@@ -180,4 +184,5 @@ def open_ms(path: str | os.PathLike) -> MSInfo:
         data_columns=present,
         nrows=int(nrows),
         flagged_fraction=flagged / total if total else 0.0,
+        nonfinite_uvw_rows=scan.nonfinite_uvw,
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -102,20 +104,98 @@ def test_refuses_to_replace_an_existing_ms(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "extra, message",
+    "extra, usage, message",
     [
-        (("--array", "nosuch"), "unknown layout 'nosuch'"),
-        (("--int-s", "-3"), "int_s must be > 0"),
-        (("--feeds", "elliptical"), "invalid choice"),
+        (("--array", "nosuch"), False, "unknown layout 'nosuch'"),
+        (("--int-s", "-3"), True, "argument --int-s: expected a number > 0, got '-3'"),
+        (("--int-s", "nan"), True, "argument --int-s: expected a finite number, got 'nan'"),
+        (("--nchan", "0"), True, "argument --nchan: expected a whole number ≥ 1, got '0'"),
+        (("--nchan", "2.5"), True, "argument --nchan: expected a whole number ≥ 1, got '2.5'"),
+        (("--nchan", "lots"), True, "argument --nchan: expected a number, got 'lots'"),
+        (("--noise-jy", "-1"), True, "argument --noise-jy: expected a number ≥ 0, got '-1'"),
+        (("--freq-hz", "0"), True, "argument --freq-hz: expected a number > 0, got '0'"),
+        (("--ra", "inf"), True, "argument --ra: expected a finite number, got 'inf'"),
+        (("--feeds", "elliptical"), True, "invalid choice"),
     ],
 )
-def test_bad_options(tmp_path, extra, message):
+def test_bad_options(tmp_path, extra, usage, message):
     code, _, err = run_cli(*BASE, *extra, "--sky", "point", "--out", tmp_path / "x.ms")
-    usage = "choice" in message
     assert code == (2 if usage else 1)
     assert message in err.strip().splitlines()[-1]
     assert usage or err.count("\n") == 1
     assert not (tmp_path / "x.ms").exists()
+
+
+def test_counts_accept_exponent_notation():
+    import argparse
+
+    from uvlab.app.commands.simulate import count
+
+    assert count("1e8") == count("100000000") == 100_000_000 and count("3") == 3
+    for bad in ("1.5", "0", "-2", "1e400", "inf"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            count(bad)
+
+
+def _nothing_simulated(monkeypatch):
+    import uvlab.app.observation as observation
+
+    def refuse(spec):
+        raise AssertionError("the observation was simulated before the size check")
+
+    monkeypatch.setattr(observation, "simulate_observation", refuse)
+
+
+def test_more_channels_than_memory_is_refused_before_anything_is_made(tmp_path, monkeypatch):
+    from tests.app.memory_support import fake_memory
+
+    fake_memory(monkeypatch, tmp_path / "fake", cgroup_limit=2**30)
+    _nothing_simulated(monkeypatch)
+    out = tmp_path / "out" / "x.ms"
+    out.parent.mkdir()
+    code, stdout, err = run_cli(*BASE, "--nchan", "1e8", "--sky", "point", "--out", out)
+    assert code == 1 and stdout == "" and err.count("\n") == 1, err
+    assert err.startswith(
+        "uvlab simulate: error: simulating 12 integrations × 21 baselines × 100000000 channels "
+        "× 4 correlations needs about 501.0 GiB (visibility chunk 500.7 GiB + "
+    ), err
+    assert "but only 1.0 GiB of memory is available (cgroup limit); use fewer channels" in err
+    assert list(out.parent.iterdir()) == []
+
+
+def test_an_ms_the_disk_cannot_hold_is_refused_before_anything_is_written(tmp_path, monkeypatch):
+    from uvlab.app.ms.simulate import ms_bytes, observation_size
+    from uvlab.app.observation import ObservationSpec
+
+    _nothing_simulated(monkeypatch)
+    monkeypatch.setenv("UVLAB_FAKE_FREE_BYTES", str(10 * 2**20))
+    out = tmp_path / "x.ms"
+    code, stdout, err = run_cli(*BASE, "--nchan", "4096", "--sky", "point", "--out", out)
+    assert code == 1 and stdout == "" and err.count("\n") == 1, err
+    assert err.startswith(
+        f"uvlab simulate: error: {out}: not enough disk space for a MeasurementSet of "
+        "12 integrations × 21 baselines × 4096 channels × 4 correlations: needs about "
+    ), err
+    assert err.rstrip().endswith("MiB, 10.0 MiB free")
+    assert list(tmp_path.iterdir()) == []
+    # the estimate: DATA + FLAG per correlation, ~200 B per row, 4 MiB of subtables
+    spec = ObservationSpec("kat-7", 45, -50, ha_start_h=-1, ha_stop_h=1, int_s=600, nchan=4096)
+    size = observation_size(spec)
+    assert (size.ntime, size.nbl, size.nrow) == (12, 21, 252)
+    assert ms_bytes(size) == 252 * 4096 * 4 * 9 + 252 * 200 + 4 * 2**20
+
+
+def test_size_estimates_bound_what_a_simulation_writes(tmp_path):
+    from uvlab.app.ms.simulate import ms_bytes, observation_size, simulate_ms
+    from uvlab.app.observation import ObservationSpec, simulate_observation
+    from uvlab.app.skymodel import load_sky
+
+    spec = ObservationSpec("kat-7", 45, -50, ha_start_h=-1, ha_stop_h=1, int_s=600, nchan=1024)
+    size, obs = observation_size(spec), simulate_observation(spec)
+    assert (size.ntime, size.nbl, size.nrow) == (obs.ntime, obs.nbl, obs.nrow)
+    res = simulate_ms(spec, load_sky("point", ra0_deg=45, dec0_deg=-50), tmp_path / "a.ms")
+    written = sum(f.stat().st_size for f in Path(res.path).rglob("*") if f.is_file())
+    assert 0.6 * ms_bytes(size) < written <= ms_bytes(size)  # FLAG: bits, not bytes
 
 
 def test_a_sky_file_with_a_bad_line(tmp_path):

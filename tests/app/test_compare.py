@@ -204,12 +204,36 @@ def test_compare_a_synthetic_observation(tmp_path):
         ((*SYNTH, "--algorithms", "conv,magic"), 2, "unknown magic"),
         ((*SYNTH, "--algorithms", "dft"), 2, "dft is always the reference"),
         ((*SYNTH, "--npix", "200000"), 1, "a 200000² image needs about"),
+        ((*SYNTH, "--nchan", "0"), 2, "argument --nchan: expected a whole number ≥ 1, got '0'"),
+        ((*SYNTH, "--int-s", "-1"), 2, "argument --int-s: expected a number > 0, got '-1'"),
         (("--ms", "nowhere.ms"), 1, "nowhere.ms: no such file or folder"),
     ],
 )
 def test_compare_errors(tmp_path, args, code, message):
     got, _, err = run_cli("compare", *args, "--out", tmp_path / "o")
     assert got == code and message in err.strip().splitlines()[-1], err
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_synthetic_observation_too_large_for_memory_is_refused_first(tmp_path, monkeypatch):
+    import uvlab.app.observation as observation
+    from tests.app.memory_support import fake_memory
+
+    fake_memory(monkeypatch, tmp_path / "fake", cgroup_limit=2**30)
+
+    def refuse(spec):
+        raise AssertionError("the observation was simulated before the size check")
+
+    monkeypatch.setattr(observation, "simulate_observation", refuse)
+    args = ("compare", *SYNTH, "--nchan", "1e6", "--npix", "64", "--device", "cpu")
+    code, stdout, err = run_cli(*args, "--algorithms", "conv,nn", "--out", tmp_path / "o")
+    assert code == 1 and stdout == "" and err.count("\n") == 1, err
+    assert err.startswith(
+        "uvlab compare: error: a synthetic observation of 48 integrations × 21 baselines × "
+        "1000000 channels (2 sources) and its 64² images needs about 136.3 GiB "
+        "(samples 120.2 GiB + visibilities 16.0 GiB + "
+    ), err
+    assert "only 1.0 GiB of memory is available (cgroup limit); use fewer channels" in err
     assert not (tmp_path / "o").exists()
 
 

@@ -84,3 +84,23 @@ def test_sky_convert_wsclean_and_demo(tmp_path, capsys):
 def test_sky_needs_an_action():
     with pytest.raises(SystemExit):
         run(["sky"])
+
+
+def test_a_random_sky_too_large_is_refused_at_once(tmp_path, monkeypatch):
+    from tests.app.cmd_support import run_cli
+    from tests.app.memory_support import fake_memory
+
+    code, out, err = run_cli("sky", "show", "random", "--n", "10000000")
+    assert (code, out) == (1, "")
+    assert err == (
+        "uvlab sky: error: random sky of 10000000 sources refused: at most 100000 "
+        "(put a larger model in a sky file)\n"
+    )
+    fake_memory(monkeypatch, tmp_path, cgroup_limit=64 * 2**20)
+    code, out, err = run_cli("sky", "convert", "random", tmp_path / "r.txt", "--n", "50000")
+    assert (code, out) == (1, "")
+    assert err == (
+        "uvlab sky: error: a random sky of 50000 sources needs about 122.1 MiB, but only "
+        "64.0 MiB of memory is available (cgroup limit); use a smaller n\n"
+    )
+    assert not (tmp_path / "r.txt").exists()

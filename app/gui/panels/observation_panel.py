@@ -239,7 +239,12 @@ class ObservationPanel(QtWidgets.QWidget):
 
         enu = self.layout().enu()
         enu[index, :2] = east, north
-        self._modified = layout_with_enu(self._layout, enu)
+        try:
+            self._modified = layout_with_enu(self._layout, enu)
+        except ValueError as exc:  # e.g. dragged off the Earth (LayoutError): the move is refused
+            self.error.emit(f"antenna not moved: {exc}")
+            self.layout_changed.emit()  # redraw the antennas where they are
+            return
         self._update_layout_note()
         self.changed.emit()
 

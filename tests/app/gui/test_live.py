@@ -205,3 +205,51 @@ def test_imaging_change_reuses_uv_rows_and_model_image(teaching):
         JobRequest("synthetic", ImagingOptions(npix=128), "cpu", SMALL_OBS, other_sky), cache
     )
     assert third.model is not first.model and third.model.sum() != first.model.sum()
+
+
+def test_a_job_too_large_for_memory_fails_in_one_line_before_simulating(
+    teaching, tmp_path, monkeypatch
+):
+    from dataclasses import replace
+
+    import uvlab.app.observation as observation
+    from tests.app.memory_support import fake_memory
+    from uvlab.app.gui.worker import format_error
+    from uvlab.app.memory import InsufficientMemoryError
+
+    cache = WorkCache()
+    req = JobRequest("synthetic", ImagingOptions(npix=64), "cpu", SMALL_OBS, teaching)
+    run_job(req, cache)  # a prediction in the cache
+    fake_memory(monkeypatch, tmp_path, cgroup_limit=2**30)
+
+    def refuse(spec):
+        raise AssertionError("the observation was simulated before the size check")
+
+    monkeypatch.setattr(observation, "simulate_observation", refuse)
+    big = replace(SMALL_OBS, nchan=100_000)
+    with pytest.raises(InsufficientMemoryError) as exc:
+        list(
+            iter_job(JobRequest("synthetic", ImagingOptions(npix=64), "cpu", big, teaching), cache)
+        )
+    msg = format_error(exc.value)  # what the worker reports to the window
+    assert "\n" not in msg and msg == str(exc.value)
+    assert msg.startswith(
+        "this observation (36 integrations × 21 baselines × 100000 channels, 5 sources) and "
+        "its 64² image needs about 10.3 GiB (samples 9.0 GiB + visibilities 1.1 GiB + "
+    ), msg
+    assert msg.endswith(
+        "but only 1.0 GiB of memory is available (cgroup limit); use fewer channels or "
+        "integrations (a longer integration time), a smaller array or a smaller image"
+    )
+    assert cache.prediction((SMALL_OBS, teaching, True, "double", "cpu")) is None  # freed
+    # With the visibilities cached, only the imaging counts: a 64² image fits, 16384² not.
+    run_job(req, cache)
+    huge = JobRequest("synthetic", ImagingOptions(npix=16384), "cpu", SMALL_OBS, teaching)
+    with pytest.raises(
+        InsufficientMemoryError, match=r"and its 16384² image needs about 48\.0 GiB \(grid 32"
+    ):
+        list(iter_job(huge, cache))
+    assert cache.prediction((SMALL_OBS, teaching, True, "double", "cpu")) is not None
+    assert run_job(
+        JobRequest("synthetic", ImagingOptions(npix=32), "cpu", SMALL_OBS, teaching), cache
+    )
