@@ -187,6 +187,15 @@ def journal_bytes(table: str | os.PathLike) -> int:
     return sum(s for s in sizes if s <= COPY_LIMIT) * 2  # snapshot 0 and snapshot 1
 
 
+def _remove(p: Path) -> None:
+    """Delete a file or a folder (not following a link)."""
+    if p.is_dir() and not p.is_symlink():
+        shutil.rmtree(p, ignore_errors=True)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            p.unlink()
+
+
 def _same_bytes(a: Path, b: Path) -> bool:
     if a.stat().st_size != b.stat().st_size:
         return False
@@ -235,11 +244,7 @@ def restore_snapshot(table: Path, snap: Path, manifest: dict) -> list[str]:
     for p in table.iterdir():
         if p.name in keep or p.name == JOURNAL or p.name.startswith(_TMP):
             continue
-        if p.is_dir() and not p.is_symlink():
-            shutil.rmtree(p, ignore_errors=True)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                p.unlink()
+        _remove(p)
         fault_point("recovery-restoring")
     _fsync_path(table)
     return lost
@@ -399,11 +404,7 @@ def _clean_leftovers(table: Path) -> list[str]:
                 continue
         else:
             continue
-        if p.is_dir() and not p.is_symlink():
-            shutil.rmtree(p, ignore_errors=True)
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                p.unlink()
+        _remove(p)
         removed.append(p.name)
     return removed
 
