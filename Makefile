@@ -19,7 +19,9 @@ run: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/uvlab demo --out uvlab-demo
 
+# The import-linter contracts of pyproject.toml (the layers) first, then the tests.
 test: $(STAMP)
+	$(BIN)/lint-imports
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
 
 test-gpu: $(STAMP)

@@ -1,6 +1,6 @@
 """The desktop lab's worker computation, timed without Qt (``uvlab bench worker``).
 
-Runs the same job the GUI worker runs (:func:`uvlab.app.gui.live.run_job`) on
+Runs the same job the GUI worker runs (:func:`uvlab.app.lab.live.run_job`) on
 the embedded default scene, and reports per-stage timings for:
 
 - ``cold``: the first run (observation, prediction, imaging; includes one-off
@@ -22,27 +22,20 @@ from dataclasses import replace
 
 
 def default_request(device: str, npix: int):
-    """A JobRequest for the default scene at ``npix``² on ``device``."""
-    from uvlab.app.gui.jobs import JobRequest
-    from uvlab.app.gui.session import default_session
+    """A JobRequest for the default scene at ``npix``² on ``device``, as the window makes it."""
+    from uvlab.app.lab.session import default_session
 
     state = default_session()
-    imaging = replace(state.imaging, npix=int(npix))
-    return JobRequest(
-        "synthetic",
-        imaging,
-        device,
-        state.observation,
-        state.sky,
-        state.smearing,
-        preview=False,
+    return state.job_request(
+        device=device, imaging=replace(state.imaging, npix=int(npix)), preview=False
     )
 
 
 def bench_worker(device: str = "auto", npix: int = 1024, repeats: int = 3) -> dict:
     """Time the worker's job on the default scene; returns a JSON-ready dict."""
-    from uvlab.app.gui.jobs import next_job_id
-    from uvlab.app.gui.live import WorkCache, run_job
+    from uvlab.app.lab.jobs import next_job_id
+    from uvlab.app.lab.live import run_job
+    from uvlab.app.lab.samples import WorkCache
 
     base = default_request(device, npix)
     cache = WorkCache()

@@ -318,7 +318,7 @@ def imaging_estimate(
     npix : int
         Image side.
     algorithm : str
-        ``"dft"`` or a gridder name.
+        A name of the algorithm catalogue: ``"dft"`` or a gridder.
     params : GridParams, optional
         Gridder parameters (default ``GridParams()``).
     pad : float
@@ -328,18 +328,19 @@ def imaging_estimate(
     nimages : int
         N² float64 images kept at once (dirty, PSF, copies).
     """
+    from uvlab.gpu.gridders import registry
+    from uvlab.gpu.gridders.params import GridParams
+    from uvlab.gpu.imaging.spec import ImageSpec
+
     npix = int(npix)
     parts = {"images": 8.0 * npix * npix * nimages, "samples": 128.0 * nvis}
-    if algorithm == "dft":
+    if not registry.algorithm(algorithm).is_gridder:  # the DFT
         chunk = min(max(int(nvis), 1), _DFT_CHUNK)
         parts["dft factors"] = 4.0 * 16 * chunk * npix
         return MemoryEstimate(parts)
-    from uvlab.gpu.gridders.params import GridParams
-    from uvlab.gpu.gridders.registry import axis_plans
-    from uvlab.gpu.imaging.spec import ImageSpec
 
     params = params or GridParams()
-    plan_u, plan_v = axis_plans(algorithm, ImageSpec(npix, 1.0e-6, pad), params)
+    plan_u, plan_v = registry.axis_plans(algorithm, ImageSpec(npix, 1.0e-6, pad), params)
     parts["grid"] = 64.0 * plan_v.n_grid * (plan_u.n_grid // 2 + 1)
     parts["fft grid"] = 16.0 * plan_v.n_fft * (plan_u.n_fft // 2 + 1)
     parts["tap chunk"] = 40.0 * min(int(params.chunk), max(nvis, 1) * params.support**2)

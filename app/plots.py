@@ -74,27 +74,36 @@ def spread_ticks(norm, vmin: float, vmax: float, min_gap: float = 0.08) -> list[
     return sorted(kept)
 
 
-def scene_figure(result, path) -> Path:
-    """A 2×2 overview of a :class:`~uvlab.app.pipeline.SceneResult`: uv, sky, PSF, dirty."""
+def scene_figure(output, sky, path) -> Path:
+    """A 2×2 overview of a synthetic image job: uv, sky, PSF, dirty.
+
+    Parameters
+    ----------
+    output : ImageOutput
+        The job's output (:class:`uvlab.app.lab.jobs.ImageOutput`).
+    sky : SkyModel
+        The components predicted.
+    path : path of the PNG
+    """
     from uvlab.app.report import save_figure
 
     plt = _pyplot()
-    obs, spec = result.observation, result.spec
+    spec = output.spec
     fig, axes = plt.subplots(2, 2, figsize=(11, 10), constrained_layout=True)
-    uvw = obs.uvw[~obs.flag] / 1e3 * obs.freq_hz[0] / 299792458.0
+    uv = np.stack([output.uv.u_m, output.uv.v_m], axis=1) / 1e3 * output.freq_hz[0] / 299792458.0
     ax = axes[0, 0]
-    both = np.concatenate([uvw[:, :2], -uvw[:, :2]])
+    both = np.concatenate([uv, -uv])
     ax.plot(both[:, 0], both[:, 1], ",", color="tab:blue", alpha=0.3)
     ax.set_aspect("equal")
     ax.set_xlabel("u (kλ)")
     ax.set_ylabel("v (kλ)")
-    ax.set_title(f"uv coverage: {obs.layout.name}, {obs.ant1.size} baselines")
+    ax.set_title(f"uv coverage: {output.description.split(',')[0]}, {_baselines(output)} baselines")
     ax = axes[0, 1]
-    lmn = result.sky.to_source_arrays(obs.ra0_rad, obs.dec0_rad).lmn
-    flux = np.array([c.stokes[0] for c in result.sky.components])
+    lm = output.sources_lm
+    flux = np.array([c.stokes[0] for c in sky.components])
     ax.scatter(
-        np.degrees(lmn[:, 0]) * 60,
-        np.degrees(lmn[:, 1]) * 60,
+        np.degrees(lm[:, 0]) * 60,
+        np.degrees(lm[:, 1]) * 60,
         s=20 + 200 * flux / max(flux.max(), 1e-30),
         c="tab:red",
     )
@@ -104,18 +113,24 @@ def scene_figure(result, path) -> Path:
     ax.set_aspect("equal")
     ax.set_xlabel("l (arcmin, east ←)")
     ax.set_ylabel("m (arcmin)")
-    ax.set_title(f"sky model: {result.scene.sky} ({len(flux)} components)")
-    show_image(axes[1, 0], result.image.psf, spec, "PSF (asinh stretch)", cmap="viridis")
+    ax.set_title(f"sky model: {sky.name} ({len(flux)} components)")
+    show_image(axes[1, 0], output.psf, spec, "PSF (asinh stretch)", cmap="viridis")
     show_image(
         axes[1, 1],
-        result.image.dirty,
+        output.dirty,
         spec,
-        f"dirty image ({result.image.algorithm}, {result.device}; asinh stretch)",
+        f"dirty image ({output.algorithm}, {output.device}; asinh stretch)",
     )
     try:
         return save_figure(fig, path, dpi=90)
     finally:
         plt.close(fig)
+
+
+def _baselines(output) -> int:
+    """Baselines of the array (every pair of antennas)."""
+    nant = len(output.antennas.names) if output.antennas is not None else 0
+    return nant * (nant - 1) // 2
 
 
 def format_timing(timing: dict, nvis: int | None = None) -> str:

@@ -95,7 +95,7 @@ def timing_chart(ax, comparison) -> None:
 
 
 def compare_report(comparison, path, title: str = "") -> Path:
-    """Write the report PNG of a :class:`~uvlab.app.compare.Comparison` and return its path."""
+    """Write the report PNG of a :class:`~uvlab.app.lab.compare.Comparison` and return its path."""
     from matplotlib.colors import LogNorm
 
     plt = pyplot()

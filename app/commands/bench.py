@@ -12,6 +12,11 @@
   DFT, and ducc0's time for the same image (see
   :mod:`uvlab.gpu.bench.grid_bench`).
 
+- ``uvlab bench tune [--json PATH] [--array A]``: the GPU tuning sweep of
+  the CUDA tile gridders' launch configurations on the 4096² MeerKAT
+  observation, with the card's copy bandwidth (see
+  :mod:`uvlab.gpu.bench.grid_tune`; GPU only).
+
 - ``uvlab bench aliasing [--device cpu|gpu] [--json PATH] [--quick]``: the
   central-half and full-image error of conv, hybrid and pruned-nn against the
   float64 DFT on a MeerKAT track set, per declination, β and sky, with the
@@ -44,6 +49,7 @@ def register(subparsers) -> None:
     actions = parser.add_subparsers(dest="bench_command", metavar="BENCHMARK", required=True)
     _register_predict(actions)
     _register_grid(actions)
+    _register_tune(actions)
     _register_aliasing(actions)
     _register_worker(actions)
 
@@ -205,6 +211,38 @@ def run_grid(args) -> int:
     report["array"] = layout.name
     report["quick"] = bool(args.quick)
     return _finish(report, format_table(report), args)
+
+
+def _register_tune(actions) -> None:
+    p = actions.add_parser(
+        "tune",
+        help="GPU: time the CUDA gridders' tile and batch configurations (tuning sweep)",
+        description="Time conv-ES (single and double), hybrid and pruned-nn on the 4096² "
+        "MeerKAT benchmark observation (1200 times × 8 channels) for several CUDA kernel "
+        "configurations (tile sizes, sub-grid limits, batching), and measure the card's "
+        "device-to-device copy bandwidth. Needs a CUDA GPU.",
+    )
+    p.add_argument("--json", metavar="PATH", help="write the records as JSON")
+    p.add_argument("--array", default="meerkat", help="antenna layout name or file")
+    p.set_defaults(func=run_tune, parser=p)
+
+
+def run_tune(args) -> int:
+    from uvlab.app.layouts import load_layout
+    from uvlab.gpu.backend import resolve_device
+    from uvlab.gpu.bench.grid_tune import run_tune as tune
+
+    resolve_device("gpu")  # DeviceError (exit 1, one line) without a usable CUDA device
+    layout = load_layout(args.array)
+    print(f"uvlab bench tune: {layout.name}, {layout.nant} antennas")
+    report = tune(layout.equatorial())
+    report["array"] = layout.name
+    if args.json:
+        from uvlab.app.atomic import write_text
+
+        write_text(args.json, json.dumps(report, indent=2))
+        print(f"wrote {args.json}")
+    return 0
 
 
 #: ``bench aliasing`` sizes: (npix, ntime, nchan, decs, betas, seeds) per device and --quick.

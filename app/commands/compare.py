@@ -5,21 +5,25 @@ Writes into DIR, per algorithm: ``<algorithm>-dirty.fits``,
 ``<algorithm>-analytic.fits`` (the data-independent aliasing map E(l, m) of
 DESIGN §3, max over record offsets); and ``dft-dirty.fits`` (the reference),
 ``metrics.json`` and ``report.png``. When the reference DFT is subsampled
-(every k-th pixel, see :mod:`uvlab.app.compare`) the error maps and the
+(every k-th pixel, see :mod:`uvlab.app.lab.compare`) the error maps and the
 reference are written on that coarser grid (cell × k, same centre) and
 ``metrics.json`` says ``"reference": "dft subsampled every k pixels"``.
 
-A synthetic observation is sized from its options before it is simulated and
-refused (exit 1, one line naming the sizes) when the memory cannot hold its
-visibilities and their images (:func:`check_synthetic_memory`).
+The data come through the lab (:mod:`uvlab.app.lab.sources`: a synthetic
+observation is sized from its options before it is simulated and refused,
+exit 1 and one line naming the sizes, when the memory cannot hold its
+visibilities and their images), and the comparison is the lab's one loop
+(:func:`uvlab.app.lab.compare.iter_comparison`, which the window's compare
+mode drains too).
 """
 
 from __future__ import annotations
 
 from uvlab.app.commands.image import add_imaging_args, add_selection_args, fits_history
 from uvlab.app.commands.simulate import add_observation_args
+from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
+from uvlab.gpu.gridders.registry import COMPARED as DEFAULT_ALGORITHMS
 
-GRIDDERS = ("conv", "nn", "nn-oversampled", "hybrid", "pruned-nn")
 #: Record offsets per axis for the analytic maps written as FITS: a quick look
 #: (the tests of the bound use the full default sampling of gpu.aliasing).
 ANALYTIC_OFFSETS = 32
@@ -40,8 +44,9 @@ def register(sub) -> None:
     add_imaging_args(p)
     p.add_argument(
         "--algorithms",
-        default="conv,hybrid,pruned-nn",
-        help=f"comma-separated, from {', '.join(GRIDDERS)} (default conv,hybrid,pruned-nn)",
+        default=",".join(DEFAULT_ALGORITHMS),
+        help=f"comma-separated, from {', '.join(GRIDDERS)} "
+        f"(default {','.join(DEFAULT_ALGORITHMS)})",
     )
     p.add_argument(
         "--dft-step",
@@ -70,60 +75,39 @@ def _algorithms(args) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def check_synthetic_memory(args, spec, sky, algorithms=(), params=None) -> None:
-    """Refuse a synthetic data set (and its ``--npix`` images) the memory cannot hold.
+def _synthetic(args, algorithms=()):
+    """(uvw, freq, vis, weight, flag, ra, dec, dish, label) of a simulated Stokes-I data set.
 
-    Sized from the spec alone: the observation, the Stokes-I visibilities
-    (complex128) and flags per sample, then the larger of the prediction's
-    temporaries and the imaging (:func:`uvlab.app.ms.simulate.stokes_i_estimate`).
+    Simulated and predicted by the lab's synthetic source
+    (:func:`uvlab.app.lab.sources.iter_synthetic`), which sizes the observation
+    and its images first and refuses (one line) what the memory cannot hold.
     """
-    from uvlab.app.memory import check_memory, imaging_estimate
-    from uvlab.app.ms.simulate import SMALLER, observation_size, predict_path, stokes_i_estimate
-
-    size = observation_size(spec)
-    imaging = None
-    if args.npix and algorithms:
-        imaging = max(
-            (imaging_estimate(args.npix, a, params, nvis=size.nsamples) for a in algorithms),
-            key=lambda e: e.total,
-        )
-    est = stokes_i_estimate(
-        size,
-        nsrc=len(sky),
-        path=predict_path(sky, not args.no_smearing),
-        imaging=imaging,
-    )
-    image = f" and its {args.npix}² images" if imaging is not None else ""
-    sources = f"{len(sky)} source{'' if len(sky) == 1 else 's'}"
-    what = f"a synthetic observation of {size.describe()} ({sources}){image}"
-    check_memory(est, what, hint=SMALLER)
-
-
-def _synthetic(args, algorithms=(), params=None):
-    """(uvw, freq, vis, weight, flag, ra, dec, dish, label) of a simulated Stokes-I data set."""
     import numpy as np
 
     from uvlab.app.commands.simulate import load_sky_for, observation_spec
-    from uvlab.app.observation import simulate_observation
-    from uvlab.gpu.predict import Smearing, predict_antennas
+    from uvlab.app.lab.imaging import DEFAULT_NPIX, ImagingOptions
+    from uvlab.app.lab.jobs import JobRequest
+    from uvlab.app.lab.sources import read_samples
 
     spec = observation_spec(args)
     sky = load_sky_for(args, spec)
-    check_synthetic_memory(args, spec, sky, algorithms, params)  # before anything is made
-    obs = simulate_observation(spec)
-    smear = None if args.no_smearing else Smearing(obs.chan_width_hz, obs.int_s, obs.dec0_rad)
-    vis = predict_antennas(
-        obs.ant_uvw,
-        obs.ant1,
-        obs.ant2,
-        obs.freq_hz,
-        sky.to_source_arrays(obs.ra0_rad, obs.dec0_rad),
-        mode="scalar",
-        smearing=smear,
-        device=args.device,
+    npix = args.npix or DEFAULT_NPIX  # the images are sized again once the geometry is known
+    request = JobRequest(
+        "synthetic",
+        ImagingOptions(npix=npix, cell_arcsec=args.cell_arcsec),
+        args.device,
+        spec,
+        sky,
+        smearing=not args.no_smearing,
+        task="compare",
+        preview=False,
+        compare=tuple(ImagingOptions(npix=npix, algorithm=a) for a in algorithms),
+        threads=0,
     )
+    samples = read_samples(request)
+    obs = samples.raw
     nchan = obs.freq_hz.size
-    vis = vis.reshape(-1, nchan)
+    vis = samples.vis
     weight = 1.0
     if args.noise_jy > 0:
         rng = np.random.default_rng(args.seed)
@@ -137,7 +121,7 @@ def _synthetic(args, algorithms=(), params=None):
         f"{obs.layout.name}, sky {args.sky}, {obs.ntime} times x {obs.nbl} baselines x {nchan} ch"
     )
     return (
-        obs.uvw.reshape(-1, 3),
+        samples.uvw,
         obs.freq_hz,
         vis,
         weight,
@@ -176,7 +160,7 @@ def run(args) -> int:
     import numpy as np
 
     from uvlab.app.commands.image import choose_geometry, grid_params, weighting
-    from uvlab.app.compare import DFT_CHUNK_BYTES, compare_algorithms
+    from uvlab.app.lab.compare import DFT_CHUNK_BYTES, compare_algorithms
     from uvlab.app.memory import MemoryEstimate, check_memory, imaging_estimate
     from uvlab.app.progress import progress_bar
 
@@ -196,7 +180,7 @@ def run(args) -> int:
             ),
             f"a {args.npix}² image",
         )
-    data = _from_ms(args, algorithms) if args.ms else _synthetic(args, algorithms, params)
+    data = _from_ms(args, algorithms) if args.ms else _synthetic(args, algorithms)
     uvw, freq, vis, weight, flag, ra, dec, dish, label = data
     spec, rule = choose_geometry(uvw, freq, flag, dish, args.npix, args.cell_arcsec)
     nvis = int(np.count_nonzero(~flag))
@@ -252,8 +236,8 @@ def write_outputs(cmp, out, ra, dec, freq, params, label):
     """FITS per algorithm, the reference FITS, metrics.json and report.png."""
     import numpy as np
 
-    from uvlab.app.compare import write_metrics_json
     from uvlab.app.fits_io import write_image_fits
+    from uvlab.app.lab.compare import write_metrics_json
     from uvlab.app.report import compare_report
     from uvlab.gpu.aliasing import analytic_map
     from uvlab.gpu.imaging.spec import ImageSpec

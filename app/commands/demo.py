@@ -1,9 +1,18 @@
-"""``uvlab demo``: simulate and image the embedded default scene, headless."""
+"""``uvlab demo``: simulate and image the embedded default scene, headless.
+
+The scene is a saved lab state (:mod:`uvlab.app.lab.session`): the default one,
+or ``--scene FILE`` (a session, or a scene file of an older ``uvlab demo``). It
+runs as the window's worker runs a job (:func:`uvlab.app.lab.live.run_job`),
+with every CPU core, and the state it ran is written as ``scene.json``.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+from uvlab.app.lab.imaging import DEFAULT_NPIX
+from uvlab.gpu.gridders.registry import NAMES as ALGORITHM_NAMES
 
 
 def register(sub) -> None:
@@ -15,12 +24,16 @@ def register(sub) -> None:
         "overview and a timing table into an output folder.",
     )
     p.add_argument("--out", default="uvlab-demo", help="output folder (default: uvlab-demo)")
-    p.add_argument("--scene", help="a scene JSON file instead of the default scene")
+    p.add_argument(
+        "--scene",
+        help="a scene or session JSON file (a demo's scene.json, a session saved by the "
+        "window) instead of the default scene",
+    )
     p.add_argument("--device", default="auto", choices=("auto", "cpu", "gpu"))
-    p.add_argument("--npix", type=even_npix, help="image size in pixels (default 512)")
+    p.add_argument("--npix", type=even_npix, help=f"image size in pixels (default {DEFAULT_NPIX})")
     p.add_argument(
         "--algorithm",
-        choices=("dft", "conv", "nn", "nn-oversampled", "hybrid", "pruned-nn"),
+        choices=ALGORITHM_NAMES,
         help="imaging algorithm (default conv)",
     )
     p.set_defaults(func=run)
@@ -40,45 +53,52 @@ def even_npix(text: str) -> int:
 
 
 def run(args) -> int:
+    from dataclasses import replace
+
     from uvlab.app.atomic import write_text
     from uvlab.app.fits_io import write_image_fits
-    from uvlab.app.pipeline import run_scene
+    from uvlab.app.lab.live import run_job
+    from uvlab.app.lab.session import DEFAULT_SESSION, load_session
     from uvlab.app.plots import format_timing, scene_figure
-    from uvlab.app.scene import DEFAULT_SCENE, Scene
     from uvlab.gpu.backend import device_info
 
-    scene = Scene.load(args.scene) if args.scene else DEFAULT_SCENE
+    state = DEFAULT_SESSION
+    if args.scene:  # a named sky stays a name until the options below are applied,
+        state = load_session(args.scene, what="scene", resolve=False)  # so it fits the image
     changes = {k: v for k, v in (("npix", args.npix), ("algorithm", args.algorithm)) if v}
     if changes:
-        scene = scene.with_imaging(**changes)
+        state = replace(state, imaging=replace(state.imaging, **changes))
+    state = replace(state, source="synthetic", device=args.device)
+    im = state.imaging
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     print(
-        f"uvlab demo: {scene.observation.layout}, sky '{scene.sky}', "
-        f"{scene.imaging.npix}² {scene.imaging.algorithm}; {device_info().describe()}"
+        f"uvlab demo: {state.observation.layout}, sky '{state.sky.name}', "
+        f"{im.npix}² {im.algorithm}; {device_info().describe()}"
     )
-    res = run_scene(scene, device=args.device)
-    obs, spec = res.observation, res.spec
-    hist = {"scene": scene.to_json().replace("\n", " ")}
+    resolved = state.resolved()
+    res = run_job(resolved.job_request(device=args.device, preview=False, threads=0))
+    spec = res.spec
+    hist = {"scene": json.dumps(state.to_dict())}
     common = dict(
-        freq_hz=float(obs.freq_hz.mean()),
-        bandwidth_hz=float(obs.chan_width_hz * obs.freq_hz.size),
+        freq_hz=float(res.freq_hz.mean()),
+        bandwidth_hz=float(state.observation.chan_width_hz * res.freq_hz.size),
         history=hist,
     )
-    ra, dec = scene.observation.ra_deg, scene.observation.dec_deg
+    ra, dec = state.observation.ra_deg, state.observation.dec_deg
     files = [
-        write_image_fits(out / "dirty.fits", res.image.dirty, spec, ra, dec, **common),
-        write_image_fits(out / "psf.fits", res.image.psf, spec, ra, dec, **common),
-        scene_figure(res, out / "overview.png"),
+        write_image_fits(out / "dirty.fits", res.dirty, spec, ra, dec, **common),
+        write_image_fits(out / "psf.fits", res.psf, spec, ra, dec, **common),
+        scene_figure(res, resolved.sky, out / "overview.png"),
     ]
     timing_path = write_text(
         out / "timing.json",
         json.dumps({"device": res.device, "nvis": res.nvis, "timing_s": res.timing}, indent=2),
     )
     files.append(timing_path)
-    write_text(out / "scene.json", scene.to_json())
+    write_text(out / "scene.json", state.to_json() + "\n")
     print(format_timing(res.timing, res.nvis))
-    print(f'peak {res.image.dirty.max():.4f} Jy/beam; cell {spec.cell_arcsec:.2f}"')
+    print(f'peak {res.dirty.max():.4f} Jy/beam; cell {spec.cell_arcsec:.2f}"')
     for f in files:
         print(f"wrote {f}")
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from uvlab.app.commands.compare import GRIDDERS
+from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
 
 #: View tabs ``--tab`` can bring to the front (``uvlab.app.gui.compare_mode.TAB_TITLES``).
 TABS = ("overview", "sky", "aliasing", "compare", "timing", "log")

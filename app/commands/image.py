@@ -30,7 +30,9 @@ import argparse
 import json
 import time
 
-DEFAULT_NPIX = 512
+from uvlab.app.lab.imaging import DEFAULT_NPIX
+from uvlab.gpu.gridders.registry import NAMES as ALGORITHM_NAMES
+
 NPIX_RANGE = (64, 4096)
 FOV_BEAMS = 1.5
 #: The preview PNG: figure size (inches) and resolution.
@@ -159,10 +161,14 @@ def read_selected(args, algorithms=None, progress=None):
     """Check memory, then read the selection: returns (VisData, dish diameter, seconds).
 
     With ``--npix`` the imaging memory of each of ``algorithms`` (default
-    ``args.algorithm``) is checked too, before anything is read.
+    ``args.algorithm``) is checked too, before anything is read. The read is
+    the lab's MS source (:func:`uvlab.app.lab.sources.iter_measurement_set`),
+    the window's.
     """
+    from uvlab.app.lab.imaging import ImagingOptions
+    from uvlab.app.lab.jobs import JobRequest, MSSelection
+    from uvlab.app.lab.sources import read_samples
     from uvlab.app.memory import check_memory, imaging_estimate, read_estimate
-    from uvlab.app.ms import read_visibilities
 
     nrow, nchan, dish = ms_size(args.ms)
     channels = parse_channels(args.channels)
@@ -176,19 +182,19 @@ def read_selected(args, algorithms=None, progress=None):
         )
     what = f"a {args.npix}² image of" if args.npix else "reading"
     check_memory(est, f"{what} {args.ms} ({nrow} rows × {nchan} channels)")
-    t0 = time.perf_counter()
-    vd = read_visibilities(
-        args.ms,
-        field=field_arg(args.field),
-        spw=args.spw,
-        column=args.column,
-        stokes=args.stokes,
-        channels=channels,
-        progress=progress,
+    selection = MSSelection(
+        args.ms, field_arg(args.field), args.spw, args.column, args.stokes, channels
     )
-    if vd.bad_values_note:
-        warn(args, vd.bad_values_note)
-    return vd, dish, time.perf_counter() - t0
+    request = JobRequest(
+        "ms",
+        ImagingOptions(npix=args.npix or DEFAULT_NPIX, cell_arcsec=args.cell_arcsec),
+        args.device,
+        ms=selection,
+        preview=False,
+        threads=0,
+    )
+    samples = read_samples(request, progress=progress, warn=lambda line: warn(args, line))
+    return samples.raw, dish, samples.timing.get("read MS", 0.0)
 
 
 def choose_geometry(uvw, freq_hz, flag, dish_m: float, npix=None, cell_arcsec=None):
@@ -246,7 +252,7 @@ def register(sub) -> None:
     p.add_argument(
         "--algorithm",
         default="conv",
-        choices=("dft", "conv", "nn", "nn-oversampled", "hybrid", "pruned-nn"),
+        choices=ALGORITHM_NAMES,
     )
     p.add_argument("--out", required=True, metavar="PREFIX", help="output file prefix")
     p.set_defaults(func=run, parser=p)

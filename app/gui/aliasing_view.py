@@ -21,7 +21,7 @@ NOT_COMPUTED = (
 
 
 class AliasingView(OnDemand, QtWidgets.QWidget):
-    """Shows an :class:`~uvlab.app.gui.jobs.AliasingOutput`.
+    """Shows an :class:`~uvlab.app.lab.jobs.AliasingOutput`.
 
     Signals
     -------

@@ -1,9 +1,9 @@
 """One entry of compare mode: an algorithm and the gridder parameters it reads.
 
 As in the Imaging panel, only the parameters the chosen algorithm reads are
-enabled (:data:`uvlab.app.gui.panels.imaging_panel.USES`): the kernel and its
-accuracy (ε, or the support S) for ``conv`` and ``hybrid``, the oversampling
-β, the padding σ.
+enabled (:func:`uvlab.app.gui.panels.imaging_panel.enabled_params`, from the
+algorithm catalogue): the kernel and its accuracy (ε, or the support S) for
+``conv`` and ``hybrid``, the oversampling β, the padding σ.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from dataclasses import replace
 from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
-from uvlab.app.gui.compare_task import GRIDDERS
-from uvlab.app.gui.jobs import KERNELS, ImagingOptions
 from uvlab.app.gui.panels.fields import ValidatedLineEdit, parse_open_unit
-from uvlab.app.gui.panels.imaging_panel import USES, accuracy_combo, algorithm_combo
+from uvlab.app.gui.panels.imaging_panel import accuracy_combo, algorithm_combo, enabled_params
+from uvlab.app.lab.imaging import KERNELS, ImagingOptions
+from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
 
 #: The ImagingOptions fields an entry sets (the rest come from the Imaging panel).
-ENTRY_FIELDS = ("algorithm", "kernel", "accuracy", "eps", "support", "oversample", "padding")
+ENTRY_FIELDS = ("algorithm", "kernel", "kernel_size", "eps", "support", "oversample", "sigma")
 
 
 class EntryEditor(QtWidgets.QGroupBox):
@@ -87,11 +87,11 @@ class EntryEditor(QtWidgets.QGroupBox):
             base,
             algorithm=self.algorithm(),
             kernel=self.kernel_combo.currentText(),
-            accuracy=self.accuracy_combo.currentData(),
+            kernel_size=self.accuracy_combo.currentData(),
             eps=self.eps_edit.value(),
             support=int(self.support_spin.value()),
             oversample=int(self.oversample_spin.value()),
-            padding=float(self.padding_spin.value()),
+            sigma=float(self.padding_spin.value()),
         )
 
     def set_options(self, o: ImagingOptions) -> None:
@@ -110,25 +110,23 @@ class EntryEditor(QtWidgets.QGroupBox):
             raise ValueError(f"{o.algorithm!r} cannot be compared; choose from {GRIDDERS}")
         self.algorithm_combo.setCurrentIndex(index)
         self.kernel_combo.setCurrentText(o.kernel)
-        self.accuracy_combo.setCurrentIndex(self.accuracy_combo.findData(o.accuracy))
+        self.accuracy_combo.setCurrentIndex(self.accuracy_combo.findData(o.kernel_size))
         self.eps_edit.set_text_quietly(f"{o.eps:g}")
         self.support_spin.setValue(int(o.support))
         self.oversample_spin.setValue(int(o.oversample))
-        self.padding_spin.setValue(float(o.padding))
+        self.padding_spin.setValue(float(o.sigma))
         del blockers
         self._update_enabled()
 
     def _update_enabled(self) -> None:
-        algo = self.algorithm()
-        uses = USES.get(algo, set())
         by_eps = self.accuracy_combo.currentData() == "eps"
-        self.kernel_combo.setEnabled("kernel" in uses)
-        self.accuracy_combo.setEnabled("accuracy" in uses)
-        self.eps_edit.setEnabled("accuracy" in uses and by_eps)
-        self.support_spin.setEnabled("accuracy" in uses and not by_eps)
-        # an ε-chosen kernel is evaluated exactly: conv reads no β then
-        self.oversample_spin.setEnabled("oversample" in uses and not (algo == "conv" and by_eps))
-        self.padding_spin.setEnabled("padding" in uses)
+        enabled = enabled_params(self.algorithm(), by_eps)
+        self.kernel_combo.setEnabled("kernel" in enabled)
+        self.accuracy_combo.setEnabled("accuracy" in enabled)
+        self.eps_edit.setEnabled("accuracy" in enabled and by_eps)
+        self.support_spin.setEnabled("accuracy" in enabled and not by_eps)
+        self.oversample_spin.setEnabled("oversample" in enabled)
+        self.padding_spin.setEnabled("padding" in enabled)
 
     def _edited(self, *_args) -> None:
         self._update_enabled()

@@ -1,7 +1,8 @@
 """Compare mode in the main window: the Compare panel and tab, wired to the controller.
 
-A mixin of :class:`~uvlab.app.gui.main_window.MainWindow`; it uses the
-window's ``panel_tabs``, ``views`` and ``controller``. A comparison is a job
+:class:`CompareMode` is an object the :class:`~uvlab.app.gui.main_window.MainWindow`
+holds (``window.compare``). It is given the three things it uses: the
+controller, the window's panel tabs and its view tabs. A comparison is a job
 like any other (``controller.submit("compare")``): it runs in the worker, is
 cancellable, and a newer job supersedes it.
 """
@@ -10,63 +11,80 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PyQt6 import QtCore, QtWidgets
 
 from uvlab.app.gui.compare_panel import ComparePanel
 from uvlab.app.gui.compare_view import CompareView
-from uvlab.app.gui.jobs import ImagingOptions, JobRequest, JobResult
+from uvlab.app.lab.imaging import ImagingOptions
+from uvlab.app.lab.jobs import JobRequest, JobResult
 
-#: Names accepted by :meth:`CompareMode.show_tab` → the view tab's title.
-TAB_TITLES = {
-    "overview": "Overview",
-    "sky": "Sky model",
-    "aliasing": "Aliasing",
-    "compare": "Compare",
-    "timing": "Timing",
-    "log": "Log",
-}
+if TYPE_CHECKING:
+    from uvlab.app.gui.controller import Controller
+    from uvlab.app.gui.views import ViewTabs
 
 
 class CompareMode:
-    """Builds and drives compare mode (call :meth:`_build_compare` once the controller exists)."""
+    """Builds and drives compare mode: a Compare panel tab and a Compare view tab.
 
-    def _build_compare(self) -> None:
-        self.compare_panel = ComparePanel()
-        self._compare_scroll = QtWidgets.QScrollArea()
-        self._compare_scroll.setWidgetResizable(True)
-        self._compare_scroll.setWidget(self.compare_panel)
-        self.panel_tabs.addTab(self._compare_scroll, "Compare")
-        self.compare_view = CompareView()
-        self.views.insertTab(
-            self.views.indexOf(self.views.timing_view), self.compare_view, "Compare"
-        )
-        c = self.controller
-        self.compare_panel.compare_requested.connect(lambda: c.submit("compare"))
-        self.compare_view.compute_requested.connect(lambda: c.submit("compare"))
-        self.compare_panel.changed.connect(self.compare_view.mark_stale)
-        c.submitted.connect(self._on_compare_submitted)
-        c.job_failed.connect(lambda _message: self.compare_view.set_running(False))
-        c.job_cancelled.connect(lambda _job: self.compare_view.set_running(False))
-        self.panel_tabs.currentChanged.connect(self._on_panel_tab)
+    Parameters
+    ----------
+    controller : Controller
+        Runs the ``compare`` jobs; compare mode follows its ``submitted``,
+        ``job_failed`` and ``job_cancelled`` signals.
+    panel_tabs : QTabWidget
+        The window's control-panel tabs; a "Compare" tab is appended.
+    views : ViewTabs
+        The window's view tabs; a "Compare" tab is inserted before "Timing".
 
-    def compare_entries(self, task: str, imaging: ImagingOptions) -> tuple[ImagingOptions, ...]:
+    Attributes
+    ----------
+    panel : ComparePanel
+        The entries to compare.
+    view : CompareView
+        The metrics table and images of the last comparison.
+    """
+
+    def __init__(
+        self, controller: Controller, panel_tabs: QtWidgets.QTabWidget, views: ViewTabs
+    ) -> None:
+        self._controller = controller
+        self._panel_tabs = panel_tabs
+        self._views = views
+        self.panel = ComparePanel()
+        self._scroll = QtWidgets.QScrollArea()
+        self._scroll.setWidgetResizable(True)
+        self._scroll.setWidget(self.panel)
+        panel_tabs.addTab(self._scroll, "Compare")
+        self.view = CompareView()
+        views.insertTab(views.indexOf(views.timing_view), self.view, "Compare")
+        c = controller
+        self.panel.compare_requested.connect(lambda: c.submit("compare"))
+        self.view.compute_requested.connect(lambda: c.submit("compare"))
+        self.panel.changed.connect(self.view.mark_stale)
+        c.submitted.connect(self._on_submitted)
+        c.job_failed.connect(lambda _message: self.view.set_running(False))
+        c.job_cancelled.connect(lambda _job: self.view.set_running(False))
+        panel_tabs.currentChanged.connect(self._on_panel_tab)
+
+    def entries(self, task: str, imaging: ImagingOptions) -> tuple[ImagingOptions, ...]:
         """The entries a ``compare`` job needs (none for other tasks; ValueError if invalid)."""
-        return self.compare_panel.entries(imaging) if task == "compare" else ()
+        return self.panel.entries(imaging) if task == "compare" else ()
 
-    def _on_compare_submitted(self, request: JobRequest) -> None:
-        if request.task == "compare":
-            self.compare_view.set_running(True)
-            self.views.setCurrentWidget(self.compare_view)
+    def mark_stale(self) -> None:
+        """Say that the shown comparison no longer matches the parameters."""
+        self.view.mark_stale()
 
-    def _on_panel_tab(self, index: int) -> None:
-        if self.panel_tabs.widget(index) is self._compare_scroll:
-            self.views.setCurrentWidget(self.compare_view)
+    def show(self) -> None:
+        """Bring the Compare view and the Compare panel to the front."""
+        self._views.setCurrentWidget(self.view)
+        self._panel_tabs.setCurrentWidget(self._scroll)
 
-    def show_comparison(self, result: JobResult) -> tuple[float, str]:
+    def show_result(self, result: JobResult) -> tuple[float, str]:
         """Draw a compare result; returns (seconds spent drawing, status text)."""
         t0 = time.perf_counter()
-        self.compare_view.show_output(result.output)
+        self.view.show_output(result.output)
         cmp = result.output.comparison
         text = (
             f"Compared {len(cmp.results)} entries in {result.elapsed_s:.2f} s "
@@ -74,21 +92,10 @@ class CompareMode:
         )
         return time.perf_counter() - t0, text
 
-    # ------------------------------------------------------ start-up options
-    def show_tab(self, name: str) -> None:
-        """Bring a view tab to the front by its short name (see :data:`TAB_TITLES`)."""
-        if name not in TAB_TITLES:
-            raise ValueError(f"unknown tab {name!r}; choose from {', '.join(TAB_TITLES)}")
-        for k in range(self.views.count()):
-            if self.views.tabText(k) == TAB_TITLES[name]:
-                self.views.setCurrentIndex(k)
-        if name == "compare":
-            self.panel_tabs.setCurrentWidget(self._compare_scroll)
-
-    def start_compare(self, algorithms: Sequence[str]) -> None:
+    def start(self, algorithms: Sequence[str]) -> None:
         """Compare these algorithms once the first image is shown (ValueError if unknown)."""
-        self.compare_panel.set_algorithms(algorithms)
-        c = self.controller
+        self.panel.set_algorithms(algorithms)
+        c = self._controller
 
         def after_first_image(result: JobResult) -> None:
             if result.task == "image":
@@ -96,3 +103,12 @@ class CompareMode:
                 QtCore.QTimer.singleShot(0, lambda: c.submit("compare"))
 
         c.result_ready.connect(after_first_image)
+
+    def _on_submitted(self, request: JobRequest) -> None:
+        if request.task == "compare":
+            self.view.set_running(True)
+            self._views.setCurrentWidget(self.view)
+
+    def _on_panel_tab(self, index: int) -> None:
+        if self._panel_tabs.widget(index) is self._scroll:
+            self._views.setCurrentWidget(self.view)

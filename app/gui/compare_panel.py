@@ -16,11 +16,10 @@ from PyQt6 import QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
 from uvlab.app.gui.compare_entry import EntryEditor
-from uvlab.app.gui.compare_task import GRIDDERS
-from uvlab.app.gui.jobs import ImagingOptions
+from uvlab.app.lab.imaging import ImagingOptions
+from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
+from uvlab.gpu.gridders.registry import COMPARED as DEFAULT_ALGORITHMS
 
-#: The entries shown at start.
-DEFAULT_ALGORITHMS = ("conv", "hybrid", "pruned-nn")
 MIN_ENTRIES = 2
 MAX_ENTRIES = 6
 

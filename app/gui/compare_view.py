@@ -16,8 +16,8 @@ import numpy as np
 from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
-from uvlab.app.gui.compare_task import CompareOutput
 from uvlab.app.gui.on_demand import OnDemand
+from uvlab.app.lab.compare_task import CompareOutput
 from uvlab.widgets import MetricsTable, SkyImageView, TimingView
 
 #: Dynamic range of the shared logarithmic colour scale of the error maps.
@@ -52,7 +52,7 @@ def _compact(view: SkyImageView) -> SkyImageView:
 
 
 class CompareView(OnDemand, QtWidgets.QWidget):
-    """Shows a :class:`~uvlab.app.gui.compare_task.CompareOutput`.
+    """Shows a :class:`~uvlab.app.lab.compare_task.CompareOutput`.
 
     Signals
     -------

@@ -1,7 +1,7 @@
 """The controller: freeze → submit → keep only the newest result (STYLE §3).
 
 It knows nothing of widgets. It is given a ``freeze(task)`` callable that
-builds a :class:`~uvlab.app.gui.jobs.JobRequest` from the current model on
+builds a :class:`~uvlab.app.lab.jobs.JobRequest` from the current model on
 the GUI thread, and re-emits the worker's signals only for the newest job
 (napari's ``if job_id != self._latest_job_id: return``). Parameter edits go
 through :meth:`schedule`, a single-shot QTimer debounce; when it fires the
@@ -22,8 +22,8 @@ from collections.abc import Callable
 from PyQt6 import QtCore
 from PyQt6.QtCore import pyqtSignal
 
-from uvlab.app.gui.jobs import JobRequest, JobResult
 from uvlab.app.gui.worker import Worker
+from uvlab.app.lab.jobs import JobRequest, JobResult
 
 #: Debounce of parameter edits, ms.
 DEBOUNCE_MS = 150
@@ -46,9 +46,9 @@ class Controller(QtCore.QObject):
         The JobRequest just submitted.
     progress_changed(float, str)
     partial_ready(object)
-        A :class:`~uvlab.app.gui.jobs.Partial` of the newest job.
+        A :class:`~uvlab.app.lab.jobs.Partial` of the newest job.
     result_ready(object)
-        The :class:`~uvlab.app.gui.jobs.JobResult` of the newest job.
+        The :class:`~uvlab.app.lab.jobs.JobResult` of the newest job.
     job_failed(str)
         An error message (bad input, or the newest job raised).
     job_cancelled(int)

@@ -8,15 +8,13 @@ from dataclasses import replace
 
 
 def initial_state(scene: str | None = None, session: str | None = None, device: str | None = None):
-    """The starting SessionState: a session file, a scene file, or the default scene."""
-    from uvlab.app.gui.session import default_session, from_scene, load_session
+    """The starting SessionState: a session file, a scene file, or the default state."""
+    from uvlab.app.lab.session import default_session, load_session
 
     if session:
         state = load_session(session)
     elif scene:
-        from uvlab.app.scene import Scene
-
-        state = from_scene(Scene.load(scene))
+        state = load_session(scene, what="scene")
     else:
         state = default_session()
     return replace(state, device=device) if device else state
@@ -39,7 +37,7 @@ def launch(
     as a PNG and returns 0 (1 on error or timeout). Without a display (no
     ``DISPLAY``/``WAYLAND_DISPLAY``), screenshot mode renders offscreen.
     ``tab`` brings a view tab to the front (a name of
-    :data:`~uvlab.app.gui.compare_mode.TAB_TITLES`); ``compare`` lists gridders
+    :data:`~uvlab.app.gui.main_window.TAB_TITLES`); ``compare`` lists gridders
     to compare once the first image is shown (the screenshot then waits for
     the comparison).
     """
@@ -59,7 +57,7 @@ def launch(
     _set_icon(app)
     window = MainWindow(state)
     if compare:
-        window.start_compare(compare)
+        window.compare.start(compare)
     if tab:
         window.show_tab(tab)
     if screenshot:

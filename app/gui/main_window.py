@@ -1,7 +1,9 @@
 """The uvlab main window: control panels in a dock, result views in the centre.
 
 The window owns the panels (the model), a :class:`~uvlab.app.gui.views.ViewTabs`
-and a :class:`~uvlab.app.gui.controller.Controller`. Every accepted edit
+and a :class:`~uvlab.app.gui.controller.Controller`, and holds two helpers:
+``files`` (:class:`~uvlab.app.gui.window_files.FileActions`: open and save) and
+``compare`` (:class:`~uvlab.app.gui.compare_mode.CompareMode`). Every accepted edit
 debounces a new job (when *Run on every change* is on); the controller shows
 only the newest job's partial and final results, and errors go to the status
 bar and the log while the last good result stays on screen.
@@ -14,32 +16,50 @@ import math
 from PyQt6 import QtCore, QtGui, QtWidgets
 
 from uvlab.app.gui.compare_mode import CompareMode
-from uvlab.app.gui.compare_task import CompareOutput
 from uvlab.app.gui.controller import Controller
-from uvlab.app.gui.jobs import ImageOutput, JobRequest, JobResult
 from uvlab.app.gui.panels import ImagingPanel, ObservationPanel, RunPanel, SkyPanel
-from uvlab.app.gui.session import SessionState, default_session, demo_sky_for
 from uvlab.app.gui.settings import AppSettings
 from uvlab.app.gui.views import ViewTabs
 from uvlab.app.gui.window_files import FileActions
+from uvlab.app.lab.compare_task import CompareOutput
+from uvlab.app.lab.jobs import ImageOutput, JobRequest, JobResult
+from uvlab.app.lab.placement import demo_sky_for
+from uvlab.app.lab.session import SessionState, default_session
 
 #: Pause between the frames of the Play animation, ms.
 PLAY_PAUSE_MS = 400
 
+#: Names accepted by :meth:`MainWindow.show_tab` → the view tab's title.
+TAB_TITLES = {
+    "overview": "Overview",
+    "sky": "Sky model",
+    "aliasing": "Aliasing",
+    "compare": "Compare",
+    "timing": "Timing",
+    "log": "Log",
+}
 
-class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
+
+class MainWindow(QtWidgets.QMainWindow):
     """The desktop lab.
 
     Parameters
     ----------
     state : SessionState, optional
-        What to start from (default :func:`~uvlab.app.gui.session.default_session`).
+        What to start from (default :func:`~uvlab.app.lab.session.default_session`).
     settings : AppSettings, optional
         Geometry and recent files (default: the user's QSettings).
     worker : Worker, optional
         Passed to the :class:`Controller` (tests inject one).
     run_on_start : bool
         Submit a job as soon as the event loop runs.
+
+    Attributes
+    ----------
+    files : FileActions
+        Open and save: MeasurementSets, sessions, FITS and PNG (the File menu).
+    compare : CompareMode
+        The Compare panel and view, and the ``compare`` jobs.
     """
 
     def __init__(
@@ -65,7 +85,8 @@ class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
         self.run_panel = RunPanel()
         self._build_dock()
         self.controller = Controller(self.freeze_request, worker, parent=self)
-        self._build_compare()
+        self.compare = CompareMode(self.controller, self.panel_tabs, self.views)
+        self.files = FileActions(self)
         self._playing = False
         self._play_target = 0.0
         self._last_warning: str | None = None  # a job's warning is logged once, not per job
@@ -119,18 +140,18 @@ class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
     def _build_menus(self) -> None:
         bar = self.menuBar()
         f = bar.addMenu("&File")
-        self._action(f, "Open MeasurementSet…", self._ask_open_ms, "Ctrl+O")
-        self.recent_menu = f.addMenu("Recent MeasurementSets")
-        self._fill_recent_menu()
+        files = self.files
+        self._action(f, "Open MeasurementSet…", files.ask_open_ms, "Ctrl+O")
+        files.add_recent_menu(f)
         f.addSeparator()
         self._action(f, "Load sky model…", self.sky_panel._ask_load)
         self._action(f, "Save sky model…", self.sky_panel._ask_save)
         f.addSeparator()
-        self._action(f, "Open session…", self._ask_load_session)
-        self._action(f, "Save session…", self._ask_save_session, "Ctrl+S")
+        self._action(f, "Open session…", files.ask_load_session)
+        self._action(f, "Save session…", files.ask_save_session, "Ctrl+S")
         f.addSeparator()
-        self._action(f, "Save dirty image as FITS…", lambda: self._ask_export_fits())
-        self._action(f, "Save window as PNG…", self._ask_screenshot)
+        self._action(f, "Save dirty image as FITS…", lambda: files.ask_export_fits())
+        self._action(f, "Save window as PNG…", files.ask_screenshot)
         f.addSeparator()
         self._action(f, "Quit", self.close, "Ctrl+Q")
         r = bar.addMenu("&Run")
@@ -146,10 +167,10 @@ class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
         c, v = self.controller, self.views
         for panel in (self.obs_panel, self.sky_panel, self.imaging_panel):
             panel.changed.connect(self._on_edit)
-            panel.error.connect(self._on_panel_error)
+            panel.error.connect(self.report_error)
         self.obs_panel.layout_changed.connect(self._show_layout)
-        self.obs_panel.open_ms_requested.connect(self._ask_open_ms)
-        self.obs_panel.recent_ms_chosen.connect(self.open_ms)
+        self.obs_panel.open_ms_requested.connect(self.files.ask_open_ms)
+        self.obs_panel.recent_ms_chosen.connect(self.files.open_ms)
         self.sky_panel.demo_requested.connect(self.use_demo_sky)
         self.sky_panel.placement = self._placement
         self.run_panel.run_clicked.connect(lambda: c.submit())
@@ -167,7 +188,7 @@ class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
             ("aliasing-analytic", v.aliasing_view.analytic_view),
         ):
             view.export_fits_requested.connect(
-                lambda view=view, name=name: self._ask_export_fits(view, name)
+                lambda view=view, name=name: self.files.ask_export_fits(view, name)
             )
         v.aliasing_view.compute_requested.connect(lambda: c.submit("aliasing"))
         c.submitted.connect(self._on_submitted)
@@ -184,7 +205,7 @@ class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
         imaging = self.imaging_panel.options()
         device = self.imaging_panel.device()
         sky = self.sky_panel.sky_model()
-        compare = self.compare_entries(task, imaging)
+        compare = self.compare.entries(task, imaging)
         if self.obs_panel.source() == "synthetic":
             return JobRequest(
                 "synthetic",
@@ -213,7 +234,7 @@ class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
             imaging=self.imaging_panel.options(),
             device=self.imaging_panel.device(),
             ms=self.obs_panel.ms_selection(),
-            compare=self.compare_panel.entries(self.imaging_panel.options()),
+            compare=self.compare.panel.entries(self.imaging_panel.options()),
         )
 
     def apply_session(self, state: SessionState, *, run: bool = True) -> None:
@@ -228,11 +249,35 @@ class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
         if state.ms is not None:
             self.obs_panel.set_ms_selection(state.ms)
         if state.compare is not None:
-            self.compare_panel.set_entries(state.compare)
+            self.compare.panel.set_entries(state.compare)
         self.obs_panel.set_source(state.source)
         self._show_layout()
         if run:
             self.controller.submit()
+
+    def select_ms(self, selection) -> None:
+        """Show ``selection`` (an MSSelection) in the Observation panel and read it.
+
+        The Observation panel's recent list is refreshed from the settings
+        (:meth:`FileActions.open_ms` has just added the path), Play stops and
+        a job runs: the summary comes first.
+        """
+        self.obs_panel.set_recent(self.settings.recent_ms())
+        self.obs_panel.set_ms_selection(selection)
+        self.panel_tabs.setCurrentIndex(0)
+        self.set_playing(False)
+        self.controller.submit()
+
+    def show_tab(self, name: str) -> None:
+        """Bring a view tab to the front by its short name (see :data:`TAB_TITLES`)."""
+        if name not in TAB_TITLES:
+            raise ValueError(f"unknown tab {name!r}; choose from {', '.join(TAB_TITLES)}")
+        if name == "compare":
+            self.compare.show()  # its panel too
+            return
+        for k in range(self.views.count()):
+            if self.views.tabText(k) == TAB_TITLES[name]:
+                self.views.setCurrentIndex(k)
 
     def _placement(self) -> tuple[float, float, float]:
         out = self.views.last_image
@@ -246,11 +291,12 @@ class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
         if self._playing:  # the animation's own steps do not emit changed
             self.set_playing(False)
         self.views.aliasing_view.mark_stale()
-        self.compare_view.mark_stale()
+        self.compare.mark_stale()
         if self.run_panel.autorun():
             self.controller.schedule()
 
-    def _on_panel_error(self, message: str) -> None:
+    def report_error(self, message: str) -> None:
+        """Show a one-line problem in the status bar and the log (panels' ``error``)."""
         self.statusBar().showMessage(message)
         self.views.log_view.append("warning", message)
 
@@ -294,7 +340,7 @@ class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
                     name, self.obs_panel.observation_spec(), self.imaging_panel.options()
                 )
         except ValueError as exc:
-            self._on_panel_error(f"cannot make demo sky {name!r}: {exc}")
+            self.report_error(f"cannot make demo sky {name!r}: {exc}")
             return
         self.sky_panel.set_sky_model(sky, emit=True)
 
@@ -317,7 +363,7 @@ class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
         elapsed_draw = self.views.show_result(result)
         out = result.output
         if isinstance(out, CompareOutput):
-            elapsed_draw, text = self.show_comparison(result)
+            elapsed_draw, text = self.compare.show_result(result)
         elif isinstance(out, ImageOutput):
             if out.info is not None:
                 self.obs_panel.set_ms_info(out.info)
@@ -354,7 +400,7 @@ class MainWindow(FileActions, CompareMode, QtWidgets.QMainWindow):
         """Start or stop the hour-by-hour synthesis animation (synthetic data only)."""
         if on and not self._playing:
             if self.obs_panel.source() != "synthetic":
-                self._on_panel_error("Play animates a synthetic observation")
+                self.report_error("Play animates a synthetic observation")
                 self.run_panel.set_playing(False)
                 return
             start, stop = self.obs_panel.ha_range()

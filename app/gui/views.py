@@ -20,7 +20,7 @@ import numpy as np
 from PyQt6 import QtCore, QtWidgets
 
 from uvlab.app.gui.aliasing_view import AliasingView
-from uvlab.app.gui.jobs import AliasingOutput, ImageOutput, JobResult, Partial
+from uvlab.app.lab.jobs import AliasingOutput, ImageOutput, JobResult, Partial
 from uvlab.gpu.constants import C_LIGHT
 from uvlab.widgets import (
     ArrayLayoutView,
@@ -135,7 +135,7 @@ class ViewTabs(QtWidgets.QTabWidget):
 
     # ---------------------------------------------------------------- inputs
     def set_antennas(self, antennas) -> None:
-        """Show :class:`~uvlab.app.gui.jobs.Antennas` (or an ArrayLayout) in the array view."""
+        """Show :class:`~uvlab.app.lab.jobs.Antennas` (or an ArrayLayout) in the array view."""
         if hasattr(antennas, "antenna_names"):  # an ArrayLayout
             self.array_view.set_antennas(
                 antennas.enu(), antennas.antenna_names, antennas.dish_diameter

@@ -1,7 +1,7 @@
 """The background worker: one QThread that runs jobs one at a time (STYLE §3).
 
 The :class:`Worker` lives in its own QThread for its whole life, so every
-casacore call it makes (through :class:`~uvlab.app.gui.live.WorkCache`) happens
+casacore call it makes (through :class:`~uvlab.app.lab.samples.WorkCache`) happens
 on that one I/O thread. :meth:`Worker.submit` is called on the GUI thread: it
 marks the request as the wanted job — which cancels whatever runs — and queues
 it to the worker thread. There the job's generator (:func:`live.iter_job`) is
@@ -29,7 +29,7 @@ from PyQt6 import QtCore
 from PyQt6.QtCore import pyqtSignal, pyqtSlot
 
 from uvlab.app.errors import Cancelled
-from uvlab.app.gui.jobs import Done, JobRequest, JobResult, Partial, Progress
+from uvlab.app.lab.jobs import Done, JobRequest, JobResult, Partial, Progress
 
 #: Niceness added to the worker thread where the OS allows it (Linux threads have
 #: their own): under load the scheduler then favours the GUI thread.
@@ -66,7 +66,7 @@ class Worker(QtCore.QObject):
     Parameters
     ----------
     run : callable(request, cache, cancelled, report) -> iterator of events
-        Default :func:`uvlab.app.gui.live.iter_job`.
+        Default :func:`uvlab.app.lab.live.iter_job`.
     partial_interval_s : float
         Minimum time between two emitted (non-urgent) partial results.
     nice : int
@@ -77,9 +77,9 @@ class Worker(QtCore.QObject):
     progress(int, float, str)
         job_id, fraction in [0, 1], stage.
     partial(int, object)
-        job_id, :class:`~uvlab.app.gui.jobs.Partial`.
+        job_id, :class:`~uvlab.app.lab.jobs.Partial`.
     finished(int, object)
-        job_id, :class:`~uvlab.app.gui.jobs.JobResult`.
+        job_id, :class:`~uvlab.app.lab.jobs.JobResult`.
     errored(int, str)
         job_id, message (first line: what went wrong).
     cancelled(int)
@@ -102,10 +102,10 @@ class Worker(QtCore.QObject):
     ):
         super().__init__()
         if run is None:
-            from uvlab.app.gui.live import iter_job
+            from uvlab.app.lab.live import iter_job
 
             run = iter_job
-        from uvlab.app.gui.samples import WorkCache
+        from uvlab.app.lab.samples import WorkCache
 
         self._run = run
         self.partial_interval_s = float(partial_interval_s)

@@ -113,17 +113,11 @@ def bench_case(case: BenchCase, u, v, vis, spec: ImageSpec, device: str, repeats
 
     xp = get_xp(u)
     fn = get_gridder(case.algorithm, xp=xp)
-    kwargs = {"config": config} if config is not None else {}
-    if kwargs:
-        from uvlab.gpu.gridders.cuda_gridders import dirty_gpu
-
-        def fn(u, v, vis, spec, params, *, timer=None, _n=case.algorithm):
-            return dirty_gpu(_n, u, v, vis, spec, params, timer=timer, **kwargs)
-
+    kwargs = {"config": config} if config is not None else {}  # the CUDA path's tile sizes
     out = {}
 
     def call(timer=None):
-        out["img"] = fn(u, v, vis, spec, case.params, timer=timer)
+        out["img"] = fn(u, v, vis, spec, case.params, timer=timer, **kwargs)
 
     measure = _timer(device)
     first = measure(call)

@@ -1,16 +1,14 @@
 """Tuning sweep of the CUDA tile gridders (run on the device; BENCHMARKS.md).
 
-``python -m uvlab.gpu.bench.grid_tune [JSON]`` times the gridders on the
-4096² MeerKAT benchmark observation (2016 × 1200 × 8) for several
+:func:`run_tune` times the gridders on the 4096² MeerKAT benchmark
+observation (2016 × 1200 × 8) for several
 :class:`~uvlab.gpu.gridders.cuda_grid.KernelConfig` values, and measures the
-card's device-to-device copy bandwidth (the memory ceiling). Prints one line
-per (case, config) and writes the records as JSON when a path is given.
+card's device-to-device copy bandwidth (the memory ceiling). It logs one line
+per (case, config) and returns the records. ``uvlab bench tune``
+(app/commands/bench.py) supplies the antenna positions and writes the JSON.
 """
 
 from __future__ import annotations
-
-import json
-import sys
 
 import numpy as np
 
@@ -64,15 +62,29 @@ def copy_bandwidth() -> float:
     return 2 * a.nbytes / t
 
 
-def main(argv=None) -> int:
+def run_tune(ant_eq, *, log=print) -> dict:
+    """Time every (case, KernelConfig) of the sweep on the GPU.
+
+    Parameters
+    ----------
+    ant_eq : (nant, 3) float
+        Antenna positions in the equatorial frame, metres (MeerKAT's for the
+        benchmark observation).
+    log : callable
+        Called with one line per (case, config).
+
+    Returns
+    -------
+    dict
+        ``copy_Bps`` (device-to-device copy, bytes read + written per second)
+        and ``records`` (:func:`~uvlab.gpu.bench.grid_bench.bench_case`'s
+        records, each with its ``config``).
+    """
     import cupy
 
-    from uvlab.app.layouts import load_layout
-
-    argv = sys.argv[1:] if argv is None else argv
     out = {"copy_Bps": copy_bandwidth(), "records": []}
-    print(f"d2d copy {out['copy_Bps'] / 1e12:.2f} TB/s")
-    u, v = grid_data.make_uv(load_layout("meerkat").equatorial(), 1200, 8, cupy)
+    log(f"d2d copy {out['copy_Bps'] / 1e12:.2f} TB/s")
+    u, v = grid_data.make_uv(ant_eq, 1200, 8, cupy)
     spec = ImageSpec(4096, grid_data.cell_for(u, v), pad=2.0)
     hyb = GridParams.from_eps(1e-5, oversample=16, precision="single")
     groups = (
@@ -92,13 +104,6 @@ def main(argv=None) -> int:
             del img
             rec["config"] = {k: getattr(cfg, k) for k in cfg.__dataclass_fields__}
             out["records"].append(rec)
-            print(format_row(rec), rec["config"])
+            log(f"{format_row(rec)} {rec['config']}")
         del vis
-    if argv:
-        with open(argv[0], "w") as fh:
-            json.dump(out, fh, indent=2)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return out

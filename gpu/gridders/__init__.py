@@ -2,7 +2,8 @@
 
 Every algorithm is a ``dirty(u, v, wvis, spec, params, *, w=None, timer=None)``
 function returning the unnormalised ``Re Σ wvis·exp(−2πi(u·l + v·m))`` on the
-ImageSpec's pixels (:mod:`~uvlab.gpu.gridders.registry` maps names to them).
+ImageSpec's pixels (:mod:`~uvlab.gpu.gridders.registry`, the algorithm
+catalogue, holds one record per algorithm: its name, functions and parameters).
 The NumPy rungs are built from small parts a CuPy version can replace one by
 one:
 

@@ -8,18 +8,22 @@ numerically computed response of the taps actually used
 
 Two engines share the name: the NumPy ladder rung
 (:func:`~uvlab.gpu.gridders.separable.separable_dirty`), which supports every
-GCF, tables and exact evaluation, and ducc0's ``wgridder`` for the ES kernel.
+GCF, tables and exact evaluation, and ducc0's ``wgridder`` for the ES kernel
+(through :mod:`uvlab.gpu.ducc_engine`). With ``params.wstack`` the NumPy rung
+corrects the w-term by w-stacking (:mod:`~uvlab.gpu.gridders.wstack`, given
+this module's plans).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from uvlab.gpu.constants import C_LIGHT
+from uvlab.gpu import ducc_engine
 from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.params import GridParams, good_size
-from uvlab.gpu.gridders.separable import separable_dirty, timed
+from uvlab.gpu.gridders.separable import separable_dirty
 from uvlab.gpu.gridders.tables import gcf_taps
+from uvlab.gpu.gridders.wstack import dirty_wstack
 from uvlab.gpu.imaging.spec import ImageSpec
 
 
@@ -43,14 +47,15 @@ def conv_plans(spec: ImageSpec, params: GridParams) -> tuple[AxisPlan, AxisPlan]
     return plan, plan
 
 
-def uses_ducc(params: GridParams, npix: int = 32) -> bool:
+def uses_ducc(params: GridParams, npix: int = ducc_engine.MIN_NPIX) -> bool:
     """Whether ``conv`` runs on ducc0: engine "ducc", or "auto" with the ES kernel.
 
-    ducc0 needs images of at least 32 pixels; "auto" falls back to NumPy below.
+    ducc0 needs images of at least :data:`~uvlab.gpu.ducc_engine.MIN_NPIX`
+    pixels; "auto" falls back to NumPy below.
     """
     if params.engine == "ducc":
         return True
-    return params.engine == "auto" and params.kernel == "es" and npix >= 32
+    return params.engine == "auto" and params.kernel == "es" and npix >= ducc_engine.MIN_NPIX
 
 
 def dirty(u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None) -> np.ndarray:
@@ -75,41 +80,31 @@ def dirty(u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None
     """
     if uses_ducc(params, spec.npix):
         return dirty_ducc(u, v, wvis, spec, params, w=w, timer=timer)
+    plans = conv_plans(spec, params)
     if params.wstack and w is not None:
-        from uvlab.gpu.gridders.wstack import dirty_wstack
-
-        return dirty_wstack(u, v, w, wvis, spec, params, timer=timer)
-    plan_u, plan_v = conv_plans(spec, params)
+        return dirty_wstack(u, v, w, wvis, spec, params, plans=plans, timer=timer)
+    plan_u, plan_v = plans
     return separable_dirty(u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer)
 
 
 def dirty_ducc(
     u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None
 ) -> np.ndarray:
-    """The same image by ``ducc0.wgridder.experimental.vis2dirty(flip_v=True)``.
+    """The same image by ducc0's w-gridder (:func:`uvlab.gpu.ducc_engine.dirty_image`).
 
-    uvw in wavelengths are passed as metres at ``freq = c``. ducc0's output
-    ``D[a, b]`` has a → −l and b → +m, so the uvlab image is ``D.T``
-    (DESIGN §1). The whole call is timed as "grid".
+    At accuracy :meth:`GridParams.accuracy`, on ``params.threads`` threads,
+    with the w-term when ``params.wstack`` and ``w`` is given. The ducc0
+    call is timed as "grid".
     """
-    from ducc0.wgridder.experimental import vis2dirty
-
-    u = np.asarray(u, dtype=np.float64)
-    wcol = np.zeros_like(u) if w is None else np.asarray(w, dtype=np.float64)
-    uvw = np.stack([u, np.asarray(v, dtype=np.float64), wcol], axis=1)
-    with timed(timer, "grid"):
-        d = vis2dirty(
-            uvw=uvw,
-            freq=np.array([C_LIGHT]),
-            vis=np.asarray(wvis, dtype=np.complex128)[:, None],
-            npix_x=spec.npix,
-            npix_y=spec.npix,
-            pixsize_x=spec.cell_rad,
-            pixsize_y=spec.cell_rad,
-            epsilon=params.accuracy(),
-            do_wgridding=bool(params.wstack and w is not None),
-            divide_by_n=False,
-            flip_v=True,
-            nthreads=int(params.threads),
-        )
-    return np.ascontiguousarray(d.T)
+    return ducc_engine.dirty_image(
+        u,
+        v,
+        np.asarray(wvis, dtype=np.complex128),
+        spec.npix,
+        spec.cell_rad,
+        params.accuracy(),
+        w=w,
+        wgridding=bool(params.wstack and w is not None),
+        nthreads=params.threads,
+        timer=timer,
+    )

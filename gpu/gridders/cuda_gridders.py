@@ -1,16 +1,21 @@
-"""The CUDA gridders under the NumPy gridders' names (DESIGN §2).
+"""The CUDA path of the separable gridders (DESIGN §2).
 
-Each function has the NumPy contract
+:func:`dirty_gpu` is the CUDA function of every separable algorithm in the
+catalogue (:mod:`uvlab.gpu.gridders.registry`), which binds it to the
+algorithm's record: ``get_gridder(name, xp=cupy)`` is
+``partial(dirty_gpu, record)``. It has the NumPy contract
 ``dirty(u, v, wvis, spec, params, *, w=None, timer=None)`` and returns
 ``Re Σ wvis·exp(−2πi(u·l + v·m))`` on the ImageSpec's pixels, but takes and
 returns cupy arrays, in ``params.precision`` (``"single"``: float32
 records, complex64 grid, float32 image; ``"double"``: float64 throughout).
-:func:`uvlab.gpu.gridders.registry.get_gridder` returns them for
-``xp=cupy``.
 
-What the GPU cannot run — w-stacking, ``engine="ducc"``, a non-ES kernel
-evaluated exactly — falls back to the NumPy/ducc0 gridder on the host, and
-the result is copied back to the device (logged once per call).
+The record brings what this module needs of the algorithm — its plan
+function, turned into a GPU chain by
+:func:`~uvlab.gpu.gridders.cuda_rules.gpu_chain`, and its NumPy function —
+so nothing here imports the catalogue back. What the GPU cannot run —
+w-stacking, ``engine="ducc"``, a non-ES kernel evaluated exactly — falls
+back to the record's NumPy/ducc0 gridder on the host, and the result is
+copied back to the device (logged once per call).
 """
 
 from __future__ import annotations
@@ -29,13 +34,20 @@ log = logging.getLogger(__name__)
 
 
 @lru_cache(maxsize=32)
-def cached_chain(name: str, spec: ImageSpec, params: GridParams) -> GpuChain | None:
-    """:func:`~uvlab.gpu.gridders.cuda_rules.gpu_chain`, memoised (correctors included)."""
-    return gpu_chain(name, spec, params)
+def cached_chain(plans, spec: ImageSpec, params: GridParams) -> GpuChain | None:
+    """:func:`~uvlab.gpu.gridders.cuda_rules.gpu_chain` of a plan function, memoised.
+
+    ``plans(spec, params) -> (AxisPlan u, AxisPlan v)`` is an algorithm's plan
+    function; the chain (correctors included) is built once per
+    (algorithm, spec, params).
+    """
+    if params.wstack or params.engine == "ducc":
+        return None  # host only: no need to build the plans
+    return gpu_chain(plans(spec, params), spec, params)
 
 
 def dirty_gpu(
-    name: str,
+    algorithm,
     u,
     v,
     wvis,
@@ -46,12 +58,15 @@ def dirty_gpu(
     timer=None,
     config: KernelConfig | None = None,
 ):
-    """Unnormalised dirty image of algorithm ``name`` on the GPU.
+    """Unnormalised dirty image of a separable algorithm on the GPU.
 
     Parameters
     ----------
-    name : str
-        A name of :data:`uvlab.gpu.gridders.registry.ALGORITHMS`.
+    algorithm : Algorithm
+        The algorithm's catalogue record
+        (:class:`uvlab.gpu.gridders.registry.Algorithm`): its ``name``, its
+        ``plans`` function and its NumPy function ``cpu`` (the host
+        fallback) are used.
     u, v : (nvis,) float, wavelengths (cupy or numpy)
     wvis : (nvis,) complex
     spec : ImageSpec
@@ -67,41 +82,15 @@ def dirty_gpu(
     """
     import cupy
 
-    chain = cached_chain(name, spec, params)
+    chain = cached_chain(algorithm.plans, spec, params)
     real = np.float32 if params.precision == "single" else np.float64
     if chain is None:
         from uvlab.gpu.backend import to_numpy
-        from uvlab.gpu.gridders.registry import GRIDDERS
 
-        log.info("%s with %s runs on the host: no CUDA path", name, params)
+        log.info("%s with %s runs on the host: no CUDA path", algorithm.name, params)
         wh = None if w is None else to_numpy(w)
-        img = GRIDDERS[name](
+        img = algorithm.cpu(
             to_numpy(u), to_numpy(v), to_numpy(wvis), spec, params, w=wh, timer=timer
         )
         return cupy.asarray(img, dtype=real)
     return dirty_chain(u, v, wvis, chain, precision=params.precision, timer=timer, config=config)
-
-
-def _named(name: str):
-    def dirty(u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None):
-        return dirty_gpu(name, u, v, wvis, spec, params, w=w, timer=timer)
-
-    dirty.__name__ = "dirty_" + name.replace("-", "_")
-    dirty.__doc__ = f"CUDA ``{name}``: see :func:`dirty_gpu`."
-    return dirty
-
-
-dirty_conv = _named("conv")
-dirty_nn = _named("nn")
-dirty_nn_oversampled = _named("nn-oversampled")
-dirty_hybrid = _named("hybrid")
-dirty_pruned_nn = _named("pruned-nn")
-
-#: Algorithm name → CUDA gridder (the registry's ``xp=cupy`` table).
-CUDA_GRIDDERS = {
-    "conv": dirty_conv,
-    "nn": dirty_nn,
-    "nn-oversampled": dirty_nn_oversampled,
-    "hybrid": dirty_hybrid,
-    "pruned-nn": dirty_pruned_nn,
-}

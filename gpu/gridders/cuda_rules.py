@@ -10,8 +10,9 @@ each with a NumPy reference here (:class:`AxisRule`):
   ``k0 = ⌈(q − D)/B⌉``, weight ``table[(k0 + j)·B − q + D]``;
 - ``"nearest"``: the nearest cell, weight 1.
 
-:func:`gpu_chain` turns an algorithm's NumPy :class:`AxisPlan` pair into what
-the GPU runs. Each GPU chain is the NumPy chain's exact linear equivalent:
+:func:`gpu_chain` turns an algorithm's NumPy :class:`AxisPlan` pair (from its
+catalogue record's plan function, passed in by the caller) into what the GPU
+runs. Each GPU chain is the NumPy chain's exact linear equivalent:
 
 - ``conv``, ``nn``, ``nn-oversampled``: the same rules on the same grids;
 - ``hybrid``: the conv rule along u, the nearest cell on the Nβ fine grid
@@ -176,17 +177,28 @@ def fused_pruner_rule(plan: AxisPlan, spec: ImageSpec) -> AxisRule:
     )
 
 
-def gpu_chain(name: str, spec: ImageSpec, params: GridParams) -> GpuChain | None:
+def gpu_chain(
+    plans: tuple[AxisPlan, AxisPlan], spec: ImageSpec, params: GridParams
+) -> GpuChain | None:
     """The GPU chain of an algorithm, or None when only the host can run it.
 
-    None for: w-stacking, ``engine="ducc"``, and exact evaluation of a GCF
-    other than ES.
-    """
-    from uvlab.gpu.gridders.registry import axis_plans
+    Parameters
+    ----------
+    plans : (AxisPlan, AxisPlan)
+        The algorithm's NumPy (u, v) plans for ``spec`` and ``params``
+        (:func:`uvlab.gpu.gridders.registry.axis_plans`).
+    spec : ImageSpec
+    params : GridParams
 
+    Returns
+    -------
+    GpuChain or None
+        None for: w-stacking, ``engine="ducc"``, and exact evaluation of a
+        GCF other than ES.
+    """
     if params.wstack or params.engine == "ducc":
         return None
-    plan_u, plan_v = axis_plans(name, spec, params)
+    plan_u, plan_v = plans
     if plan_u.pruner is not None:
         rule_u = fused_pruner_rule(plan_u, spec)
     else:

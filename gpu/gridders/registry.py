@@ -1,45 +1,186 @@
-"""Algorithm name → gridder function, and → its per-axis plans.
+"""The algorithm catalogue: one frozen record per imaging algorithm (DESIGN §2).
 
-Every gridder has the signature
+Every place that offers or dispatches an algorithm reads :data:`CATALOGUE`:
+the window's Imaging panel and compare entries (names, tooltips, which
+parameter widgets are enabled), the command line's choices (``uvlab image``,
+``demo``, ``compare``, ``gui --compare``), the imager and the benchmarks.
+Adding an algorithm is one :class:`Algorithm` entry here plus its own module.
+
+Every algorithm's CPU function has the signature
 ``dirty(u, v, wvis, spec, params, *, w=None, timer=None) -> (N, N) float64``
-(unnormalised ``Re Σ wvis·exp(−2πi(u·l + v·m))``); every plan function
-``plans(spec, params) -> (AxisPlan u, AxisPlan v)`` describes the NumPy chain
-the analytic aliasing maps are computed from.
+(unnormalised ``Re Σ wvis·exp(−2πi(u·l + v·m))``); every gridder's plan
+function ``plans(spec, params) -> (AxisPlan u, AxisPlan v)`` describes the
+NumPy chain that the analytic aliasing maps and the CUDA chains are built
+from.
 
-``get_gridder(name, xp=cupy)`` returns the CUDA gridder of the same name
-(:mod:`~uvlab.gpu.gridders.cuda_gridders`: cupy arrays in and out), imported
-only then, so this module stays NumPy-only.
+``get_gridder(name, xp=cupy)`` returns the CUDA function of the same
+algorithm, imported only then (by the record's ``"module:function"``
+name), so this module stays NumPy-only. The CUDA function receives the
+record first (:func:`uvlab.gpu.gridders.cuda_gridders.dirty_gpu`), which
+carries the plans and the host fallback it needs: nothing imports this
+module back.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 
 from uvlab.gpu.gridders import conv, hybrid, nn, pruned_nn
+from uvlab.gpu.imaging import dft
 
-GRIDDERS: dict[str, Callable] = {
-    "conv": conv.dirty,
-    "nn": nn.dirty_nn,
-    "nn-oversampled": nn.dirty_nn_oversampled,
-    "hybrid": hybrid.dirty,
-    "pruned-nn": pruned_nn.dirty,
+#: The CUDA path shared by the separable gridders.
+SEPARABLE_CUDA = "uvlab.gpu.gridders.cuda_gridders:dirty_gpu"
+
+#: The GCF and its size, read by the gridders that convolve with a kernel:
+#: the kernel, its support S (or the accuracy ε that chooses S, evaluated
+#: exactly), its shape, its table's oversampling β and the padding σ.
+_GCF = frozenset({"kernel", "support", "eps", "exact", "shape", "oversample", "sigma"})
+#: Muscat's pruner: the uv oversampling β (decimated by α = β/2) and the kernel Z.
+_PRUNER = frozenset({"oversample", "prune_kernel", "prune_support"})
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """One imaging algorithm of the catalogue.
+
+    Attributes
+    ----------
+    name : str
+        What the user types and picks (``"conv"``, ``"pruned-nn"`` …).
+    summary : str
+        One line: what it does (the window's tooltip).
+    cpu : callable
+        ``dirty(u, v, wvis, spec, params, *, w=None, timer=None)``, NumPy
+        arrays in, ``(N, N) float64`` out.
+    plans : callable or None
+        ``plans(spec, params) -> (AxisPlan u, AxisPlan v)``; None for an
+        algorithm that does not grid (the DFT).
+    cuda : str or None
+        ``"module:function"`` of the CUDA path, imported only when asked
+        for. The function is called as
+        ``function(record, u, v, wvis, spec, params, *, w=None, timer=None,
+        **options)`` with cupy arrays. None: ``cpu`` runs on cupy arrays
+        as well (array-generic).
+    uses : frozenset of str
+        The :class:`~uvlab.gpu.gridders.params.GridParams` fields it reads
+        (besides ``chunk`` and ``precision``, read by every gridder).
+    fine_grid : bool
+        β also sets the oversampling of a grid (the NN variants, the
+        pruners), not only that of a kernel table: β counts even when the
+        kernel is evaluated exactly.
+    even_oversample : bool
+        Constraint: β must be even (the pruners decimate by α = β/2).
+    compared : bool
+        In the default comparison against the DFT (``uvlab compare``, the
+        window's Compare panel).
+    """
+
+    name: str
+    summary: str
+    cpu: Callable
+    plans: Callable | None = None
+    cuda: str | None = SEPARABLE_CUDA
+    uses: frozenset[str] = frozenset()
+    fine_grid: bool = False
+    even_oversample: bool = False
+    compared: bool = False
+
+    @property
+    def is_gridder(self) -> bool:
+        """Whether it grids (has axis plans): every algorithm but the DFT."""
+        return self.plans is not None
+
+    def gridder(self, xp=None) -> Callable:
+        """The ``dirty`` function for inputs of array module ``xp``.
+
+        ``cupy`` selects the CUDA function (imported now, bound to this
+        record); anything else the NumPy one.
+        """
+        if getattr(xp, "__name__", "") != "cupy" or self.cuda is None:
+            return self.cpu
+        module, _, attribute = self.cuda.partition(":")
+        return partial(getattr(importlib.import_module(module), attribute), self)
+
+
+#: Every algorithm, the exact DFT first, then the gridders in DESIGN §2 order.
+CATALOGUE: dict[str, Algorithm] = {
+    a.name: a
+    for a in (
+        Algorithm(
+            "dft",
+            "exact direct Fourier transform (slow; the reference)",
+            dft.dirty,
+            cuda=None,
+        ),
+        Algorithm(
+            "conv",
+            "convolutional gridding with a GCF on a padded grid (ducc0 for ES)",
+            conv.dirty,
+            conv.conv_plans,
+            uses=_GCF | {"wstack", "engine", "threads"},
+            compared=True,
+        ),
+        Algorithm(
+            "nn",
+            "nearest cell of an N×N grid, no correction (raw aliasing)",
+            nn.dirty_nn,
+            nn.nn_plans,
+        ),
+        Algorithm(
+            "nn-oversampled",
+            "nearest cell of a β-times finer grid (Muscat alg. 2.2)",
+            nn.dirty_nn_oversampled,
+            nn.nn_oversampled_plans,
+            uses=frozenset({"oversample"}),
+            fine_grid=True,
+        ),
+        Algorithm(
+            "hybrid",
+            "GCF along u, nearest cell + pruner along v (Muscat alg. 2.5)",
+            hybrid.dirty,
+            hybrid.hybrid_plans,
+            uses=_GCF | _PRUNER,
+            fine_grid=True,
+            even_oversample=True,
+            compared=True,
+        ),
+        Algorithm(
+            "pruned-nn",
+            "nearest cell on Nβ cells, then least-misfit pruning (Muscat alg. 2.6)",
+            pruned_nn.dirty,
+            pruned_nn.pruned_nn_plans,
+            uses=_PRUNER,
+            fine_grid=True,
+            even_oversample=True,
+            compared=True,
+        ),
+    )
 }
 
-PLANS: dict[str, Callable] = {
-    "conv": conv.conv_plans,
-    "nn": nn.nn_plans,
-    "nn-oversampled": nn.nn_oversampled_plans,
-    "hybrid": hybrid.hybrid_plans,
-    "pruned-nn": pruned_nn.pruned_nn_plans,
-}
-
-#: Algorithm names in DESIGN §2 order.
-ALGORITHMS = tuple(GRIDDERS)
+#: Every algorithm name, the DFT first.
+NAMES = tuple(CATALOGUE)
+#: The gridders' names (every algorithm but the DFT), in DESIGN §2 order.
+ALGORITHMS = tuple(name for name, a in CATALOGUE.items() if a.is_gridder)
+#: The gridders compared by default.
+COMPARED = tuple(name for name, a in CATALOGUE.items() if a.compared)
 
 
-def _check(name: str) -> None:
-    if name not in GRIDDERS:
+def algorithm(name: str) -> Algorithm:
+    """The catalogue record of an algorithm (ValueError naming the choices if unknown)."""
+    try:
+        return CATALOGUE[name]
+    except KeyError:
+        raise ValueError(f"unknown algorithm {name!r}; choose one of {NAMES}") from None
+
+
+def _gridder(name: str) -> Algorithm:
+    a = CATALOGUE.get(name)
+    if a is None or not a.is_gridder:
         raise ValueError(f"unknown gridding algorithm {name!r}; choose one of {ALGORITHMS}")
+    return a
 
 
 def get_gridder(name: str, xp=None) -> Callable:
@@ -53,15 +194,9 @@ def get_gridder(name: str, xp=None) -> Callable:
         The array module of the inputs: ``cupy`` selects the CUDA gridder,
         anything else (default) the NumPy one.
     """
-    _check(name)
-    if xp is not None and getattr(xp, "__name__", "") == "cupy":
-        from uvlab.gpu.gridders.cuda_gridders import CUDA_GRIDDERS
-
-        return CUDA_GRIDDERS[name]
-    return GRIDDERS[name]
+    return _gridder(name).gridder(xp)
 
 
 def axis_plans(name: str, spec, params):
-    """(u, v) AxisPlans of an algorithm's NumPy chain."""
-    _check(name)
-    return PLANS[name](spec, params)
+    """(u, v) AxisPlans of a gridding algorithm's NumPy chain."""
+    return _gridder(name).plans(spec, params)

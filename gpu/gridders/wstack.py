@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from uvlab.gpu.gridders.conv import conv_plans
+from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.correction import kernel_ft
 from uvlab.gpu.gridders.gcf import kernel_function
 from uvlab.gpu.gridders.params import GridParams
@@ -34,7 +34,17 @@ def n_minus_one(spec: ImageSpec) -> np.ndarray:
     return np.sqrt(np.clip(1.0 - l * l - m * m, 0.0, None)) - 1.0
 
 
-def dirty_wstack(u, v, w, wvis, spec: ImageSpec, params: GridParams, *, timer=None):
+def dirty_wstack(
+    u,
+    v,
+    w,
+    wvis,
+    spec: ImageSpec,
+    params: GridParams,
+    *,
+    plans: tuple[AxisPlan, AxisPlan],
+    timer=None,
+):
     """Unnormalised dirty image with the w-term, by conv gridding and w-stacking.
 
     Parameters
@@ -46,13 +56,17 @@ def dirty_wstack(u, v, w, wvis, spec: ImageSpec, params: GridParams, *, timer=No
     params : GridParams
         The conv kernel, support and table/exact choice; the w kernel is ES
         with the same support, evaluated exactly.
+    plans : (AxisPlan, AxisPlan)
+        The (u, v) plans of the conv chain
+        (:func:`uvlab.gpu.gridders.conv.conv_plans`), which calls this
+        module: the plans are passed in, not imported back.
     timer : StageTimer, optional
 
     Returns
     -------
     (N, N) float64
     """
-    plan_u, plan_v = conv_plans(spec, params)
+    plan_u, plan_v = plans
     nm1 = n_minus_one(spec)
     span = float(np.abs(nm1).max())
     w = np.asarray(w, dtype=np.float64)

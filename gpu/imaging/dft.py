@@ -12,6 +12,8 @@ cuBLAS in complex128. With the w-term, every pixel is summed directly.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 
 from uvlab.gpu.backend import get_xp
@@ -68,3 +70,14 @@ def dirty_dft(
         b = xp.exp(-2j * np.pi * xp.outer(v[e], max_))
         out += xp.real(b.T @ a)
     return out
+
+
+def dirty(u, v, wvis, spec: ImageSpec, params=None, *, w=None, timer=None):
+    """:func:`dirty_dft` under the gridders' signature, timed as ``"grid"``.
+
+    The catalogue's ``dft`` (:mod:`uvlab.gpu.gridders.registry`): ``params``
+    and ``w`` are not used (no w-term). Array-generic: numpy or cupy in,
+    the same out.
+    """
+    with timer.stage("grid") if timer is not None else nullcontext():
+        return dirty_dft(u, v, wvis, spec)

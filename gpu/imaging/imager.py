@@ -2,9 +2,9 @@
 
 The dispatcher does what all algorithms share: select unflagged samples,
 convert uvw to wavelengths, weight, call the algorithm's ``dirty`` function
-(``dft`` here, the gridders in :mod:`uvlab.gpu.gridders`), and normalise by
-Σw so that the PSF peaks at 1 and a 1 Jy point source reads 1 Jy/beam
-(DESIGN §1). Each stage is timed (DESIGN §4).
+(the DFT or a gridder, from the catalogue :mod:`uvlab.gpu.gridders.registry`),
+and normalise by Σw so that the PSF peaks at 1 and a 1 Jy point source reads
+1 Jy/beam (DESIGN §1). Each stage is timed (DESIGN §4).
 
 On the GPU every algorithm keeps the data on the device: the flat samples go
 host→device once, then weighting, gridding (the CUDA gridders of
@@ -20,7 +20,6 @@ import numpy as np
 
 from uvlab.gpu.backend import resolve_device, to_numpy
 from uvlab.gpu.constants import C_LIGHT
-from uvlab.gpu.imaging.dft import dirty_dft
 from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.imaging.weighting import Weighting, imaging_weights
 from uvlab.gpu.timing import StageTimer
@@ -112,7 +111,8 @@ def make_image(
     flag : (row, chan) bool, optional
     weighting : Weighting, default natural
     algorithm : str
-        ``"dft"`` or a gridder name from :mod:`uvlab.gpu.gridders`.
+        A name of the catalogue (:data:`uvlab.gpu.gridders.registry.NAMES`):
+        ``"dft"`` or a gridder.
     params : GridParams, optional
         Gridder parameters (kernel, ε, support, oversampling, padding).
     device : {"auto", "cpu", "gpu"}
@@ -153,17 +153,11 @@ def make_image(
 
 
 def _algorithm(name: str, params, xp=np):
-    if name == "dft":
-
-        def run(u, v, wvis, spec, *, w=None, timer=None):
-            with timer.stage("grid"):
-                return dirty_dft(u, v, wvis, spec)
-
-        return run
+    """The catalogue's function for ``name`` and ``xp``, with ``params`` bound."""
     from uvlab.gpu.gridders.params import GridParams
-    from uvlab.gpu.gridders.registry import get_gridder
+    from uvlab.gpu.gridders.registry import algorithm
 
-    gridder = get_gridder(name, xp=xp)
+    gridder = algorithm(name).gridder(xp)
     params = params or GridParams()
     if xp is not np:
         return lambda u, v, wvis, spec, *, w=None, timer=None: gridder(

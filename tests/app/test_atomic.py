@@ -335,7 +335,7 @@ def test_save_qimage_writes_png_and_rolls_back(qapp, tmp_path, monkeypatch):
 
 
 def test_sky_writer_and_session_are_atomic(tmp_path, monkeypatch):
-    from uvlab.app.gui.session import default_session, save_session
+    from uvlab.app.lab.session import default_session, save_session
     from uvlab.app.skymodel import demo_sky, read_sky, write_sky
 
     sky, session = _old(tmp_path / "sky.txt"), _old(tmp_path / "s.uvlab.json")

@@ -140,7 +140,7 @@ CASES = [
     (
         ["demo", "--scene", "{scene_npix.json}", "--out", "{missing}"],
         1,
-        "{scene_npix.json}: imaging: npix must be an even integer ≥ 2, got 3",
+        "{scene_npix.json}: imaging: image size npix must be an even integer ≥ 2, got 3",
     ),
     (
         ["demo", "--scene", "{scene_layout.json}", "--out", "{missing}"],

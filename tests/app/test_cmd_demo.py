@@ -8,7 +8,7 @@ from astropy.io import fits
 from astropy.wcs import WCS
 
 from uvlab.app.cli import main
-from uvlab.app.scene import DEFAULT_SCENE
+from uvlab.app.lab.session import DEFAULT_SESSION
 from uvlab.app.skymodel import load_sky
 
 
@@ -29,7 +29,7 @@ def test_demo_writes_fits_png_and_timing(tmp_path, capsys):
     with fits.open(out / "dirty.fits") as h:
         img = h[0].data[0, 0].astype(float)
         wcs = WCS(h[0].header).celestial
-    obs = DEFAULT_SCENE.observation
+    obs = DEFAULT_SESSION.observation
     sky = load_sky("teaching", ra0_deg=obs.ra_deg, dec0_deg=obs.dec_deg)
     brightest = max(sky.components, key=lambda c: c.stokes[0])
     where = SkyCoord(brightest.ra_deg, brightest.dec_deg, unit="deg", frame="fk5")

@@ -1,4 +1,4 @@
-"""The compare engine (uvlab.app.compare) and ``uvlab compare``."""
+"""The compare engine (uvlab.app.lab.compare) and ``uvlab compare``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tests.app.cmd_support import run_cli
-from uvlab.app.compare import compare_algorithms, dft_step
+from uvlab.app.lab.compare import compare_algorithms, dft_step
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.imaging.spec import ImageSpec
 
@@ -229,9 +229,9 @@ def test_a_synthetic_observation_too_large_for_memory_is_refused_first(tmp_path,
     code, stdout, err = run_cli(*args, "--algorithms", "conv,nn", "--out", tmp_path / "o")
     assert code == 1 and stdout == "" and err.count("\n") == 1, err
     assert err.startswith(
-        "uvlab compare: error: a synthetic observation of 48 integrations × 21 baselines × "
-        "1000000 channels (2 sources) and its 64² images needs about 136.3 GiB "
-        "(samples 120.2 GiB + visibilities 16.0 GiB + "
+        "uvlab compare: error: this observation (48 integrations × 21 baselines × "
+        "1000000 channels, 2 sources) and its 64² images needs about 135.6 GiB "
+        "(samples 120.2 GiB + visibilities 15.0 GiB + dft reference 256.0 MiB + "
     ), err
     assert "only 1.0 GiB of memory is available (cgroup limit); use fewer channels" in err
     assert not (tmp_path / "o").exists()

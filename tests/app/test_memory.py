@@ -175,8 +175,8 @@ def test_a_scene_too_large_for_memory_is_refused_before_simulating(tmp_path, mon
     from dataclasses import replace
 
     import uvlab.app.observation as observation
-    from uvlab.app.pipeline import run_scene
-    from uvlab.app.scene import DEFAULT_SCENE
+    from uvlab.app.lab.live import run_job
+    from uvlab.app.lab.session import DEFAULT_SESSION
 
     fake_memory(monkeypatch, tmp_path, cgroup_limit=GiB)
 
@@ -184,7 +184,7 @@ def test_a_scene_too_large_for_memory_is_refused_before_simulating(tmp_path, mon
         raise AssertionError("the observation was simulated before the size check")
 
     monkeypatch.setattr(observation, "simulate_observation", refuse)
-    scene = replace(DEFAULT_SCENE, observation=replace(DEFAULT_SCENE.observation, nchan=4096))
-    with pytest.raises(InsufficientMemoryError, match=r"^the scene's observation \(\d+ integ") as e:
-        run_scene(scene, device="cpu")
-    assert "× 4096 channels)" in str(e.value) and "(cgroup limit)" in str(e.value)
+    scene = replace(DEFAULT_SESSION, observation=replace(DEFAULT_SESSION.observation, nchan=4096))
+    with pytest.raises(InsufficientMemoryError, match=r"^this observation \(\d+ integ") as e:
+        run_job(scene.job_request(device="cpu", preview=False, threads=0))
+    assert "× 4096 channels, 5 sources)" in str(e.value) and "(cgroup limit)" in str(e.value)

@@ -43,6 +43,15 @@ def test_info_text_on_lwasv(ms_copy, capsys):
     assert tree_digest(path) == before
 
 
+def test_info_prints_the_ms_summary_text(ms_copy, capsys):
+    from uvlab.app.ms import open_ms
+    from uvlab.app.ms.format import format_info  # what the MS selector panel shows too
+
+    path = ms_copy("paper_xy.ms")
+    assert _run(["info", str(path)]) == 0
+    assert capsys.readouterr().out == format_info(open_ms(path)) + "\n"
+
+
 def test_info_json_parses(ms_copy, capsys):
     path = ms_copy("paper_xy.ms")
     assert _run(["info", str(path), "--json"]) == 0
@@ -82,7 +91,7 @@ def test_cli_prints_one_error_line(tmp_path, monkeypatch, capsys):
 
 def test_importing_the_command_and_package_stays_light():
     code = (
-        "import sys, uvlab.app.commands.info, uvlab.app.ms; "
+        "import sys, uvlab.app.commands.info, uvlab.app.ms, uvlab.app.ms.format; "
         "heavy = {'casacore', 'astropy'} & {m.split('.')[0] for m in sys.modules}; "
         "assert not heavy, heavy"
     )

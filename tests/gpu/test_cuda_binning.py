@@ -65,11 +65,16 @@ def edge_records(rng, n=2000, spec=SPEC):
     return u, v, vis
 
 
+def chain_of(name, params, spec=SPEC):
+    """The GPU chain of a catalogue algorithm: its NumPy plans through gpu_chain."""
+    return gpu_chain(axis_plans(name, spec, params), spec, params)
+
+
 @pytest.mark.parametrize(("name", "params"), CASES, ids=IDS)
 @pytest.mark.parametrize("config", [KernelConfig(), SMALL], ids=["default", "small"])
 def test_emulated_pipeline_equals_numpy_gridder(rng, name, params, config):
     u, v, vis = edge_records(rng)
-    chain = gpu_chain(name, SPEC, params)
+    chain = chain_of(name, params)
     layout, _ = plan_layout(chain, config)
     ref = get_gridder(name)(u, v, vis, SPEC, params)
     img = emulate_dirty(u, v, vis, chain, layout)
@@ -79,7 +84,7 @@ def test_emulated_pipeline_equals_numpy_gridder(rng, name, params, config):
 @pytest.mark.parametrize(("name", "params"), CASES, ids=IDS)
 def test_bin_windows_match_numpy_tap_rules_and_fit_the_tile(rng, name, params):
     u, v, vis = edge_records(rng)
-    chain = gpu_chain(name, SPEC, params)
+    chain = chain_of(name, params)
     layout, _ = plan_layout(chain, SMALL)
     b = bin_reference(u, v, vis, chain, layout)
     assert b["vis"].size == np.count_nonzero(vis)
@@ -137,7 +142,7 @@ def test_shared_memory_budget_and_kernel_parameters():
     for rb in (4, 8):
         for s in range(1, 17):
             assert batch_records(rb, s, s, (32, 32)) >= 32
-    chain = gpu_chain("conv", SPEC, GridParams.from_eps(1e-5))
+    chain = chain_of("conv", GridParams.from_eps(1e-5))
     layout = make_layout(chain, (32, 32))
     ip = iparams(layout, chain.rule_u, chain.rule_v)
     assert ip.dtype == np.int32 and ip.size == 16
@@ -145,10 +150,10 @@ def test_shared_memory_budget_and_kernel_parameters():
 
 
 def test_gpu_chain_declines_what_only_the_host_runs():
-    assert gpu_chain("conv", SPEC, GridParams.from_eps(1e-5, wstack=True)) is None
-    assert gpu_chain("conv", SPEC, GridParams.from_eps(1e-5, engine="ducc")) is None
-    assert gpu_chain("conv", SPEC, GridParams(kernel="kb", exact=True)) is None
-    assert gpu_chain("conv", SPEC, GridParams(kernel="kb", exact=False)) is not None
+    assert chain_of("conv", GridParams.from_eps(1e-5, wstack=True)) is None
+    assert chain_of("conv", GridParams.from_eps(1e-5, engine="ducc")) is None
+    assert chain_of("conv", GridParams(kernel="kb", exact=True)) is None
+    assert chain_of("conv", GridParams(kernel="kb", exact=False)) is not None
 
 
 def test_precision_field_and_registry_default():

@@ -12,19 +12,18 @@ from uvlab.gpu.gridders.cuda_binning import bin_records, bin_reference
 from uvlab.gpu.gridders.cuda_grid import plan_layout
 from uvlab.gpu.gridders.cuda_gridders import dirty_gpu
 from uvlab.gpu.gridders.cuda_post import prune_rows, prune_rows_reference
-from uvlab.gpu.gridders.cuda_rules import gpu_chain
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.pruning import make_pruner
-from uvlab.gpu.gridders.registry import get_gridder
+from uvlab.gpu.gridders.registry import algorithm, get_gridder
 from uvlab.gpu.imaging.imager import make_image
 from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.timing import StageTimer
 
 try:
-    from .test_cuda_binning import CASES, IDS, SMALL, edge_records
+    from .test_cuda_binning import CASES, IDS, SMALL, chain_of, edge_records
     from .test_gridders_oracle import dft_image, layout_uv, meerkat_spec, sky_vis
 except ImportError:
-    from test_cuda_binning import CASES, IDS, SMALL, edge_records
+    from test_cuda_binning import CASES, IDS, SMALL, chain_of, edge_records
     from test_gridders_oracle import dft_image, layout_uv, meerkat_spec, sky_vis
 
 pytestmark = pytest.mark.gpu
@@ -70,7 +69,7 @@ def amplification(name, params) -> float:
     Muscat's σ = 1 setting divides the edge pixels by a small kernel response,
     so float32 grid rounding grows there by this factor.
     """
-    chain = gpu_chain(name, SPEC, params)
+    chain = chain_of(name, params)
     c = SPEC.npix // 2
     return float(chain.corr_u.max() * chain.corr_v.max() / (chain.corr_u[c] * chain.corr_v[c]))
 
@@ -84,7 +83,7 @@ def test_small_tiles_and_many_subproblems_agree(rng, name, params):
     u[-400:], v[-400:] = u[-1], v[-1]
     ref = get_gridder(name)(u, v, vis, SPEC, params)
     args = (cupy.asarray(u), cupy.asarray(v), cupy.asarray(vis), SPEC, params)
-    img = dirty_gpu(name, *args, config=SMALL)
+    img = dirty_gpu(algorithm(name), *args, config=SMALL)
     assert peak_error(img, ref) <= 1e-10
 
 
@@ -118,7 +117,7 @@ def test_bin_kernels_match_reference(rng):
     import cupy
 
     u, v, vis = edge_records(rng)
-    chain = gpu_chain("conv", SPEC, GridParams.from_eps(1e-5))
+    chain = chain_of("conv", GridParams.from_eps(1e-5))
     layout, _ = plan_layout(chain, SMALL)
     ref = bin_reference(u, v, vis, chain, layout)
     recs, counts, offsets = bin_records(
@@ -158,7 +157,7 @@ def test_stages_are_timed_on_the_device(rng):
     u, v, vis = edge_records(rng)
     timer = StageTimer(gpu=True)
     args = (cupy.asarray(u), cupy.asarray(v), cupy.asarray(vis), SPEC)
-    dirty_gpu("hybrid", *args, GridParams(oversample=8), timer=timer)
+    dirty_gpu(algorithm("hybrid"), *args, GridParams(oversample=8), timer=timer)
     assert {"sort / bin", "grid", "prune", "FFT", "correct"} <= set(timer.seconds())
 
 
@@ -179,7 +178,9 @@ def test_no_records_give_a_zero_image():
     import cupy
 
     z = cupy.zeros(5)
-    img = dirty_gpu("conv", z, z, cupy.zeros(5, complex), SPEC, GridParams.from_eps(1e-5))
+    img = dirty_gpu(
+        algorithm("conv"), z, z, cupy.zeros(5, complex), SPEC, GridParams.from_eps(1e-5)
+    )
     assert float(cupy.abs(img).max()) == 0.0
 
 

@@ -1,9 +1,12 @@
 """Imaging panel: image size and cell, weighting, algorithm and its parameters, device.
 
-Only the parameters the chosen algorithm reads are enabled (DESIGN §2): the
-kernel and its accuracy (ε, or the support S) for ``conv`` and ``hybrid``,
-the oversampling β for the tables and the NN variants, the padding σ for
-the padded grids. Invalid values get a red border and are not accepted.
+Only the parameters the chosen algorithm reads are enabled (DESIGN §2), as
+its record in the algorithm catalogue (:mod:`uvlab.gpu.gridders.registry`)
+lists them: the kernel and its accuracy (ε, or the support S) for ``conv``
+and ``hybrid``, the oversampling β for the tables and the NN variants, the
+padding σ for the padded grids. The algorithms, their order and their
+tooltips come from the catalogue too. Invalid values get a red border and
+are not accepted.
 """
 
 from __future__ import annotations
@@ -11,40 +14,47 @@ from __future__ import annotations
 from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
-from uvlab.app.gui.jobs import ALGORITHMS, DEVICES, KERNELS, PRECISIONS, ImagingOptions
 from uvlab.app.gui.panels.fields import (
     ValidatedLineEdit,
     mark_invalid,
     parse_open_unit,
     parse_positive_or_auto,
 )
+from uvlab.app.lab.imaging import DEVICES, KERNELS, PRECISIONS, ImagingOptions
+from uvlab.gpu.gridders.registry import CATALOGUE, NAMES
 
-#: Which parameter widgets each algorithm uses.
-USES = {
-    "dft": set(),
-    "conv": {"kernel", "accuracy", "oversample", "padding"},
-    "nn": set(),
-    "nn-oversampled": {"oversample"},
-    "hybrid": {"kernel", "accuracy", "oversample", "padding"},
-    "pruned-nn": {"oversample"},
-}
-ALGORITHM_TIPS = {
-    "dft": "exact direct Fourier transform (slow; the reference)",
-    "conv": "convolutional gridding with a GCF on a padded grid (ducc0 for ES)",
-    "nn": "nearest cell of an N×N grid, no correction (raw aliasing)",
-    "nn-oversampled": "nearest cell of a β-times finer grid (Muscat alg. 2.2)",
-    "hybrid": "GCF along u, nearest cell + pruner along v (Muscat alg. 2.5)",
-    "pruned-nn": "nearest cell on Nβ cells, then least-misfit pruning (Muscat alg. 2.6)",
+#: Parameter widget → the GridParams field it sets (looked up in a record's ``uses``).
+WIDGET_FIELDS = {
+    "kernel": "kernel",
+    "accuracy": "support",
+    "oversample": "oversample",
+    "padding": "sigma",
 }
 
 
-def algorithm_combo(names) -> QtWidgets.QComboBox:
-    """A combo box of gridding algorithms, each with its tooltip."""
+def enabled_params(name: str, by_eps: bool) -> set[str]:
+    """The parameter widgets (keys of :data:`WIDGET_FIELDS`) algorithm ``name`` reads.
+
+    ``by_eps``: the kernel size is chosen from ε, which evaluates the kernel
+    exactly, so β then counts only where it also sets a grid (the record's
+    ``fine_grid``). An unknown name reads nothing.
+    """
+    record = CATALOGUE.get(name)
+    if record is None:
+        return set()
+    keys = {key for key, field in WIDGET_FIELDS.items() if field in record.uses}
+    if by_eps and "accuracy" in keys and not record.fine_grid:
+        keys.discard("oversample")
+    return keys
+
+
+def algorithm_combo(names=NAMES) -> QtWidgets.QComboBox:
+    """A combo box of algorithms (default: the whole catalogue), tooltips their summaries."""
     combo = QtWidgets.QComboBox()
     for name in names:
         combo.addItem(name, name)
         combo.setItemData(
-            combo.count() - 1, ALGORITHM_TIPS[name], QtCore.Qt.ItemDataRole.ToolTipRole
+            combo.count() - 1, CATALOGUE[name].summary, QtCore.Qt.ItemDataRole.ToolTipRole
         )
     return combo
 
@@ -95,7 +105,7 @@ class ImagingPanel(QtWidgets.QWidget):
         self.taper_spin = self._dspin(0.0, 1e5, 1.0, 2, " ″")
         self.taper_spin.setSpecialValueText("off")
         form.addRow("Taper (FWHM)", self.taper_spin)
-        self.algorithm_combo = algorithm_combo(ALGORITHMS)
+        self.algorithm_combo = algorithm_combo()
         form.addRow("Algorithm", self.algorithm_combo)
         self.kernel_combo = QtWidgets.QComboBox()
         self.kernel_combo.addItems(KERNELS)
@@ -183,11 +193,11 @@ class ImagingPanel(QtWidgets.QWidget):
                 taper_arcsec=float(self.taper_spin.value()),
                 algorithm=self.algorithm_combo.currentData(),
                 kernel=self.kernel_combo.currentText(),
-                accuracy=self.accuracy_combo.currentData(),
+                kernel_size=self.accuracy_combo.currentData(),
                 eps=eps,
                 support=int(self.support_spin.value()),
                 oversample=int(self.oversample_spin.value()),
-                padding=float(self.padding_spin.value()),
+                sigma=float(self.padding_spin.value()),
                 precision=self.precision_combo.currentText(),
             )
         except ValueError as exc:
@@ -226,11 +236,11 @@ class ImagingPanel(QtWidgets.QWidget):
         self.taper_spin.setValue(o.taper_arcsec)
         self.algorithm_combo.setCurrentIndex(self.algorithm_combo.findData(o.algorithm))
         self.kernel_combo.setCurrentText(o.kernel)
-        self.accuracy_combo.setCurrentIndex(self.accuracy_combo.findData(o.accuracy))
+        self.accuracy_combo.setCurrentIndex(self.accuracy_combo.findData(o.kernel_size))
         self.eps_edit.set_text_quietly(f"{o.eps:g}")
         self.support_spin.setValue(int(o.support))
         self.oversample_spin.setValue(int(o.oversample))
-        self.padding_spin.setValue(float(o.padding))
+        self.padding_spin.setValue(float(o.sigma))
         self.precision_combo.setCurrentText(o.precision)
         del blockers
         self._update_enabled()
@@ -245,16 +255,13 @@ class ImagingPanel(QtWidgets.QWidget):
 
     # ------------------------------------------------------------- internals
     def _update_enabled(self) -> None:
-        uses = USES.get(self.algorithm_combo.currentData(), set())
-        for key, w in self._params.items():
-            w.setEnabled(key in uses)
         by_eps = self.accuracy_combo.currentData() == "eps"
-        accurate = "accuracy" in uses
+        enabled = enabled_params(self.algorithm_combo.currentData(), by_eps)
+        for key, w in self._params.items():
+            w.setEnabled(key in enabled)
+        accurate = "accuracy" in enabled
         self.eps_edit.setEnabled(accurate and by_eps)
         self.support_spin.setEnabled(accurate and not by_eps)
-        if self.algorithm_combo.currentData() in ("conv", "hybrid") and by_eps:
-            # ε picks an exactly evaluated kernel: no table, so β is unused there
-            self.oversample_spin.setEnabled(self.algorithm_combo.currentData() == "hybrid")
         self.robust_spin.setEnabled(self.weighting_combo.currentText() == "briggs")
 
     def _show_invalid(self, message: str | None) -> None:

@@ -14,7 +14,7 @@ import os
 from PyQt6 import QtCore, QtGui, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
-from uvlab.app.gui.jobs import MSSelection
+from uvlab.app.lab.jobs import MSSelection
 
 STOKES_CHOICES = ("I", "Q", "U", "V")
 
@@ -99,7 +99,7 @@ class MSSelector(QtWidgets.QWidget):
 
     def set_info(self, info) -> None:
         """Fill the combos and summary from an :class:`~uvlab.app.ms.MSInfo` (no ``changed``)."""
-        from uvlab.app.commands.info import format_info
+        from uvlab.app.ms.format import format_info
 
         if self._ms_path is None or _real(info.path) != _real(self._ms_path):
             return  # the summary of an MS no longer selected

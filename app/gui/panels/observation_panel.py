@@ -18,9 +18,9 @@ import numpy as np
 from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
-from uvlab.app.gui.jobs import MSSelection
 from uvlab.app.gui.panels.fields import SliderSpin, mark_invalid
 from uvlab.app.gui.panels.ms_selector import MSSelector
+from uvlab.app.lab.jobs import MSSelection
 from uvlab.app.observation import ObservationSpec
 
 SOURCE_LABELS = {"synthetic": "Synthetic observation", "ms": "MeasurementSet"}
@@ -153,7 +153,7 @@ class ObservationPanel(QtWidgets.QWidget):
     # ------------------------------------------------------------ synthetic
     def set_observation(self, spec: ObservationSpec, modified_enu=None, smearing=True) -> None:
         """Show ``spec`` (layout a name or path) without emitting ``changed``."""
-        from uvlab.app.gui.session import layout_with_enu
+        from uvlab.app.lab.placement import layout_with_enu
 
         self._spec = spec
         self._set_layout(str(spec.layout))
@@ -235,7 +235,7 @@ class ObservationPanel(QtWidgets.QWidget):
 
     def move_antenna(self, index: int, east: float, north: float) -> None:
         """Move one antenna (metres east/north of the site; up unchanged) and re-run."""
-        from uvlab.app.gui.session import layout_with_enu
+        from uvlab.app.lab.placement import layout_with_enu
 
         enu = self.layout().enu()
         enu[index, :2] = east, north

@@ -11,10 +11,10 @@ import pytest
 from PyQt6 import QtCore, QtGui
 
 from tests.app.gui.conftest import SMALL_OBS
-from uvlab.app.compare import compare_algorithms, write_metrics_json
-from uvlab.app.gui import compare_task
-from uvlab.app.gui.compare_task import CompareOutput
-from uvlab.app.gui.jobs import ImagingOptions
+from uvlab.app.lab import compare as engine
+from uvlab.app.lab.compare import compare_algorithms, write_metrics_json
+from uvlab.app.lab.compare_task import CompareOutput
+from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.widgets.metrics_table import COLUMNS, format_metric
 
 THREE = ["conv", "hybrid", "pruned-nn"]
@@ -59,9 +59,9 @@ def test_compare_mode_with_three_algorithms_produces_the_metrics_table(
     make_window, small_state, qtbot, tmp_path, monkeypatch
 ):
     # a reference summed over several visibility chunks (the GUI's cancellable path)
-    monkeypatch.setattr(compare_task, "REFERENCE_CHUNK_WORK", 5e6)
+    monkeypatch.setattr(engine, "REFERENCE_CHUNK_WORK", 5e6)
     w = make_window(small_state, run_on_start=False)
-    w.compare_panel.set_algorithms(THREE)
+    w.compare.panel.set_algorithms(THREE)
     out = run_compare(w, qtbot)
     assert isinstance(out, CompareOutput) and out.labels == THREE
     im = small_state.imaging
@@ -82,9 +82,9 @@ def test_compare_mode_with_three_algorithms_produces_the_metrics_table(
     assert out.comparison.nvis == cmp.nvis == uvw.shape[0] * freq.size
     np.testing.assert_allclose(out.comparison.reference, cmp.reference, rtol=0, atol=1e-12)
 
-    rows = table_rows(w.compare_view.metrics_table)
+    rows = table_rows(w.compare.view.metrics_table)
     assert list(rows) == THREE
-    assert w.compare_view.metrics_table.metric_keys() == list(COLUMNS)
+    assert w.compare.view.metrics_table.metric_keys() == list(COLUMNS)
     for name in THREE:
         want = cmp.results[name].metrics
         for key in ("rms_central", "rms_full", "max_error"):
@@ -99,7 +99,7 @@ def test_compare_mode_with_three_algorithms_produces_the_metrics_table(
     assert rows["conv"]["rms_central"][0] < 1e-5
     assert rows["conv"]["rms_central"][0] < rows["hybrid"]["rms_central"][0] / 10
 
-    view = w.compare_view
+    view = w.compare.view
     for k, name in enumerate(THREE):
         np.testing.assert_allclose(view.image_views[k].image(), cmp.results[name].image, atol=1e-9)
         np.testing.assert_allclose(view.error_views[k].image(), cmp.results[name].error, atol=1e-9)
@@ -129,7 +129,7 @@ def test_compare_mode_with_three_algorithms_produces_the_metrics_table(
 
 def test_same_algorithm_with_different_parameters(make_window, small_state, qtbot):
     w = make_window(small_state, run_on_start=False)
-    w.compare_panel.set_entries(
+    w.compare.panel.set_entries(
         [ImagingOptions(algorithm="conv", eps=1e-3), ImagingOptions(algorithm="conv", eps=1e-7)]
     )
     out = run_compare(w, qtbot)
@@ -153,7 +153,7 @@ def test_same_algorithm_with_different_parameters(make_window, small_state, qtbo
         assert got["max_error"] == pytest.approx(one.results["conv"].metrics["max_error"], rel=1e-6)
         rms.append(got["rms_central"])
     assert rms[1] < rms[0] / 100  # the finer ε is far more accurate
-    assert list(table_rows(w.compare_view.metrics_table)) == out.labels
+    assert list(table_rows(w.compare.view.metrics_table)) == out.labels
 
 
 def test_a_superseded_comparison_is_dropped(make_window, small_state, qtbot):
@@ -161,21 +161,19 @@ def test_a_superseded_comparison_is_dropped(make_window, small_state, qtbot):
     results, cancelled = [], []
     w.controller.result_ready.connect(results.append)
     w.controller.worker.cancelled.connect(cancelled.append)
-    w.compare_panel.set_algorithms(THREE)
+    w.compare.panel.set_algorithms(THREE)
     first = w.controller.submit("compare")
-    w.compare_panel.set_algorithms(["nn", "conv"])
+    w.compare.panel.set_algorithms(["nn", "conv"])
     with qtbot.waitSignal(w.controller.result_ready, timeout=60_000):
         second = w.controller.submit("compare")
     qtbot.wait(200)
     assert [r.job_id for r in results] == [second.job_id]
     assert results[0].output.labels == ["nn", "conv"]
     assert first.job_id in cancelled
-    assert list(table_rows(w.compare_view.metrics_table)) == ["nn", "conv"]
+    assert list(table_rows(w.compare.view.metrics_table)) == ["nn", "conv"]
 
 
 def test_a_cancelled_comparison_shows_nothing(make_window, small_state, qtbot, monkeypatch):
-    import uvlab.app.compare as engine
-
     gate, calls, original = threading.Event(), [], engine.reference_image
 
     def held_reference(*args):  # the first chunk waits until the test has cancelled
@@ -184,7 +182,7 @@ def test_a_cancelled_comparison_shows_nothing(make_window, small_state, qtbot, m
         return original(*args)
 
     monkeypatch.setattr(engine, "reference_image", held_reference)
-    monkeypatch.setattr(compare_task, "REFERENCE_CHUNK_WORK", 5e6)  # five chunks
+    monkeypatch.setattr(engine, "REFERENCE_CHUNK_WORK", 5e6)  # five chunks
     w = make_window(small_state, run_on_start=False)
     results = []
     w.controller.result_ready.connect(results.append)
@@ -195,13 +193,13 @@ def test_a_cancelled_comparison_shows_nothing(make_window, small_state, qtbot, m
         gate.set()
     qtbot.wait(200)
     assert blocker.args == [request.job_id] and results == [] and len(calls) == 1
-    assert w.compare_view.output is None and not w.compare_view.is_computed()
-    assert "did not finish" in w.compare_view.note.text()
+    assert w.compare.view.output is None and not w.compare.view.is_computed()
+    assert "did not finish" in w.compare.view.note.text()
 
 
 def test_entries_are_validated_and_bounded(make_window, small_state, qtbot):
     w = make_window(small_state, run_on_start=False)
-    panel = w.compare_panel
+    panel = w.compare.panel
     assert [ed.algorithm() for ed in panel.editors] == THREE
     panel.add_entry()
     assert [ed.algorithm() for ed in panel.editors] == [*THREE, "nn"]
@@ -224,14 +222,14 @@ def test_show_tab_and_stale_note(make_window, small_state, qtbot):
     w.show_tab("timing")
     assert w.views.tabText(w.views.currentIndex()) == "Timing"
     w.show_tab("compare")
-    assert w.views.currentWidget() is w.compare_view
+    assert w.views.currentWidget() is w.compare.view
     assert w.panel_tabs.tabText(w.panel_tabs.currentIndex()) == "Compare"
     with pytest.raises(ValueError, match="unknown tab"):
         w.show_tab("nowhere")
-    w.compare_panel.set_algorithms(["nn", "conv"])
+    w.compare.panel.set_algorithms(["nn", "conv"])
     run_compare(w, qtbot)
-    w.compare_panel.editors[0].algorithm_combo.setCurrentText("nn-oversampled")
-    assert "Parameters changed" in w.compare_view.note.text()
+    w.compare.panel.editors[0].algorithm_combo.setCurrentText("nn-oversampled")
+    assert "Parameters changed" in w.compare.view.note.text()
 
 
 # ------------------------------------------------------------------ uvlab gui
@@ -245,7 +243,7 @@ def parse(*argv):
 
 def test_gui_command_tab_and_compare_options(capsys):
     from uvlab.app.commands.gui import TABS
-    from uvlab.app.gui.compare_mode import TAB_TITLES
+    from uvlab.app.gui.main_window import TAB_TITLES
 
     assert TABS == tuple(TAB_TITLES)
     args = parse("--compare", "conv, hybrid,conv", "--tab", "timing")
@@ -266,12 +264,11 @@ def private_settings(tmp_path):
 
 
 def test_screenshot_waits_for_the_comparison(qapp, tmp_path, private_settings, capsys):
-    from uvlab.app.scene import ImagingSettings, Scene
+    from uvlab.app.lab.session import NamedSky, SessionState
 
     scene = tmp_path / "scene.json"
-    scene.write_text(
-        Scene(observation=SMALL_OBS, sky="pair", imaging=ImagingSettings(npix=64)).to_json()
-    )
+    state = SessionState(SMALL_OBS, sky=NamedSky("pair"), imaging=ImagingOptions(npix=64))
+    scene.write_text(state.to_json())
     png = tmp_path / "compare.png"
     args = parse(
         "--scene",

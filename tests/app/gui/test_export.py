@@ -12,7 +12,7 @@ def test_views_export_fits_with_wcs(make_window, small_state, wait_result, tmp_p
     out = wait_result(w).output
     view = getattr(w.views, view_name)
     path = tmp_path / f"{view_name}.fits"
-    w.export_view_fits(view, path)
+    w.files.export_view_fits(view, path)
     with fits.open(path) as h:
         data = h[0].data[0, 0].astype(float)
         header = h[0].header
@@ -28,8 +28,8 @@ def test_views_export_fits_with_wcs(make_window, small_state, wait_result, tmp_p
 def test_export_before_any_result_says_so(make_window, small_state, tmp_path):
     w = make_window(small_state, run_on_start=False)
     errors = []
-    w._on_panel_error = errors.append
-    w.export_view_fits(w.views.dirty_view, tmp_path / "x.fits")
+    w.report_error = errors.append
+    w.files.export_view_fits(w.views.dirty_view, tmp_path / "x.fits")
     assert errors and "no result" in errors[0]
     assert not (tmp_path / "x.fits").exists()
 
@@ -44,14 +44,14 @@ def test_png_exports_are_atomic_and_refused_on_a_full_disk(
     w = make_window(small_state, run_on_start=False)
     assert _save._saver is save_qimage  # the window makes the views' exports atomic
     errors = []
-    w._on_panel_error = errors.append
+    w.report_error = errors.append
     shot, view_png = tmp_path / "window.png", tmp_path / "view.png"
-    assert w.save_screenshot(shot) and shot.stat().st_size > 1000
+    assert w.files.save_screenshot(shot) and shot.stat().st_size > 1000
     old = b"old png bytes"
     for p in (shot, view_png):
         p.write_bytes(old)
     monkeypatch.setenv("UVLAB_FAKE_FREE_BYTES", "1000")
-    assert not w.save_screenshot(shot)
+    assert not w.files.save_screenshot(shot)
     assert len(errors) == 1 and f"{shot}: not enough disk space" in errors[0]
     with pytest.raises(OSError, match=r"view\.png: not enough disk space"):
         w.views.dirty_view.export_png(view_png)

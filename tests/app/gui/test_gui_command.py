@@ -30,12 +30,13 @@ def parse(*argv):
 
 
 def test_screenshot_of_a_scene(qapp, tmp_path, private_settings, capsys):
-    from uvlab.app.scene import ImagingSettings, Scene
+    import json
+    from dataclasses import asdict
 
+    # a scene file as uvlab demo wrote them before sessions replaced them
     scene = tmp_path / "scene.json"
-    scene.write_text(
-        Scene(observation=SMALL_OBS, sky="pair", imaging=ImagingSettings(npix=128)).to_json()
-    )
+    old = {"observation": asdict(SMALL_OBS), "sky": "pair", "imaging": {"npix": 128}}
+    scene.write_text(json.dumps(old, indent=2))
     png = tmp_path / "shot.png"
     args = parse("--scene", str(scene), "--screenshot", str(png), "--device", "cpu")
     assert args.func(args) == 0

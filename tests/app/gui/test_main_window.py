@@ -9,8 +9,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from uvlab.app.gui.jobs import ImageOutput
 from uvlab.app.gui.panels.fields import is_marked_invalid
+from uvlab.app.lab.jobs import ImageOutput
 
 
 def test_first_result_matches_engine(make_window, small_state, wait_result, engine_image):

@@ -22,7 +22,7 @@ def test_lwasv_stokes_i_image_appears(make_window, small_state, wait_result, ms_
     monkeypatch.setattr(ms_pkg, "open_ms", spy_open)
     path = ms_copy("lwasv_4ant.ms")
     w = make_window(small_state, run_on_start=False)
-    w.open_ms(str(path))
+    w.files.open_ms(str(path))
     out = wait_result(w).output
     assert out.source == "ms" and "lwasv_4ant.ms" in out.description
     assert threads and all(t is not threading.main_thread() for t in threads)  # casacore: worker
@@ -51,7 +51,7 @@ def test_paper_xy_stokes_i_errors_then_xy_works(
     w = make_window(small_state)
     good = wait_result(w).output  # a valid synthetic result first
     with qtbot.waitSignal(w.controller.job_failed, timeout=30_000) as blocker:
-        w.open_ms(str(path))
+        w.files.open_ms(str(path))
     assert "cannot form Stokes I" in blocker.args[0]
     assert "cannot form Stokes I" in w.statusBar().currentMessage()
     assert any("cannot form Stokes I" in line for line in w.views.log_view.lines())
@@ -68,7 +68,7 @@ def test_paper_xy_stokes_i_errors_then_xy_works(
 def test_not_an_ms_is_a_clear_error(make_window, small_state, qtbot, tmp_path):
     w = make_window(small_state, run_on_start=False)
     with qtbot.waitSignal(w.controller.job_failed, timeout=10_000) as blocker:
-        w.open_ms(str(tmp_path))
+        w.files.open_ms(str(tmp_path))
     assert "not a MeasurementSet" in blocker.args[0]
 
 

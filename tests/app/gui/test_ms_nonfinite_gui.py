@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from tests.app.test_ms_nonfinite import _pick, _spoil
-from uvlab.app.gui.jobs import ImagingOptions, JobRequest, MSSelection, Partial
-from uvlab.app.gui.live import iter_job
-from uvlab.app.gui.samples import WorkCache
+from uvlab.app.lab.imaging import ImagingOptions
+from uvlab.app.lab.jobs import JobRequest, MSSelection, Partial
+from uvlab.app.lab.live import iter_job
+from uvlab.app.lab.samples import WorkCache
 
 
 def test_ms_job_carries_the_warning(ms_copy):
@@ -26,7 +27,7 @@ def test_window_logs_the_warning_once(make_window, small_state, wait_result, qtb
     _spoil(path, *_pick(path))
     w = make_window(small_state, run_on_start=False)
     with qtbot.waitSignal(w.controller.job_failed, timeout=30_000):
-        w.open_ms(str(path))  # Stokes I cannot be formed from XY: the summary comes first
+        w.files.open_ms(str(path))  # Stokes I cannot be formed from XY: the summary comes first
     w.obs_panel.ms.set_stokes("XY")
     out = wait_result(w).output
     assert np.isfinite(out.dirty).all()

@@ -8,8 +8,9 @@ import pytest
 
 from tests.app.gui.conftest import SMALL_OBS
 from uvlab.app.gui.controller import Controller
-from uvlab.app.gui.jobs import Done, ImagingOptions, JobRequest, Partial, Progress
 from uvlab.app.gui.worker import Worker
+from uvlab.app.lab.imaging import ImagingOptions
+from uvlab.app.lab.jobs import Done, JobRequest, Partial, Progress
 
 
 def request(**kw) -> JobRequest:

@@ -1,31 +1,25 @@
-"""The GUI's computation: generators that stream results per time chunk (no Qt).
+"""The lab's data sources: a synthetic observation, a MeasurementSet (no Qt).
 
-:func:`iter_job` turns a :class:`~uvlab.app.gui.jobs.JobRequest` into a stream of
-events for the worker: :class:`Progress`, :class:`Partial` (the uv tracks so
-far and a preview dirty image, after each time chunk of the prediction) and a
-final :class:`Done`. Between chunks it calls ``cancelled()`` and raises
-:class:`uvlab.app.errors.Cancelled` when asked to stop.
+Each source is a generator that yields :class:`~uvlab.app.lab.jobs.Progress`
+and :class:`~uvlab.app.lab.jobs.Partial` events and returns imaging-ready
+:class:`~uvlab.app.lab.samples.Samples` (``samples = yield from ...``):
+
+- :func:`iter_synthetic` simulates the request's observation and predicts its
+  sky in time chunks, with a preview image and the uv tracks so far after
+  each (at most every :data:`PREVIEW_INTERVAL_S`); a synthetic request is
+  sized before anything is simulated (:func:`check_job_memory`);
+- :func:`iter_measurement_set` opens an MS (its summary first, as an urgent
+  partial) and reads the selection.
 
 The preview image of a synthetic run is the natural-weighted ``conv`` (ducc0,
 ε = 1e-4) image of the chunks predicted so far, accumulated linearly:
 ``Σ_k D_k·W_k / Σ_k W_k`` with ``D_k`` the normalised image of the times
-predicted since the previous preview and ``W_k`` their weight sum. Previews
-(and the uv tracks so far) are made at most every :data:`PREVIEW_INTERVAL_S`
-seconds and after the last chunk, so their cost stays a small part of a run.
-The final image is one :func:`~uvlab.gpu.imaging.imager.make_image`
-call over all the data with the requested algorithm, so its timing breakdown is
-that of a single run.
+predicted since the previous preview and ``W_k`` their weight sum.
 
-Results that do not depend on the imaging choices (the observation's uvw, the
-predicted visibilities, an MS's summary and data) are kept in a
-:class:`~uvlab.app.gui.samples.WorkCache`, which only the worker thread
-touches: casacore is used from that one thread alone.
-
-A synthetic job is sized from its request before anything is simulated
-(:func:`check_job_memory`): one the available memory cannot hold (free memory,
-cgroup limits, ``ulimit -v``) fails with a one-line
-:class:`~uvlab.app.memory.InsufficientMemoryError` instead of allocating. A
-prediction about to be replaced is dropped from the cache first.
+What does not depend on the imaging choices (the observation, the predicted
+visibilities, an MS's summary and data) is kept in the
+:class:`~uvlab.app.lab.samples.WorkCache`. :func:`iter_samples` picks the
+request's source; :func:`read_samples` runs it to the end for the commands.
 """
 
 from __future__ import annotations
@@ -38,14 +32,13 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from uvlab.app.gui.jobs import Antennas, Done, ImageOutput, JobRequest, Partial, Progress, UvData
-from uvlab.app.gui.samples import (
+from uvlab.app.lab.jobs import Antennas, JobRequest, Partial, Progress, UvData
+from uvlab.app.lab.samples import (
     Samples,
     WorkCache,
     antennas_from_ecef,
     cell_rad_for,
     check,
-    model_image,
     ms_key,
     uv_rows,
 )
@@ -59,6 +52,9 @@ PREVIEW_EPS = 1e-4
 #: A preview image and the uv so far are made at most this often (and after the last chunk).
 PREVIEW_INTERVAL_S = 0.25
 
+#: The part of a job's progress its source takes (the task has the rest).
+SHARE = {"synthetic": 0.7, "ms": 0.6}
+
 Report = Callable[[float, str], None]
 
 
@@ -69,7 +65,6 @@ def time_chunks(ntime: int, work_per_time: float) -> list[slice]:
     return [slice(int(a), int(b)) for a, b in itertools.pairwise(edges)]
 
 
-# ---------------------------------------------------------------- data stages
 def check_job_memory(request: JobRequest, predicted: bool = False) -> None:
     """Refuse a synthetic job whose observation, visibilities and image the memory cannot hold.
 
@@ -80,7 +75,7 @@ def check_job_memory(request: JobRequest, predicted: bool = False) -> None:
     ``predicted`` (the visibilities are in the cache) only the imaging counts.
     Raises :class:`~uvlab.app.memory.InsufficientMemoryError` (one line).
     """
-    from uvlab.app.compare import DFT_CHUNK_BYTES
+    from uvlab.app.lab.compare import DFT_CHUNK_BYTES
     from uvlab.app.memory import MemoryEstimate, check_memory, imaging_estimate
     from uvlab.app.ms.simulate import observation_size, predict_path, stokes_i_estimate
 
@@ -89,7 +84,7 @@ def check_job_memory(request: JobRequest, predicted: bool = False) -> None:
     entries = request.compare if request.task == "compare" else (request.imaging,)
     imaging = max(
         (
-            imaging_estimate(e.npix, e.algorithm, e.grid_params(), pad=e.padding, nvis=ns)
+            imaging_estimate(e.npix, e.algorithm, e.grid_params(), pad=e.sigma, nvis=ns)
             for e in entries
         ),
         key=lambda e: e.total,
@@ -111,13 +106,14 @@ def check_job_memory(request: JobRequest, predicted: bool = False) -> None:
     sources = f"{len(request.sky)} source{'' if len(request.sky) == 1 else 's'}"
     check_memory(
         est,
-        f"this observation ({size.describe()}, {sources}) and its {npix}² image",
+        f"this observation ({size.describe()}, {sources}) and its {npix}² "
+        f"image{'s' if len(entries) > 1 else ''}",
         hint="use fewer channels or integrations (a longer integration time), a smaller "
         "array or a smaller image",
     )
 
 
-def _synthetic(request: JobRequest, cache: WorkCache, cancelled) -> Iterator:
+def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Iterator:
     """Simulate and predict in time chunks; returns Samples (``yield from``)."""
     from uvlab.gpu.backend import resolve_device
     from uvlab.gpu.predict import Smearing, predict_antennas
@@ -240,6 +236,7 @@ def _synthetic(request: JobRequest, cache: WorkCache, cancelled) -> Iterator:
         timing,
         description=what,
         sky_key=(request.sky, request.observation),
+        raw=obs,
     )
 
 
@@ -268,8 +265,11 @@ def _preview(uvw, freq_hz, vis, flag, spec, im, dev) -> tuple[np.ndarray, float]
     return res.dirty, res.sum_weights
 
 
-def _measurement_set(request: JobRequest, cache: WorkCache, cancelled, report) -> Iterator:
+def iter_measurement_set(
+    request: JobRequest, cache: WorkCache, cancelled=None, report=None
+) -> Iterator:
     """Open and read an MS (summary first, as an urgent partial); returns Samples."""
+    report = report or (lambda f, s: None)
     sel = request.ms
     yield Progress(0.0, "read MS")
     info = cache.ms_info(sel.path)
@@ -318,100 +318,43 @@ def _measurement_set(request: JobRequest, cache: WorkCache, cancelled, report) -
         info=info,
         description=what,
         sky_key=(request.sky, ms_key(sel)),
+        raw=data,
     )
 
 
-# --------------------------------------------------------------------- tasks
-def _image(request: JobRequest, s: Samples, cancelled, cache: WorkCache) -> Iterator:
-    from uvlab.gpu.backend import resolve_device
-    from uvlab.gpu.imaging.imager import make_image
-
-    im = request.imaging
-    yield Progress(0.72, f"imaging ({im.algorithm})")
-    res = make_image(
-        s.uvw,
-        s.freq_hz,
-        s.vis,
-        s.weight,
-        s.spec,
-        flag=s.flag,
-        weighting=im.weighting_spec(),
-        algorithm=im.algorithm,
-        params=im.grid_params(),
-        device=request.device,
-    )
-    check(cancelled)
-    freq = float(np.mean(s.freq_hz))
-    key = None if s.sky_key is None else (s.sky_key, s.spec, freq)
-    model = cache.derived("model", key, lambda: model_image(s.sources, s.spec, freq))
-    yield Done(
-        ImageOutput(
-            source=s.source,
-            spec=s.spec,
-            dirty=res.dirty,
-            psf=res.psf,
-            model=model,
-            uv=s.uv,
-            antennas=s.antennas,
-            ra0_rad=float(s.ra0_rad),
-            dec0_rad=float(s.dec0_rad),
-            freq_hz=np.asarray(s.freq_hz),
-            algorithm=im.algorithm,
-            device=resolve_device(request.device),
-            nvis=res.nvis,
-            nsrc=s.sources.nsrc,
-            sum_weights=res.sum_weights,
-            timing={**s.timing, **res.timing},
-            info=s.info,
-            description=s.description,
-            sources_lm=np.array(s.sources.lmn[:, :2]),
-        )
-    )
+def iter_samples(
+    request: JobRequest, cache: WorkCache, cancelled=None, report: Report | None = None
+) -> Iterator:
+    """The request's source (synthetic or MS); returns its Samples (``yield from``)."""
+    if request.source == "synthetic":
+        return (yield from iter_synthetic(request, cache, cancelled))
+    return (yield from iter_measurement_set(request, cache, cancelled, report))
 
 
-def iter_job(
+def read_samples(
     request: JobRequest,
     cache: WorkCache | None = None,
-    cancelled: Callable[[], bool] | None = None,
-    report: Report | None = None,
-) -> Iterator:
-    """The events of one job: Progress and Partial, then one Done.
+    progress: Report | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> Samples:
+    """The request's Samples, its source run to the end (the commands).
 
-    Parameters
-    ----------
-    request : JobRequest
-    cache : WorkCache, optional
-        Reused observation, prediction and MS data (default: a fresh one).
-    cancelled : callable() -> bool, optional
-        Polled between chunks; True raises :class:`~uvlab.app.errors.Cancelled`.
-    report : callable(fraction, stage), optional
-        Progress from inside long single calls (the MS reader).
+    ``progress(fraction, stage)`` follows the source's progress; ``warn(line)``
+    gets each warning it gives (e.g. non-finite values flagged).
     """
-    cache = cache or WorkCache()
-    report = report or (lambda f, s: None)
-    if request.source == "synthetic":
-        samples = yield from _synthetic(request, cache, cancelled)
-    else:
-        samples = yield from _measurement_set(request, cache, cancelled, report)
-    check(cancelled)
-    if request.task == "image":
-        yield from _image(request, samples, cancelled, cache)
-    elif request.task == "aliasing":
-        from uvlab.app.gui.aliasing import iter_aliasing
+    share = SHARE[request.source]
+    notify = progress or (lambda f, s: None)
 
-        yield from iter_aliasing(request, samples, cancelled)
-    elif request.task == "compare":
-        from uvlab.app.gui.compare_task import iter_compare
+    def report(fraction: float, stage: str) -> None:
+        notify(min(1.0, fraction / share), stage)
 
-        yield from iter_compare(request, samples, cancelled)
-    else:  # a new task gets its branch here
-        raise ValueError(f"unknown task {request.task!r}")
-
-
-def run_job(request: JobRequest, cache: WorkCache | None = None):
-    """Run a job to completion without Qt; returns its output (for scripts and tests)."""
-    out = None
-    for event in iter_job(request, cache):
-        if isinstance(event, Done):
-            out = event.output
-    return out
+    events = iter_samples(request, cache or WorkCache(), None, report)
+    while True:
+        try:
+            event = next(events)
+        except StopIteration as stop:
+            return stop.value
+        if isinstance(event, Progress):
+            report(event.fraction, event.stage)
+        elif isinstance(event, Partial) and event.warning and warn is not None:
+            warn(event.warning)

@@ -2,31 +2,31 @@
 
 On the GUI thread the controller freezes the panels into a :class:`JobRequest`
 (everything the worker needs, immutable, with a fresh ``job_id``). The worker
-iterates the generator :func:`uvlab.app.gui.live.iter_job` gives for it, which
+iterates the generator :func:`uvlab.app.lab.live.iter_job` gives for it, which
 yields :class:`Progress` and :class:`Partial` events and finally one
 :class:`Done`; the worker wraps the output in a :class:`JobResult`.
 
-Nothing here imports Qt. A new job type needs a task name here, an output
-dataclass, and a branch in ``live.iter_job`` (as ``compare`` has:
-:mod:`uvlab.app.gui.compare_task`).
+Nothing here imports Qt. The imaging choices are an
+:class:`~uvlab.app.lab.imaging.ImagingOptions`. A new job type needs a task
+name here, an output dataclass, and a branch in ``live.iter_job`` (as
+``compare`` has: :mod:`uvlab.app.lab.compare_task`).
 """
 
 from __future__ import annotations
 
 import itertools
-import os
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from uvlab.app.lab.imaging import DEVICES, INTERACTIVE_THREADS, ImagingOptions
 from uvlab.app.skymodel import SkyModel
 
 if TYPE_CHECKING:
     from uvlab.app.observation import ObservationSpec
-    from uvlab.gpu.gridders.params import GridParams
     from uvlab.gpu.imaging.spec import ImageSpec
-    from uvlab.gpu.imaging.weighting import Weighting
 
 _JOB_IDS = itertools.count(1)
 
@@ -35,13 +35,6 @@ SOURCES = ("synthetic", "ms")
 #: What to compute ("image": dirty image + PSF; "aliasing": error maps; "compare":
 #: several imaging entries against the DFT).
 TASKS = ("image", "aliasing", "compare")
-#: Imaging algorithms offered: the exact DFT, then the gridders (DESIGN §2 order).
-ALGORITHMS = ("dft", "conv", "nn", "nn-oversampled", "hybrid", "pruned-nn")
-KERNELS = ("es", "kb", "pswf", "gauss", "lm")
-PRECISIONS = ("single", "double")
-DEVICES = ("auto", "cpu", "gpu")
-#: CPU gridding threads in the GUI: every core but one, which stays with the window.
-INTERACTIVE_THREADS = max(1, (os.cpu_count() or 2) - 1)
 
 
 def next_job_id() -> int:
@@ -50,141 +43,23 @@ def next_job_id() -> int:
 
 
 @dataclass(frozen=True)
-class ImagingOptions:
-    """Imaging choices of the GUI (a superset of :class:`uvlab.app.scene.ImagingSettings`).
+class MSSelection:
+    """Which data of a MeasurementSet to image.
 
-    Attributes
-    ----------
-    npix : int
-        Image side, even, 16–16384 pixels.
-    cell_arcsec : float or None
-        Pixel size; None chooses 1/(3·u_max) from the data.
-    weighting, robust, taper_arcsec
-        As :class:`uvlab.gpu.imaging.weighting.Weighting`.
-    algorithm : str
-        One of :data:`ALGORITHMS`.
-    kernel : str
-        GCF of ``conv`` and ``hybrid``.
-    accuracy : {"eps", "support"}
-        Choose the kernel support from ε (ES kernel, exact evaluation) or give it.
-    eps : float
-        Requested accuracy ε, in (0, 1).
-    support : int
-        GCF support S, cells (with ``accuracy="support"``).
-    oversample : int
-        β: kernel-table oversampling, the uv oversampling of the NN variants
-        (even and ≥ 4 for ``hybrid`` and ``pruned-nn``).
-    padding : float
-        Grid padding σ in [1, 4].
-    precision : {"single", "double"}
-        Working precision of the prediction.
+    ``field`` is a FIELD_ID or a field's name; ``channels`` is ``(start, stop)``
+    of the window's channels (stop None: to the end), or None for all.
     """
 
-    npix: int = 256
-    cell_arcsec: float | None = None
-    weighting: str = "natural"
-    robust: float = 0.0
-    taper_arcsec: float = 0.0
-    algorithm: str = "conv"
-    kernel: str = "es"
-    accuracy: str = "eps"
-    eps: float = 1e-5
-    support: int = 7
-    oversample: int = 16
-    padding: float = 2.0
-    precision: str = "double"
-
-    def __post_init__(self):
-        def bad(what: str):
-            raise ValueError(what)
-
-        if int(self.npix) != self.npix or self.npix % 2 or not 16 <= self.npix <= 16384:
-            bad(f"image size must be an even number of pixels in 16–16384, got {self.npix}")
-        if self.cell_arcsec is not None and not (
-            np.isfinite(self.cell_arcsec) and self.cell_arcsec > 0
-        ):
-            bad(f"cell size must be > 0 arcsec (or auto), got {self.cell_arcsec}")
-        if self.algorithm not in ALGORITHMS:
-            bad(f"unknown algorithm {self.algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
-        if self.kernel not in KERNELS:
-            bad(f"unknown kernel {self.kernel!r}; choose one of {', '.join(KERNELS)}")
-        if self.accuracy not in ("eps", "support"):
-            bad(f"accuracy must be 'eps' or 'support', got {self.accuracy!r}")
-        if not 0 < self.eps < 1:
-            bad(f"ε must lie in (0, 1), got {self.eps}")
-        if self.precision not in PRECISIONS:
-            bad(f"precision must be single or double, got {self.precision!r}")
-        if self.algorithm in ("hybrid", "pruned-nn") and (
-            self.oversample % 2 or self.oversample < 4
-        ):
-            bad(f"{self.algorithm} needs an even oversampling β ≥ 4, got {self.oversample}")
-        self.weighting_spec()  # validates scheme, robust and taper
-        if self.algorithm != "dft":
-            self.grid_params()  # validates support, β and σ
-
-    def weighting_spec(self) -> Weighting:
-        from uvlab.gpu.imaging.weighting import Weighting
-
-        return Weighting(self.weighting, float(self.robust), float(self.taper_arcsec))
-
-    def grid_params(self) -> GridParams | None:
-        """The gridder parameters (None for the DFT)."""
-        if self.algorithm == "dft":
-            return None
-        from uvlab.gpu.gridders.params import GridParams
-
-        common = dict(
-            kernel=self.kernel,
-            oversample=int(self.oversample),
-            sigma=self.padding,
-            threads=INTERACTIVE_THREADS,
-        )
-        if self.accuracy == "eps":
-            return GridParams.from_eps(float(self.eps), **common)
-        return GridParams(support=int(self.support), **common)
-
-    @property
-    def dtype(self):
-        return np.float32 if self.precision == "single" else np.float64
-
-    def image_spec(self, cell_rad: float) -> ImageSpec:
-        from uvlab.gpu.imaging.spec import ImageSpec
-
-        return ImageSpec(int(self.npix), float(cell_rad), pad=float(self.padding))
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> ImagingOptions:
-        known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
-        return cls(**known)
-
-    @classmethod
-    def from_settings(cls, s) -> ImagingOptions:
-        """From a scene's :class:`~uvlab.app.scene.ImagingSettings`."""
-        return cls(
-            npix=s.npix,
-            cell_arcsec=s.cell_arcsec,
-            weighting=s.weighting,
-            robust=s.robust,
-            taper_arcsec=s.taper_arcsec,
-            algorithm=s.algorithm,
-            kernel=s.kernel,
-            eps=s.eps,
-            precision=s.precision,
-        )
-
-
-@dataclass(frozen=True)
-class MSSelection:
-    """Which data of a MeasurementSet to image."""
-
     path: str
-    field: int = 0
+    field: int | str = 0
     spw: int = 0
     column: str = "DATA"
     stokes: str = "I"
+    channels: tuple[int, int | None] | None = None
+
+    def __post_init__(self):
+        if self.channels is not None:  # a JSON list, from a session file
+            object.__setattr__(self, "channels", tuple(self.channels))
 
 
 @dataclass(frozen=True)
@@ -209,7 +84,10 @@ class JobRequest:
     job_id : int
         From :func:`next_job_id`; newest wins.
     compare : tuple of ImagingOptions
-        The entries of a ``compare`` task (two or more gridders).
+        The entries of a ``compare`` task (gridders; the window gives two or more).
+    threads : int
+        CPU threads of the ducc0 gridder: by default every core but one (the
+        window's); 0 uses every core (the commands).
     """
 
     source: str
@@ -223,6 +101,11 @@ class JobRequest:
     preview: bool = True
     job_id: int = field(default_factory=next_job_id)
     compare: tuple[ImagingOptions, ...] = ()
+    threads: int = INTERACTIVE_THREADS
+
+    def grid_params(self, options: ImagingOptions | None = None):
+        """The GridParams of ``options`` (default the job's imaging) with the job's threads."""
+        return (options or self.imaging).grid_params(self.threads)
 
     def __post_init__(self):
         if self.source not in SOURCES:
@@ -235,8 +118,8 @@ class JobRequest:
             raise ValueError("a synthetic job needs an observation")
         if self.source == "ms" and self.ms is None:
             raise ValueError("no MeasurementSet opened: use File → Open MeasurementSet…")
-        if self.task == "compare" and len(self.compare) < 2:
-            raise ValueError("compare needs two or more entries (Compare tab of the controls)")
+        if self.task == "compare" and not self.compare:
+            raise ValueError("compare needs entries to compare (Compare tab of the controls)")
 
 
 # --------------------------------------------------------------------- events
@@ -246,6 +129,22 @@ class Progress:
 
     fraction: float
     stage: str
+
+
+def within(events: Iterator, lo: float, hi: float, prefix: str = "") -> Iterator:
+    """Re-yield a step's Progress events in [lo, hi] of a job's; returns the step's value.
+
+    For a step that reports its own fractions in [0, 1] (as
+    :func:`uvlab.app.lab.compare.iter_comparison` does): ``yield from within(...)``.
+    """
+    while True:
+        try:
+            event = next(events)
+        except StopIteration as stop:
+            return stop.value
+        if isinstance(event, Progress):
+            event = Progress(lo + (hi - lo) * event.fraction, prefix + event.stage)
+        yield event
 
 
 @dataclass(frozen=True, eq=False)

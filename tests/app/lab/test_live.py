@@ -1,23 +1,24 @@
-"""The streaming computation (no Qt): against the engine, run_scene and closed forms."""
+"""The streaming computation (no Qt): against the engine and closed forms."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from tests.app.gui.conftest import SMALL_OBS
-from uvlab.app.gui.jobs import (
+from tests.app.lab.conftest import SMALL_OBS
+from uvlab.app.lab.imaging import ImagingOptions
+from uvlab.app.lab.jobs import (
     Done,
     ImageOutput,
-    ImagingOptions,
     JobRequest,
     MSSelection,
     Partial,
     Progress,
 )
-from uvlab.app.gui.live import iter_job, run_job, time_chunks
-from uvlab.app.gui.samples import WorkCache, model_image
-from uvlab.app.gui.session import demo_sky_for
+from uvlab.app.lab.live import iter_job, run_job
+from uvlab.app.lab.placement import demo_sky_for
+from uvlab.app.lab.samples import WorkCache, model_image
+from uvlab.app.lab.sources import time_chunks
 from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.sources import SourceArrays
 
@@ -28,9 +29,9 @@ def teaching():
 
 
 def test_chunked_stream_matches_engine_and_preview_converges(teaching, engine_image, monkeypatch):
-    import uvlab.app.gui.live as live
+    import uvlab.app.lab.sources as sources
 
-    monkeypatch.setattr(live, "PREVIEW_INTERVAL_S", 0.0)  # a preview after every chunk
+    monkeypatch.setattr(sources, "PREVIEW_INTERVAL_S", 0.0)  # a preview after every chunk
     imaging = ImagingOptions(npix=128)
     req = JobRequest("synthetic", imaging, "cpu", SMALL_OBS, teaching)
     events = list(iter_job(req, WorkCache()))
@@ -50,24 +51,10 @@ def test_chunked_stream_matches_engine_and_preview_converges(teaching, engine_im
     assert np.abs(partials[-1].dirty - out.dirty).max() < 1e-4 * np.abs(out.dirty).max()
 
 
-def test_matches_run_scene_for_a_centred_point():
-    from uvlab.app.pipeline import run_scene
-    from uvlab.app.scene import ImagingSettings, Scene
-
-    scene = Scene(observation=SMALL_OBS, sky="point", imaging=ImagingSettings(npix=128))
-    expected = run_scene(scene, device="cpu")
-    sky = demo_sky_for("point", SMALL_OBS, ImagingOptions(npix=128))
-    out = run_job(
-        JobRequest("synthetic", ImagingOptions.from_settings(scene.imaging), "cpu", SMALL_OBS, sky)
-    )
-    assert out.spec == expected.spec
-    np.testing.assert_allclose(out.dirty, expected.image.dirty, rtol=0, atol=1e-12)
-
-
 def test_previews_are_rate_limited_but_the_last_chunk_is_shown(teaching, monkeypatch):
-    import uvlab.app.gui.live as live
+    import uvlab.app.lab.sources as sources
 
-    monkeypatch.setattr(live, "PREVIEW_INTERVAL_S", 3600.0)
+    monkeypatch.setattr(sources, "PREVIEW_INTERVAL_S", 3600.0)
     req = JobRequest("synthetic", ImagingOptions(npix=64), "cpu", SMALL_OBS, teaching)
     events = list(iter_job(req, WorkCache()))
     partials = [e for e in events if isinstance(e, Partial)]
@@ -149,7 +136,7 @@ def test_imaging_options_validate():
     with pytest.raises(ValueError, match="robust"):
         ImagingOptions(weighting="briggs", robust=3.0)
     assert ImagingOptions(algorithm="dft").grid_params() is None
-    p = ImagingOptions(accuracy="support", support=5, oversample=32, padding=1.5).grid_params()
+    p = ImagingOptions(kernel_size="support", support=5, oversample=32, sigma=1.5).grid_params()
     assert (p.support, p.oversample, p.sigma, p.exact) == (5, 32, 1.5, False)
 
 

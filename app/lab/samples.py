@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from uvlab.app.errors import Cancelled
-from uvlab.app.gui.jobs import Antennas, MSSelection, UvData
+from uvlab.app.lab.jobs import Antennas, MSSelection, UvData
 
 
 def check(cancelled: Callable[[], bool] | None) -> None:
@@ -97,6 +97,7 @@ class WorkCache:
             spw=sel.spw,
             column=sel.column,
             stokes=sel.stokes,
+            channels=sel.channels,
             progress=progress,
             cancelled=cancelled,
         )
@@ -136,10 +137,11 @@ class Samples:
     info: object = None
     description: str = ""
     sky_key: object = None  # what ``sources`` came from: a key for caching the model image
+    raw: object = None  # what they were read from: the simulated Observation, or the VisData
 
 
 def cell_rad_for(imaging, uvw, freq_hz) -> float:
-    """The pixel size: the requested one, else 1/(3·u_max) as :func:`run_scene` does."""
+    """The pixel size: the requested one, else 1/(3·u_max) of the data."""
     from uvlab.gpu.imaging.spec import cell_for_uvw
 
     return cell_for_uvw(uvw, freq_hz, imaging.cell_arcsec)

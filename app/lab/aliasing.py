@@ -4,8 +4,10 @@ Uses :mod:`uvlab.gpu.aliasing` (DESIGN §3, Muscat 2021 §2.3, §8) on the
 job's own data and imaging settings, in cancellable steps:
 
 1. the exact DFT image and the algorithm's image of the same weighted
-   samples, and their error map (skipped, with a note, when the DFT would
-   cost more than :data:`DFT_LIMIT` multiply-adds);
+   samples, and their error map: a comparison of one entry at every pixel
+   (:func:`uvlab.app.lab.compare.iter_comparison`, its reference cancellable
+   between chunks), skipped with a note when the DFT would cost more than
+   :data:`uvlab.app.lab.compare.DFT_BUDGET` multiply-adds;
 2. the analytic (data-independent) map ``E = max_δ |L_u·L_v − 1|`` from the
    algorithm's transfer functions, evaluated on every k-th pixel so that at
    most :data:`ANALYTIC_NPIX`² pixels are computed (the result carries its own
@@ -21,10 +23,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from uvlab.app.gui.jobs import AliasingOutput, Done, JobRequest, Progress
+from uvlab.app.lab.jobs import AliasingOutput, Done, JobRequest, Progress, within
 
-#: Largest nvis·N² for the DFT reference, per device.
-DFT_LIMIT = {"cpu": 4e9, "gpu": 2e12}
 #: The analytic map is evaluated on at most this many pixels per side.
 ANALYTIC_NPIX = 128
 #: Offsets X of the R(X) scan.
@@ -32,7 +32,7 @@ SCAN_POINTS = 8
 
 
 def _check(cancelled) -> None:
-    from uvlab.app.gui.samples import check
+    from uvlab.app.lab.samples import check
 
     check(cancelled)
 
@@ -63,15 +63,21 @@ def analytic_map_coarse(algorithm, spec, params, cancelled=None, max_npix=ANALYT
 
 def iter_aliasing(request: JobRequest, samples, cancelled) -> Iterator:
     """Events of the aliasing task for imaged-ready ``samples`` (see module doc)."""
-    from uvlab.gpu.aliasing import error_map, point_source_scan
+    from uvlab.app.lab.compare import (
+        DFT_BUDGET,
+        REFERENCE_CHUNK_WORK,
+        Entry,
+        iter_comparison,
+    )
+    from uvlab.gpu.aliasing import point_source_scan
     from uvlab.gpu.backend import resolve_device
-    from uvlab.gpu.imaging.imager import flatten_samples, make_image
+    from uvlab.gpu.imaging.imager import flatten_samples
     from uvlab.gpu.imaging.weighting import imaging_weights
 
     im = request.imaging
     if im.algorithm == "dft":
         raise ValueError("the aliasing maps compare a gridder with the DFT: choose a gridder")
-    spec, params = samples.spec, im.grid_params()
+    spec, params = samples.spec, request.grid_params()
     s = samples
     dev = resolve_device(request.device)
     notes = []
@@ -79,20 +85,27 @@ def iter_aliasing(request: JobRequest, samples, cancelled) -> Iterator:
     wt = imaging_weights(u, v, wt, spec, im.weighting_spec())
     err, metrics = None, {}
     cost = float(u.size) * spec.npix**2
-    if cost <= DFT_LIMIT[dev]:
-        yield Progress(0.75, "aliasing: DFT reference")
-        common = dict(flag=s.flag, weighting=im.weighting_spec(), device=request.device, psf=False)
-        ref = make_image(s.uvw, s.freq_hz, s.vis, s.weight, spec, algorithm="dft", **common)
-        _check(cancelled)
-        yield Progress(0.8, f"aliasing: {im.algorithm} image")
-        img = make_image(
-            s.uvw, s.freq_hz, s.vis, s.weight, spec, algorithm=im.algorithm, params=params, **common
+    if cost <= DFT_BUDGET[dev]:
+        events = iter_comparison(
+            s.uvw,
+            s.freq_hz,
+            s.vis,
+            s.weight,
+            spec,
+            [Entry(im.algorithm, im.algorithm, params)],
+            flag=s.flag,
+            weighting=im.weighting_spec(),
+            device=request.device,
+            step=1,
+            chunk_work=REFERENCE_CHUNK_WORK,
+            cancelled=cancelled,
         )
-        err, metrics = error_map(img.dirty, ref.dirty)
+        cmp = yield from within(events, 0.75, 0.85, "aliasing: ")
+        err, metrics = cmp.results[im.algorithm].error, cmp.results[im.algorithm].metrics
     else:
         notes.append(
             f"Error map not computed: the DFT reference needs {cost:.1e} multiply-adds "
-            f"(limit {DFT_LIMIT[dev]:.0e} on the {dev.upper()}); use fewer pixels or less data."
+            f"(limit {DFT_BUDGET[dev]:.0e} on the {dev.upper()}); use fewer pixels or less data."
         )
     _check(cancelled)
     yield Progress(0.85, "aliasing: analytic map")

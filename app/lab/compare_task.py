@@ -1,0 +1,146 @@
+"""The ``compare`` task: several imaging entries against one DFT reference (no Qt).
+
+An *entry* is an :class:`~uvlab.app.lab.imaging.ImagingOptions`: the window's
+imaging options (size, cell, weighting) with its own algorithm and gridder
+parameters, so one comparison can hold different algorithms or the same
+algorithm with different parameters. The comparison itself is
+:func:`uvlab.app.lab.compare.iter_comparison`, the loop ``uvlab compare``
+drains too, with the DFT reference summed over chunks of visibilities so that
+a long one can be cancelled between them. The result is the same
+:class:`~uvlab.app.lab.compare.Comparison`, so the PNG report and
+``metrics.json`` are those of ``uvlab compare``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from uvlab.app.lab.imaging import ImagingOptions
+from uvlab.app.lab.jobs import Done, JobRequest, within
+from uvlab.gpu.gridders.registry import algorithm
+
+
+def entry_summary(o: ImagingOptions) -> str:
+    """The parameters an entry's algorithm reads, e.g. ``"es ε=1e-05 σ=2"``."""
+    record = algorithm(o.algorithm)
+    uses, parts = record.uses, []
+    if "kernel" in uses:
+        parts.append(o.kernel)
+    if "support" in uses:
+        parts.append(f"ε={o.eps:g}" if o.kernel_size == "eps" else f"S={o.support}")
+    if "oversample" in uses and (record.fine_grid or o.kernel_size == "support"):
+        parts.append(f"β={o.oversample}")
+    if "sigma" in uses:
+        parts.append(f"σ={o.sigma:g}")
+    return " ".join(parts)
+
+
+def entry_labels(entries) -> list[str]:
+    """One distinct label per entry: the algorithm, with its parameters when repeated."""
+    count = Counter(e.algorithm for e in entries)
+    labels: list[str] = []
+    for e in entries:
+        label = e.algorithm
+        if count[e.algorithm] > 1 and entry_summary(e):
+            label = f"{e.algorithm} ({entry_summary(e)})"
+        base, k = label, 2
+        while label in labels:
+            label, k = f"{base} #{k}", k + 1
+        labels.append(label)
+    return labels
+
+
+@dataclass(frozen=True, eq=False)
+class CompareOutput:
+    """The result of a ``compare`` job.
+
+    Attributes
+    ----------
+    comparison : Comparison
+        Results keyed by the entries' labels, in entry order.
+    entries : tuple of ImagingOptions
+    ra0_rad, dec0_rad : float
+    freq_hz : (chan,) float
+    description : str
+        The data, as ``metrics.json``'s ``"data"``.
+    """
+
+    comparison: object
+    entries: tuple
+    ra0_rad: float
+    dec0_rad: float
+    freq_hz: np.ndarray
+    description: str = ""
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self.comparison.results)
+
+    def table(self) -> dict[str, dict[str, float]]:
+        """``{label: {rms_central, rms_full, max_error, rate_vis_per_s}}`` for the table."""
+        return {
+            label: {**r.metrics, "rate_vis_per_s": r.rate_vis_per_s}
+            for label, r in self.comparison.results.items()
+        }
+
+    def write_metrics(self, path) -> Path:
+        """``metrics.json`` in the format of ``uvlab compare``."""
+        from uvlab.app.lab.compare import write_metrics_json
+
+        return write_metrics_json(self.comparison, path, self.description)
+
+    def write_report(self, path) -> Path:
+        """The PNG report of ``uvlab compare``."""
+        from uvlab.app.report import compare_report
+
+        title = f"{self.description} — vs {self.comparison.reference_label}"
+        return compare_report(self.comparison, path, title=title)
+
+
+def iter_compare(request: JobRequest, samples, cancelled) -> Iterator:
+    """Events of the compare task on imaging-ready ``samples``; ends with Done(CompareOutput).
+
+    Each entry images with its own gridder parameters and padding σ, the
+    reference is summed over chunks (cancellable between them):
+    :func:`uvlab.app.lab.compare.iter_comparison`, in the job's last 28 %.
+    """
+    from uvlab.app.lab.compare import REFERENCE_CHUNK_WORK, Entry, iter_comparison
+    from uvlab.gpu.imaging.spec import ImageSpec
+
+    s, entries = samples, request.compare
+    spec = s.spec
+    runs = [
+        Entry(
+            label, e.algorithm, request.grid_params(e), ImageSpec(spec.npix, spec.cell_rad, e.sigma)
+        )
+        for label, e in zip(entry_labels(entries), entries)
+    ]
+    events = iter_comparison(
+        s.uvw,
+        s.freq_hz,
+        s.vis,
+        s.weight,
+        spec,
+        runs,
+        flag=s.flag,
+        weighting=request.imaging.weighting_spec(),
+        device=request.device,
+        chunk_work=REFERENCE_CHUNK_WORK,
+        cancelled=cancelled,
+    )
+    cmp = yield from within(events, 0.72, 1.0, "compare: ")
+    yield Done(
+        CompareOutput(
+            cmp,
+            tuple(entries),
+            float(s.ra0_rad),
+            float(s.dec0_rad),
+            np.asarray(s.freq_hz),
+            s.description,
+        )
+    )

@@ -1,0 +1,201 @@
+"""The imaging record: one frozen :class:`ImagingOptions` and the defaults' one home.
+
+The window's Imaging panel and compare entries, saved sessions (and the older
+scene files), ``uvlab demo`` and ``uvlab bench worker`` all describe an image
+with this record; :meth:`ImagingOptions.grid_params` and
+:meth:`ImagingOptions.image_spec` turn it into what :mod:`uvlab.gpu` reads.
+
+Names used throughout:
+
+- ``npix``: the image side (default :data:`DEFAULT_NPIX`);
+- ``sigma``: the grid padding σ (grid side ≈ σ·N), as
+  :attr:`uvlab.gpu.gridders.params.GridParams.sigma`; the image geometry
+  carries it as :attr:`uvlab.gpu.imaging.spec.ImageSpec.pad`;
+- ``eps``: the accuracy ε, a float in (0, 1);
+- ``kernel_size``: how the GCF support is chosen, ``"eps"`` (from ε, the
+  kernel evaluated exactly) or ``"support"`` (S given, a table of β samples
+  per cell).
+
+Files written before these names existed say ``padding`` for σ and
+``accuracy`` for the choice of ``kernel_size``: :meth:`ImagingOptions.from_dict`
+reads both.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from uvlab.gpu.gridders.params import GCF_NAMES
+from uvlab.gpu.gridders.registry import NAMES
+from uvlab.gpu.gridders.registry import algorithm as catalogue_entry
+
+if TYPE_CHECKING:
+    from uvlab.gpu.gridders.params import GridParams
+    from uvlab.gpu.imaging.spec import ImageSpec
+    from uvlab.gpu.imaging.weighting import Weighting
+
+#: The image side when none is given: the window's, ``uvlab demo``'s, and
+#: ``uvlab image``'s when the data do not say (no dish diameter).
+DEFAULT_NPIX = 512
+#: Imaging algorithms, the exact DFT first (the algorithm catalogue's order).
+ALGORITHMS = NAMES
+#: Gridding kernels (GCFs).
+KERNELS = GCF_NAMES
+#: How the GCF support is chosen: from the accuracy ε, or given.
+KERNEL_SIZES = ("eps", "support")
+PRECISIONS = ("single", "double")
+DEVICES = ("auto", "cpu", "gpu")
+#: CPU gridding threads in the window: every core but one, which stays with the window.
+INTERACTIVE_THREADS = max(1, (os.cpu_count() or 2) - 1)
+#: Older spellings of fields, as files written before them still hold them.
+RENAMED = {"padding": "sigma", "accuracy": "kernel_size"}
+
+
+@dataclass(frozen=True)
+class ImagingOptions:
+    """How to image: size and cell, weighting, algorithm and its gridder parameters.
+
+    Attributes
+    ----------
+    npix : int
+        Image side N, an even number of pixels ≥ 2.
+    cell_arcsec : float or None
+        Pixel size; None chooses 1/(3·u_max) from the data.
+    weighting, robust, taper_arcsec
+        As :class:`uvlab.gpu.imaging.weighting.Weighting`.
+    algorithm : str
+        One of :data:`ALGORITHMS`.
+    kernel : str
+        GCF of ``conv`` and ``hybrid``, one of :data:`KERNELS`.
+    kernel_size : {"eps", "support"}
+        Choose the GCF support from the accuracy ε (ES kernel, exact
+        evaluation) or give it as ``support``.
+    eps : float
+        The accuracy ε, in (0, 1).
+    support : int
+        GCF support S, cells (with ``kernel_size="support"``).
+    oversample : int
+        β: kernel-table oversampling, the uv oversampling of the NN variants
+        (even and ≥ 4 for ``hybrid`` and ``pruned-nn``).
+    sigma : float
+        Grid padding σ in [1, 4].
+    precision : {"single", "double"}
+        Working precision of the prediction.
+    """
+
+    npix: int = DEFAULT_NPIX
+    cell_arcsec: float | None = None
+    weighting: str = "natural"
+    robust: float = 0.0
+    taper_arcsec: float = 0.0
+    algorithm: str = "conv"
+    kernel: str = "es"
+    kernel_size: str = "eps"
+    eps: float = 1e-5
+    support: int = 7
+    oversample: int = 16
+    sigma: float = 2.0
+    precision: str = "double"
+
+    def __post_init__(self):
+        npix = self.npix
+        whole = isinstance(npix, (int, np.integer)) and not isinstance(npix, bool)
+        if not whole or npix < 2 or npix % 2:
+            raise ValueError(f"image size npix must be an even integer ≥ 2, got {npix!r}")
+        for name in ("robust", "taper_arcsec", "eps", "sigma", "cell_arcsec"):
+            value = getattr(self, name)
+            if value is None and name == "cell_arcsec":
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+                raise ValueError(f"{name} must be a number, got {value!r}")
+            if not math.isfinite(value):
+                raise ValueError(f"{name} must be a finite number, got {value!r}")
+        if self.cell_arcsec is not None and not self.cell_arcsec > 0:
+            raise ValueError(f"cell size must be > 0 arcsec (or auto), got {self.cell_arcsec}")
+        choices = {
+            "algorithm": ALGORITHMS,
+            "kernel": KERNELS,
+            "kernel_size": KERNEL_SIZES,
+            "precision": PRECISIONS,
+        }
+        for name, allowed in choices.items():
+            if getattr(self, name) not in allowed:
+                raise ValueError(
+                    f"{name} {getattr(self, name)!r} is not one of {', '.join(allowed)}"
+                )
+        if not 0 < self.eps < 1:
+            raise ValueError(f"ε (eps) must lie in (0, 1), got {self.eps}")
+        if catalogue_entry(self.algorithm).even_oversample and (
+            self.oversample % 2 or self.oversample < 4
+        ):
+            raise ValueError(
+                f"{self.algorithm} needs an even oversampling β ≥ 4, got {self.oversample}"
+            )
+        self.weighting_spec()  # validates the scheme, robust and taper
+        if self.algorithm != "dft":
+            self.grid_params()  # validates support, β and σ
+
+    def weighting_spec(self) -> Weighting:
+        from uvlab.gpu.imaging.weighting import Weighting
+
+        return Weighting(self.weighting, float(self.robust), float(self.taper_arcsec))
+
+    def grid_params(self, threads: int = INTERACTIVE_THREADS) -> GridParams | None:
+        """The gridder parameters (None for the DFT).
+
+        Parameters
+        ----------
+        threads : int
+            CPU threads of the ducc0 engine; 0 uses every core (the commands),
+            the default leaves one to the window.
+        """
+        if self.algorithm == "dft":
+            return None
+        from uvlab.gpu.gridders.params import GridParams
+
+        common = dict(
+            kernel=self.kernel,
+            oversample=int(self.oversample),
+            sigma=float(self.sigma),
+            threads=int(threads),
+        )
+        if self.kernel_size == "eps":
+            return GridParams.from_eps(float(self.eps), **common)
+        return GridParams(support=int(self.support), **common)
+
+    @property
+    def dtype(self):
+        return np.float32 if self.precision == "single" else np.float64
+
+    def image_spec(self, cell_rad: float) -> ImageSpec:
+        """The image geometry at pixel size ``cell_rad`` (radians), padded by σ."""
+        from uvlab.gpu.imaging.spec import ImageSpec
+
+        return ImageSpec(int(self.npix), float(cell_rad), pad=float(self.sigma))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict, *, strict: bool = False) -> ImagingOptions:
+        """From a JSON object; older names (``padding``, ``accuracy``) are read too.
+
+        Unknown keys are skipped (a newer file), or refused with ``strict``.
+        Missing keys take their defaults.
+        """
+        if not isinstance(d, dict):
+            raise ValueError(f"imaging must be a JSON object, got {type(d).__name__}")
+        d = {RENAMED.get(k, k): v for k, v in d.items()}
+        known = [f for f in cls.__dataclass_fields__]
+        unknown = [k for k in d if k not in known]
+        if strict and unknown:
+            raise ValueError(
+                f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(str, unknown))}"
+                f" (known: {', '.join(known)})"
+            )
+        return cls(**{k: v for k, v in d.items() if k in known})

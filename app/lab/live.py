@@ -1,0 +1,124 @@
+"""The lab's one orchestration: a request in, a stream of events out (no Qt).
+
+:func:`iter_job` turns a :class:`~uvlab.app.lab.jobs.JobRequest` into a stream of
+events: :class:`Progress`, :class:`Partial` (the uv tracks so far and a preview
+dirty image, after each time chunk of a prediction; an MS's summary) and a
+final :class:`Done` with the task's output. Between chunks it calls
+``cancelled()`` and raises :class:`uvlab.app.errors.Cancelled` when asked to
+stop. The window's worker iterates it; ``uvlab demo``, ``uvlab bench worker``
+and scripts call :func:`run_job`.
+
+A job is a source (:mod:`uvlab.app.lab.sources`: a synthetic observation or a
+MeasurementSet, giving imaging-ready Samples) and a task on them: ``image``
+(:func:`iter_image`: one :func:`~uvlab.gpu.imaging.imager.make_image` call
+over all the data, so its timing breakdown is that of a single run, and the
+sky model on the image grid), ``aliasing`` (:mod:`uvlab.app.lab.aliasing`) or
+``compare`` (:mod:`uvlab.app.lab.compare_task`).
+
+What does not depend on the imaging choices is kept in a
+:class:`~uvlab.app.lab.samples.WorkCache`, which only the worker thread
+touches: casacore is used from that one thread alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from uvlab.app.lab.jobs import Done, ImageOutput, JobRequest, Progress
+from uvlab.app.lab.samples import Samples, WorkCache, check, model_image
+from uvlab.app.lab.sources import Report, iter_samples
+
+
+def iter_image(request: JobRequest, s: Samples, cancelled, cache: WorkCache) -> Iterator:
+    """The ``image`` task: dirty image and PSF of the samples, and the model image."""
+    from uvlab.gpu.backend import resolve_device
+    from uvlab.gpu.imaging.imager import make_image
+
+    im = request.imaging
+    yield Progress(0.72, f"imaging ({im.algorithm})")
+    res = make_image(
+        s.uvw,
+        s.freq_hz,
+        s.vis,
+        s.weight,
+        s.spec,
+        flag=s.flag,
+        weighting=im.weighting_spec(),
+        algorithm=im.algorithm,
+        params=request.grid_params(),
+        device=request.device,
+    )
+    check(cancelled)
+    freq = float(np.mean(s.freq_hz))
+    key = None if s.sky_key is None else (s.sky_key, s.spec, freq)
+    model = cache.derived("model", key, lambda: model_image(s.sources, s.spec, freq))
+    yield Done(
+        ImageOutput(
+            source=s.source,
+            spec=s.spec,
+            dirty=res.dirty,
+            psf=res.psf,
+            model=model,
+            uv=s.uv,
+            antennas=s.antennas,
+            ra0_rad=float(s.ra0_rad),
+            dec0_rad=float(s.dec0_rad),
+            freq_hz=np.asarray(s.freq_hz),
+            algorithm=im.algorithm,
+            device=resolve_device(request.device),
+            nvis=res.nvis,
+            nsrc=s.sources.nsrc,
+            sum_weights=res.sum_weights,
+            timing={**s.timing, **res.timing},
+            info=s.info,
+            description=s.description,
+            sources_lm=np.array(s.sources.lmn[:, :2]),
+        )
+    )
+
+
+def iter_job(
+    request: JobRequest,
+    cache: WorkCache | None = None,
+    cancelled: Callable[[], bool] | None = None,
+    report: Report | None = None,
+) -> Iterator:
+    """The events of one job: Progress and Partial, then one Done.
+
+    Parameters
+    ----------
+    request : JobRequest
+    cache : WorkCache, optional
+        Reused observation, prediction and MS data (default: a fresh one).
+    cancelled : callable() -> bool, optional
+        Polled between chunks; True raises :class:`~uvlab.app.errors.Cancelled`.
+    report : callable(fraction, stage), optional
+        Progress from inside long single calls (the MS reader).
+    """
+    cache = cache or WorkCache()
+    report = report or (lambda f, s: None)
+    samples = yield from iter_samples(request, cache, cancelled, report)
+    check(cancelled)
+    if request.task == "image":
+        yield from iter_image(request, samples, cancelled, cache)
+    elif request.task == "aliasing":
+        from uvlab.app.lab.aliasing import iter_aliasing
+
+        yield from iter_aliasing(request, samples, cancelled)
+    elif request.task == "compare":
+        from uvlab.app.lab.compare_task import iter_compare
+
+        yield from iter_compare(request, samples, cancelled)
+    else:  # a new task gets its branch here
+        raise ValueError(f"unknown task {request.task!r}")
+
+
+def run_job(request: JobRequest, cache: WorkCache | None = None):
+    """Run a job to completion without Qt; returns its output (for scripts and tests)."""
+    out = None
+    for event in iter_job(request, cache):
+        if isinstance(event, Done):
+            out = event.output
+    return out

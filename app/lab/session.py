@@ -1,0 +1,370 @@
+"""The saved state: the whole lab as one frozen record and human-readable JSON.
+
+A session holds the data source, the synthetic observation (with any antennas
+moved by hand), the sky, the imaging options, the device, the opened
+MeasurementSet selection and compare mode's entries. It is the one saved-state
+format: the window saves and opens it, ``uvlab demo`` writes the one it ran as
+``scene.json`` and reads one with ``--scene``, ``uvlab gui`` opens one with
+``--session`` or ``--scene``. :func:`save_session` / :func:`load_session`
+write and read it; :data:`DEFAULT_SESSION` is where the window and the demo start.
+
+Format (``"format": "uvlab session", "version": 2``)::
+
+    {"format": "uvlab session", "version": 2, "source": "synthetic",
+     "observation": {ObservationSpec fields, "layout" a name or file path},
+     "modified_antennas_enu": null or [[east, north, up], ...] metres,
+     "smearing": true,
+     "sky": {"name": "...", "components": [{Component fields}, ...]}
+            or {"demo": "teaching", "fov_fraction": 0.6},
+     "imaging": {ImagingOptions fields}, "device": "auto",
+     "ms": null or {"path": ..., "field": 0, "spw": 0, "column": "DATA", "stokes": "I"},
+     "compare": null or [{ImagingOptions fields}, ...]}
+
+A sky given by name (:class:`NamedSky`: a demo sky, a bundled sky or a sky
+file) is spread over ``fov_fraction`` of the image when the session is
+resolved (:meth:`SessionState.resolved`), so a change of image size moves its
+components with it.
+
+Older files load unchanged: version 1 sessions (whose imaging says
+``padding`` for σ and ``accuracy`` for the choice of ``kernel_size``, and
+which may lack ``compare``), and the scene files of ``uvlab demo`` before
+version 2 (no ``"format"``; ``"sky"`` a name, ``"fov_fraction"``, and an
+``imaging`` object of the fields ``npix``, ``cell_arcsec``, ``weighting``,
+``robust``, ``taper_arcsec``, ``algorithm``, ``kernel``, ``eps`` and
+``precision``). Scene files are read strictly, as they always were: an
+unknown key in ``observation`` or ``imaging`` is an error.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
+from pathlib import Path
+
+import numpy as np
+
+from uvlab.app.lab.imaging import DEVICES, ImagingOptions
+from uvlab.app.lab.jobs import SOURCES, JobRequest, MSSelection
+from uvlab.app.lab.placement import demo_sky_for, layout_with_enu
+from uvlab.app.observation import ObservationSpec
+from uvlab.app.skymodel import Component, SkyModel
+
+FORMAT = "uvlab session"
+#: The version written; every version up to it is read.
+VERSION = 2
+
+
+class SessionError(ValueError):
+    """A session (or scene) file that cannot be read; the message names the problem."""
+
+
+def build(cls, d, what: str):
+    """``cls(**d)`` for a dataclass, with one-line ValueErrors naming ``what``.
+
+    Refuses a ``d`` that is not a dict, unknown or missing keys, and bad values;
+    ``what`` names the part of the file (``observation``, ``imaging``).
+    """
+    if not isinstance(d, dict):
+        raise ValueError(f"{what} must be a JSON object, got {type(d).__name__}")
+    known = [f.name for f in fields(cls)]
+    if unknown := [k for k in d if k not in known]:
+        raise ValueError(
+            f"{what}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(str, unknown))}"
+            f" (known: {', '.join(known)})"
+        )
+    required = [
+        f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING
+    ]
+    if missing := [k for k in required if k not in d]:
+        raise ValueError(f"{what}: missing {', '.join(missing)}")
+    try:
+        return cls(**d)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{what}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class NamedSky:
+    """A sky given by name, resolved to components for an observation and an image.
+
+    Attributes
+    ----------
+    name : str
+        A demo sky (``"teaching"``, ``"point"`` …), a bundled sky or a sky file,
+        as :func:`uvlab.app.skymodel.load_sky` reads it.
+    fov_fraction : float
+        A demo sky is spread over this fraction of the image's field of view.
+    """
+
+    name: str = "teaching"
+    fov_fraction: float = 0.6
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"sky must be a name, got {self.name!r}")
+        f = self.fov_fraction
+        if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0 < f < math.inf:
+            raise ValueError(f"fov_fraction must be a number > 0, got {f!r}")
+
+
+@dataclass(frozen=True)
+class SessionState:
+    """Everything the lab shows and computes from (see the module docstring).
+
+    ``sky`` is a :class:`~uvlab.app.skymodel.SkyModel`, or a :class:`NamedSky`
+    until :meth:`resolved`.
+    """
+
+    observation: ObservationSpec
+    source: str = "synthetic"
+    modified_antennas_enu: tuple[tuple[float, float, float], ...] | None = None
+    smearing: bool = True
+    sky: SkyModel | NamedSky = field(default_factory=SkyModel)
+    imaging: ImagingOptions = field(default_factory=ImagingOptions)
+    device: str = "auto"
+    ms: MSSelection | None = None
+    compare: tuple[ImagingOptions, ...] | None = None
+
+    def __post_init__(self):
+        if self.source not in SOURCES:
+            raise SessionError(f"source must be one of {', '.join(SOURCES)}, got {self.source!r}")
+        if self.device not in DEVICES:
+            raise SessionError(f"device must be one of {', '.join(DEVICES)}, got {self.device!r}")
+        if not isinstance(self.observation.layout, str):
+            raise SessionError("a session's layout is a name or a file path")
+
+    def resolved(self) -> SessionState:
+        """This state with a :class:`NamedSky` made into components (:func:`demo_sky_for`)."""
+        if not isinstance(self.sky, NamedSky):
+            return self
+        sky = demo_sky_for(self.sky.name, self.observation, self.imaging, self.sky.fov_fraction)
+        return replace(self, sky=sky)
+
+    def observation_for_job(self) -> ObservationSpec:
+        """The observation, its layout moved where the antennas were dragged (if they were)."""
+        if self.modified_antennas_enu is None:
+            return self.observation
+        from uvlab.app.layouts import load_layout
+
+        layout = layout_with_enu(load_layout(self.observation.layout), self.modified_antennas_enu)
+        return replace(self.observation, layout=layout)
+
+    def job_request(self, task: str = "image", **changes) -> JobRequest:
+        """The :class:`~uvlab.app.lab.jobs.JobRequest` of this state (its sky resolved).
+
+        ``changes`` set other request fields (``preview``, ``threads``, ``device`` …).
+        """
+        state = self.resolved()
+        fields_ = dict(
+            source=state.source,
+            imaging=state.imaging,
+            device=state.device,
+            observation=state.observation_for_job(),
+            sky=state.sky,
+            smearing=state.smearing,
+            ms=state.ms,
+            task=task,
+            compare=state.compare or (),
+        )
+        return JobRequest(**{**fields_, **changes})
+
+    def to_dict(self) -> dict:
+        obs = asdict(self.observation)
+        if isinstance(self.sky, NamedSky):
+            sky = {"demo": self.sky.name, "fov_fraction": self.sky.fov_fraction}
+        else:
+            sky = {
+                "name": self.sky.name,
+                "components": [
+                    {**asdict(c), "stokes": list(c.stokes)} for c in self.sky.components
+                ],
+            }
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "source": self.source,
+            "observation": obs,
+            "modified_antennas_enu": (
+                None
+                if self.modified_antennas_enu is None
+                else [list(map(float, row)) for row in self.modified_antennas_enu]
+            ),
+            "smearing": bool(self.smearing),
+            "sky": sky,
+            "imaging": self.imaging.to_dict(),
+            "device": self.device,
+            "ms": None if self.ms is None else asdict(self.ms),
+            "compare": (None if self.compare is None else [o.to_dict() for o in self.compare]),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, d: dict, what: str = "session") -> SessionState:
+        """A state from a session's JSON object, or from an older scene file's.
+
+        ``what`` ("session" or "scene") words the error for a file that is no
+        JSON object at all.
+        """
+        if not isinstance(d, dict):
+            if what == "scene":
+                raise SessionError(f"a scene is a JSON object, got {type(d).__name__}")
+            raise SessionError(f"not a uvlab session (a JSON {type(d).__name__}, not an object)")
+        if "format" not in d:
+            return _from_scene(d)
+        if d.get("format") != FORMAT:
+            raise SessionError(f"not a uvlab session (format {d.get('format')!r})")
+        if d.get("version") not in range(1, VERSION + 1):
+            raise SessionError(f"unsupported session version {d.get('version')!r}")
+        try:
+            obs = d.get("observation")
+            if not isinstance(obs, dict):
+                raise SessionError("'observation' is missing or not a JSON object")
+            obs_fields = {f.name for f in fields(ObservationSpec)}
+            obs = {k: v for k, v in obs.items() if k in obs_fields}  # newer keys are skipped
+            obs = build(ObservationSpec, obs, "observation")
+            enu = _antenna_offsets(d.get("modified_antennas_enu"))
+            ms = d.get("ms")
+            compare = d.get("compare")
+            return cls(
+                observation=obs,
+                source=d.get("source", "synthetic"),
+                modified_antennas_enu=None if enu is None else tuple(tuple(r) for r in enu),
+                smearing=bool(d.get("smearing", True)),
+                sky=_sky(d.get("sky") or {}),
+                imaging=ImagingOptions.from_dict(d.get("imaging", {})),
+                device=d.get("device", "auto"),
+                ms=None if ms is None else MSSelection(**ms),
+                compare=(
+                    None if compare is None else tuple(ImagingOptions.from_dict(o) for o in compare)
+                ),
+            )
+        except SessionError:
+            raise
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            raise SessionError(f"bad session: {exc}") from None
+
+
+def _sky(sky: dict) -> SkyModel | NamedSky:
+    """A session's ``sky`` object: components, or a sky by name (``"demo"``)."""
+    if "demo" in sky:
+        return NamedSky(sky["demo"], sky.get("fov_fraction", NamedSky.fov_fraction))
+    comps = tuple(
+        Component(**{**c, "stokes": tuple(c["stokes"])}) for c in sky.get("components", [])
+    )
+    return SkyModel(comps, sky.get("name", ""))
+
+
+def _from_scene(d: dict) -> SessionState:
+    """A state from a scene file written before version 2 (strict, as scenes were read)."""
+    if "observation" not in d:
+        raise SessionError("missing 'observation'")
+    try:
+        observation = build(ObservationSpec, d["observation"], "observation")
+        imaging = d.get("imaging", {})
+        try:
+            imaging = ImagingOptions.from_dict(imaging, strict=True)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"imaging: {exc}") from None
+        return SessionState(
+            observation=observation,
+            smearing=d.get("smearing", True),
+            sky=NamedSky(d.get("sky", "teaching"), d.get("fov_fraction", 0.6)),
+            imaging=imaging,
+        )
+    except SessionError:
+        raise
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise SessionError(str(exc)) from None
+
+
+def save_session(state: SessionState, path: str | os.PathLike) -> Path:
+    """Write ``state`` as JSON, atomically (:mod:`uvlab.app.atomic`); returns the path."""
+    from uvlab.app.atomic import write_text
+
+    return write_text(path, state.to_json() + "\n", encoding="utf-8")
+
+
+def _antenna_offsets(enu):
+    """``modified_antennas_enu`` checked: None, or rows of 3 finite metres near the site."""
+    if enu is None:
+        return None
+    from uvlab.app.sites import MAX_LOCAL_OFFSET_M
+
+    if isinstance(enu, list) and not enu:
+        return ()
+    try:
+        arr = np.asarray(enu, dtype=np.float64)
+    except (TypeError, ValueError):
+        arr = np.zeros(0)
+    if not isinstance(enu, list) or arr.ndim != 2 or arr.shape[1:] != (3,):
+        raise SessionError("modified_antennas_enu must be a list of [east, north, up] metres")
+    with np.errstate(over="ignore", invalid="ignore"):
+        reach = np.hypot(np.hypot(arr[:, 0], arr[:, 1]), arr[:, 2])
+    bad = np.flatnonzero(~np.isfinite(reach) | (reach > MAX_LOCAL_OFFSET_M))
+    if bad.size:
+        raise SessionError(
+            f"modified_antennas_enu: antenna {int(bad[0])} at {enu[int(bad[0])]} is not a "
+            f"position within {MAX_LOCAL_OFFSET_M / 1e3:.0f} km of the site"
+        )
+    return tuple(tuple(float(v) for v in row) for row in arr)
+
+
+def load_session(
+    path: str | os.PathLike, *, what: str = "session", resolve: bool = True
+) -> SessionState:
+    """Read a session file, or an older scene file (one loader for both).
+
+    Parameters
+    ----------
+    path : path
+    what : {"session", "scene"}
+        What the caller asked for, to word the errors (``uvlab demo --scene``
+        says "scene").
+    resolve : bool
+        Make a sky given by name into components (:meth:`SessionState.resolved`);
+        ``uvlab demo`` resolves it itself, after its ``--npix``.
+
+    Raises
+    ------
+    SessionError
+        One line naming the file and the problem.
+    """
+    try:
+        d = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SessionError(f"{path}: cannot read the {what} file: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise SessionError(f"{path}: not a {what} file (not UTF-8 text)") from None
+    except json.JSONDecodeError as exc:
+        raise SessionError(f"{path}: not valid JSON: {exc}") from None
+    try:
+        state = SessionState.from_dict(d, what)
+        return state.resolved() if resolve else state
+    except (SessionError, ValueError) as exc:
+        raise SessionError(f"{path}: {exc}") from None
+
+
+#: The observation the window and ``uvlab demo`` start from: MeerKAT observing at
+#: 1.4 GHz for six hours around transit, 2-minute integrations, 4 channels.
+DEFAULT_OBSERVATION = ObservationSpec(
+    layout="meerkat",
+    ra_deg=201.365,
+    dec_deg=-43.019,
+    ha_start_h=-3.0,
+    ha_stop_h=3.0,
+    int_s=120.0,
+    freq_hz=1.4e9,
+    chan_width_hz=2.0e6,
+    nchan=4,
+)
+#: The embedded default state: the "teaching" sky over 0.6 of a DEFAULT_NPIX² image.
+DEFAULT_SESSION = SessionState(observation=DEFAULT_OBSERVATION, sky=NamedSky("teaching", 0.6))
+
+
+def default_session() -> SessionState:
+    """The window's starting state: :data:`DEFAULT_SESSION`, its sky resolved."""
+    return DEFAULT_SESSION.resolved()

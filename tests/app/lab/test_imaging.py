@@ -1,0 +1,49 @@
+"""The imaging record: one set of names and defaults, older names still read."""
+
+from __future__ import annotations
+
+import pytest
+
+from uvlab.app.lab.imaging import DEFAULT_NPIX, INTERACTIVE_THREADS, ImagingOptions
+
+
+def test_defaults_and_the_gridder_parameters():
+    o = ImagingOptions()
+    assert o.npix == DEFAULT_NPIX == 512 and o.sigma == 2.0 and o.kernel_size == "eps"
+    p = o.grid_params()
+    assert (p.eps, p.support, p.exact, p.sigma) == (1e-5, 6, True, 2.0)
+    assert p.threads == INTERACTIVE_THREADS and o.grid_params(threads=0).threads == 0
+    by_support = ImagingOptions(kernel_size="support", support=5, oversample=32, sigma=1.5)
+    p = by_support.grid_params()
+    assert (p.support, p.oversample, p.sigma, p.exact, p.eps) == (5, 32, 1.5, False, None)
+    assert by_support.image_spec(1e-5).pad == 1.5
+    assert ImagingOptions(algorithm="dft").grid_params() is None
+
+
+def test_older_names_are_read_and_unknown_keys_skipped_or_refused():
+    old = {"npix": 64, "accuracy": "support", "support": 4, "padding": 1.25, "newer": 1}
+    o = ImagingOptions.from_dict(old)
+    assert (o.npix, o.kernel_size, o.support, o.sigma) == (64, "support", 4, 1.25)
+    assert ImagingOptions.from_dict(o.to_dict()) == o
+    with pytest.raises(ValueError, match="unknown key newer"):
+        ImagingOptions.from_dict(old, strict=True)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"npix": 127}, "image size npix must be an even integer ≥ 2, got 127"),
+        ({"npix": 64.0}, "even integer"),
+        ({"cell_arcsec": 0.0}, "cell size must be > 0 arcsec"),
+        ({"algorithm": "fast"}, "algorithm 'fast' is not one of dft, conv"),
+        ({"kernel_size": 1e-5}, "kernel_size 1e-05 is not one of eps, support"),
+        ({"eps": 1.5}, r"ε \(eps\) must lie in \(0, 1\)"),
+        ({"algorithm": "pruned-nn", "oversample": 5}, "even oversampling β ≥ 4"),
+        ({"weighting": "briggs", "robust": 3.0}, "robust"),
+        ({"sigma": 5.0}, "σ must be in"),
+        ({"robust": "0.5"}, "robust must be a number"),
+    ],
+)
+def test_bad_values_are_refused_in_one_line(changes, message):
+    with pytest.raises(ValueError, match=message):
+        ImagingOptions(**changes)
