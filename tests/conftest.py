@@ -10,17 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.support.device import HAS_GPU
+from tests.support.paths import TEST_DATA
 from uvlab.gpu.backend import device_info
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # uvlab's cache (the IERS table, uvlab.app.iers_cache) goes to a folder of this run, not the
 # user's ~/.cache; subprocesses (the CLI and docs tests) inherit it and share it.
 os.environ.setdefault("UVLAB_CACHE", tempfile.mkdtemp(prefix="uvlab-test-cache-"))
-
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-TEST_DATA = Path(__file__).resolve().parent / "data"
-
-HAS_GPU = device_info().gpu_available
 
 
 def pytest_collection_modifyitems(config, items):

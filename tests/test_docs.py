@@ -32,7 +32,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.support.paths import REPO, TEST_DATA
+
 DOCS = REPO / "docs"
 PAGES = [REPO / "README.md", *sorted(DOCS.glob("*.md"))]
 BIN = Path(sys.executable).parent
@@ -132,7 +133,7 @@ def _param(block: Block):
 
 @pytest.mark.parametrize("block", [_param(b) for b in RUNNABLE])
 def test_runnable_block_succeeds(block: Block, tmp_path: Path):
-    shutil.copytree(REPO / "tests" / "data", tmp_path / "tests" / "data")
+    shutil.copytree(TEST_DATA, tmp_path / "tests" / "data")
     env = {
         **os.environ,
         "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",

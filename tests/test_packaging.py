@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
+from tests.support.paths import REPO, TEST_DATA
 from uvlab.app._version import __version__
 from uvlab.resources.icons import APP_ID, ICON_SIZES, icon_file, icon_files
 
@@ -29,14 +30,13 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     tomllib = pytest.importorskip("tomli")
 
-ROOT = Path(__file__).resolve().parents[1]
-LINUX = ROOT / "packaging" / "linux"
-MS = ROOT / "tests" / "data" / "lwasv_4ant.ms"
+LINUX = REPO / "packaging" / "linux"
+MS = TEST_DATA / "lwasv_4ant.ms"
 SOURCE_ROOTS = ("app", "gpu", "widgets", "resources")
 
 
 def setuptools_config() -> dict:
-    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    return tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
 
 
 def package_folder(name: str, package_dir: dict[str, str]) -> Path:
@@ -45,19 +45,19 @@ def package_folder(name: str, package_dir: dict[str, str]) -> Path:
         if name == prefix or name.startswith(prefix + "."):
             rest = name[len(prefix) :].lstrip(".")
             return (
-                ROOT / package_dir[prefix] / Path(*rest.split("."))
+                REPO / package_dir[prefix] / Path(*rest.split("."))
                 if rest
-                else (ROOT / package_dir[prefix])
+                else (REPO / package_dir[prefix])
             )
-    return ROOT / Path(*name.split("."))
+    return REPO / Path(*name.split("."))
 
 
 def source_packages() -> dict[Path, str]:
     """Every folder with an ``__init__.py`` under the source roots → its dotted name."""
     found = {}
     for top in SOURCE_ROOTS:
-        for init in (ROOT / top).rglob("__init__.py"):
-            rel = init.parent.relative_to(ROOT / top).parts
+        for init in (REPO / top).rglob("__init__.py"):
+            rel = init.parent.relative_to(REPO / top).parts
             found[init.parent] = ".".join(("uvlab", top, *rel))
     return found
 
@@ -77,7 +77,7 @@ def test_every_resource_file_is_covered_by_package_data():
     globs = cfg.get("package-data", {})
     uncovered = []
     for top in SOURCE_ROOTS:
-        for f in (ROOT / top).rglob("*"):
+        for f in (REPO / top).rglob("*"):
             if not f.is_file() or f.suffix in (".py", ".pyc") or "__pycache__" in f.parts:
                 continue
             owner = max((d for d in folders if d in f.parents), key=lambda d: len(d.parts))
@@ -131,7 +131,7 @@ def test_appstream_metainfo_is_well_formed_and_current():
     assert comp.findtext("id") == APP_ID
     assert comp.findtext("launchable") == f"{APP_ID}.desktop"
     assert comp.findtext("icon") == APP_ID
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     assert comp.findtext("project_license") == project["license"]
     versions = [r.get("version") for r in comp.iter("release")]
     assert versions[0] == __version__, "add a <release> for the new version, newest first"
@@ -143,7 +143,7 @@ def test_appstream_metainfo_is_well_formed_and_current():
 
 
 def test_pyinstaller_spec_compiles():
-    compile((ROOT / "packaging" / "uvlab.spec").read_text(), "uvlab.spec", "exec")
+    compile((REPO / "packaging" / "uvlab.spec").read_text(), "uvlab.spec", "exec")
 
 
 # ---- slow: build, install and run (deselected by default) -------------------
@@ -180,7 +180,7 @@ def check_demo(out: Path) -> None:
 def test_wheel_installs_and_runs_in_a_fresh_venv(tmp_path):
     pytest.importorskip("build")
     dist = tmp_path / "dist"
-    run_ok([sys.executable, "-m", "build", "--outdir", dist, ROOT], dict(os.environ), ROOT)
+    run_ok([sys.executable, "-m", "build", "--outdir", dist, REPO], dict(os.environ), REPO)
     (wheel,) = dist.glob("uvlab-*.whl")
     venv = tmp_path / "venv"
     run_ok([sys.executable, "-m", "venv", venv], dict(os.environ), tmp_path)
@@ -205,7 +205,7 @@ def test_wheel_installs_and_runs_in_a_fresh_venv(tmp_path):
     assert png_size(shot)[0] >= 800
     probe = "from uvlab.resources.icons import icon_files; print(icon_files()[-1])"
     svg = Path(run_ok([venv / "bin" / "python", "-c", probe], env, tmp_path).strip())
-    assert svg.is_file() and ROOT not in svg.parents
+    assert svg.is_file() and REPO not in svg.parents
 
 
 @pytest.mark.packaging
@@ -214,7 +214,7 @@ def test_bundle_builds_and_runs_without_python(tmp_path):
         pytest.skip("the bundle is built for Linux")
     dist = tmp_path / "dist"
     env = dict(os.environ, UVLAB_BUNDLE_DIST=str(dist), PYTHON=sys.executable)
-    run_ok(["bash", ROOT / "packaging" / "build_bundle.sh"], env, ROOT, timeout=1800)
+    run_ok(["bash", REPO / "packaging" / "build_bundle.sh"], env, REPO, timeout=1800)
     exe = dist / "uvlab" / "uvlab"
     env = clean_env(tmp_path / "home")
     assert run_ok([exe, "--version"], env, tmp_path).strip() == f"uvlab {__version__}"

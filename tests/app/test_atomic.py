@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.app.cmd_support import run_cli
+from tests.support.cli import run_cli
 from uvlab.app import atomic
 from uvlab.app.atomic import DiskFullError, atomic_path, write_bytes, write_text
 from uvlab.app.diskspace import InsufficientSpaceError
@@ -369,7 +369,7 @@ def test_sky_convert_refused_on_a_full_disk_keeps_output(tmp_path, monkeypatch):
 
 @pytest.fixture(scope="module")
 def small_ms(tmp_path_factory):
-    from tests.app.ms_factory import make_ms
+    from tests.support.ms_factory import make_ms
 
     path = tmp_path_factory.mktemp("atomic-ms") / "m.ms"
     make_ms(path, np.random.default_rng(3), ntime=2)

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.memory_support import GiB, MiB, fake_memory, fake_tree, v2_group, write
+from tests.support.memory import GiB, MiB, fake_memory, fake_tree, v2_group, write
+from tests.support.paths import TEST_DATA
 from uvlab.app.memory import (
     InsufficientMemoryError,
     available_bytes,
@@ -22,7 +23,6 @@ from uvlab.app.memory import (
 )
 
 UVLAB = str(Path(sys.executable).parent / "uvlab")
-TEST_DATA = Path(__file__).resolve().parents[1] / "data"
 V1_MOUNT = "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
 V1_UNLIMITED = 9223372036854771712  # what cgroup v1 reports without a limit
 

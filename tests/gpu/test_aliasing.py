@@ -3,6 +3,8 @@
 import numpy as np
 import pytest
 
+from tests.support.oracles import dft_image, sky_vis
+from tests.support.scenes import PIXEL_SKY, layout_uv, meerkat_spec
 from uvlab.gpu.aliasing import (
     analytic_map,
     central_half,
@@ -16,20 +18,14 @@ from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.registry import ALGORITHMS, axis_plans, get_gridder
 from uvlab.gpu.imaging.spec import ImageSpec
 
-try:
-    from .test_gridders_oracle import dft_image, layout_uv, meerkat_spec, sky_vis
-except ImportError:
-    from test_gridders_oracle import dft_image, layout_uv, meerkat_spec, sky_vis
-
 MUSCAT = GridParams.muscat(16)
-SKY = [(0, 0, 1.0), (9, -13, 0.5), (-20, 17, 0.3), (70, 12, 3.0), (-8, -75, 3.0)]
 
 
 @pytest.fixture(scope="module")
 def meerkat():
     u, v, _ = layout_uv(n_times=16)
     spec = meerkat_spec(u, v, 64)
-    vis = sky_vis(u, v, spec, SKY)
+    vis = sky_vis(u, v, spec, PIXEL_SKY)
     return u, v, vis, spec, dft_image(u, v, vis, spec)
 
 

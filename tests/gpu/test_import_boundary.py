@@ -16,12 +16,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.paths import REPO
+
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
     tomllib = pytest.importorskip("tomli")
 
-PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
+PYPROJECT = REPO / "pyproject.toml"
 
 
 def test_gpu_package_imports_without_forbidden_modules():

@@ -14,7 +14,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-GPU = Path(__file__).resolve().parents[2] / "gpu"
+from tests.support.paths import REPO
+
+GPU = REPO / "gpu"
 PACKAGE = "uvlab.gpu"
 
 

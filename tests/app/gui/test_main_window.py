@@ -200,7 +200,7 @@ def test_menu_run_action_and_linked_zoom(make_window, small_state, wait_result):
 
 
 def test_gpu_request_without_gpu_is_a_clear_error(make_window, small_state, qtbot):
-    from tests.conftest import HAS_GPU
+    from tests.support.device import HAS_GPU
 
     if HAS_GPU:
         pytest.skip("a GPU is present")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.app.test_ms_nonfinite import _pick, _spoil
+from tests.support.nonfinite import pick, spoil
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.app.lab.jobs import JobRequest, MSSelection, Partial
 from uvlab.app.lab.live import iter_job
@@ -13,7 +13,7 @@ from uvlab.app.lab.samples import WorkCache
 
 def test_ms_job_carries_the_warning(ms_copy):
     path = ms_copy("paper_xy.ms")
-    _spoil(path, *_pick(path))
+    spoil(path, *pick(path))
     req = JobRequest("ms", ImagingOptions(npix=64), "cpu", ms=MSSelection(str(path), stokes="XY"))
     events = list(iter_job(req, WorkCache()))
     warned = [e for e in events if isinstance(e, Partial) and e.warning]
@@ -24,7 +24,7 @@ def test_ms_job_carries_the_warning(ms_copy):
 
 def test_window_logs_the_warning_once(make_window, small_state, wait_result, qtbot, ms_copy):
     path = ms_copy("paper_xy.ms")
-    _spoil(path, *_pick(path))
+    spoil(path, *pick(path))
     w = make_window(small_state, run_on_start=False)
     with qtbot.waitSignal(w.controller.job_failed, timeout=30_000):
         w.files.open_ms(str(path))  # Stokes I cannot be formed from XY: the summary comes first

@@ -1,15 +1,21 @@
-"""The one comparison loop (iter_comparison): entries, chunked references, progress."""
+"""The comparison engine: the one loop (iter_comparison) with its entries, chunked references
+and progress; compare_algorithms against the exact DFT; the DFT step within its budget.
+
+``uvlab compare`` is tested in tests/app/commands/test_compare.py.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from tests.support.oracles import dft_image, sky_vis
 from uvlab.app.errors import Cancelled
 from uvlab.app.lab.compare import (
     DFT_BUDGET,
     Entry,
     compare_algorithms,
+    dft_step,
     drain,
     iter_comparison,
 )
@@ -18,6 +24,7 @@ from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.imaging.spec import ImageSpec
 
 C = 299792458.0
+ALGOS = ["conv", "nn", "hybrid", "pruned-nn"]
 
 
 @pytest.fixture(scope="module")
@@ -98,3 +105,98 @@ def test_cancelled_between_chunks(data):
     with pytest.raises(Cancelled):
         drain(events)
     assert len(calls) == 3
+
+
+@pytest.fixture(scope="module")
+def three_points():
+    """Random uv coverage and three point sources (two off-pixel), 1 channel."""
+    rng = np.random.default_rng(5)
+    nrow, freq = 3000, np.array([1.0e9])
+    r = 2000.0 * np.sqrt(rng.random(nrow))
+    phi = rng.uniform(0, 2 * np.pi, nrow)
+    uvw = np.stack([r * np.cos(phi), r * np.sin(phi), rng.normal(0, 50, nrow)], axis=1)
+    spec = ImageSpec(64, 1.0 / (3 * 2000 * freq[0] / C))
+    u, v = uvw[:, 0] * freq[0] / C, uvw[:, 1] * freq[0] / C
+    vis = sky_vis(u, v, spec, [(0, 0, 1.0), (7.3, -11.6, 0.5), (-20.5, 14.2, 0.3)])
+    return uvw, freq, vis[:, None], spec
+
+
+def _direct(uvw, freq, vis, spec, pixels):
+    """float64 DFT at a few (j, i) pixels, unit weights, normalised by Σw."""
+    u, v = uvw[:, 0] * freq[0] / C, uvw[:, 1] * freq[0] / C
+    img = dft_image(u, v, vis[:, 0], spec) / len(u)
+    return np.array([img[p] for p in pixels])
+
+
+def test_errors_rank_sensibly_against_the_exact_dft(three_points):
+    uvw, freq, vis, spec = three_points
+    cmp = compare_algorithms(
+        uvw,
+        freq,
+        vis,
+        1.0,
+        spec,
+        algorithms=ALGOS,
+        params=GridParams(support=7, oversample=16),
+        device="cpu",
+    )
+    pixels = [(32, 32), (20, 25), (40, 12), (5, 60)]
+    np.testing.assert_allclose(
+        [cmp.reference[p] for p in pixels], _direct(uvw, freq, vis, spec, pixels), atol=1e-12
+    )
+    assert cmp.step == 1 and cmp.reference_label == "dft" and cmp.nvis == len(uvw)
+    err = {name: r.metrics for name, r in cmp.results.items()}
+    for name in ("conv", "hybrid", "pruned-nn"):
+        assert err[name]["rms_central"] < err["nn"]["rms_central"] / 10, name
+        assert err[name]["max_error"] < err["nn"]["max_error"], name
+    assert err["conv"]["rms_central"] < 1e-5
+    for r in cmp.results.values():
+        assert r.image.shape == r.error.shape == (64, 64)
+        np.testing.assert_allclose(r.error, np.abs(r.image - cmp.reference) / cmp.reference.max())
+        assert r.rate_vis_per_s == pytest.approx(r.nvis / r.timing["grid"])
+    m = cmp.metrics()
+    assert set(m["algorithms"]) == set(ALGOS) and m["reference"] == "dft"
+    assert {"rms_central", "rms_full", "max_error", "timing", "rate_vis_per_s"} <= set(
+        m["algorithms"]["nn"]
+    )
+
+
+def test_a_subsampled_reference_compares_on_its_pixels_only(three_points):
+    uvw, freq, vis, spec = three_points
+    full = compare_algorithms(uvw, freq, vis, 1.0, spec, algorithms=["nn"], device="cpu")
+    sub = compare_algorithms(uvw, freq, vis, 1.0, spec, algorithms=["nn"], device="cpu", step=4)
+    assert sub.reference.shape == (16, 16)
+    np.testing.assert_allclose(sub.reference, full.reference[::4, ::4], atol=1e-13)
+    assert sub.reference_label == "dft subsampled every 4 pixels"
+    assert sub.metrics()["reference"] == "dft subsampled every 4 pixels"
+    r = sub.results["nn"]
+    np.testing.assert_allclose(
+        r.error, np.abs(r.image[::4, ::4] - sub.reference) / sub.reference.max()
+    )
+    with pytest.raises(ValueError, match="must divide N/2 = 32"):
+        compare_algorithms(uvw, freq, vis, 1.0, spec, algorithms=["nn"], step=3)
+    with pytest.raises(ValueError, match="dft is the reference"):
+        compare_algorithms(uvw, freq, vis, 1.0, spec, algorithms=["dft"])
+
+
+def test_dft_step_stays_within_budget_and_keeps_the_centre():
+    assert dft_step(512, 100_000, 4e9) == 4  # (512/4)²·1e5 = 1.6e9 ≤ 4e9 < (512/2)²·1e5
+    assert dft_step(128, 1000, 4e9) == 1
+    for n, nvis in [(96, 10**6), (1000, 10**7), (4096, 10**8)]:
+        k = dft_step(n, nvis, 4e9)
+        assert (n // 2) % k == 0
+        assert (n / k) ** 2 * nvis <= 4e9 or k == max(
+            d for d in range(1, n // 16 + 1) if (n // 2) % d == 0
+        )
+
+
+@pytest.mark.gpu
+def test_gpu_reference_equals_the_cpu_one(three_points):
+    uvw, freq, vis, spec = three_points
+    cpu = compare_algorithms(uvw, freq, vis, 1.0, spec, algorithms=["nn"], device="cpu")
+    gpu = compare_algorithms(uvw, freq, vis, 1.0, spec, algorithms=["nn"], device="gpu")
+    assert gpu.reference_device == "gpu" and gpu.step == 1
+    np.testing.assert_allclose(gpu.reference, cpu.reference, atol=1e-12)
+    np.testing.assert_allclose(gpu.results["nn"].error, cpu.results["nn"].error, atol=1e-12)
+    sub = compare_algorithms(uvw, freq, vis, 1.0, spec, algorithms=["nn"], device="gpu", step=8)
+    np.testing.assert_allclose(sub.reference, cpu.reference[::8, ::8], atol=1e-12)

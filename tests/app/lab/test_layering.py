@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from tests.support.paths import REPO
+
 BLOCK = """
 import importlib, pkgutil, sys
 
@@ -22,7 +24,7 @@ from uvlab.app.lab.live import run_job
 from uvlab.app.lab.session import DEFAULT_SESSION
 from uvlab.app.lab.imaging import ImagingOptions
 from dataclasses import replace
-from tests.app.lab.conftest import SMALL_OBS
+from tests.support.scenes import SMALL_OBS
 state = replace(DEFAULT_SESSION, observation=SMALL_OBS, imaging=ImagingOptions(npix=32))
 for task in ("image", "aliasing"):
     out = run_job(state.job_request(task, device="cpu", preview=False))
@@ -31,11 +33,8 @@ print(len(names), type(out).__name__)
 
 
 def test_the_lab_imports_and_runs_without_qt():
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[3]
     done = subprocess.run(
-        [sys.executable, "-c", BLOCK], capture_output=True, text=True, cwd=root, timeout=120
+        [sys.executable, "-c", BLOCK], capture_output=True, text=True, cwd=REPO, timeout=120
     )
     assert done.returncode == 0, done.stderr
     count, kind = done.stdout.split()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.app.lab.conftest import SMALL_OBS
+from tests.support.scenes import SMALL_OBS
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.app.lab.jobs import (
     Done,
@@ -200,7 +200,7 @@ def test_a_job_too_large_for_memory_fails_in_one_line_before_simulating(
     from dataclasses import replace
 
     import uvlab.app.observation as observation
-    from tests.app.memory_support import fake_memory
+    from tests.support.memory import fake_memory
     from uvlab.app.gui.worker import format_error
     from uvlab.app.memory import InsufficientMemoryError
 

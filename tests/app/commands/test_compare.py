@@ -1,0 +1,139 @@
+"""``uvlab compare`` (its engine, uvlab.app.lab.compare: tests/app/lab/test_compare.py)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tests.support.cli import run_cli
+
+SYNTH = (
+    "--array",
+    "kat-7",
+    "--ra",
+    "60",
+    "--dec",
+    "-45",
+    "--ha-start",
+    "-2",
+    "--ha-stop",
+    "2",
+    "--int-s",
+    "300",
+    "--sky",
+    "pair",
+    "--no-smearing",
+)
+
+
+def test_compare_on_an_ms_writes_fits_metrics_and_report(tmp_path):
+    from astropy.io import fits
+
+    ms = tmp_path / "k.ms"
+    assert run_cli("simulate", *SYNTH, "--device", "cpu", "--out", ms)[0] == 0
+    out = tmp_path / "cmp"
+    code, stdout, err = run_cli(
+        "compare",
+        "--ms",
+        ms,
+        "--algorithms",
+        "conv,nn,pruned-nn",
+        "--npix",
+        "64",
+        "--dft-step",
+        "2",
+        "--device",
+        "cpu",
+        "--out",
+        out,
+    )
+    assert code == 0, err
+    for name in ("conv", "nn", "pruned-nn"):
+        assert fits.getdata(out / f"{name}-dirty.fits").shape == (1, 1, 64, 64)
+        err_hdr = fits.getheader(out / f"{name}-error.fits")
+        assert err_hdr["NAXIS1"] == 32 and err_hdr["CRPIX1"] == 17.0
+        assert err_hdr["CDELT1"] == pytest.approx(
+            2 * fits.getheader(out / "nn-dirty.fits")["CDELT1"]
+        )
+    # The analytic maps: full-size, with the WCS, and ranking conv (ES) far below nn.
+    analytic = {}
+    for name in ("conv", "nn", "pruned-nn"):
+        data = fits.getdata(out / f"{name}-analytic.fits")[0, 0]
+        assert data.shape == (64, 64) and np.all(data >= 0)
+        assert fits.getheader(out / f"{name}-analytic.fits")["CTYPE1"] == "RA---SIN"
+        analytic[name] = float(np.sqrt(np.mean(data**2)))
+    assert analytic["conv"] < 1e-3 * analytic["nn"]
+    assert analytic["pruned-nn"] < analytic["nn"]
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["reference"] == "dft subsampled every 2 pixels"
+    algos = metrics["algorithms"]
+    assert list(algos) == ["conv", "nn", "pruned-nn"]
+    for m in algos.values():
+        assert {"rms_central", "rms_full", "max_error", "timing", "rate_vis_per_s"} <= set(m)
+        assert m["rate_vis_per_s"] > 0 and "grid" in m["timing"]
+    assert algos["conv"]["rms_full"] < algos["nn"]["rms_full"]
+    assert algos["pruned-nn"]["rms_full"] < algos["nn"]["rms_full"]
+    assert (out / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "subsampled every 2 pixels" in stdout
+
+
+def test_compare_a_synthetic_observation(tmp_path):
+    code, _, err = run_cli(
+        "compare",
+        *SYNTH,
+        "--algorithms",
+        "conv,nn",
+        "--npix",
+        "64",
+        "--device",
+        "cpu",
+        "--out",
+        tmp_path / "syn",
+    )
+    assert code == 0, err
+    metrics = json.loads((tmp_path / "syn" / "metrics.json").read_text())
+    assert metrics["reference"] == "dft" and "kat-7" in metrics["data"]
+    assert metrics["algorithms"]["conv"]["max_error"] < metrics["algorithms"]["nn"]["max_error"]
+
+
+@pytest.mark.parametrize(
+    "args, code, message",
+    [
+        (("--algorithms", "conv"), 2, "give --ms MS, or --array"),
+        (("--ms", "x.ms", "--array", "kat-7"), 2, "not both"),
+        ((*SYNTH, "--algorithms", "conv,magic"), 2, "unknown magic"),
+        ((*SYNTH, "--algorithms", "dft"), 2, "dft is always the reference"),
+        ((*SYNTH, "--npix", "200000"), 1, "a 200000² image needs about"),
+        ((*SYNTH, "--nchan", "0"), 2, "argument --nchan: expected a whole number ≥ 1, got '0'"),
+        ((*SYNTH, "--int-s", "-1"), 2, "argument --int-s: expected a number > 0, got '-1'"),
+        (("--ms", "nowhere.ms"), 1, "nowhere.ms: no such file or folder"),
+    ],
+)
+def test_compare_errors(tmp_path, args, code, message):
+    got, _, err = run_cli("compare", *args, "--out", tmp_path / "o")
+    assert got == code and message in err.strip().splitlines()[-1], err
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_synthetic_observation_too_large_for_memory_is_refused_first(tmp_path, monkeypatch):
+    import uvlab.app.observation as observation
+    from tests.support.memory import fake_memory
+
+    fake_memory(monkeypatch, tmp_path / "fake", cgroup_limit=2**30)
+
+    def refuse(spec):
+        raise AssertionError("the observation was simulated before the size check")
+
+    monkeypatch.setattr(observation, "simulate_observation", refuse)
+    args = ("compare", *SYNTH, "--nchan", "1e6", "--npix", "64", "--device", "cpu")
+    code, stdout, err = run_cli(*args, "--algorithms", "conv,nn", "--out", tmp_path / "o")
+    assert code == 1 and stdout == "" and err.count("\n") == 1, err
+    assert err.startswith(
+        "uvlab compare: error: this observation (48 integrations × 21 baselines × "
+        "1000000 channels, 2 sources) and its 64² images needs about 135.6 GiB "
+        "(samples 120.2 GiB + visibilities 15.0 GiB + dft reference 256.0 MiB + "
+    ), err
+    assert "only 1.0 GiB of memory is available (cgroup limit); use fewer channels" in err
+    assert not (tmp_path / "o").exists()

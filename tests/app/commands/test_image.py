@@ -1,0 +1,274 @@
+"""``uvlab image``: simulate → image puts every source where its sky model says, at its flux."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import numpy as np
+import pytest
+
+from tests.support.cli import run_cli, write_sky
+from tests.support.ms_factory import tree_digest
+from tests.support.oracles import peak_fit, pixel_radec
+
+RA0, DEC0, NPIX, CELL_ARCSEC = 150.0, 30.0, 128, 12.0
+CELL = np.radians(CELL_ARCSEC / 3600)
+#: (name, di, dj, I, Q, U, V): pixel offsets from the centre (l = −di·cell, m = dj·cell).
+SOURCES = [
+    ("a", 9, -6, 1.0, 0.0, 0.0, 0.0),
+    ("b", -14, 11, 2.0, 0.4, -0.3, 0.2),
+    ("c", 20.4, 17.7, 0.8, 0.0, 0.0, 0.0),  # between pixels: position only
+]
+IMAGE = ("--npix", NPIX, "--cell-arcsec", CELL_ARCSEC, "--eps", "1e-6", "--device", "cpu")
+
+
+def _simulate(folder, feeds):
+    comps = [(n, *pixel_radec(RA0, DEC0, CELL, di, dj), *iquv) for n, di, dj, *iquv in SOURCES]
+    sky = write_sky(folder / "sky.txt", comps)
+    out = folder / f"{feeds}.ms"
+    code, _, err = run_cli(
+        "simulate",
+        "--array",
+        "vla.d",
+        "--ra",
+        RA0,
+        "--dec",
+        DEC0,
+        "--ha-start",
+        -2,
+        "--ha-stop",
+        2,
+        "--int-s",
+        300,
+        "--nchan",
+        2,
+        "--sky",
+        sky,
+        "--no-smearing",
+        "--feeds",
+        feeds,
+        "--device",
+        "cpu",
+        "--out",
+        out,
+    )
+    assert code == 0, err
+    return out
+
+
+@pytest.fixture(scope="module")
+def sims(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("sims")
+    return {feeds: _simulate(folder, feeds) for feeds in ("linear", "circular")}
+
+
+def _image(ms, prefix, *extra):
+    from uvlab.app.fits_io import read_image_fits
+
+    code, _out, err = run_cli("image", "--ms", ms, *IMAGE, *extra, "--out", prefix)
+    assert code == 0, err
+    dirty, header = read_image_fits(f"{prefix}-dirty.fits")
+    psf, _ = read_image_fits(f"{prefix}-psf.fits")
+    return dirty, psf, header
+
+
+@pytest.mark.parametrize("feeds", ["linear", "circular"])
+@pytest.mark.parametrize("stokes", ["I", "Q", "U", "V"])
+def test_sources_at_their_sky_positions_and_fluxes(sims, tmp_path, feeds, stokes):
+    from astropy.wcs import WCS
+
+    dirty, psf, header = _image(sims[feeds], tmp_path / "img", "--stokes", stokes)
+    wcs = WCS(header).celestial
+    k = "IQUV".index(stokes)
+    c = NPIX // 2
+    pos = {}
+    for name, di, dj, *iquv in SOURCES:
+        ra, dec = pixel_radec(RA0, DEC0, CELL, di, dj)
+        x, y = wcs.world_to_pixel_values(ra, dec)
+        pos[name] = (float(y), float(x), iquv[k])
+    for name, (y, x, flux) in pos.items():
+        if flux == 0:
+            continue
+        j, i = round(y), round(x)
+        # Take the other sources' sidelobes out (dirty = Σ S·PSF(x − x_s), exactly).
+        local = dirty[j - 1 : j + 2, i - 1 : i + 2].copy()
+        for other, (yo, xo, fo) in pos.items():
+            if other != name and fo != 0:
+                jo, io = round(yo), round(xo)
+                local -= fo * psf[c + j - jo - 1 : c + j - jo + 2, c + i - io - 1 : c + i - io + 2]
+        sign = np.sign(flux)
+        assert np.unravel_index(np.argmax(sign * local), (3, 3)) == (1, 1), name
+        fj, fi = peak_fit(sign * local, 1, 1)
+        assert abs(fj - 1 - (y - j)) < 0.1 and abs(fi - 1 - (x - i)) < 0.1, (name, fj, fi, y, x)
+        if float(y).is_integer() and float(x).is_integer():
+            assert local[1, 1] == pytest.approx(flux, rel=0.01), name
+    assert header["CTYPE1"] == "RA---SIN" and header["CDELT1"] < 0 < header["CDELT2"]
+
+
+def test_agrees_with_ducc0_on_the_same_ms(sims, tmp_path):
+    import ducc0
+    from casacore import tables
+
+    dirty, _, _ = _image(sims["linear"], tmp_path / "u")
+    t = tables.table(str(sims["linear"]), ack=False)
+    uvw, data, weight, flag = (t.getcol(c) for c in ("UVW", "DATA", "WEIGHT", "FLAG"))
+    t.close()
+    s = tables.table(str(sims["linear"] / "SPECTRAL_WINDOW"), ack=False)
+    freq = s.getcell("CHAN_FREQ", 0)
+    s.close()
+    vis = 0.5 * (data[..., 0] + data[..., 3]).astype(np.complex128)
+    w_i = 4.0 / (1.0 / weight[:, 0].astype(np.float64) + 1.0 / weight[:, 3])
+    wgt = np.repeat(w_i[:, None], freq.size, axis=1) * ~(flag[..., 0] | flag[..., 3])
+    d = (
+        ducc0.wgridder.experimental.vis2dirty(
+            uvw=uvw,
+            freq=freq,
+            vis=vis,
+            wgt=wgt,
+            npix_x=NPIX,
+            npix_y=NPIX,
+            pixsize_x=CELL,
+            pixsize_y=CELL,
+            epsilon=1e-6,
+            flip_v=True,
+        )
+        / wgt.sum()
+    )
+    ref = d.T
+    assert np.sqrt(np.mean((dirty - ref) ** 2)) <= 1e-5 * np.sqrt(np.mean(ref**2))
+
+
+def test_outputs_timing_history_and_default_geometry(sims, tmp_path):
+    from astropy.io import fits
+
+    prefix = tmp_path / "sub" / "g"
+    code, _out, err = run_cli(
+        "image",
+        "--ms",
+        sims["circular"],
+        "--device",
+        "cpu",
+        "--weighting",
+        "briggs",
+        "--robust",
+        "0.5",
+        "--out",
+        prefix,
+    )
+    assert code == 0, err
+    for suffix in ("-dirty.fits", "-psf.fits", "-timing.json", ".png"):
+        assert (tmp_path / "sub" / f"g{suffix}").stat().st_size > 0
+    timing = json.loads((tmp_path / "sub" / "g-timing.json").read_text())
+    assert {"read MS", "grid", "weighting", "write"} <= set(timing["timing_s"])
+    assert timing["total_s"] == pytest.approx(sum(timing["timing_s"].values()))
+    assert timing["rate_vis_per_s"] == pytest.approx(
+        2 * timing["nvis"] / timing["timing_s"]["grid"], rel=1e-9
+    )
+    header = fits.getheader(tmp_path / "sub" / "g-dirty.fits")
+    history = "\n".join(str(h) for h in header["HISTORY"])
+    assert "algorithm = conv" in history and "weighting = briggs robust=0.5" in history
+    assert "primary-beam FWHM" in history
+    # 1.5 × FWHM (1.02 λ/D at the lowest frequency, D = 25 m) must fit in the image.
+    fov = header["NAXIS1"] * abs(header["CDELT1"])
+    fwhm_deg = np.degrees(1.02 * 299792458.0 / 1.4e9 / 25.0)
+    assert 1.5 * fwhm_deg <= fov <= 1.5 * fwhm_deg * 1.1 and header["NAXIS1"] % 2 == 0
+    # The cell samples the longest baseline's fringe about three times.
+    assert header["CDELT2"] * 3600 == pytest.approx(1 / (3 * 1.03e3 / 0.2128) / 4.848e-6, rel=0.1)
+
+
+def _fails(args, message, *, inputs=()):
+    """Run ``uvlab image``; expect exit 1, one line naming the problem, inputs unchanged."""
+    before = [tree_digest(p) for p in inputs]
+    code, _out, err = run_cli("image", *args)
+    assert code == 1, err
+    assert err.count("\n") == 1 and message in err, err
+    assert [tree_digest(p) for p in inputs] == before
+    return err
+
+
+@pytest.fixture
+def ms_copy_of(sims, tmp_path):
+    dst = tmp_path / "copy.ms"
+    shutil.copytree(sims["linear"], dst)
+    return dst
+
+
+def test_bad_paths(tmp_path, ms_copy_of):
+    _fails(["--ms", tmp_path / "nowhere.ms", "--out", tmp_path / "x"], "no such file or folder")
+    (tmp_path / "plain").mkdir()
+    _fails(["--ms", tmp_path / "plain", "--out", tmp_path / "x"], "not a MeasurementSet")
+    (ms_copy_of / "table.f0").unlink()
+    err = _fails(
+        ["--ms", ms_copy_of, "--out", tmp_path / "x"],
+        "table file table.f0 is missing",
+        inputs=[ms_copy_of],
+    )
+    assert str(ms_copy_of) in err
+    assert not list(tmp_path.glob("x*"))
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (("--field", "3"), "no field 3; it has 1 field: 0 'uvlab'"),
+        (("--spw", "1"), "no spectral window 1"),
+        (("--column", "MODEL_DATA"), "no MODEL_DATA column"),
+        (("--channels", "5:9"), "is empty; spectral window 0 has 2 channels"),
+        (("--npix", "200000"), "a 200000² image of"),
+    ],
+)
+def test_bad_selections(tmp_path, ms_copy_of, extra, message):
+    err = _fails(
+        ["--ms", ms_copy_of, *extra, "--out", tmp_path / "x"], message, inputs=[ms_copy_of]
+    )
+    if "200000" in extra:
+        assert re.search(r"needs about [0-9.]+ TiB \(grid ", err) and "memory is available" in err
+    assert not list(tmp_path.glob("x*"))
+
+
+def test_everything_flagged(tmp_path):
+    from uvlab.app.ms.writer import write_ms
+    from uvlab.app.observation import ObservationSpec, simulate_observation
+
+    obs = simulate_observation(
+        ObservationSpec("atca.6a", 80.0, -60.0, ha_start_h=-1, ha_stop_h=1, int_s=1200.0)
+    )
+    path = write_ms(
+        tmp_path / "f.ms",
+        obs,
+        np.ones((obs.ntime, obs.nbl, 1)),
+        flag=np.ones((obs.ntime, obs.nbl), dtype=bool),
+    )
+    _fails(
+        ["--ms", path, "--out", tmp_path / "x"],
+        "every visibility selected is flagged",
+        inputs=[path],
+    )
+
+
+def test_memory_estimates_refuse_before_allocating():
+    from uvlab.app.memory import (
+        InsufficientMemoryError,
+        available_bytes,
+        check_memory,
+        format_bytes,
+        imaging_estimate,
+    )
+
+    assert format_bytes(1536) == "1.5 KiB" and format_bytes(3 * 2**40) == "3.0 TiB"
+    assert available_bytes() > 0
+    # conv at σ = 2: a half-plane grid of 2N × (N + 1) cells, 64 bytes each.
+    est = imaging_estimate(1024, "conv", pad=2.0)
+    assert est.parts["grid"] == 64.0 * 2048 * 1025
+    check_memory(est, "a 1024² image", available=2**40)
+    with pytest.raises(InsufficientMemoryError, match=r"image needs about .* only 128.0 MiB"):
+        check_memory(est, "a 1024² image", available=2**27)
+
+
+@pytest.mark.parametrize("npix", ["7", "0"])
+def test_odd_npix_is_a_usage_error(tmp_path, ms_copy_of, npix):
+    code, _out, err = run_cli("image", "--ms", ms_copy_of, "--npix", npix, "--out", tmp_path / "x")
+    assert code == 2 and f"--npix must be an even number ≥ 2, got {npix}" in err
+    assert err.count("\n") == 1 and "uvlab image --help" in err and not list(tmp_path.glob("x*"))

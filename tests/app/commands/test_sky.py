@@ -1,0 +1,106 @@
+"""Tests for app/commands/sky.py, run through a fresh argparse parser."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from uvlab.app.commands import sky
+from uvlab.app.skymodel import DEMO_SKIES, SkyModelError, demo_sky, read_sky, read_wsclean
+
+
+def run(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="uvlab")
+    sky.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+def test_sky_list_names_every_demo(capsys):
+    assert run(["sky", "list"]) == 0
+    out = capsys.readouterr().out
+    for name, text in DEMO_SKIES.items():
+        assert name in out and text in out
+    assert "example-field" in out
+
+
+def test_sky_show_demo_table(capsys):
+    assert run(["sky", "show", "pair", "--ra", "15", "--dec", "-45", "--fov", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "2 components" in out[0]
+    rows = [r.split() for r in out[3:]]
+    assert [r[1] for r in rows] == ["bright", "faint"]
+    # l, m columns (arcmin) are the intended 0.15, 0.10 of a 2 deg field
+    assert float(rows[0][-2]) == pytest.approx(0.15 * 120, abs=1e-3)
+    assert float(rows[0][-1]) == pytest.approx(0.10 * 120, abs=1e-3)
+
+
+def test_sky_show_file_and_missing_file(tmp_path, capsys):
+    assert run(["sky", "show", "example-field"]) == 0
+    assert "lobe" in capsys.readouterr().out
+    with pytest.raises(SkyModelError, match=r"nope\.txt: no such file"):
+        run(["sky", "show", str(tmp_path / "nope.txt")])
+
+
+def test_sky_convert_wsclean_and_demo(tmp_path, capsys):
+    src = tmp_path / "in-sources.txt"
+    src.write_text(
+        "Format = Name, Type, Ra, Dec, I, SpectralIndex, LogarithmicSI, ReferenceFrequency, "
+        "MajorAxis, MinorAxis, Orientation\n"
+        "s0,GAUSSIAN,-00:36:28.234,58.50.46.396,5.0,[-0.7],true,1.5e8,70.6,35.3,12\n"
+        "s1,POINT,01:00:00.5,-30.00.00,1.0,[],false,1.5e8,,,\n",
+        encoding="utf-8",
+    )
+    dst = tmp_path / "out.txt"
+    assert run(["sky", "convert", str(src), str(dst)]) == 0
+    assert "wrote 2 component(s)" in capsys.readouterr().out
+    assert read_sky(dst) == read_wsclean(src)
+    with pytest.raises(SkyModelError, match="already exists"):
+        run(["sky", "convert", str(src), str(dst)])
+    assert (
+        run(
+            [
+                "sky",
+                "convert",
+                "random",
+                str(dst),
+                "--force",
+                "--n",
+                "5",
+                "--seed",
+                "3",
+                "--ra",
+                "10",
+                "--dec",
+                "-20",
+            ]
+        )
+        == 0
+    )
+    assert read_sky(dst) == demo_sky("random", 10, -20, n=5, seed=3)
+
+
+def test_sky_needs_an_action():
+    with pytest.raises(SystemExit):
+        run(["sky"])
+
+
+def test_a_random_sky_too_large_is_refused_at_once(tmp_path, monkeypatch):
+    from tests.support.cli import run_cli
+    from tests.support.memory import fake_memory
+
+    code, out, err = run_cli("sky", "show", "random", "--n", "10000000")
+    assert (code, out) == (1, "")
+    assert err == (
+        "uvlab sky: error: random sky of 10000000 sources refused: at most 100000 "
+        "(put a larger model in a sky file)\n"
+    )
+    fake_memory(monkeypatch, tmp_path, cgroup_limit=64 * 2**20)
+    code, out, err = run_cli("sky", "convert", "random", tmp_path / "r.txt", "--n", "50000")
+    assert (code, out) == (1, "")
+    assert err == (
+        "uvlab sky: error: a random sky of 50000 sources needs about 122.1 MiB, but only "
+        "64.0 MiB of memory is available (cgroup limit); use a smaller n\n"
+    )
+    assert not (tmp_path / "r.txt").exists()

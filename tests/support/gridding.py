@@ -1,0 +1,56 @@
+"""The cases and records the CUDA gridder tests share (their NumPy references and the kernels).
+
+- :data:`CASES` / :data:`IDS`: (algorithm, params) pairs covering every tap rule and
+  kernel path, with their test ids;
+- :data:`SMALL`: small tiles and few threads, for many tiles, wraps and groups in a small grid;
+- :func:`edge_records`: random records plus the edge cases of the grid;
+- :func:`chain_of`: the GPU chain of a catalogue algorithm.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from uvlab.gpu.gridders.cuda_grid import KernelConfig
+from uvlab.gpu.gridders.cuda_rules import gpu_chain
+from uvlab.gpu.gridders.params import GridParams
+from uvlab.gpu.gridders.registry import axis_plans
+from uvlab.gpu.imaging.spec import ImageSpec
+
+SPEC = ImageSpec(32, 1e-3)
+
+#: (algorithm, params) pairs covering every tap rule and kernel path.
+CASES = [
+    ("conv", GridParams.from_eps(1e-6, engine="numpy")),
+    ("conv", GridParams(support=5, oversample=8, engine="numpy")),
+    ("conv", GridParams(kernel="kb", support=6, sigma=1.5, engine="numpy")),
+    ("nn", GridParams()),
+    ("nn-oversampled", GridParams(oversample=4)),
+    ("hybrid", GridParams.from_eps(1e-5, oversample=8)),
+    ("hybrid", GridParams.muscat(oversample=8)),
+    ("pruned-nn", GridParams(oversample=4)),
+]
+IDS = [f"{n}-{p.kernel}{p.support}{'x' if p.exact else 't'}" for n, p in CASES]
+
+#: Small tiles and few threads: many tiles, wraps and groups in a small grid.
+SMALL = KernelConfig(tile_2d=(8, 4), maxsub_2d=7, tile_row=(4, 8), maxsub_row=3, threads_row=32)
+
+
+def edge_records(rng, n=2000, spec=SPEC):
+    """Random records plus u = 0, v = 0, negative v, the grid edge and its wrap."""
+    half = 0.5 / spec.cell_rad  # u of the grid's Nyquist column at σ = 1
+    u = rng.uniform(-0.9, 0.9, n) * half
+    v = rng.uniform(-0.9, 0.9, n) * half
+    u[:20], v[20:40], v[40:60] = 0.0, 0.0, -np.abs(v[40:60])
+    u[60:80] = half * 2.0 * rng.choice([-1, 1], 20)  # σ·N/2 on a σ = 2 grid
+    u[80:100] = half * rng.uniform(1.98, 2.02, 20)  # straddling the wrap
+    v[100:120] = -half * 2.0
+    u[120:140], v[120:140] = 0.0, 0.0
+    vis = rng.normal(size=n) + 1j * rng.normal(size=n)
+    vis[140:150] = 0.0  # zero records are dropped by the bin
+    return u, v, vis
+
+
+def chain_of(name, params, spec=SPEC):
+    """The GPU chain of a catalogue algorithm: its NumPy plans through gpu_chain."""
+    return gpu_chain(axis_plans(name, spec, params), spec, params)

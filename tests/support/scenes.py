@@ -1,0 +1,69 @@
+"""Scenes the tests share: a small synthetic observation, a real array's uv coverage, a sky.
+
+- :data:`SMALL_OBS`: the lab's and the window's small observation;
+- :func:`layout_uv`: the uv coverage of a real array (CASA ``.cfg`` in local ENU
+  metres) over an hour-angle track, from uvlab's DESIGN §1 geometry;
+- :func:`meerkat_spec`: an image for that coverage, cell = 1/(3·max|u, v|);
+- :data:`PIXEL_SKY`: point sources on pixels, in the field and just outside it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tests.support.oracles import C_LIGHT
+from tests.support.paths import ARRAYS
+from uvlab.app.observation import ObservationSpec
+from uvlab.gpu.geometry import baseline_uvw
+from uvlab.gpu.imaging.spec import ImageSpec
+
+#: A small synthetic observation: KAT-7, 6 h at 10 min, two channels (36 × 21 rows).
+SMALL_OBS = ObservationSpec(
+    layout="kat-7",
+    ra_deg=201.365,
+    dec_deg=-43.019,
+    ha_start_h=-3.0,
+    ha_stop_h=3.0,
+    int_s=600.0,
+    freq_hz=1.4e9,
+    chan_width_hz=2.0e6,
+    nchan=2,
+)
+
+#: In-field sources plus bright ones just outside the field: (di, dj, Jy) pixel offsets
+#: from the centre of a 64² image, as :func:`tests.support.oracles.sky_vis` takes them.
+PIXEL_SKY = [(0, 0, 1.0), (9, -13, 0.5), (-20, 17, 0.3), (70, 12, 3.0), (-8, -75, 3.0)]
+
+MEERKAT_LAT_DEG = -30.7130
+
+
+def layout_uv(
+    name: str = "meerkat",
+    n_times: int = 16,
+    freq_hz: float = 1.4e9,
+    dec_deg: float = -45.0,
+    lat_deg: float = MEERKAT_LAT_DEG,
+    hours: float = 8.0,
+):
+    """(u, v, w) in wavelengths of a LOC-format array over an hour-angle track.
+
+    ENU → local equatorial: ``Lx = −sin(lat)·N + cos(lat)·U``, ``Ly = E``,
+    ``Lz = cos(lat)·N + sin(lat)·U``.
+    """
+    enu = np.loadtxt(ARRAYS / f"{name}.cfg", usecols=(0, 1, 2), comments="#")
+    lat = np.deg2rad(lat_deg)
+    e, n, up = enu.T
+    leq = np.stack(
+        [-np.sin(lat) * n + np.cos(lat) * up, e, np.cos(lat) * n + np.sin(lat) * up], axis=1
+    )
+    p, q = np.triu_indices(len(leq), 1)
+    ha = np.linspace(-np.pi * hours / 24, np.pi * hours / 24, n_times)
+    uvw = baseline_uvw(leq[p] - leq[q], ha, np.deg2rad(dec_deg)).reshape(-1, 3)
+    uvw = uvw * (freq_hz / C_LIGHT)
+    return uvw[:, 0], uvw[:, 1], uvw[:, 2]
+
+
+def meerkat_spec(u, v, npix: int, oversample: float = 3.0) -> ImageSpec:
+    """Image spec with cell = 1/(oversample·max|u, v|)."""
+    uvmax = max(np.abs(u).max(), np.abs(v).max())
+    return ImageSpec(npix, 1.0 / (oversample * uvmax))
