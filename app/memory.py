@@ -307,7 +307,6 @@ def imaging_estimate(
     algorithm: str,
     params=None,
     *,
-    pad: float = 2.0,
     nvis: int = 0,
     nimages: int = 4,
 ) -> MemoryEstimate:
@@ -320,9 +319,7 @@ def imaging_estimate(
     algorithm : str
         A name of the algorithm catalogue: ``"dft"`` or a gridder.
     params : GridParams, optional
-        Gridder parameters (default ``GridParams()``).
-    pad : float
-        The ImageSpec's padding factor.
+        Gridder parameters, σ included (default ``GridParams()``).
     nvis : int
         Usable samples (an upper bound is fine).
     nimages : int
@@ -340,7 +337,7 @@ def imaging_estimate(
         return MemoryEstimate(parts)
 
     params = params or GridParams()
-    plan_u, plan_v = registry.axis_plans(algorithm, ImageSpec(npix, 1.0e-6, pad), params)
+    plan_u, plan_v = registry.axis_plans(algorithm, ImageSpec(npix, 1.0e-6), params)
     parts["grid"] = 64.0 * plan_v.n_grid * (plan_u.n_grid // 2 + 1)
     parts["fft grid"] = 16.0 * plan_v.n_fft * (plan_u.n_fft // 2 + 1)
     parts["tap chunk"] = 40.0 * min(int(params.chunk), max(nvis, 1) * params.support**2)

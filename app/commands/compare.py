@@ -185,7 +185,7 @@ def run(args) -> int:
     spec, rule = choose_geometry(uvw, freq, flag, dish, args.npix, args.cell_arcsec)
     nvis = int(np.count_nonzero(~flag))
     need = max(
-        (imaging_estimate(spec.npix, a, params, pad=spec.pad, nvis=nvis) for a in algorithms),
+        (imaging_estimate(spec.npix, a, params, nvis=nvis) for a in algorithms),
         key=lambda e: e.total,
     ) + MemoryEstimate({"dft reference": DFT_CHUNK_BYTES})
     check_memory(need, f"comparing on a {spec.npix}² image")
@@ -243,7 +243,7 @@ def write_outputs(cmp, out, ra, dec, freq, params, label):
     from uvlab.gpu.imaging.spec import ImageSpec
 
     spec, k = cmp.spec, cmp.step
-    coarse = spec if k == 1 else ImageSpec(spec.npix // k, spec.cell_rad * k, spec.pad)
+    coarse = spec if k == 1 else ImageSpec(spec.npix // k, spec.cell_rad * k)
     base = fits_history(
         {
             "data": label,

@@ -277,7 +277,7 @@ def run(args) -> int:
     spec, rule = choose_geometry(vd.uvw, vd.freq_hz, vd.flag, dish, args.npix, args.cell_arcsec)
     nvis = int(np.count_nonzero(~vd.flag))
     check_memory(
-        imaging_estimate(spec.npix, args.algorithm, params, pad=spec.pad, nvis=nvis),
+        imaging_estimate(spec.npix, args.algorithm, params, nvis=nvis),
         f"a {spec.npix}² image with {args.algorithm}",
     )
     vis = vd.vis.astype(np.complex64 if args.precision == "single" else np.complex128)
@@ -309,7 +309,7 @@ def run(args) -> int:
             "npix": spec.npix,
             "npix_rule": rule,
             "cell_arcsec": f"{spec.cell_arcsec:.6g}",
-            "pad": spec.pad,
+            "sigma": params.sigma if params is not None else None,
             "weighting": f"{wt.scheme} robust={wt.robust} taper_arcsec={wt.taper_arcsec}",
             "algorithm": args.algorithm,
             "params": params,

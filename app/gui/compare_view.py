@@ -180,7 +180,7 @@ class CompareView(OnDemand, QtWidgets.QWidget):
         rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
         table.setMaximumHeight(table.horizontalHeader().height() + rows + 2 * table.frameWidth())
         spec, k = cmp.spec, cmp.step
-        coarse = spec if k == 1 else ImageSpec(spec.npix // k, spec.cell_rad * k, spec.pad)
+        coarse = spec if k == 1 else ImageSpec(spec.npix // k, spec.cell_rad * k)
         radec = (out.ra0_rad, out.dec0_rad)
         results = [cmp.results[lab] for lab in labels]
         lo = min(float(r.image.min()) for r in results)

@@ -58,7 +58,7 @@ def analytic_map_coarse(algorithm, spec, params, cancelled=None, max_npix=ANALYT
         dev = np.abs(row[:, None, None] * lu[None, :, :] - 1.0)
         np.maximum(out, dev.max(axis=1), out=out)
         _check(cancelled)
-    return out, ImageSpec(n // k, spec.cell_rad * k, pad=spec.pad)
+    return out, ImageSpec(n // k, spec.cell_rad * k)
 
 
 def iter_aliasing(request: JobRequest, samples, cancelled) -> Iterator:

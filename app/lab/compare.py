@@ -41,7 +41,6 @@ from uvlab.app.lab.samples import check
 
 if TYPE_CHECKING:
     from uvlab.gpu.gridders.params import GridParams
-    from uvlab.gpu.imaging.spec import ImageSpec
 
 #: N²·nvis products the DFT reference may cost, per device, before it is subsampled
 #: (``uvlab compare``, compare mode) or skipped (the aliasing task's error map):
@@ -201,14 +200,12 @@ class Entry:
     algorithm : str
         A gridder (the DFT is the reference).
     params : GridParams or None
-    spec : ImageSpec or None
-        Its own geometry (the padding σ); None: the comparison's.
+        Its gridder parameters, the padding σ included.
     """
 
     label: str
     algorithm: str
     params: GridParams | None = None
-    spec: ImageSpec | None = None
 
 
 #: Share of the progress given to the DFT reference (the entries share the rest).
@@ -291,7 +288,7 @@ def iter_comparison(
             freq_hz,
             vis,
             weight,
-            e.spec or spec,
+            spec,
             flag=flag,
             weighting=weighting,
             algorithm=e.algorithm,

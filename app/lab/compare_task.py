@@ -110,14 +110,11 @@ def iter_compare(request: JobRequest, samples, cancelled) -> Iterator:
     :func:`uvlab.app.lab.compare.iter_comparison`, in the job's last 28 %.
     """
     from uvlab.app.lab.compare import REFERENCE_CHUNK_WORK, Entry, iter_comparison
-    from uvlab.gpu.imaging.spec import ImageSpec
 
     s, entries = samples, request.compare
     spec = s.spec
     runs = [
-        Entry(
-            label, e.algorithm, request.grid_params(e), ImageSpec(spec.npix, spec.cell_rad, e.sigma)
-        )
+        Entry(label, e.algorithm, request.grid_params(e))
         for label, e in zip(entry_labels(entries), entries)
     ]
     events = iter_comparison(

@@ -8,9 +8,8 @@ with this record; :meth:`ImagingOptions.grid_params` and
 Names used throughout:
 
 - ``npix``: the image side (default :data:`DEFAULT_NPIX`);
-- ``sigma``: the grid padding σ (grid side ≈ σ·N), as
-  :attr:`uvlab.gpu.gridders.params.GridParams.sigma`; the image geometry
-  carries it as :attr:`uvlab.gpu.imaging.spec.ImageSpec.pad`;
+- ``sigma``: the grid padding σ (grid side ≈ σ·N), passed on as
+  :attr:`uvlab.gpu.gridders.params.GridParams.sigma`, σ's one home in the engine;
 - ``eps``: the accuracy ε, a float in (0, 1);
 - ``kernel_size``: how the GCF support is chosen, ``"eps"`` (from ε, the
   kernel evaluated exactly) or ``"support"`` (S given, a table of β samples
@@ -176,7 +175,7 @@ class ImagingOptions:
         """The image geometry at pixel size ``cell_rad`` (radians), padded by σ."""
         from uvlab.gpu.imaging.spec import ImageSpec
 
-        return ImageSpec(int(self.npix), float(cell_rad), pad=float(self.sigma))
+        return ImageSpec(int(self.npix), float(cell_rad))
 
     def to_dict(self) -> dict:
         return asdict(self)

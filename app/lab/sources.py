@@ -83,10 +83,7 @@ def check_job_memory(request: JobRequest, predicted: bool = False) -> None:
     ns = size.nsamples
     entries = request.compare if request.task == "compare" else (request.imaging,)
     imaging = max(
-        (
-            imaging_estimate(e.npix, e.algorithm, e.grid_params(), pad=e.sigma, nvis=ns)
-            for e in entries
-        ),
+        (imaging_estimate(e.npix, e.algorithm, e.grid_params(), nvis=ns) for e in entries),
         key=lambda e: e.total,
     )
     if request.task == "compare":

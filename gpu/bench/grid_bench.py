@@ -155,7 +155,7 @@ def run_size(ant_eq, size: BenchSize, *, device: str, repeats: int, ducc: bool, 
 
     xp = get_xp(device=device)
     u, v = grid_data.make_uv(ant_eq, size.ntime, size.nchan, xp)
-    spec = ImageSpec(size.npix, grid_data.cell_for(u, v), pad=2.0)
+    spec = ImageSpec(size.npix, grid_data.cell_for(u, v))
     section = {
         "npix": size.npix,
         "ntime": size.ntime,

@@ -85,7 +85,7 @@ def run_tune(ant_eq, *, log=print) -> dict:
     out = {"copy_Bps": copy_bandwidth(), "records": []}
     log(f"d2d copy {out['copy_Bps'] / 1e12:.2f} TB/s")
     u, v = grid_data.make_uv(ant_eq, 1200, 8, cupy)
-    spec = ImageSpec(4096, grid_data.cell_for(u, v), pad=2.0)
+    spec = ImageSpec(4096, grid_data.cell_for(u, v))
     hyb = GridParams.from_eps(1e-5, oversample=16, precision="single")
     groups = (
         (conv_case(1e-5, "single"), CONFIGS_2D, np.complex64),

@@ -29,7 +29,7 @@ from uvlab.gpu.imaging.spec import ImageSpec
 
 def conv_axis(spec: ImageSpec, params: GridParams) -> AxisPlan:
     """The conv chain along one axis: GCF taps on a grid of ``good_size(σ·N)`` cells."""
-    n_grid = good_size(params.padding(spec.pad) * spec.npix)
+    n_grid = good_size(float(params.sigma) * spec.npix)
     rule = gcf_taps(
         params.kernel,
         params.support,

@@ -27,9 +27,9 @@ class GridParams:
         β: table oversampling of the GCF, and the uv-grid oversampling of
         ``nn-oversampled``, ``hybrid`` (v) and ``pruned-nn`` (Muscat's β; even
         for the pruned algorithms, which decimate by α = β/2).
-    sigma : float or None
-        Padding σ of the conv grid (and hybrid's u axis): grid side ≥ σ·N.
-        None: use the ImageSpec's ``pad``. Muscat's algorithms use σ = 1.
+    sigma : float
+        Padding σ of the conv grid (and hybrid's u axis): grid side ≥ σ·N; uvlab's
+        one home for σ (default 2). Muscat's algorithms use σ = 1.
     exact : bool
         Evaluate the GCF at the exact offsets instead of the table.
     eps : float or None
@@ -62,7 +62,7 @@ class GridParams:
     kernel: str = "es"
     support: int = 7
     oversample: int = 16
-    sigma: float | None = None
+    sigma: float = 2.0
     exact: bool = False
     eps: float | None = None
     shape: float | None = None
@@ -83,7 +83,7 @@ class GridParams:
             raise ValueError(f"support must be 1–32 cells, got {self.support}")
         if not 1 <= int(self.oversample) <= 4096:
             raise ValueError(f"oversampling must be 1–4096, got {self.oversample}")
-        if self.sigma is not None and not 1.0 <= self.sigma <= 4.0:
+        if not 1.0 <= self.sigma <= 4.0:
             raise ValueError(f"padding σ must be in [1, 4], got {self.sigma}")
         if not 2 <= int(self.prune_support) <= 32:
             raise ValueError(f"pruning support must be 2–32, got {self.prune_support}")
@@ -120,10 +120,6 @@ class GridParams:
     def with_(self, **changes) -> GridParams:
         """A copy with some fields changed."""
         return replace(self, **changes)
-
-    def padding(self, spec_pad: float) -> float:
-        """The σ to use: this record's, else the ImageSpec's."""
-        return float(self.sigma if self.sigma is not None else spec_pad)
 
     def accuracy(self) -> float:
         """ε for the ducc0 engine: ``eps``, else what the support buys at σ = 2."""

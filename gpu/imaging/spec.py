@@ -31,21 +31,19 @@ class ImageSpec:
         Image side N (pixels), even.
     cell_rad : float
         Pixel size, radians.
-    pad : float
-        Grid padding factor σ for FFT-based gridders (grid side ≈ σ·N).
+
+    The padding σ of FFT-based gridders is a gridder parameter
+    (:attr:`uvlab.gpu.gridders.params.GridParams.sigma`), not a property of the image.
     """
 
     npix: int
     cell_rad: float
-    pad: float = 2.0
 
     def __post_init__(self):
         if int(self.npix) != self.npix or self.npix < 2 or self.npix % 2:
             raise ValueError(f"npix must be an even integer ≥ 2, got {self.npix!r}")
         if not (self.cell_rad > 0 and np.isfinite(self.cell_rad)):
             raise ValueError(f"cell size must be positive, got {self.cell_rad!r} rad")
-        if not (1.0 <= self.pad <= 4.0):
-            raise ValueError(f"padding factor must be in [1, 4], got {self.pad!r}")
 
     @property
     def cell_arcsec(self) -> float:

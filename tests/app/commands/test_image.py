@@ -260,7 +260,7 @@ def test_memory_estimates_refuse_before_allocating():
     assert format_bytes(1536) == "1.5 KiB" and format_bytes(3 * 2**40) == "3.0 TiB"
     assert available_bytes() > 0
     # conv at σ = 2: a half-plane grid of 2N × (N + 1) cells, 64 bytes each.
-    est = imaging_estimate(1024, "conv", pad=2.0)
+    est = imaging_estimate(1024, "conv")
     assert est.parts["grid"] == 64.0 * 2048 * 1025
     check_memory(est, "a 1024² image", available=2**40)
     with pytest.raises(InsufficientMemoryError, match=r"image needs about .* only 128.0 MiB"):

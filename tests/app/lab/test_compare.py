@@ -72,7 +72,7 @@ def test_each_entry_keeps_its_parameters_and_padding(data):
             [
                 Entry("loose", "conv", loose),
                 Entry("tight", "conv", tight),
-                Entry("tight σ=1.5", "conv", tight, ImageSpec(spec.npix, spec.cell_rad, 1.5)),
+                Entry("tight σ=1.5", "conv", tight.with_(sigma=1.5)),
             ],
             device="cpu",
         )

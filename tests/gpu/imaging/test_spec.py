@@ -30,12 +30,26 @@ def test_default_cell_is_at_most_a_third_of_resolution(uvmax):
         dict(npix=0, cell_rad=1e-5),
         dict(npix=64, cell_rad=-1.0),
         dict(npix=64, cell_rad=np.nan),
-        dict(npix=64, cell_rad=1e-5, pad=9),
     ],
 )
 def test_bad_specs_rejected(kw):
     with pytest.raises(ValueError):
         ImageSpec(**kw)
+
+
+@pytest.mark.parametrize("sigma", [0.5, 9.0])
+def test_sigma_lives_in_the_gridder_parameters_only(sigma):
+    from uvlab.gpu.gridders.conv import conv_plans
+    from uvlab.gpu.gridders.params import GridParams
+
+    with pytest.raises(ValueError, match="padding σ"):
+        GridParams(sigma=sigma)
+    with pytest.raises(TypeError):
+        ImageSpec(64, 1e-5, 2.0)  # no padding argument any more
+    spec = ImageSpec(64, 1e-5)
+    for s in (1.0, 1.5, 2.0):
+        plan_u, _ = conv_plans(spec, GridParams(sigma=s))
+        assert plan_u.n_grid >= s * 64
 
 
 def test_cell_for_uvw_uses_the_longest_projected_baseline():
