@@ -14,6 +14,11 @@ Image geometry when not given:
   even 2·3·5-smooth size and clipped to [64, 4096]; otherwise 512. A derived
   cell is made finer when 64 pixels would reach past the horizon.
 
+The selection is read by the lab's MS source and imaged by the lab's image
+task (:func:`uvlab.app.lab.live.run_job` on the same work cache, as the window
+images an MS); the request carries the geometry chosen here and the gridder
+parameters as the options give them (:func:`image_request`).
+
 Memory is checked before anything large is allocated (:mod:`uvlab.app.memory`):
 the read and, with ``--npix``, the image before reading; the image again
 once the number of samples is known. Disk space for all four outputs is
@@ -157,21 +162,29 @@ def ms_size(path) -> tuple[int, int, float]:
     )
 
 
-def read_selected(args, algorithms=None, progress=None):
+def ms_selection(args):
+    """The :class:`~uvlab.app.lab.jobs.MSSelection` of ``--ms`` and the selection options."""
+    from uvlab.app.lab.jobs import MSSelection
+
+    channels = parse_channels(args.channels)
+    return MSSelection(args.ms, field_arg(args.field), args.spw, args.column, args.stokes, channels)
+
+
+def read_selected(args, algorithms=None, progress=None, cache=None):
     """Check memory, then read the selection: returns (VisData, dish diameter, seconds).
 
     With ``--npix`` the imaging memory of each of ``algorithms`` (default
     ``args.algorithm``) is checked too, before anything is read. The read is
     the lab's MS source (:func:`uvlab.app.lab.sources.iter_measurement_set`),
-    the window's.
+    the window's; ``cache`` (a :class:`~uvlab.app.lab.samples.WorkCache`)
+    keeps what was read for a job run on it next.
     """
     from uvlab.app.lab.imaging import ImagingOptions
-    from uvlab.app.lab.jobs import JobRequest, MSSelection
+    from uvlab.app.lab.jobs import JobRequest
     from uvlab.app.lab.sources import read_samples
     from uvlab.app.memory import check_memory, imaging_estimate, read_estimate
 
     nrow, nchan, dish = ms_size(args.ms)
-    channels = parse_channels(args.channels)
     est = read_estimate(nrow, nchan)
     if args.npix:
         names = algorithms or [args.algorithm]
@@ -182,19 +195,53 @@ def read_selected(args, algorithms=None, progress=None):
         )
     what = f"a {args.npix}² image of" if args.npix else "reading"
     check_memory(est, f"{what} {args.ms} ({nrow} rows × {nchan} channels)")
-    selection = MSSelection(
-        args.ms, field_arg(args.field), args.spw, args.column, args.stokes, channels
-    )
     request = JobRequest(
         "ms",
         ImagingOptions(npix=args.npix or DEFAULT_NPIX, cell_arcsec=args.cell_arcsec),
         args.device,
-        ms=selection,
+        ms=ms_selection(args),
         preview=False,
         threads=0,
     )
-    samples = read_samples(request, progress=progress, warn=lambda line: warn(args, line))
+    samples = read_samples(request, cache, progress=progress, warn=lambda line: warn(args, line))
     return samples.raw, dish, samples.timing.get("read MS", 0.0)
+
+
+def image_request(args, spec):
+    """The lab's ``image`` job for these options, on the geometry ``spec`` chosen from the data.
+
+    The gridder parameters go as given (:func:`grid_params`; for the DFT, which
+    reads none, only the precision): the imaging record
+    :class:`~uvlab.app.lab.imaging.ImagingOptions` cannot say all of them (a
+    support with ``--eps``, the gridding precision), so the request carries them
+    as its ``params``, and ``spec`` as its exact geometry.
+    """
+    from uvlab.app.lab.imaging import ImagingOptions
+    from uvlab.app.lab.jobs import JobRequest
+    from uvlab.gpu.gridders.params import GridParams
+
+    options = ImagingOptions(
+        npix=spec.npix,
+        cell_arcsec=spec.cell_arcsec,
+        weighting=args.weighting,
+        robust=args.robust,
+        taper_arcsec=args.taper_arcsec,
+        algorithm=args.algorithm,
+    )
+    if args.algorithm == "dft":
+        params = GridParams(precision=getattr(args, "precision", None) or "double")
+    else:
+        params = grid_params(args)
+    return JobRequest(
+        "ms",
+        options,
+        args.device,
+        ms=ms_selection(args),
+        preview=False,
+        threads=0,
+        spec=spec,
+        params=params,
+    )
 
 
 def choose_geometry(uvw, freq_hz, flag, dish_m: float, npix=None, cell_arcsec=None):
@@ -264,35 +311,25 @@ def run(args) -> int:
     import numpy as np
 
     from uvlab.app.fits_io import write_image_fits
+    from uvlab.app.lab.live import run_job
+    from uvlab.app.lab.samples import WorkCache
     from uvlab.app.memory import check_memory, imaging_estimate
     from uvlab.app.progress import progress_bar
-    from uvlab.gpu.imaging.imager import make_image
 
     if args.npix is not None and (args.npix < 2 or args.npix % 2):
         args.parser.error(f"--npix must be an even number ≥ 2, got {args.npix}")  # exit 2
     params = grid_params(args) if args.algorithm != "dft" else None
     wt = weighting(args)
+    cache = WorkCache()  # the read, kept for the image job
     with progress_bar("read") as bar:
-        vd, dish, t_read = read_selected(args, progress=bar)
+        vd, dish, t_read = read_selected(args, progress=bar, cache=cache)
     spec, rule = choose_geometry(vd.uvw, vd.freq_hz, vd.flag, dish, args.npix, args.cell_arcsec)
     nvis = int(np.count_nonzero(~vd.flag))
     check_memory(
         imaging_estimate(spec.npix, args.algorithm, params, nvis=nvis),
         f"a {spec.npix}² image with {args.algorithm}",
     )
-    vis = vd.vis.astype(np.complex64 if args.precision == "single" else np.complex128)
-    res = make_image(
-        vd.uvw,
-        vd.freq_hz,
-        vis,
-        vd.weight,
-        spec,
-        flag=vd.flag,
-        weighting=wt,
-        algorithm=args.algorithm,
-        params=params,
-        device=args.device,
-    )
+    res = run_job(image_request(args, spec), cache)  # the lab's image task, the window's
     prefix = Path(args.out)
     prefix.parent.mkdir(parents=True, exist_ok=True)
     check_outputs_space(prefix, spec.npix)

@@ -14,7 +14,7 @@ from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
 from uvlab.app.gui.panels.fields import ValidatedLineEdit, parse_open_unit
-from uvlab.app.gui.panels.imaging_panel import accuracy_combo, algorithm_combo, enabled_params
+from uvlab.app.gui.panels.imaging_panel import algorithm_combo, enabled_params, kernel_size_combo
 from uvlab.app.lab.imaging import KERNELS, ImagingOptions
 from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
 
@@ -42,25 +42,25 @@ class EntryEditor(QtWidgets.QGroupBox):
         self.remove_button.setToolTip("Remove this entry from the comparison")
         self.kernel_combo = QtWidgets.QComboBox()
         self.kernel_combo.addItems(KERNELS)
-        self.accuracy_combo = accuracy_combo()
+        self.kernel_size_combo = kernel_size_combo()
         self.eps_edit = ValidatedLineEdit(parse_open_unit, "1e-05", tooltip="accuracy ε in (0, 1)")
         self.support_spin = QtWidgets.QSpinBox()
         self.support_spin.setRange(1, 32)
         self.oversample_spin = QtWidgets.QSpinBox()
         self.oversample_spin.setRange(1, 4096)
-        self.padding_spin = QtWidgets.QDoubleSpinBox()
-        self.padding_spin.setRange(1.0, 4.0)
-        self.padding_spin.setSingleStep(0.25)
-        for spin in (self.support_spin, self.oversample_spin, self.padding_spin):
+        self.sigma_spin = QtWidgets.QDoubleSpinBox()
+        self.sigma_spin.setRange(1.0, 4.0)
+        self.sigma_spin.setSingleStep(0.25)
+        for spin in (self.support_spin, self.oversample_spin, self.sigma_spin):
             spin.setKeyboardTracking(False)
         grid = QtWidgets.QGridLayout(self)
         grid.setContentsMargins(4, 4, 4, 4)
         grid.setVerticalSpacing(2)
         rows = (
             ("Algorithm", self.algorithm_combo, None, self.remove_button),
-            ("Kernel", self.kernel_combo, "Size", self.accuracy_combo),
+            ("Kernel", self.kernel_combo, "Size", self.kernel_size_combo),
             ("ε", self.eps_edit, "S", self.support_spin),
-            ("β", self.oversample_spin, "σ", self.padding_spin),
+            ("β", self.oversample_spin, "σ", self.sigma_spin),
         )
         for r, (la, wa, lb, wb) in enumerate(rows):
             grid.addWidget(QtWidgets.QLabel(la), r, 0)
@@ -71,9 +71,9 @@ class EntryEditor(QtWidgets.QGroupBox):
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
         self.set_options(ImagingOptions())
-        for combo in (self.algorithm_combo, self.kernel_combo, self.accuracy_combo):
+        for combo in (self.algorithm_combo, self.kernel_combo, self.kernel_size_combo):
             combo.currentIndexChanged.connect(self._edited)
-        for spin in (self.support_spin, self.oversample_spin, self.padding_spin):
+        for spin in (self.support_spin, self.oversample_spin, self.sigma_spin):
             spin.valueChanged.connect(self._edited)
         self.eps_edit.value_changed.connect(self._edited)
         self.remove_button.clicked.connect(self.remove_requested)
@@ -87,11 +87,11 @@ class EntryEditor(QtWidgets.QGroupBox):
             base,
             algorithm=self.algorithm(),
             kernel=self.kernel_combo.currentText(),
-            kernel_size=self.accuracy_combo.currentData(),
+            kernel_size=self.kernel_size_combo.currentData(),
             eps=self.eps_edit.value(),
             support=int(self.support_spin.value()),
             oversample=int(self.oversample_spin.value()),
-            sigma=float(self.padding_spin.value()),
+            sigma=float(self.sigma_spin.value()),
         )
 
     def set_options(self, o: ImagingOptions) -> None:
@@ -99,10 +99,10 @@ class EntryEditor(QtWidgets.QGroupBox):
         widgets = (
             self.algorithm_combo,
             self.kernel_combo,
-            self.accuracy_combo,
+            self.kernel_size_combo,
             self.support_spin,
             self.oversample_spin,
-            self.padding_spin,
+            self.sigma_spin,
         )
         blockers = [QtCore.QSignalBlocker(w) for w in widgets]
         index = self.algorithm_combo.findData(o.algorithm)
@@ -110,23 +110,23 @@ class EntryEditor(QtWidgets.QGroupBox):
             raise ValueError(f"{o.algorithm!r} cannot be compared; choose from {GRIDDERS}")
         self.algorithm_combo.setCurrentIndex(index)
         self.kernel_combo.setCurrentText(o.kernel)
-        self.accuracy_combo.setCurrentIndex(self.accuracy_combo.findData(o.kernel_size))
+        self.kernel_size_combo.setCurrentIndex(self.kernel_size_combo.findData(o.kernel_size))
         self.eps_edit.set_text_quietly(f"{o.eps:g}")
         self.support_spin.setValue(int(o.support))
         self.oversample_spin.setValue(int(o.oversample))
-        self.padding_spin.setValue(float(o.sigma))
+        self.sigma_spin.setValue(float(o.sigma))
         del blockers
         self._update_enabled()
 
     def _update_enabled(self) -> None:
-        by_eps = self.accuracy_combo.currentData() == "eps"
+        by_eps = self.kernel_size_combo.currentData() == "eps"
         enabled = enabled_params(self.algorithm(), by_eps)
         self.kernel_combo.setEnabled("kernel" in enabled)
-        self.accuracy_combo.setEnabled("accuracy" in enabled)
-        self.eps_edit.setEnabled("accuracy" in enabled and by_eps)
-        self.support_spin.setEnabled("accuracy" in enabled and not by_eps)
+        self.kernel_size_combo.setEnabled("kernel_size" in enabled)
+        self.eps_edit.setEnabled("kernel_size" in enabled and by_eps)
+        self.support_spin.setEnabled("kernel_size" in enabled and not by_eps)
         self.oversample_spin.setEnabled("oversample" in enabled)
-        self.padding_spin.setEnabled("padding" in enabled)
+        self.sigma_spin.setEnabled("sigma" in enabled)
 
     def _edited(self, *_args) -> None:
         self._update_enabled()

@@ -4,6 +4,10 @@ The window's Imaging panel and compare entries, saved sessions (and the older
 scene files), ``uvlab demo`` and ``uvlab bench worker`` all describe an image
 with this record; :meth:`ImagingOptions.grid_params` and
 :meth:`ImagingOptions.image_spec` turn it into what :mod:`uvlab.gpu` reads.
+``uvlab image`` describes its image with it too, and hands the request what its
+options say beyond the record (a support with ε, the gridding precision, a
+geometry chosen from the data) as :class:`~uvlab.app.lab.jobs.JobRequest`'s
+``params`` and ``spec``.
 
 Names used throughout:
 

@@ -26,6 +26,7 @@ from uvlab.app.skymodel import SkyModel
 
 if TYPE_CHECKING:
     from uvlab.app.observation import ObservationSpec
+    from uvlab.gpu.gridders.params import GridParams
     from uvlab.gpu.imaging.spec import ImageSpec
 
 _JOB_IDS = itertools.count(1)
@@ -88,6 +89,19 @@ class JobRequest:
     threads : int
         CPU threads of the ducc0 gridder: by default every core but one (the
         window's); 0 uses every core (the commands).
+    spec : ImageSpec or None
+        The image geometry, exactly, when the caller chose it from the data
+        (``uvlab image``: the size from the dish diameter, the cell from the
+        unflagged baselines); its ``npix`` must be ``imaging.npix``. None: from
+        ``imaging``'s npix and cell, as the window does.
+    params : GridParams or None
+        The gridder parameters of ``imaging``, exactly as given (``uvlab image``'s
+        ``--kernel``, ``--eps``, ``--support``, ``--oversample`` and ``--precision``,
+        which ``imaging``'s fields cannot all express: a support with ε, the
+        gridding precision); they replace those that ``imaging``'s kernel,
+        kernel_size, eps, support, oversample, sigma and ``threads`` give, and with
+        ``precision="single"`` the samples are imaged as complex64. None: from
+        ``imaging``.
     """
 
     source: str
@@ -102,9 +116,16 @@ class JobRequest:
     job_id: int = field(default_factory=next_job_id)
     compare: tuple[ImagingOptions, ...] = ()
     threads: int = INTERACTIVE_THREADS
+    spec: ImageSpec | None = None
+    params: GridParams | None = None
 
     def grid_params(self, options: ImagingOptions | None = None):
-        """The GridParams of ``options`` (default the job's imaging) with the job's threads."""
+        """The GridParams of ``options`` (default the job's imaging) with the job's threads.
+
+        For the job's imaging, ``params`` when given (the DFT has none).
+        """
+        if options is None and self.params is not None:
+            return None if self.imaging.algorithm == "dft" else self.params
         return (options or self.imaging).grid_params(self.threads)
 
     def __post_init__(self):
@@ -120,6 +141,11 @@ class JobRequest:
             raise ValueError("no MeasurementSet opened: use File → Open MeasurementSet…")
         if self.task == "compare" and not self.compare:
             raise ValueError("compare needs entries to compare (Compare tab of the controls)")
+        if self.spec is not None and self.spec.npix != self.imaging.npix:
+            raise ValueError(
+                f"the image geometry's {self.spec.npix} pixels are not the imaging's "
+                f"{self.imaging.npix}"
+            )
 
 
 # --------------------------------------------------------------------- events

@@ -5,8 +5,8 @@ events: :class:`Progress`, :class:`Partial` (the uv tracks so far and a preview
 dirty image, after each time chunk of a prediction; an MS's summary) and a
 final :class:`Done` with the task's output. Between chunks it calls
 ``cancelled()`` and raises :class:`uvlab.app.errors.Cancelled` when asked to
-stop. The window's worker iterates it; ``uvlab demo``, ``uvlab bench worker``
-and scripts call :func:`run_job`.
+stop. The window's worker iterates it; ``uvlab demo``, ``uvlab image``,
+``uvlab bench worker`` and scripts call :func:`run_job`.
 
 A job is a source (:mod:`uvlab.app.lab.sources`: a synthetic observation or a
 MeasurementSet, giving imaging-ready Samples) and a task on them: ``image``
@@ -38,10 +38,13 @@ def iter_image(request: JobRequest, s: Samples, cancelled, cache: WorkCache) -> 
 
     im = request.imaging
     yield Progress(0.72, f"imaging ({im.algorithm})")
+    vis = s.vis
+    if request.params is not None and request.params.precision == "single":
+        vis = vis.astype(np.complex64, copy=False)  # imaged in single precision
     res = make_image(
         s.uvw,
         s.freq_hz,
-        s.vis,
+        vis,
         s.weight,
         s.spec,
         flag=s.flag,

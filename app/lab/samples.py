@@ -4,7 +4,7 @@
   later jobs; only the worker thread touches it (one I/O thread for casacore).
 - :class:`Samples`: visibilities ready to image plus what the views need.
 - :func:`model_image`: the sky model rendered on the image grid.
-- :func:`cell_rad_for`, :func:`uv_rows`, :func:`antennas_from_ecef`.
+- :func:`image_spec_for`, :func:`cell_rad_for`, :func:`uv_rows`, :func:`antennas_from_ecef`.
 """
 
 from __future__ import annotations
@@ -138,6 +138,16 @@ class Samples:
     description: str = ""
     sky_key: object = None  # what ``sources`` came from: a key for caching the model image
     raw: object = None  # what they were read from: the simulated Observation, or the VisData
+
+
+def image_spec_for(request, uvw, freq_hz):
+    """The job's image geometry: the request's ``spec`` when given, else the imaging's.
+
+    The imaging's is its npix at the cell of :func:`cell_rad_for`.
+    """
+    if request.spec is not None:
+        return request.spec
+    return request.imaging.image_spec(cell_rad_for(request.imaging, uvw, freq_hz))
 
 
 def cell_rad_for(imaging, uvw, freq_hz) -> float:

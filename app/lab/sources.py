@@ -37,8 +37,8 @@ from uvlab.app.lab.samples import (
     Samples,
     WorkCache,
     antennas_from_ecef,
-    cell_rad_for,
     check,
+    image_spec_for,
     ms_key,
     uv_rows,
 )
@@ -111,9 +111,13 @@ def check_job_memory(request: JobRequest, predicted: bool = False) -> None:
 
 
 def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Iterator:
-    """Simulate and predict in time chunks; returns Samples (``yield from``)."""
+    """Simulate and predict in time chunks; returns Samples (``yield from``).
+
+    Each chunk is predicted by :func:`uvlab.app.predict_obs.predict_integrations`
+    (Stokes I), as ``uvlab simulate`` predicts what it writes.
+    """
+    from uvlab.app.predict_obs import predict_integrations
     from uvlab.gpu.backend import resolve_device
-    from uvlab.gpu.predict import Smearing, predict_antennas
 
     im = request.imaging
     dev = resolve_device(request.device)
@@ -128,7 +132,7 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     ntime, nbl, nchan = obs.ntime, obs.nbl, obs.freq_hz.size
     layout = obs.layout
     antennas = Antennas(layout.enu(), layout.antenna_names, np.asarray(layout.dish_diameter))
-    spec = im.image_spec(cell_rad_for(im, obs.uvw, obs.freq_hz))
+    spec = image_spec_for(request, obs.uvw, obs.freq_hz)
     sources = request.sky.to_source_arrays(obs.ra0_rad, obs.dec0_rad)
     uvw = obs.uvw.reshape(-1, 3)
     flag = obs.flag.reshape(-1)
@@ -155,9 +159,6 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
 
     vis = cache.prediction(key)
     if vis is None:
-        smearing = None
-        if request.smearing:
-            smearing = Smearing(obs.chan_width_hz, obs.int_s, obs.dec0_rad)
         cdtype = np.complex64 if im.precision == "single" else np.complex128
         vis = np.zeros((ntime, nbl, nchan), dtype=cdtype)
         t_pred = t_prev = 0.0
@@ -167,15 +168,8 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
         for k, sl in enumerate(chunks):
             t0 = time.perf_counter()
             if sources.nsrc:
-                vis[sl] = predict_antennas(
-                    obs.ant_uvw[sl],
-                    obs.ant1,
-                    obs.ant2,
-                    obs.freq_hz,
-                    sources,
-                    smearing=smearing,
-                    dtype=im.dtype,
-                    device=dev,
+                vis[sl] = predict_integrations(
+                    obs, sources, sl, smearing=request.smearing, dtype=im.dtype, device=dev
                 )
             t_pred += time.perf_counter() - t0
             check(cancelled)
@@ -277,7 +271,7 @@ def iter_measurement_set(
         sel, progress=lambda f: report(0.6 * f, "read MS"), cancelled=cancelled
     )
     check(cancelled)
-    spec = request.imaging.image_spec(cell_rad_for(request.imaging, data.uvw, data.freq_hz))
+    spec = image_spec_for(request, data.uvw, data.freq_hz)
     uv = cache.derived(
         "uv",
         ms_key(sel),

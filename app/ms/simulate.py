@@ -3,7 +3,8 @@
 The observation's geometry comes from :func:`uvlab.app.observation.simulate_observation`;
 visibilities are predicted per chunk of whole integrations in the chosen feed
 basis (DESIGN §1 brightness products: XX = I + Q, …, so the reader's
-``I = (XX + YY)/2`` gives back the sky's Stokes I) and written by
+``I = (XX + YY)/2`` gives back the sky's Stokes I) by
+:func:`uvlab.app.predict_obs.predict_integrations`, the lab's predict too, and written by
 :func:`uvlab.app.ms.writer.write_ms`, so memory stays bounded whatever the
 size of the observation.
 
@@ -246,13 +247,13 @@ def visibility_chunks(
     """A function ``rows → (nrow, chan, 2, 2)`` B-form visibilities (+ noise) for ``obs``.
 
     ``rows`` must cover whole integrations (as :func:`write_ms` asks for them);
-    the per-antenna predict (:func:`uvlab.gpu.predict.predict_antennas`) runs
-    on those integrations. Noise comes from ``numpy.random.default_rng(seed)``
-    drawn chunk after chunk, so a seed reproduces the same MS.
+    those integrations are predicted by :func:`uvlab.app.predict_obs.predict_integrations`,
+    as the lab's synthetic source predicts its own. Noise comes from
+    ``numpy.random.default_rng(seed)`` drawn chunk after chunk, so a seed
+    reproduces the same MS.
     """
-    from uvlab.gpu.predict import Smearing, predict_antennas
+    from uvlab.app.predict_obs import predict_integrations
 
-    smear = Smearing(obs.chan_width_hz, obs.int_s, obs.dec0_rad) if smearing else None
     rng = np.random.default_rng(seed)
     nbl, nchan = obs.nbl, obs.freq_hz.size
 
@@ -260,16 +261,8 @@ def visibility_chunks(
         if rows.start % nbl or rows.stop % nbl:
             raise ValueError(f"rows {rows.start}:{rows.stop} do not cover whole integrations")
         times = slice(rows.start // nbl, rows.stop // nbl)
-        b = predict_antennas(
-            obs.ant_uvw[times],
-            obs.ant1,
-            obs.ant2,
-            obs.freq_hz,
-            sources,
-            mode=feeds,
-            smearing=smear,
-            dtype=dtype,
-            device=device,
+        b = predict_integrations(
+            obs, sources, times, mode=feeds, smearing=smearing, dtype=dtype, device=device
         )
         b = b.reshape(-1, nchan, 2, 2)
         if noise_jy > 0:

@@ -23,12 +23,14 @@ from uvlab.app.gui.panels.fields import (
 from uvlab.app.lab.imaging import DEVICES, KERNELS, PRECISIONS, ImagingOptions
 from uvlab.gpu.gridders.registry import CATALOGUE, NAMES
 
-#: Parameter widget → the GridParams field it sets (looked up in a record's ``uses``).
+#: Parameter widget, by the ImagingOptions field it shows → the GridParams field it sets
+#: (looked up in a record's ``uses``). The widgets are named for those fields too
+#: (``kernel_size_combo``, ``sigma_spin``).
 WIDGET_FIELDS = {
     "kernel": "kernel",
-    "accuracy": "support",
+    "kernel_size": "support",
     "oversample": "oversample",
-    "padding": "sigma",
+    "sigma": "sigma",
 }
 
 
@@ -43,7 +45,7 @@ def enabled_params(name: str, by_eps: bool) -> set[str]:
     if record is None:
         return set()
     keys = {key for key, field in WIDGET_FIELDS.items() if field in record.uses}
-    if by_eps and "accuracy" in keys and not record.fine_grid:
+    if by_eps and "kernel_size" in keys and not record.fine_grid:
         keys.discard("oversample")
     return keys
 
@@ -59,7 +61,7 @@ def algorithm_combo(names=NAMES) -> QtWidgets.QComboBox:
     return combo
 
 
-def accuracy_combo() -> QtWidgets.QComboBox:
+def kernel_size_combo() -> QtWidgets.QComboBox:
     """How the GCF's size is set: from an accuracy ε, or as a support S."""
     combo = QtWidgets.QComboBox()
     combo.addItem("from ε", "eps")
@@ -110,8 +112,8 @@ class ImagingPanel(QtWidgets.QWidget):
         self.kernel_combo = QtWidgets.QComboBox()
         self.kernel_combo.addItems(KERNELS)
         form.addRow("Kernel", self.kernel_combo)
-        self.accuracy_combo = accuracy_combo()
-        form.addRow("Kernel size", self.accuracy_combo)
+        self.kernel_size_combo = kernel_size_combo()
+        form.addRow("Kernel size", self.kernel_size_combo)
         self.eps_edit = ValidatedLineEdit(
             parse_open_unit, "1e-05", tooltip="requested accuracy ε in (0, 1)"
         )
@@ -125,8 +127,8 @@ class ImagingPanel(QtWidgets.QWidget):
         self.oversample_spin.setRange(1, 4096)
         self.oversample_spin.setKeyboardTracking(False)
         form.addRow("Oversampling β", self.oversample_spin)
-        self.padding_spin = self._dspin(1.0, 4.0, 0.25, 2)
-        form.addRow("Padding σ", self.padding_spin)
+        self.sigma_spin = self._dspin(1.0, 4.0, 0.25, 2)
+        form.addRow("Padding σ", self.sigma_spin)
         self.precision_combo = QtWidgets.QComboBox()
         self.precision_combo.addItems(PRECISIONS)
         form.addRow("Precision (predict)", self.precision_combo)
@@ -142,9 +144,9 @@ class ImagingPanel(QtWidgets.QWidget):
         form.addRow(self.message)
         self._params = {
             "kernel": self.kernel_combo,
-            "accuracy": self.accuracy_combo,
+            "kernel_size": self.kernel_size_combo,
             "oversample": self.oversample_spin,
-            "padding": self.padding_spin,
+            "sigma": self.sigma_spin,
         }
         self.set_options(ImagingOptions())
 
@@ -152,7 +154,7 @@ class ImagingPanel(QtWidgets.QWidget):
             self.weighting_combo,
             self.algorithm_combo,
             self.kernel_combo,
-            self.accuracy_combo,
+            self.kernel_size_combo,
             self.precision_combo,
             self.device_combo,
         ):
@@ -163,7 +165,7 @@ class ImagingPanel(QtWidgets.QWidget):
             self.taper_spin,
             self.support_spin,
             self.oversample_spin,
-            self.padding_spin,
+            self.sigma_spin,
         ):
             w.valueChanged.connect(self._edited)
         self.cell_edit.value_changed.connect(self._edited)
@@ -193,11 +195,11 @@ class ImagingPanel(QtWidgets.QWidget):
                 taper_arcsec=float(self.taper_spin.value()),
                 algorithm=self.algorithm_combo.currentData(),
                 kernel=self.kernel_combo.currentText(),
-                kernel_size=self.accuracy_combo.currentData(),
+                kernel_size=self.kernel_size_combo.currentData(),
                 eps=eps,
                 support=int(self.support_spin.value()),
                 oversample=int(self.oversample_spin.value()),
-                sigma=float(self.padding_spin.value()),
+                sigma=float(self.sigma_spin.value()),
                 precision=self.precision_combo.currentText(),
             )
         except ValueError as exc:
@@ -222,10 +224,10 @@ class ImagingPanel(QtWidgets.QWidget):
             self.taper_spin,
             self.algorithm_combo,
             self.kernel_combo,
-            self.accuracy_combo,
+            self.kernel_size_combo,
             self.support_spin,
             self.oversample_spin,
-            self.padding_spin,
+            self.sigma_spin,
             self.precision_combo,
         ]
         blockers = [QtCore.QSignalBlocker(w) for w in widgets]
@@ -236,11 +238,11 @@ class ImagingPanel(QtWidgets.QWidget):
         self.taper_spin.setValue(o.taper_arcsec)
         self.algorithm_combo.setCurrentIndex(self.algorithm_combo.findData(o.algorithm))
         self.kernel_combo.setCurrentText(o.kernel)
-        self.accuracy_combo.setCurrentIndex(self.accuracy_combo.findData(o.kernel_size))
+        self.kernel_size_combo.setCurrentIndex(self.kernel_size_combo.findData(o.kernel_size))
         self.eps_edit.set_text_quietly(f"{o.eps:g}")
         self.support_spin.setValue(int(o.support))
         self.oversample_spin.setValue(int(o.oversample))
-        self.padding_spin.setValue(float(o.sigma))
+        self.sigma_spin.setValue(float(o.sigma))
         self.precision_combo.setCurrentText(o.precision)
         del blockers
         self._update_enabled()
@@ -255,13 +257,13 @@ class ImagingPanel(QtWidgets.QWidget):
 
     # ------------------------------------------------------------- internals
     def _update_enabled(self) -> None:
-        by_eps = self.accuracy_combo.currentData() == "eps"
+        by_eps = self.kernel_size_combo.currentData() == "eps"
         enabled = enabled_params(self.algorithm_combo.currentData(), by_eps)
         for key, w in self._params.items():
             w.setEnabled(key in enabled)
-        accurate = "accuracy" in enabled
-        self.eps_edit.setEnabled(accurate and by_eps)
-        self.support_spin.setEnabled(accurate and not by_eps)
+        sized = "kernel_size" in enabled
+        self.eps_edit.setEnabled(sized and by_eps)
+        self.support_spin.setEnabled(sized and not by_eps)
         self.robust_spin.setEnabled(self.weighting_combo.currentText() == "briggs")
 
     def _show_invalid(self, message: str | None) -> None:
@@ -269,7 +271,7 @@ class ImagingPanel(QtWidgets.QWidget):
             self.npix_spin: ("image size",),
             self.oversample_spin: ("β", "oversampl"),
             self.support_spin: ("support",),
-            self.padding_spin: ("σ", "padding"),
+            self.sigma_spin: ("σ", "padding"),
             self.robust_spin: ("robust",),
             self.taper_spin: ("taper",),
         }

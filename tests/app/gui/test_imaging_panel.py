@@ -17,10 +17,10 @@ from uvlab.gpu.gridders.registry import ALGORITHMS, CATALOGUE, COMPARED, NAMES
 #: The parameter widgets each algorithm reads, as the panel listed them before the catalogue.
 WIDGETS = {
     "dft": set(),
-    "conv": {"kernel", "accuracy", "oversample", "padding"},
+    "conv": {"kernel", "kernel_size", "oversample", "sigma"},
     "nn": set(),
     "nn-oversampled": {"oversample"},
-    "hybrid": {"kernel", "accuracy", "oversample", "padding"},
+    "hybrid": {"kernel", "kernel_size", "oversample", "sigma"},
     "pruned-nn": {"oversample"},
 }
 
@@ -62,29 +62,47 @@ def test_enabled_params_are_those_of_before_the_catalogue(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("accuracy", ["eps", "support"])
-def test_panel_and_entry_enable_the_same_widgets(qtbot, name, accuracy):
+@pytest.mark.parametrize("kernel_size", ["eps", "support"])
+def test_panel_and_entry_enable_the_same_widgets(qtbot, name, kernel_size):
     panel = ImagingPanel()
     qtbot.addWidget(panel)
-    panel.set_options(ImagingOptions(algorithm=name, kernel_size=accuracy))
-    want = enabled_params(name, accuracy == "eps")
+    panel.set_options(ImagingOptions(algorithm=name, kernel_size=kernel_size))
+    want = enabled_params(name, kernel_size == "eps")
     shown = {
         "kernel": panel.kernel_combo,
-        "accuracy": panel.accuracy_combo,
+        "kernel_size": panel.kernel_size_combo,
         "oversample": panel.oversample_spin,
-        "padding": panel.padding_spin,
+        "sigma": panel.sigma_spin,
     }
     assert {k for k, w in shown.items() if w.isEnabled()} == want
-    assert panel.eps_edit.isEnabled() == ("accuracy" in want and accuracy == "eps")
+    assert panel.eps_edit.isEnabled() == ("kernel_size" in want and kernel_size == "eps")
     if name == "dft":
         return
     editor = EntryEditor()
     qtbot.addWidget(editor)
-    editor.set_options(ImagingOptions(algorithm=name, kernel_size=accuracy))
+    editor.set_options(ImagingOptions(algorithm=name, kernel_size=kernel_size))
     shown = {
         "kernel": editor.kernel_combo,
-        "accuracy": editor.accuracy_combo,
+        "kernel_size": editor.kernel_size_combo,
         "oversample": editor.oversample_spin,
-        "padding": editor.padding_spin,
+        "sigma": editor.sigma_spin,
     }
     assert {k for k, w in shown.items() if w.isEnabled()} == want
+
+
+@pytest.mark.parametrize("make", [ImagingPanel, EntryEditor])
+def test_widgets_are_named_for_the_record_fields(qtbot, make):
+    """Each field shown has a widget ``<field>_{spin,combo,edit}`` (units dropped from the name)."""
+    from dataclasses import fields
+
+    from uvlab.app.gui.compare_entry import ENTRY_FIELDS
+
+    widget = make()
+    qtbot.addWidget(widget)
+    names = [f.name for f in fields(ImagingOptions)] if make is ImagingPanel else ENTRY_FIELDS
+    for name in names:
+        stem = name.removesuffix("_arcsec")
+        found = [s for s in ("spin", "combo", "edit") if hasattr(widget, f"{stem}_{s}")]
+        assert len(found) == 1, name
+    for old in ("accuracy_combo", "padding_spin"):
+        assert not hasattr(widget, old)

@@ -1,0 +1,87 @@
+"""Predict a simulated observation's visibilities, integration by integration.
+
+The one place where a simulated :class:`~uvlab.app.observation.Observation`
+meets the measurement equation. Both ways from a simulation to visibilities
+call :func:`predict_integrations` on their chunks of whole integrations:
+
+- the lab's synthetic source (:func:`uvlab.app.lab.sources.iter_synthetic`),
+  in Stokes I (``mode="scalar"``), time chunk after time chunk;
+- ``uvlab simulate`` (:func:`uvlab.app.ms.simulate.simulate_ms`), in a feed
+  basis (``"linear"`` or ``"circular"``), one written chunk after another.
+
+The predict is the per-antenna one (:func:`uvlab.gpu.predict.predict_antennas`):
+the factored product V = K·diag(B)·Kᴴ for point sources without smearing, the
+direct sum over rows otherwise. Smearing (time and bandwidth, SDP Memo 076)
+takes the observation's channel width, integration time and declination.
+
+This module sits beside :mod:`uvlab.app.observation`, below both
+:mod:`uvlab.app.ms` and :mod:`uvlab.app.lab`, so that each may import it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from uvlab.app.observation import Observation
+    from uvlab.gpu.predict import Smearing
+    from uvlab.gpu.sources import SourceArrays
+
+
+def observation_smearing(obs: Observation, smearing: bool = True) -> Smearing | None:
+    """The time and bandwidth smearing of ``obs``'s correlator setup (None: without)."""
+    if not smearing:
+        return None
+    from uvlab.gpu.predict import Smearing
+
+    return Smearing(obs.chan_width_hz, obs.int_s, obs.dec0_rad)
+
+
+def predict_integrations(
+    obs: Observation,
+    sources: SourceArrays,
+    times: slice,
+    *,
+    mode: str = "scalar",
+    smearing: bool = True,
+    dtype=np.float64,
+    device: str = "auto",
+) -> np.ndarray:
+    """The visibilities of integrations ``times`` of ``obs`` (NumPy).
+
+    Parameters
+    ----------
+    obs : Observation
+        Its per-antenna uvw ``ant_uvw`` (time, nant, 3) m, baselines
+        ``ant1``, ``ant2`` (bl,) and channels ``freq_hz`` (chan,) Hz.
+    sources : SourceArrays
+        The sky about ``obs``'s phase centre (``SkyModel.to_source_arrays``).
+    times : slice
+        The integrations to predict.
+    mode : {"scalar", "linear", "circular"}
+        Stokes I, or the 2×2 brightness in a feed basis (DESIGN §1: XX = I + Q, …).
+    smearing : bool
+        Apply time and bandwidth smearing (:func:`observation_smearing`).
+    dtype : float32 or float64
+        Working precision.
+    device : {"auto", "cpu", "gpu"}
+
+    Returns
+    -------
+    (time, bl, chan) complex for ``"scalar"``, else (time, bl, chan, 2, 2).
+    """
+    from uvlab.gpu.predict import predict_antennas
+
+    return predict_antennas(
+        obs.ant_uvw[times],
+        obs.ant1,
+        obs.ant2,
+        obs.freq_hz,
+        sources,
+        mode=mode,
+        smearing=observation_smearing(obs, smearing),
+        dtype=dtype,
+        device=device,
+    )
