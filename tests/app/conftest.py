@@ -1,6 +1,6 @@
 """Fixtures for the app's tests (the lab's and the window's): the engine's own image.
 
-The small observation they share is :data:`tests.support.scenes.SMALL_OBS`.
+The small observation they share is :data:`tests.support.observations.SMALL_OBS`.
 """
 
 from __future__ import annotations

@@ -64,3 +64,25 @@ def test_import_linter_roots_see_every_shipped_package():
     assert "uvlab.gpu.gridders" in python
     missing = [p for p in python if p not in graph.modules]
     assert not missing, f"not under the import-linter roots: {missing}"
+
+
+def test_the_gpu_tests_import_without_the_app_stack():
+    """The GPU machine has CuPy but no Qt, astropy or casacore: tests/gpu must import there."""
+    code = textwrap.dedent(
+        """
+        import importlib, pathlib, sys
+        class Block:
+            banned = ("PyQt6", "pyqtgraph", "astropy", "erfa", "casacore")
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in self.banned or name.startswith(self.banned):
+                    raise ImportError(f"forbidden import of {name} from a GPU test")
+        sys.meta_path.insert(0, Block())
+        root = pathlib.Path("tests/gpu")
+        for f in sorted(root.rglob("test_*.py")):
+            importlib.import_module(".".join(f.with_suffix("").parts))
+        print("ok")
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip() == "ok"

@@ -4,7 +4,8 @@
 - :mod:`tests.support.device`: whether a CUDA device is there;
 - :mod:`tests.support.oracles`: independent reference computations (DFTs, DESIGN §1's
   brightness matrix, pixel directions, peak fits);
-- :mod:`tests.support.scenes`: shared scenes (a small observation, a real array's uv coverage);
+- :mod:`tests.support.scenes`: engine scenes (a real array's uv coverage, a pixel sky), NumPy only;
+- :mod:`tests.support.observations`: the lab's small observation (needs uvlab.app);
 - :mod:`tests.support.gridding`: the cases and records of the CUDA gridder tests;
 - :mod:`tests.support.ms_factory`: synthetic MeasurementSets of known contents;
 - :mod:`tests.support.nonfinite`: NaN and Inf written into a real MeasurementSet;

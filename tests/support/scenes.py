@@ -1,6 +1,8 @@
-"""Scenes the tests share: a small synthetic observation, a real array's uv coverage, a sky.
+"""Scenes the engine tests share: a real array's uv coverage, a sky (NumPy and uvlab.gpu only).
 
-- :data:`SMALL_OBS`: the lab's and the window's small observation;
+The GPU machine runs ``tests/gpu`` without astropy or casacore, so nothing here
+imports ``uvlab.app``; the lab's small observation is in :mod:`tests.support.observations`.
+
 - :func:`layout_uv`: the uv coverage of a real array (CASA ``.cfg`` in local ENU
   metres) over an hour-angle track, from uvlab's DESIGN §1 geometry;
 - :func:`meerkat_spec`: an image for that coverage, cell = 1/(3·max|u, v|);
@@ -13,22 +15,8 @@ import numpy as np
 
 from tests.support.oracles import C_LIGHT
 from tests.support.paths import ARRAYS
-from uvlab.app.observation import ObservationSpec
 from uvlab.gpu.geometry import baseline_uvw
 from uvlab.gpu.imaging.spec import ImageSpec
-
-#: A small synthetic observation: KAT-7, 6 h at 10 min, two channels (36 × 21 rows).
-SMALL_OBS = ObservationSpec(
-    layout="kat-7",
-    ra_deg=201.365,
-    dec_deg=-43.019,
-    ha_start_h=-3.0,
-    ha_stop_h=3.0,
-    int_s=600.0,
-    freq_hz=1.4e9,
-    chan_width_hz=2.0e6,
-    nchan=2,
-)
 
 #: In-field sources plus bright ones just outside the field: (di, dj, Jy) pixel offsets
 #: from the centre of a 64² image, as :func:`tests.support.oracles.sky_vis` takes them.

@@ -8,7 +8,7 @@ import weakref
 import pytest
 from PyQt6 import QtCore
 
-from tests.support.scenes import SMALL_OBS
+from tests.support.observations import SMALL_OBS
 from uvlab.app.gui.settings import AppSettings
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.app.lab.placement import demo_sky_for

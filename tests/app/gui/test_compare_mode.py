@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PyQt6 import QtCore, QtGui
 
-from tests.support.scenes import SMALL_OBS
+from tests.support.observations import SMALL_OBS
 from uvlab.app.lab import compare as engine
 from uvlab.app.lab.compare import compare_algorithms, write_metrics_json
 from uvlab.app.lab.compare_task import CompareOutput

@@ -7,7 +7,7 @@ import argparse
 import pytest
 from PyQt6 import QtCore, QtGui
 
-from tests.support.scenes import SMALL_OBS
+from tests.support.observations import SMALL_OBS
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from tests.support.scenes import SMALL_OBS
+from tests.support.observations import SMALL_OBS
 from uvlab.app.gui.controller import Controller
 from uvlab.app.gui.worker import Worker
 from uvlab.app.lab.imaging import ImagingOptions

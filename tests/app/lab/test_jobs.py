@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.support.scenes import SMALL_OBS
+from tests.support.observations import SMALL_OBS
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.app.lab.jobs import JobRequest, MSSelection
 from uvlab.app.lab.live import run_job

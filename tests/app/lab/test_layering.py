@@ -24,7 +24,7 @@ from uvlab.app.lab.live import run_job
 from uvlab.app.lab.session import DEFAULT_SESSION
 from uvlab.app.lab.imaging import ImagingOptions
 from dataclasses import replace
-from tests.support.scenes import SMALL_OBS
+from tests.support.observations import SMALL_OBS
 state = replace(DEFAULT_SESSION, observation=SMALL_OBS, imaging=ImagingOptions(npix=32))
 for task in ("image", "aliasing"):
     out = run_job(state.job_request(task, device="cpu", preview=False))

@@ -8,7 +8,7 @@ from dataclasses import asdict, replace
 import numpy as np
 import pytest
 
-from tests.support.scenes import SMALL_OBS
+from tests.support.observations import SMALL_OBS
 from uvlab.app.lab.imaging import DEFAULT_NPIX, ImagingOptions
 from uvlab.app.lab.jobs import MSSelection
 from uvlab.app.lab.placement import demo_sky_for, layout_with_enu

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.support.scenes import SMALL_OBS
+from tests.support.observations import SMALL_OBS
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.app.lab.jobs import JobRequest, MSSelection
 from uvlab.app.lab.placement import demo_sky_for
