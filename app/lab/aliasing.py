@@ -63,12 +63,7 @@ def analytic_map_coarse(algorithm, spec, params, cancelled=None, max_npix=ANALYT
 
 def iter_aliasing(request: JobRequest, samples, cancelled) -> Iterator:
     """Events of the aliasing task for imaged-ready ``samples`` (see module doc)."""
-    from uvlab.app.lab.compare import (
-        DFT_BUDGET,
-        REFERENCE_CHUNK_WORK,
-        Entry,
-        iter_comparison,
-    )
+    from uvlab.app.lab.compare import DFT_BUDGET, Entry, iter_samples_comparison
     from uvlab.gpu.aliasing import point_source_scan
     from uvlab.gpu.backend import resolve_device
     from uvlab.gpu.imaging.imager import flatten_samples
@@ -86,20 +81,8 @@ def iter_aliasing(request: JobRequest, samples, cancelled) -> Iterator:
     err, metrics = None, {}
     cost = float(u.size) * spec.npix**2
     if cost <= DFT_BUDGET[dev]:
-        events = iter_comparison(
-            s.uvw,
-            s.freq_hz,
-            s.vis,
-            s.weight,
-            spec,
-            [Entry(im.algorithm, im.algorithm, params)],
-            flag=s.flag,
-            weighting=im.weighting_spec(),
-            device=request.device,
-            step=1,
-            chunk_work=REFERENCE_CHUNK_WORK,
-            cancelled=cancelled,
-        )
+        entry = Entry(im.algorithm, im.algorithm, params)
+        events = iter_samples_comparison(request, s, [entry], cancelled, step=1)
         cmp = yield from within(events, 0.75, 0.85, "aliasing: ")
         err, metrics = cmp.results[im.algorithm].error, cmp.results[im.algorithm].metrics
     else:

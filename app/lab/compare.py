@@ -305,6 +305,30 @@ def iter_comparison(
     return Comparison(spec, ref, step, results, {"dft": t_ref}, dev, nvis)
 
 
+def iter_samples_comparison(request, samples, entries, cancelled=None, **options):
+    """:func:`iter_comparison` of a job's imaging-ready ``samples`` (the window's tasks).
+
+    The job's weighting and device, the reference summed in chunks of
+    :data:`REFERENCE_CHUNK_WORK` (cancellable between them); ``options`` go on
+    to :func:`iter_comparison` (e.g. ``step=1``).
+    """
+    s = samples
+    return iter_comparison(
+        s.uvw,
+        s.freq_hz,
+        s.vis,
+        s.weight,
+        s.spec,
+        entries,
+        flag=s.flag,
+        weighting=request.imaging.weighting_spec(),
+        device=request.device,
+        chunk_work=REFERENCE_CHUNK_WORK,
+        cancelled=cancelled,
+        **options,
+    )
+
+
 def compare_algorithms(
     uvw,
     freq_hz,

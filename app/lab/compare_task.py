@@ -109,27 +109,14 @@ def iter_compare(request: JobRequest, samples, cancelled) -> Iterator:
     reference is summed over chunks (cancellable between them):
     :func:`uvlab.app.lab.compare.iter_comparison`, in the job's last 28 %.
     """
-    from uvlab.app.lab.compare import REFERENCE_CHUNK_WORK, Entry, iter_comparison
+    from uvlab.app.lab.compare import Entry, iter_samples_comparison
 
     s, entries = samples, request.compare
-    spec = s.spec
     runs = [
         Entry(label, e.algorithm, request.grid_params(e))
         for label, e in zip(entry_labels(entries), entries)
     ]
-    events = iter_comparison(
-        s.uvw,
-        s.freq_hz,
-        s.vis,
-        s.weight,
-        spec,
-        runs,
-        flag=s.flag,
-        weighting=request.imaging.weighting_spec(),
-        device=request.device,
-        chunk_work=REFERENCE_CHUNK_WORK,
-        cancelled=cancelled,
-    )
+    events = iter_samples_comparison(request, s, runs, cancelled)
     cmp = yield from within(events, 0.72, 1.0, "compare: ")
     yield Done(
         CompareOutput(
