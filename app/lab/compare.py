@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from uvlab.app.lab.jobs import Progress
+from uvlab.app.lab.jobs import Progress, run_to_end
 from uvlab.app.lab.samples import check
 
 if TYPE_CHECKING:
@@ -377,10 +377,4 @@ def compare_algorithms(
 
 def drain(events: Iterator[Progress], progress: Callable[[float, str], None] | None = None):
     """Run a generator of Progress events to its end; returns its return value."""
-    while True:
-        try:
-            event = next(events)
-        except StopIteration as stop:
-            return stop.value
-        if progress is not None:
-            progress(event.fraction, event.stage)
+    return run_to_end(events, None if progress is None else lambda e: progress(e.fraction, e.stage))

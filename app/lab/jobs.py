@@ -15,7 +15,7 @@ name here, an output dataclass, and a branch in ``live.iter_job`` (as
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -155,6 +155,17 @@ class Progress:
 
     fraction: float
     stage: str
+
+
+def run_to_end(events: Iterator, on_event: Callable[[object], None] | None = None):
+    """Run a generator to its end, handing each event to ``on_event``; its return value."""
+    while True:
+        try:
+            event = next(events)
+        except StopIteration as stop:
+            return stop.value
+        if on_event is not None:
+            on_event(event)
 
 
 def within(events: Iterator, lo: float, hi: float, prefix: str = "") -> Iterator:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from uvlab.app.lab.jobs import Antennas, JobRequest, Partial, Progress, UvData
+from uvlab.app.lab.jobs import Antennas, JobRequest, Partial, Progress, UvData, run_to_end
 from uvlab.app.lab.samples import (
     Samples,
     WorkCache,
@@ -339,13 +339,10 @@ def read_samples(
     def report(fraction: float, stage: str) -> None:
         notify(min(1.0, fraction / share), stage)
 
-    events = iter_samples(request, cache or WorkCache(), None, report)
-    while True:
-        try:
-            event = next(events)
-        except StopIteration as stop:
-            return stop.value
+    def on_event(event) -> None:
         if isinstance(event, Progress):
             report(event.fraction, event.stage)
         elif isinstance(event, Partial) and event.warning and warn is not None:
             warn(event.warning)
+
+    return run_to_end(iter_samples(request, cache or WorkCache(), None, report), on_event)
