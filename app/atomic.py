@@ -44,7 +44,13 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from uvlab.app.diskspace import InsufficientSpaceError, check_space
+from uvlab.app.diskspace import (
+    InsufficientSpaceError,
+    check_space,
+    free_bytes,
+    fsync_path,
+    nearly_full,
+)
 from uvlab.app.memory import format_bytes
 
 #: Marks uvlab's temporary files: ``.<name>.uvlab-tmp-<pid>-<random><suffix>``.
@@ -53,9 +59,6 @@ TEMP_MARK = ".uvlab-tmp-"
 _NAME_KEEP = 120
 #: errno values that mean "the disk (or the user's quota) is full".
 _FULL = (errno.ENOSPC, errno.EDQUOT)
-#: An OSError without errno (a library's "65536 requested and 21808 written")
-#: while less than this is free is taken for a full disk.
-NEARLY_FULL_BYTES = 2**20
 
 
 class DiskFullError(InsufficientSpaceError):
@@ -126,29 +129,6 @@ def remove_stale_temps(path: str | os.PathLike) -> list[Path]:
     return removed
 
 
-# ------------------------------------------------------------ flushing
-def _fsync_file(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Flush a folder's entries (the rename); silently skipped where unsupported."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def _link_no_clobber(tmp: Path, target: Path, shown) -> None:
     """Give ``tmp`` the name ``target`` unless a file of that name appeared meanwhile."""
     try:
@@ -169,15 +149,6 @@ def _exists_error(shown) -> OSError:
     )
 
 
-def _real_free(folder: Path) -> int | None:
-    """Free bytes in ``folder`` as ``statvfs`` says (never faked), None if unknown."""
-    try:
-        st = os.statvfs(folder)
-    except (OSError, AttributeError):
-        return None
-    return int(st.f_bavail) * int(st.f_frsize)
-
-
 def _disk_full_cause(exc: BaseException, folder: Path) -> OSError | None:
     """The OSError in ``exc``'s chain that says the disk is full, if any.
 
@@ -193,10 +164,8 @@ def _disk_full_cause(exc: BaseException, folder: Path) -> OSError | None:
         if isinstance(e, OSError) and e.errno in _FULL:
             return e
     vague = [e for e in chain if type(e) is OSError and e.errno is None]
-    if vague:
-        free = _real_free(folder)
-        if free is not None and free < NEARLY_FULL_BYTES:
-            return vague[-1]
+    if vague and nearly_full(folder):
+        return vague[-1]
     return None
 
 
@@ -272,14 +241,14 @@ def atomic_path(
         with critical():
             if not tmp.exists():
                 raise FileNotFoundError(f"{shown}: the new file was not written")
-            _fsync_file(tmp)
+            fsync_path(tmp)
             if mode is not None:
                 os.chmod(tmp, mode)
             if overwrite:
                 os.replace(tmp, target)
             else:
                 _link_no_clobber(tmp, target, shown)
-            _fsync_folder(target.parent)
+            fsync_path(target.parent)
     except BaseException as exc:
         full = _disk_full_cause(exc, target.parent)  # before the temp frees its space
         with critical():
@@ -291,7 +260,7 @@ def atomic_path(
 
 
 def _full_error(shown: str, cause: OSError, existed: bool) -> DiskFullError:
-    free = _real_free(Path(os.path.abspath(shown)).parent)
+    free = free_bytes(Path(os.path.abspath(shown)).parent, fake=False)
     room = "" if free is None else f"; {format_bytes(free)} free"
     reason = (cause.strerror or "no space left on device").lower()
     outcome = "the existing file is unchanged" if existed else "nothing was written"

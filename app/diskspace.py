@@ -19,6 +19,10 @@ MARGIN_BYTES = 2**20
 MARGIN_FRACTION = 0.02
 
 
+#: Less than this free means the disk is (nearly) full: a vague write error is taken for that.
+NEARLY_FULL_BYTES = 2**20
+
+
 class InsufficientSpaceError(OSError):
     """A write was refused because the disk cannot hold it (message says how much)."""
 
@@ -44,6 +48,30 @@ def free_bytes(path: str | os.PathLike, *, fake: bool = True) -> int | None:
     except (OSError, AttributeError):
         return None
     return int(st.f_bavail) * int(st.f_frsize)
+
+
+def nearly_full(path: str | os.PathLike) -> bool:
+    """Whether the disk holding ``path`` has (really, never faked) under 1 MiB free."""
+    free = free_bytes(path, fake=False)
+    return free is not None and free < NEARLY_FULL_BYTES
+
+
+def fsync_path(path: str | os.PathLike) -> None:
+    """Flush a file's data, or a folder's entries (skipped where the file system refuses)."""
+    folder = os.path.isdir(path)
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        if folder:
+            return
+        raise
+    try:
+        os.fsync(fd)
+    except OSError:
+        if not folder:
+            raise
+    finally:
+        os.close(fd)
 
 
 def check_space(path: str | os.PathLike, need_bytes: float, what: str) -> None:

@@ -1,7 +1,7 @@
 """SIGINT and SIGTERM as a cancel: one exception, deferred inside critical sections.
 
-Every command installs :func:`install` once (``uvlab.app.cli.main`` does): from
-then on SIGINT (Ctrl-C) and SIGTERM (``timeout``, systemd, Slurm, ``kill``) raise
+Every command runs inside :func:`handled` (``uvlab.app.cli.main`` does): there
+SIGINT (Ctrl-C) and SIGTERM (``timeout``, systemd, Slurm, ``kill``) raise
 :class:`Interrupted` in the main thread, so ``finally`` blocks and rollbacks run
 exactly as for Ctrl-C, and the command exits with ``128 + signal`` (130 or 143).
 
@@ -62,32 +62,20 @@ def _in_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def install() -> None:
-    """Make SIGINT and SIGTERM raise :class:`Interrupted` (main thread only)."""
-    if not _in_main_thread():
-        return
-    for sig in CANCEL_SIGNALS:
-        signal.signal(sig, _raise)
-
-
 @contextlib.contextmanager
 def handled() -> Iterator[None]:
-    """:func:`install` for the duration of the block, then the previous handlers again."""
+    """SIGINT and SIGTERM raise :class:`Interrupted` inside the block; old handlers after."""
     if not _in_main_thread():
         yield
         return
     previous = {s: signal.getsignal(s) for s in CANCEL_SIGNALS}
-    install()
+    for sig in CANCEL_SIGNALS:
+        signal.signal(sig, _raise)
     try:
         yield
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
-
-
-def installed() -> bool:
-    """Whether :func:`install`'s handlers are in place."""
-    return all(signal.getsignal(s) is _raise for s in CANCEL_SIGNALS)
 
 
 @contextlib.contextmanager
@@ -128,8 +116,3 @@ def critical() -> Iterator[None]:
                 old(pending, None)
             elif old == signal.SIG_DFL:
                 signal.raise_signal(pending)
-
-
-def pending() -> int | None:
-    """The signal held by an open :func:`critical` block, if any."""
-    return getattr(_state, "pending", None)

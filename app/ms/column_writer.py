@@ -23,7 +23,6 @@ I/O thread (casacore is not thread-safe).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 from collections.abc import Callable
@@ -43,7 +42,7 @@ from uvlab.app.ms.journal import (
     recover_if_interrupted,
     sync_folder,
 )
-from uvlab.app.ms.tables import DATA_COLUMNS, check_path, translated
+from uvlab.app.ms.tables import DATA_COLUMNS, check_path, discard_and_close, translated
 from uvlab.app.signals import critical
 
 _NAME = re.compile(r"[A-Z][A-Z0-9_]*")
@@ -283,19 +282,7 @@ def write_column(
             journal.retire()
         return replaced
     except BaseException as exc:
-        with critical():
-            if tab is not None:
-                _close_abandoned(tab, journal, partial_name(col))
-            committed = journal.state.get("phase") == "switched"
-            if journal.active:
-                try:
-                    recover(path, _journal=journal)
-                except Exception as rexc:
-                    raise MSError(
-                        f"{path}: writing column {column} failed ({exc}) and the rollback "
-                        f"failed too ({rexc}); run `uvlab repair {path}`"
-                    ) from exc
-            journal.release()
+        committed = _end_failed(path, journal, tab, [partial_name(col)], exc)
         if committed and not isinstance(exc, KeyboardInterrupt):
             return replaced  # failed after the commit point; recovery completed it
         raise
@@ -308,20 +295,28 @@ def put_rows(tab, colname: str, start: int, data: np.ndarray) -> None:
     tab.putcol(colname, np.ascontiguousarray(data, dtype=dtype), start, data.shape[0])
 
 
-def _close_abandoned(tab, journal: Journal, tmp: str) -> None:
-    """Close a table whose write is being rolled back, without letting casacore abort.
+def _end_failed(path: str, journal: Journal, tab, new_columns, exc: BaseException) -> bool:
+    """Close the table and roll back (or finish) a failed write; whether it had committed.
 
-    casacore flushes cached tiles when a table closes and aborts the process if
-    that cannot be written (a full disk). Before the commit point the partial
-    column is dropped first (its tiles go with it) and its files truncated.
+    Before the commit point the new columns are dropped from the open table
+    first (:func:`~uvlab.app.ms.tables.discard_and_close`), so casacore's
+    closing flush has nothing large to write even on a full disk; then the
+    journal puts the folder back.
     """
-    if journal.state.get("phase") == "writing":
-        with contextlib.suppress(Exception):
-            if tmp in tab.colnames():
-                tab.removecols(tmp)
-        journal.discard_new_files()
-    with contextlib.suppress(Exception):
-        tab.close()
+    with critical():
+        committed = journal.state.get("phase") == "switched"
+        if tab is not None:
+            discard_and_close(tab, [] if committed else new_columns)
+        if journal.active:
+            try:
+                recover(path, _journal=journal)
+            except Exception as rexc:
+                raise MSError(
+                    f"{path}: {journal.state.get('column')}: the write failed ({exc}) and the "
+                    f"rollback failed too ({rexc}); run `uvlab repair {path}`"
+                ) from exc
+        journal.release()
+    return committed
 
 
 def remove_columns(path: str | os.PathLike, names: list[str]) -> None:
@@ -342,12 +337,6 @@ def remove_columns(path: str | os.PathLike, names: list[str]) -> None:
             sync_folder(Path(path))
             journal.switch()
             journal.retire()
-    except BaseException:
-        with critical():
-            if tab is not None:
-                with contextlib.suppress(Exception):
-                    tab.close()
-            if journal.active:
-                recover(path, _journal=journal)
-            journal.release()
+    except BaseException as exc:
+        _end_failed(path, journal, tab, [], exc)
         raise

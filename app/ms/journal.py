@@ -40,13 +40,13 @@ import fcntl
 import json
 import logging
 import os
-import re
 import shutil
 import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from uvlab.app.diskspace import fsync_path
 from uvlab.app.ms.errors import MSError
 from uvlab.app.signals import critical
 
@@ -97,23 +97,12 @@ def _is_journal_name(name: str) -> bool:
     return name == JOURNAL or name.startswith((_TMP, _DONE, _RESTORE))
 
 
-def _fsync_path(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    except OSError as exc:  # some file systems refuse fsync on folders
-        if exc.errno not in (errno.EINVAL, errno.EBADF, errno.ENOTSUP):
-            raise
-    finally:
-        os.close(fd)
-
-
 def sync_folder(folder: Path) -> None:
     """fsync every plain file directly in ``folder`` (journals aside), then the folder."""
     for p in folder.iterdir():
         if p.is_file() and not p.is_symlink() and not _is_journal_name(p.name):
-            _fsync_path(p)
-    _fsync_path(folder)
+            fsync_path(p)
+    fsync_path(folder)
 
 
 def lock_file(path: Path, *, blocking: bool) -> int | None:
@@ -171,13 +160,13 @@ def take_snapshot(table: Path, dest: Path, *, copy_also: tuple[str, ...] = ()) -
                 kind = "copy"
         if kind == "copy":
             shutil.copyfile(p, dest / p.name)
-            _fsync_path(dest / p.name)
+            fsync_path(dest / p.name)
         manifest["files"][p.name] = {
             "kind": kind,
             "size": st.st_size,
             "mtime_ns": st.st_mtime_ns,
         }
-    _fsync_path(dest)
+    fsync_path(dest)
     return manifest
 
 
@@ -226,7 +215,7 @@ def restore_snapshot(table: Path, snap: Path, manifest: dict) -> list[str]:
             tmp = table / f"{_RESTORE}{name}"
             shutil.copyfile(saved, tmp)
             os.utime(tmp, ns=(info["mtime_ns"], info["mtime_ns"]))
-            _fsync_path(tmp)
+            fsync_path(tmp)
             os.replace(tmp, cur)
         else:
             if cur.is_file() and os.path.samefile(cur, saved):
@@ -246,11 +235,20 @@ def restore_snapshot(table: Path, snap: Path, manifest: dict) -> list[str]:
             continue
         _remove(p)
         fault_point("recovery-restoring")
-    _fsync_path(table)
+    fsync_path(table)
     return lost
 
 
 # -------------------------------------------------------------------- journal
+def _drop(folder: Path) -> None:
+    """Retire a journal: one rename (the moment it stops counting), then delete it."""
+    done = folder.parent / f"{_DONE}{os.getpid()}"
+    os.rename(folder, done)
+    fsync_path(folder.parent)
+    fault_point("journal-retired")
+    shutil.rmtree(done, ignore_errors=True)
+
+
 def _write_state(folder: Path, state: dict) -> None:
     tmp = folder / (STATE + ".tmp")
     with open(tmp, "w", encoding="utf-8") as f:
@@ -258,7 +256,7 @@ def _write_state(folder: Path, state: dict) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, folder / STATE)
-    _fsync_path(folder)
+    fsync_path(folder)
 
 
 def _read_state(folder: Path) -> dict:
@@ -301,7 +299,6 @@ class Journal:
                 "version": 1,
                 "operation": "write column",
                 "column": column,
-                "partial": PARTIAL_PREFIX + column,
                 "old": old,
                 "phase": "writing",
                 "pid": os.getpid(),
@@ -318,7 +315,7 @@ class Journal:
                         "try again when it has finished"
                     ) from None
                 raise
-            _fsync_path(table)
+            fsync_path(table)
         except BaseException:
             if fd is not None:
                 os.close(fd)
@@ -338,28 +335,8 @@ class Journal:
 
     def retire(self) -> None:
         """Drop the journal (the write is complete and durable)."""
-        done = self.table / f"{_DONE}{os.getpid()}"
-        os.rename(self.folder, done)
-        _fsync_path(self.table)
-        fault_point("journal-retired")
-        shutil.rmtree(done, ignore_errors=True)
+        _drop(self.folder)
         self.release()
-
-    def discard_new_files(self) -> None:
-        """Truncate the files the write created (its data is being rolled back).
-
-        casacore flushes an open table when it is closed, and aborts the
-        process if that flush cannot write (a full disk); truncating the new
-        column's files first gives that flush room. Only before the commit point.
-        """
-        if self.state.get("phase") != "writing":
-            return
-        keep = set(self.state["snap0"]["entries"])
-        for p in self.table.iterdir():
-            if p.name in keep or _is_journal_name(p.name) or not p.is_file():
-                continue
-            with contextlib.suppress(OSError):
-                os.truncate(p, 0)
 
     def release(self) -> None:
         """Let go of the lock (the journal, if still there, is left for recovery)."""
@@ -397,15 +374,10 @@ def _clean_leftovers(table: Path) -> list[str]:
     """Remove journals being built or dropped by dead processes; their names."""
     removed = []
     for p in table.iterdir():
-        if p.name.startswith(_DONE) or p.name.startswith(_RESTORE):
-            pass
-        elif p.name.startswith(_TMP):
-            if held_by_live_process(p / LOCK):
-                continue
-        else:
-            continue
-        _remove(p)
-        removed.append(p.name)
+        dead_tmp = p.name.startswith(_TMP) and not held_by_live_process(p / LOCK)
+        if dead_tmp or p.name.startswith((_DONE, _RESTORE)):
+            _remove(p)
+            removed.append(p.name)
     return removed
 
 
@@ -439,8 +411,8 @@ def recover(path: str | os.PathLike, *, _journal: Journal | None = None) -> Reco
         folder = table / JOURNAL
         if not folder.is_dir():
             return Recovery(str(table), "cleaned", None, tuple(removed)) if removed else None
-        fd = _journal.lock_fd if _journal is not None else None
-        own = fd is not None
+        own = _journal is not None and _journal.lock_fd is not None
+        fd = _journal.lock_fd if own else None
         if not own:
             fd = lock_file(folder / LOCK, blocking=False)
             if fd is None:
@@ -460,15 +432,12 @@ def recover(path: str | os.PathLike, *, _journal: Journal | None = None) -> Reco
                 )
             if phase == "switched":
                 _finish_forward(table, state)
-            done = table / f"{_DONE}{os.getpid()}"
-            os.rename(folder, done)
-            _fsync_path(table)
-            shutil.rmtree(done, ignore_errors=True)
+            _drop(folder)
         finally:
-            if not own:
-                os.close(fd)
-            elif _journal is not None:
+            if own:
                 _journal.release()
+            else:
+                os.close(fd)
         action = "finished" if phase == "switched" else "rolled back"
         return Recovery(str(table), action, state.get("column"), tuple(removed))
 
@@ -503,16 +472,3 @@ def recover_if_interrupted(path: str | os.PathLike) -> Recovery | None:
     if done is not None:
         log.warning("%s", done.describe())
     return done
-
-
-_SEQ = re.compile(r"table\.f(\d+)(?:i|_.*)?$")
-
-
-def orphan_data_files(path: str | os.PathLike, seqnrs: set[int]) -> list[str]:
-    """Names of ``table.fN…`` files in ``path`` whose N is no data manager's SEQNR."""
-    out = []
-    for p in Path(path).iterdir():
-        m = _SEQ.match(p.name)
-        if m and p.is_file() and int(m.group(1)) not in seqnrs:
-            out.append(p.name)
-    return sorted(out)

@@ -18,22 +18,13 @@ Nothing else is touched; with ``dry_run`` nothing at all is.
 from __future__ import annotations
 
 import os
-import shutil
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from uvlab.app.ms.journal import (
-    OLD_PREFIX,
-    PARTIAL_PREFIX,
-    held_by_live_process,
-    needs_recovery,
-    orphan_data_files,
-    recover,
-)
+from uvlab.app.ms.build_folder import clean_build_folders
+from uvlab.app.ms.journal import OLD_PREFIX, PARTIAL_PREFIX, needs_recovery, recover
 from uvlab.app.ms.tables import check_path, translated
-
-#: The lock file inside a ``uvlab simulate`` build folder (see :mod:`uvlab.app.ms.writer`).
-BUILD_LOCK = ".uvlab-build.lock"
 
 
 @dataclass
@@ -47,39 +38,17 @@ class RepairReport:
         return self.actions or [f"{self.path}: nothing to repair"]
 
 
-def clean_build_folders(target: str | os.PathLike, *, dry_run: bool = False) -> list[str]:
-    """Remove stale build folders of ``target``; an old MS parked in one is put back.
-
-    ``write_ms`` parks the MS it replaces in its build folder (``replaced``)
-    for the instant between two renames; if it was killed there, the target
-    is missing and the old MS is renamed back rather than deleted.
-    """
-    target = Path(target)
-    actions = []
-    for folder in stale_build_folders(target):
-        parked = folder / "replaced"
-        if parked.is_dir() and not target.exists():
-            actions.append(f"{target}: put back the MeasurementSet an interrupted overwrite moved")
-            if not dry_run:
-                os.rename(parked, target)
-        actions.append(f"{folder}: removed an unfinished `uvlab simulate` build folder")
-        if not dry_run:
-            shutil.rmtree(folder, ignore_errors=True)
-    return actions
+_SEQ = re.compile(r"table\.f(\d+)(?:i|_.*)?$")
 
 
-def stale_build_folders(target: str | os.PathLike) -> list[Path]:
-    """Build folders of ``uvlab simulate`` for ``target`` whose process is gone."""
-    target = Path(target)
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        return []
-    prefix = f".{target.name}.uvlab-"
-    return sorted(
-        p
-        for p in parent.iterdir()
-        if p.name.startswith(prefix) and p.is_dir() and not held_by_live_process(p / BUILD_LOCK)
-    )
+def orphan_data_files(path: str | os.PathLike, seqnrs: set[int]) -> list[str]:
+    """Names of ``table.fN…`` files in ``path`` whose N is no data manager's SEQNR."""
+    out = []
+    for p in Path(path).iterdir():
+        m = _SEQ.match(p.name)
+        if m and p.is_file() and int(m.group(1)) not in seqnrs:
+            out.append(p.name)
+    return sorted(out)
 
 
 def repair(path: str | os.PathLike, *, dry_run: bool = False) -> RepairReport:
@@ -90,8 +59,8 @@ def repair(path: str | os.PathLike, *, dry_run: bool = False) -> RepairReport:
 
     report = RepairReport(str(path))
     report.actions += clean_build_folders(path, dry_run=dry_run)
-    if report.actions and (dry_run or not Path(path).exists()):
-        return report  # only a build folder was left (and, with dry_run, the MS may be parked)
+    if report.actions and not Path(path).exists():
+        return report  # only a build folder was left (with dry_run, the MS is still parked)
     path = check_path(path)
     if needs_recovery(path):
         if dry_run:

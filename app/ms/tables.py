@@ -144,6 +144,22 @@ class MSTables:
                 lock.unlink()
 
 
+def discard_and_close(tab, columns) -> None:
+    """Close a table whose new ``columns`` are being thrown away, without casacore aborting.
+
+    casacore writes cached tiles when a table closes and aborts the process if
+    that fails (a full disk); removing the columns first drops their caches and
+    files, so the close has next to nothing to write. Errors are ignored: the
+    caller rolls the folder back anyway.
+    """
+    with contextlib.suppress(Exception):
+        present = [c for c in columns if c in tab.colnames()]
+        if present:
+            tab.removecols(present)
+    with contextlib.suppress(Exception):
+        tab.close()
+
+
 def row_chunks(nrows: int, chunk_rows: int) -> Iterator[tuple[int, int]]:
     """``(startrow, nrow)`` pairs covering ``nrows`` rows, ``chunk_rows`` at a time."""
     step = max(1, int(chunk_rows))

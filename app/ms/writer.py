@@ -26,14 +26,14 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
-from uvlab.app.diskspace import free_bytes
+from uvlab.app.diskspace import nearly_full
 from uvlab.app.errors import Cancelled
+from uvlab.app.ms.build_folder import PARKED, clean_build_folders, open_build_folder
 from uvlab.app.ms.columns import (
     brightness_to_correlations,
     check_feeds,
@@ -43,9 +43,9 @@ from uvlab.app.ms.columns import (
     main_table_desc,
 )
 from uvlab.app.ms.errors import MSError
-from uvlab.app.ms.journal import fault_point, lock_file
-from uvlab.app.ms.repair import BUILD_LOCK, clean_build_folders
+from uvlab.app.ms.journal import fault_point
 from uvlab.app.ms.subtables import fill_subtables, telescope_name
+from uvlab.app.ms.tables import discard_and_close
 from uvlab.app.signals import critical
 
 #: Temporary bytes per written chunk (visibilities, flags and their conversions).
@@ -226,9 +226,8 @@ def write_ms(
 
     clean_build_folders(target)  # what a killed earlier run left behind
     disk_full = False
-    tmpdir = Path(tempfile.mkdtemp(prefix=f".{target.name}.uvlab-", dir=target.parent))
+    tmpdir, lock = open_build_folder(target)
     build = tmpdir / target.name
-    lock = lock_file(tmpdir / BUILD_LOCK, blocking=True)  # marks the folder as in use
     try:
         desc, dminfo = main_table_desc(nchan, ncorr)
         ms = tables.default_ms(str(build), desc, dminfo)
@@ -250,8 +249,8 @@ def write_ms(
             _write_rows(ms, obs, fn, corr_types, feeds, sig, wgt, flags, step, progress, cancelled)
         except BaseException:
             with critical():
-                disk_full = (free_bytes(target.parent, fake=False) or 0) < 2**20
-                _abandon(ms)
+                disk_full = nearly_full(target.parent)
+                discard_and_close(ms, tiled_columns(ms))
             raise
         ms.close()
         with critical():
@@ -318,30 +317,21 @@ def _write_failed(target: Path, exc: BaseException, disk_full: bool) -> MSError:
     return MSError(f"{target}: could not write the MeasurementSet ({why}); nothing was left behind")
 
 
-def _abandon(ms) -> None:
-    """Close a build that is being thrown away without letting casacore abort.
-
-    casacore writes its cached tiles when a table closes and aborts the
-    process when that fails (a full disk); dropping the tiled columns first
-    discards their caches, so the close has next to nothing to write.
-    """
-    with contextlib.suppress(Exception):
-        tiled = [
-            c
-            for dm in ms.getdminfo().values()
-            if str(dm.get("TYPE", "")).startswith("Tiled")
-            for c in dm.get("COLUMNS", [])
-        ]
-        ms.removecols(tiled)
-    with contextlib.suppress(Exception):
-        ms.close()
+def tiled_columns(ms) -> list[str]:
+    """Columns of ``ms`` held by tiled storage managers (the bulk of a build)."""
+    return [
+        c
+        for dm in ms.getdminfo().values()
+        if str(dm.get("TYPE", "")).startswith("Tiled")
+        for c in dm.get("COLUMNS", [])
+    ]
 
 
 def _move_into_place(build: Path, target: Path, tmpdir: Path) -> None:
     """Rename the finished MS onto ``target``, replacing an existing one last."""
     old = None
     if target.exists():
-        old = tmpdir / "replaced"
+        old = tmpdir / PARKED
         os.rename(target, old)
     try:
         os.rename(build, target)
