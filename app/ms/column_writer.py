@@ -33,15 +33,15 @@ import numpy as np
 from uvlab.app.errors import UsageError
 from uvlab.app.ms.columns import tile_rows, tiled_dminfo
 from uvlab.app.ms.errors import MSError
+from uvlab.app.ms.faults import fault_point
 from uvlab.app.ms.journal import (
     OLD_PREFIX,
     PARTIAL_PREFIX,
     Journal,
-    fault_point,
     recover,
     recover_if_interrupted,
-    sync_folder,
 )
+from uvlab.app.ms.snapshot import sync_folder
 from uvlab.app.ms.tables import DATA_COLUMNS, check_path, discard_and_close, translated
 from uvlab.app.signals import critical
 

@@ -28,81 +28,57 @@ journal being built) are removed by the next run. An exclusive ``flock`` on
 the journal's ``lock`` file, held while the write runs, tells a live writer
 from a dead one. See docs/data-safety.md.
 
-``UVLAB_FAULT=<step>:<SIGNAL>`` makes :func:`fault_point` send the process that
-signal at the named step (the fault-injection tests use it).
+The snapshots are :mod:`uvlab.app.ms.snapshot`'s; the steps the fault-injection
+tests stop at are named in :mod:`uvlab.app.ms.faults`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fcntl
 import json
 import logging
 import os
 import shutil
-import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from uvlab.app.diskspace import fsync_path
 from uvlab.app.ms.errors import MSError
+from uvlab.app.ms.faults import fault_point
+from uvlab.app.ms.snapshot import (
+    RESTORE_PREFIX,
+    remove_entry,
+    restore_snapshot,
+    snapshot_bytes,
+    sync_folder,
+    take_snapshot,
+)
 from uvlab.app.signals import critical
 
 JOURNAL = "UVLAB_COMMIT"
 _TMP = JOURNAL + ".tmp-"
 _DONE = JOURNAL + ".done-"
-_RESTORE = ".uvlab-restore-"
 STATE = "state.json"
 LOCK = "lock"
-#: Files up to this size are copied into a snapshot; larger ones are hard-linked.
-COPY_LIMIT = 16 * 2**20
 OLD_PREFIX = "UVLAB_OLD_"
 log = logging.getLogger(__name__)
 PARTIAL_PREFIX = "UVLAB_PARTIAL_"
 
-#: The steps at which :func:`fault_point` can stop the process, in the order they run.
-STEPS = (
-    "journal-begun",
-    "journal-written",
-    "column-added",
-    "rows-written",
-    "filled",
-    "flushed",
-    "renamed-old",
-    "renamed-new",
-    "switch-flushed",
-    "snapshot-switched",
-    "committed",
-    "old-removed",
-    "old-flushed",
-    "journal-retired",
-    "recovery-restoring",
-)
-
-
-def fault_point(step: str) -> None:
-    """Send this process the signal named in ``UVLAB_FAULT`` when ``step`` matches (tests)."""
-    spec = os.environ.get("UVLAB_FAULT")
-    if not spec:
-        return
-    name, _, sig = spec.partition(":")
-    if name == step:
-        os.environ.pop("UVLAB_FAULT", None)  # once
-        os.kill(os.getpid(), getattr(signal, sig or "SIGKILL"))
-
 
 def _is_journal_name(name: str) -> bool:
-    return name == JOURNAL or name.startswith((_TMP, _DONE, _RESTORE))
+    return name == JOURNAL or name.startswith((_TMP, _DONE, RESTORE_PREFIX))
 
 
-def sync_folder(folder: Path) -> None:
-    """fsync every plain file directly in ``folder`` (journals aside), then the folder."""
-    for p in folder.iterdir():
-        if p.is_file() and not p.is_symlink() and not _is_journal_name(p.name):
-            fsync_path(p)
-    fsync_path(folder)
+def _live_journal_name(name: str) -> bool:
+    """The journal being recovered, and journals other processes are building."""
+    return name == JOURNAL or name.startswith(_TMP)
+
+
+def journal_bytes(table: str | os.PathLike) -> int:
+    """Bytes a write's journal copies: snapshot 0 and snapshot 1."""
+    return 2 * snapshot_bytes(table)
 
 
 def lock_file(path: Path, *, blocking: bool) -> int | None:
@@ -128,115 +104,6 @@ def held_by_live_process(lock_path: Path) -> bool:
         return True
     os.close(fd)
     return False
-
-
-# ------------------------------------------------------------------ snapshots
-def take_snapshot(table: Path, dest: Path, *, copy_also: tuple[str, ...] = ()) -> dict:
-    """Copy small files and hard-link large ones of ``table`` into ``dest``; the manifest.
-
-    Parameters
-    ----------
-    table : Path
-        The table folder.
-    dest : Path
-        An empty folder to fill (fsynced before returning).
-    copy_also : tuple of str
-        Names to copy whatever their size (files rewritten in place).
-    """
-    dest.mkdir()
-    manifest: dict = {"entries": [], "files": {}}
-    for p in sorted(table.iterdir()):
-        if _is_journal_name(p.name):
-            continue
-        manifest["entries"].append(p.name)
-        if not p.is_file() or p.is_symlink():
-            continue
-        st = p.stat()
-        kind = "copy" if st.st_size <= COPY_LIMIT or p.name in copy_also else "link"
-        if kind == "link":
-            try:
-                os.link(p, dest / p.name)
-            except OSError:  # no hard links on this file system: copy instead
-                kind = "copy"
-        if kind == "copy":
-            shutil.copyfile(p, dest / p.name)
-            fsync_path(dest / p.name)
-        manifest["files"][p.name] = {
-            "kind": kind,
-            "size": st.st_size,
-            "mtime_ns": st.st_mtime_ns,
-        }
-    fsync_path(dest)
-    return manifest
-
-
-def journal_bytes(table: str | os.PathLike) -> int:
-    """Bytes a snapshot of ``table`` copies (its small files; large ones are hard-linked)."""
-    sizes = (p.stat().st_size for p in Path(table).iterdir() if p.is_file())
-    return sum(s for s in sizes if s <= COPY_LIMIT) * 2  # snapshot 0 and snapshot 1
-
-
-def _remove(p: Path) -> None:
-    """Delete a file or a folder (not following a link)."""
-    if p.is_dir() and not p.is_symlink():
-        shutil.rmtree(p, ignore_errors=True)
-    else:
-        with contextlib.suppress(FileNotFoundError):
-            p.unlink()
-
-
-def _same_bytes(a: Path, b: Path) -> bool:
-    if a.stat().st_size != b.stat().st_size:
-        return False
-    with open(a, "rb") as fa, open(b, "rb") as fb:
-        while True:
-            x, y = fa.read(1 << 20), fb.read(1 << 20)
-            if x != y:
-                return False
-            if not x:
-                return True
-
-
-def restore_snapshot(table: Path, snap: Path, manifest: dict) -> list[str]:
-    """Put ``table`` back as ``snap`` recorded it; return files that could not be restored.
-
-    Each file is restored by an atomic rename, so a kill during the restore
-    leaves a folder that a second restore finishes.
-    """
-    lost = []
-    for name, info in manifest["files"].items():
-        cur, saved = table / name, snap / name
-        if not saved.exists():
-            lost.append(name)
-            continue
-        if info["kind"] == "copy":
-            if cur.is_file() and _same_bytes(cur, saved):
-                continue
-            tmp = table / f"{_RESTORE}{name}"
-            shutil.copyfile(saved, tmp)
-            os.utime(tmp, ns=(info["mtime_ns"], info["mtime_ns"]))
-            fsync_path(tmp)
-            os.replace(tmp, cur)
-        else:
-            if cur.is_file() and os.path.samefile(cur, saved):
-                st = cur.stat()
-                if (st.st_size, st.st_mtime_ns) != (info["size"], info["mtime_ns"]):
-                    lost.append(name)  # rewritten in place: the link saw the change too
-                continue
-            tmp = table / f"{_RESTORE}{name}"
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
-            os.link(saved, tmp)
-            os.replace(tmp, cur)
-        fault_point("recovery-restoring")
-    keep = set(manifest["entries"])
-    for p in table.iterdir():
-        if p.name in keep or p.name == JOURNAL or p.name.startswith(_TMP):
-            continue
-        _remove(p)
-        fault_point("recovery-restoring")
-    fsync_path(table)
-    return lost
 
 
 # -------------------------------------------------------------------- journal
@@ -294,7 +161,7 @@ class Journal:
         try:
             fd = lock_file(tmp / LOCK, blocking=True)
             fault_point("journal-begun")
-            manifest = take_snapshot(table, tmp / "snap0")
+            manifest = take_snapshot(table, tmp / "snap0", skip=_is_journal_name)
             state = {
                 "version": 1,
                 "operation": "write column",
@@ -328,7 +195,7 @@ class Journal:
         snap = self.folder / "snap1"
         if snap.exists():
             shutil.rmtree(snap)
-        manifest = take_snapshot(self.table, snap, copy_also=copy_also)
+        manifest = take_snapshot(self.table, snap, copy_also=copy_also, skip=_is_journal_name)
         fault_point("snapshot-switched")
         self.state = {**self.state, "phase": "switched", "snap1": manifest}
         _write_state(self.folder, self.state)
@@ -375,8 +242,8 @@ def _clean_leftovers(table: Path) -> list[str]:
     removed = []
     for p in table.iterdir():
         dead_tmp = p.name.startswith(_TMP) and not held_by_live_process(p / LOCK)
-        if dead_tmp or p.name.startswith((_DONE, _RESTORE)):
-            _remove(p)
+        if dead_tmp or p.name.startswith((_DONE, RESTORE_PREFIX)):
+            remove_entry(p)
             removed.append(p.name)
     return removed
 
@@ -424,7 +291,7 @@ def recover(path: str | os.PathLike, *, _journal: Journal | None = None) -> Reco
             state = _read_state(folder)
             phase = state.get("phase")
             key = "snap1" if phase == "switched" else "snap0"
-            lost = restore_snapshot(table, folder / key, state[key])
+            lost = restore_snapshot(table, folder / key, state[key], keep=_live_journal_name)
             if lost:
                 raise MSError(
                     f"{table}: could not restore {', '.join(lost)} after an interrupted write of "

@@ -43,7 +43,7 @@ from uvlab.app.ms.columns import (
     main_table_desc,
 )
 from uvlab.app.ms.errors import MSError
-from uvlab.app.ms.journal import fault_point
+from uvlab.app.ms.faults import fault_point
 from uvlab.app.ms.subtables import fill_subtables, telescope_name
 from uvlab.app.ms.tables import discard_and_close
 from uvlab.app.signals import critical
