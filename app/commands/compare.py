@@ -19,7 +19,7 @@ mode drains too).
 
 from __future__ import annotations
 
-from uvlab.app.commands.image import add_imaging_args, add_selection_args, fits_history
+from uvlab.app.commands.ms_imaging import add_imaging_args, add_selection_args, fits_history
 from uvlab.app.commands.simulate import add_observation_args
 from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
 from uvlab.gpu.gridders.registry import COMPARED as DEFAULT_ALGORITHMS
@@ -136,7 +136,7 @@ def _synthetic(args, algorithms=()):
 def _from_ms(args, algorithms):
     import numpy as np
 
-    from uvlab.app.commands.image import read_selected
+    from uvlab.app.commands.ms_imaging import read_selected
 
     vd, dish, _ = read_selected(args, algorithms=algorithms)
     vis = vd.vis.astype(np.complex64 if args.precision == "single" else np.complex128)
@@ -159,7 +159,7 @@ def run(args) -> int:
 
     import numpy as np
 
-    from uvlab.app.commands.image import choose_geometry, grid_params, weighting
+    from uvlab.app.commands.ms_imaging import choose_geometry, grid_params, weighting
     from uvlab.app.lab.compare import DFT_CHUNK_BYTES, compare_algorithms
     from uvlab.app.memory import MemoryEstimate, check_memory, imaging_estimate
     from uvlab.app.progress import progress_bar

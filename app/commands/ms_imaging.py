@@ -1,0 +1,226 @@
+"""What ``uvlab image`` and ``uvlab compare`` share: selecting, reading and sizing an MS image.
+
+The selection and imaging options, reading the selection through the lab's
+MS source (after a memory check), and the image geometry chosen from the data.
+
+Image geometry when not given:
+
+- cell: ``default_cell_rad(uv_max)``, about a third of the finest fringe
+  (``uv_max`` in wavelengths at the highest selected frequency);
+- npix: when the ANTENNA table gives dish diameters D (median of those > 0),
+  enough pixels to cover 1.5 × the primary-beam FWHM ≈ 1.02 λ/D at the lowest
+  selected frequency (at most the whole sky, |l|, |m| ≤ 1), rounded up to an
+  even 2·3·5-smooth size and clipped to [64, 4096]; otherwise 512. A derived
+  cell is made finer when 64 pixels would reach past the horizon.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from uvlab.app.lab.imaging import DEFAULT_NPIX
+
+NPIX_RANGE = (64, 4096)
+FOV_BEAMS = 1.5
+
+
+def add_selection_args(p: argparse.ArgumentParser) -> None:
+    """--field, --spw, --column, --stokes, --channels."""
+    g = p.add_argument_group("selection")
+    g.add_argument("--field", default="0", help="field id or name (default 0)")
+    g.add_argument("--spw", type=int, default=0, help="spectral window (default 0)")
+    g.add_argument("--column", default="DATA", help="DATA, CORRECTED_DATA or MODEL_DATA")
+    g.add_argument(
+        "--stokes", default="I", help="I, Q, U, V or a correlation held (XX, RR, ...); default I"
+    )
+    g.add_argument(
+        "--channels", type=channels_arg, metavar="A:B", help="channels A … B−1 (default all)"
+    )
+
+
+def add_imaging_args(p: argparse.ArgumentParser) -> None:
+    """Image size, weighting, gridder parameters, device and precision."""
+    g = p.add_argument_group("imaging")
+    g.add_argument("--npix", type=int, help="image side, pixels (default: from the data)")
+    g.add_argument("--cell-arcsec", type=float, help="pixel size, arcsec (default: from the data)")
+    g.add_argument("--weighting", choices=("natural", "uniform", "briggs"), default="natural")
+    g.add_argument("--robust", type=float, default=0.0, help="Briggs robust R (default 0)")
+    g.add_argument("--taper-arcsec", type=float, default=0.0, help="Gaussian taper FWHM, arcsec")
+    g.add_argument("--kernel", choices=("es", "kb", "pswf", "gauss"), help="gridding kernel (GCF)")
+    g.add_argument(
+        "--eps", type=float, help="requested accuracy: ES kernel evaluated exactly, support from ε"
+    )
+    g.add_argument("--support", type=int, help="kernel support, cells")
+    g.add_argument("--oversample", type=int, help="kernel table / uv grid oversampling β")
+    g.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
+    g.add_argument(
+        "--precision",
+        choices=("single", "double"),
+        default="double",
+        help="arithmetic precision: the GPU gridders grid in float32/complex64 with 'single' "
+        "(the CPU gridders always use float64; default double)",
+    )
+
+
+def parse_channels(text: str | None):
+    """``"A:B"`` → ``(A, B)``; None → None."""
+    if text is None:
+        return None
+    try:
+        a, b = text.split(":")
+        return int(a) if a.strip() else 0, int(b) if b.strip() else None
+    except ValueError:
+        raise ValueError(f"--channels {text!r}: expected A:B, e.g. 0:16") from None
+
+
+def channels_arg(text: str) -> str:
+    """``--channels`` type: the text unchanged once :func:`parse_channels` accepts it.
+
+    A malformed value is a usage error (exit 2) before anything is read.
+    """
+    try:
+        parse_channels(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected A:B, e.g. 0:16") from None
+    return text
+
+
+def warn(args, message: str) -> None:
+    """Print ``uvlab CMD: warning: message`` as one line on stderr (over any progress bar)."""
+    import sys
+
+    try:
+        erase = "\r\x1b[K" if sys.stderr.isatty() else ""  # start of a progress bar's line
+    except (AttributeError, ValueError):
+        erase = ""
+    command = getattr(args, "command", None) or "image"
+    print(f"{erase}uvlab {command}: warning: {message}", file=sys.stderr)
+
+
+def grid_params(args):
+    """The :class:`~uvlab.gpu.gridders.params.GridParams` the options ask for."""
+    from uvlab.gpu.gridders.params import GridParams
+
+    given = {k: getattr(args, k) for k in ("kernel", "support", "oversample")}
+    given = {k: v for k, v in given.items() if v is not None}
+    given["precision"] = getattr(args, "precision", None) or "double"
+    if args.eps is not None:
+        return GridParams.from_eps(args.eps, **given)
+    return GridParams(**given)
+
+
+def weighting(args):
+    """The :class:`~uvlab.gpu.imaging.weighting.Weighting` the options ask for."""
+    from uvlab.gpu.imaging.weighting import Weighting
+
+    return Weighting(args.weighting, args.robust, args.taper_arcsec)
+
+
+def field_arg(text: str):
+    return int(text) if text.strip().lstrip("-").isdigit() else text
+
+
+def ms_size(path) -> tuple[int, int, float]:
+    """(rows, channels of the largest window, median dish diameter in m or 0) of an MS."""
+    import numpy as np
+
+    from uvlab.app.ms.metadata import read_spws
+    from uvlab.app.ms.tables import MSTables, translated
+
+    with MSTables(path) as ms:
+        spws = read_spws(ms)
+        ant = ms.sub("ANTENNA")
+        with translated(ms.path):
+            nrow = ms.main.nrows()
+            dish = ant.getcol("DISH_DIAMETER") if "DISH_DIAMETER" in ant.colnames() else []
+    dish = np.asarray(dish, dtype=float)
+    dish = dish[np.isfinite(dish) & (dish > 0)]
+    return (
+        nrow,
+        max((s.nchan for s in spws), default=0),
+        float(np.median(dish)) if dish.size else 0.0,
+    )
+
+
+def ms_selection(args):
+    """The :class:`~uvlab.app.lab.jobs.MSSelection` of ``--ms`` and the selection options."""
+    from uvlab.app.lab.jobs import MSSelection
+
+    channels = parse_channels(args.channels)
+    return MSSelection(args.ms, field_arg(args.field), args.spw, args.column, args.stokes, channels)
+
+
+def read_selected(args, algorithms=None, progress=None, cache=None):
+    """Check memory, then read the selection: returns (VisData, dish diameter, seconds).
+
+    With ``--npix`` the imaging memory of each of ``algorithms`` (default
+    ``args.algorithm``) is checked too, before anything is read. The read is
+    the lab's MS source (:func:`uvlab.app.lab.sources.iter_measurement_set`),
+    the window's; ``cache`` (a :class:`~uvlab.app.lab.samples.WorkCache`)
+    keeps what was read for a job run on it next.
+    """
+    from uvlab.app.lab.imaging import ImagingOptions
+    from uvlab.app.lab.jobs import JobRequest
+    from uvlab.app.lab.sources import read_samples
+    from uvlab.app.memory import check_memory, imaging_estimate, read_estimate
+
+    nrow, nchan, dish = ms_size(args.ms)
+    est = read_estimate(nrow, nchan)
+    if args.npix:
+        names = algorithms or [args.algorithm]
+        params = grid_params(args)
+        est = est + max(
+            (imaging_estimate(args.npix, a, params, nvis=nrow * nchan) for a in names),
+            key=lambda e: e.total,
+        )
+    what = f"a {args.npix}² image of" if args.npix else "reading"
+    check_memory(est, f"{what} {args.ms} ({nrow} rows × {nchan} channels)")
+    request = JobRequest(
+        "ms",
+        ImagingOptions(npix=args.npix or DEFAULT_NPIX, cell_arcsec=args.cell_arcsec),
+        args.device,
+        ms=ms_selection(args),
+        preview=False,
+        threads=0,
+    )
+    samples = read_samples(request, cache, progress=progress, warn=lambda line: warn(args, line))
+    return samples.raw, dish, samples.timing.get("read MS", 0.0)
+
+
+def choose_geometry(uvw, freq_hz, flag, dish_m: float, npix=None, cell_arcsec=None):
+    """(ImageSpec, how it was chosen) for (row, 3) uvw in metres and (row, chan) flags.
+
+    See the module docstring. The field never extends past the horizon: when
+    1.5 × FWHM exceeds the whole sky (|l|, |m| ≤ 1) the field is the whole
+    sky, and a cell derived from the data is made finer where the minimum
+    image size would otherwise reach past it.
+    """
+    import numpy as np
+
+    from uvlab.gpu.constants import C_LIGHT
+    from uvlab.gpu.gridders.params import good_size
+    from uvlab.gpu.imaging.spec import ImageSpec, cell_for_uvw
+
+    cell = cell_for_uvw(uvw[~np.all(flag, axis=1)], freq_hz, cell_arcsec)
+    if npix is not None:
+        return ImageSpec(int(npix), cell), "given"
+    if not dish_m > 0:
+        return ImageSpec(DEFAULT_NPIX, cell), "default (no dish diameter in the MS)"
+    fwhm = 1.02 * C_LIGHT / freq_hz.min() / dish_m
+    fov = min(FOV_BEAMS * fwhm, 2.0)
+    n = int(min(max(good_size(fov / cell), NPIX_RANGE[0]), NPIX_RANGE[1]))
+    rule = f"{FOV_BEAMS} x primary-beam FWHM (1.02 lambda/D, D = {dish_m:g} m)"
+    if fov == 2.0:
+        rule = f"whole sky (1.5 x FWHM = {FOV_BEAMS * fwhm:.2f} > 2; D = {dish_m:g} m)"
+    if cell_arcsec is None and n * cell > 2.0:
+        cell = 2.0 / n
+    return ImageSpec(n, cell), rule
+
+
+def fits_history(items: dict) -> dict:
+    """History entries as printable ASCII (FITS cards allow nothing else)."""
+    out = {}
+    for key, value in items.items():
+        text = " ".join(str(value).split())
+        out[key] = text.encode("ascii", "replace").decode("ascii")
+    return out
