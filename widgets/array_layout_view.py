@@ -84,6 +84,7 @@ class ArrayLayoutView(QtWidgets.QWidget):
         self.plot_item.addItem(self.scatter)
         self.labels: list[pg.TextItem] = []
         self.info_label = QtWidgets.QLabel(" ")
+        self.info_label.setWordWrap(True)  # a narrow panel wraps it instead of widening
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.plot_widget, 1)

@@ -1,4 +1,8 @@
-"""LogView: a read-only, length-capped message log with timestamps."""
+"""LogView: a read-only, length-capped message log with timestamps.
+
+Long lines wrap at the view's width (a log that opens scrolled sideways hides
+the start of each message).
+"""
 
 from __future__ import annotations
 
@@ -22,7 +26,7 @@ class LogView(QtWidgets.QPlainTextEdit):
         super().__init__(parent)
         self.setReadOnly(True)
         self.setMaximumBlockCount(int(max_lines))
-        self.setLineWrapMode(QtWidgets.QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setLineWrapMode(QtWidgets.QPlainTextEdit.LineWrapMode.WidgetWidth)
         font = QtGui.QFontDatabase.systemFont(QtGui.QFontDatabase.SystemFont.FixedFont)
         self.setFont(font)
 
@@ -31,11 +35,12 @@ class LogView(QtWidgets.QPlainTextEdit):
         level = str(level).lower()
         stamp = datetime.now().strftime("%H:%M:%S")
         color = LEVEL_COLORS.get(level)
-        style = f"color:{color}; white-space:pre" if color else "white-space:pre"
+        style = f"color:{color}; white-space:pre-wrap" if color else "white-space:pre-wrap"
         for line in str(message).splitlines() or [""]:
             text = html.escape(f"{stamp} {level.upper():<7} {line}")
             self.appendHtml(f'<span style="{style}">{text}</span>')
         self.verticalScrollBar().setValue(self.verticalScrollBar().maximum())
+        self.horizontalScrollBar().setValue(0)
 
     def lines(self) -> list[str]:
         """The log as plain text lines."""

@@ -1,53 +1,290 @@
-"""UvCoverageView: the sampled (u, v) points, both Hermitian halves.
+"""UvCoverageView: every sampled (u, v), both Hermitian halves.
 
 Each visibility measured at (u, v) also samples (−u, −v), so the view draws
-both. Points are coloured by time or baseline in a few colour groups, one
-``ScatterPlotItem(pen=None, pxMode=True)`` per group. pyqtgraph spends a few
-µs per point setting a scatter up (its per-point symbol-atlas lookup), so past
-``max_points`` displayed points (default 100 000, about 0.5 s) the view shows
-a seeded random subset and its label says so.
+both. In wavelengths every row counts once per channel (u·ν/c); in metres the
+channels coincide and every row counts once.
+
+Two looks, chosen by the number of points to draw (both halves):
+
+- **Density** (more than ``max_points``, default 20 000; and always for the
+  live look of a running job): a 2-D histogram of *all* samples on square
+  cells spanning ±max(|u|, |v|), drawn as one RGBA ``ImageItem``. Brightness
+  (opacity) is the log of the samples per cell, with a floor so that a cell
+  holding one sample still shows; colour is the mean time of the cell's
+  samples (an isoluminant map, so colour never fights brightness), or the
+  colour of one of the cell's baselines, or one colour. The cell count across
+  follows the plot's size in device pixels (63–1023, odd so that u = 0 is a
+  cell centre; ``bins=`` fixes it), about one cell per screen pixel, so that
+  earth-rotation tracks read as lines; the view rebins when it is resized.
+  Binning is one ``np.bincount`` per chunk of samples in float32 and the
+  (−u, −v) half is the point mirror of the (u, v) histogram: about 0.2 s for
+  1e7 samples on one core (:func:`uv_density`).
+- **Scatter** (few points): ``ScatterPlotItem(pen=None, pxMode=True)`` dots,
+  one item per colour group (pyqtgraph spends a few µs per point setting a
+  scatter up, which is why many points become a density image instead).
+
+Either way the label says how many samples are shown: all of them, never a
+subset. :meth:`UvCoverageView.set_live_uv` draws growing tracks in one colour
+during a run; :meth:`UvCoverageView.set_uv` replaces them with the final look.
 """
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
+
 import numpy as np
-from PyQt6 import QtWidgets
+from PyQt6 import QtCore, QtWidgets
 
 from uvlab.gpu.constants import C_LIGHT
 from uvlab.widgets._pg import PALETTE, get_colormap, pg, plain_axes
 
-#: Unit name → (axis label, description).
+#: Unit name → axis label.
 UNITS = {"klambda": "kλ", "lambda": "λ", "m": "m"}
 COLOR_BY = ("time", "baseline", "none")
 
+#: Colour map of mean time per cell (isoluminant: blue → green → orange).
+TIME_COLORMAP = "CET-I1"
+#: The one colour of ``color_by="none"`` and of the live look.
+PLAIN_COLOUR = (55, 183, 236)
+#: Opacity of a cell holding a single sample; the fullest cell is opaque.
+ALPHA_FLOOR = 0.35
+#: Cells across when the plot's size is not known yet, and the automatic range.
+DEFAULT_BINS, MIN_BINS, MAX_BINS = 511, 63, 1023
+_CHUNK = 1 << 18  # samples binned per bincount call (fits the caches)
+
+
+@dataclass(frozen=True)
+class UvDensity:
+    """A 2-D histogram of uv samples, both halves.
+
+    Attributes
+    ----------
+    counts : (nbins, nbins) int64
+        ``counts[iv, iu]``: samples in the cell, ``iv`` along v, ``iu`` along u.
+    half_width : float
+        The cells span ``[−half_width, half_width]`` on both axes (display units).
+    mean_weight : (nbins, nbins) float or None
+        The mean of the per-row weights of each cell's samples (NaN where empty).
+    label : (nbins, nbins) int or None
+        The label of one of each cell's samples (−1 where empty).
+    """
+
+    counts: np.ndarray
+    half_width: float
+    mean_weight: np.ndarray | None = None
+    label: np.ndarray | None = None
+
+    @property
+    def nbins(self) -> int:
+        return self.counts.shape[0]
+
+    def edges(self) -> np.ndarray:
+        """(nbins + 1,) cell edges, as ``np.histogram2d(..., range=...)`` places them."""
+        return np.linspace(-self.half_width, self.half_width, self.nbins + 1)
+
+
+def uv_scale(units: str, freq_hz) -> np.ndarray:
+    """Factor from metres to ``units`` per channel: (nchan,), or [1.0] for metres."""
+    if units == "m":
+        return np.ones(1)
+    per_m = np.atleast_1d(np.asarray(freq_hz, dtype=np.float64)) / C_LIGHT
+    return per_m / (1e3 if units == "klambda" else 1.0)
+
+
+def uv_density(
+    u_m: np.ndarray,
+    v_m: np.ndarray,
+    scale: np.ndarray,
+    nbins: int,
+    *,
+    half_width: float | None = None,
+    row_weight: np.ndarray | None = None,
+    row_label: np.ndarray | None = None,
+) -> UvDensity:
+    """Histogram every sample ``(u·s, v·s)`` and its mirror ``(−u·s, −v·s)``.
+
+    Parameters
+    ----------
+    u_m, v_m : (nrow,) float
+        Baseline coordinates, metres.
+    scale : (nchan,) float
+        Metres → display units per channel (:func:`uv_scale`); one sample per
+        row and channel.
+    nbins : int
+        Cells across (odd keeps u = 0 at a cell centre).
+    half_width : float, optional
+        The cells span ±half_width; by default max(|u|, |v|) over all samples.
+        Samples outside are dropped.
+    row_weight : (nrow,) float, optional
+        Averaged per cell (e.g. the time fraction of the row).
+    row_label : (nrow,) int ≥ 0, optional
+        Kept per cell from one of its samples (e.g. a baseline colour index).
+
+    Notes
+    -----
+    Indices are ``floor((x + R)·nbins/2R)`` in float32 (the last edge is
+    included, as in ``np.histogram2d``), flattened to ``iv·nbins + iu`` and
+    counted with ``np.bincount`` chunk by chunk. The mirrored half is the
+    histogram reversed on both axes, which is exact for cells symmetric
+    about 0.
+    """
+    u_m = np.asarray(u_m, dtype=np.float32).ravel()
+    v_m = np.asarray(v_m, dtype=np.float32).ravel()
+    scale = np.asarray(scale, dtype=np.float64).ravel()
+    nb, nrow, nchan = int(nbins), u_m.size, scale.size
+    big = max(float(np.abs(u_m).max(initial=0.0)), float(np.abs(v_m).max(initial=0.0)))
+    extent = big * float(np.abs(scale).max(initial=0.0))
+    half_width = float(extent if half_width is None else half_width) or 1.0
+    drop = extent > half_width * (1 + 1e-6)  # some samples fall outside the cells
+    a = (scale * (nb / (2.0 * half_width))).astype(np.float32)[:, None]
+    b = np.float32(nb / 2.0)
+    counts = np.zeros(nb * nb, np.int64)
+    wsum = np.zeros(nb * nb) if row_weight is not None else None
+    label = np.full(nb * nb, -1, np.int32) if row_label is not None else None
+    step = max(1, max(_CHUNK, 4 * nb * nb) // nchan)
+    for r0 in range(0, nrow, step):  # chunks of rows × all channels
+        r1 = min(nrow, r0 + step)
+        fx = a * u_m[None, r0:r1]
+        fx += b
+        fy = a * v_m[None, r0:r1]
+        fy += b
+        # float → int truncates toward 0: a rounding to −ε lands in cell 0, x = R in the last
+        ix = np.minimum(fx.astype(np.int32), nb - 1)
+        flat = np.minimum(fy.astype(np.int32), nb - 1)
+        flat *= nb
+        flat += ix
+        flat = flat.ravel()
+        keep = None
+        if drop:
+            keep = ((fx >= 0) & (fx <= nb) & (fy >= 0) & (fy <= nb)).ravel()
+            flat = flat[keep]
+        counts += np.bincount(flat, minlength=nb * nb)
+        if wsum is not None:
+            w = np.tile(np.asarray(row_weight[r0:r1], dtype=np.float64), nchan)
+            wsum += np.bincount(flat, weights=w if keep is None else w[keep], minlength=nb * nb)
+        if label is not None:
+            lab = np.tile(np.asarray(row_label[r0:r1], dtype=np.int32), nchan)
+            label[flat] = lab if keep is None else lab[keep]
+    counts = counts.reshape(nb, nb)
+    counts = counts + counts[::-1, ::-1]
+    mean = None
+    if wsum is not None:
+        wsum = wsum.reshape(nb, nb)
+        wsum = wsum + wsum[::-1, ::-1]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(counts > 0, wsum / counts, np.nan)
+    if label is not None:
+        label = label.reshape(nb, nb)
+        label = np.where(label >= 0, label, label[::-1, ::-1])
+    return UvDensity(counts, half_width, mean, label)
+
+
+def density_rgba(density: UvDensity, colours: np.ndarray | None = None) -> np.ndarray:
+    """An RGBA image of a density: opacity from log(count), colour per cell.
+
+    Parameters
+    ----------
+    density : UvDensity
+    colours : (nbins, nbins, 3) uint8, optional
+        Colour of each cell; :data:`PLAIN_COLOUR` everywhere by default.
+
+    Returns
+    -------
+    (nbins, nbins, 4) uint8, transparent where a cell is empty.
+    """
+    counts = density.counts
+    filled = counts > 0
+    rgba = np.zeros((*counts.shape, 4), np.uint8)
+    logc = np.log(counts[filled].astype(np.float32))
+    top = float(logc.max(initial=0.0))
+    frac = logc / top if top > 0 else np.ones_like(logc)
+    rgba[filled, 3] = np.round(255 * (ALPHA_FLOOR + (1 - ALPHA_FLOOR) * frac)).astype(np.uint8)
+    rgba[filled, :3] = PLAIN_COLOUR if colours is None else colours[filled]
+    return rgba
+
+
+@functools.cache
+def colormap_rgb(name: str) -> np.ndarray:
+    """(256, 3) uint8 lookup table of a pyqtgraph colour map (``CET-*`` or a uvlab name)."""
+    cmap = pg.colormap.get(name) if name.startswith("CET") else get_colormap(name)
+    lut = np.asarray(cmap.getLookupTable(0.0, 1.0, nPts=256, alpha=False), np.uint8)[:, :3]
+    lut.flags.writeable = False
+    return lut
+
+
+def _dense_ids(labels: np.ndarray) -> np.ndarray:
+    """Labels → 0..n−1 in sorted order (np.unique's inverse, O(n) for small ints)."""
+    labels = np.asarray(labels).ravel()
+    if labels.dtype.kind in "iu" and labels.size and 0 <= labels.min() and labels.max() < 1 << 24:
+        present = np.zeros(int(labels.max()) + 1, bool)
+        present[labels] = True
+        return (np.cumsum(present) - 1)[labels]
+    return np.unique(labels, return_inverse=True)[1].ravel()
+
 
 class UvCoverageView(QtWidgets.QWidget):
-    """Scatter plot of uv coverage in kλ, λ or metres."""
+    """uv coverage in kλ, λ or metres: a density image of all samples, or dots for few.
 
-    def __init__(self, parent=None, *, max_points: int = 100_000, n_groups: int = 12):
+    Parameters
+    ----------
+    max_points : int
+        Up to this many points (both halves) are drawn as scatter dots; more
+        become a density image.
+    n_groups : int
+        Colour groups of the scatter look when coloured by time.
+    bins : int, optional
+        Density cells across; by default from the plot's size (63–1023).
+    """
+
+    def __init__(
+        self, parent=None, *, max_points: int = 20_000, n_groups: int = 12, bins: int | None = None
+    ):
         super().__init__(parent)
         self.max_points = int(max_points)
         self.n_groups = int(n_groups)
+        self.bins = None if bins is None else int(bins)
         self._u_m = self._v_m = None
         self._freq_hz = np.ones(1)
         self._time = self._baseline = None
+        self._live: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._units = "klambda"
         self._color_by = "time"
+        self._density: UvDensity | None = None
+        self._half_width = 1.0
+        self._user_zoomed = False
         self.plot_widget = pg.PlotWidget()
         self.plot_item = self.plot_widget.getPlotItem()
         self.plot_item.setAspectLocked(True)
         plain_axes(self.plot_item)
         self.plot_item.showGrid(x=True, y=True, alpha=0.2)
-        self.scatter_items: list[pg.ScatterPlotItem] = []
+        self.density_item = pg.ImageItem(axisOrder="row-major")
+        self.density_item.hide()
+        self.plot_item.addItem(self.density_item)
+        self._scatter: list[pg.ScatterPlotItem] = []
+        view_box = self.plot_item.getViewBox()
+        view_box.sigRangeChangedManually.connect(self._on_user_range)
+        self._rebin_timer = QtCore.QTimer(self, singleShot=True, interval=200)
+        self._rebin_timer.timeout.connect(self._rebin_if_resized)
+        view_box.sigResized.connect(self._rebin_timer.start)
         self.info_label = QtWidgets.QLabel(" ")
+        self.info_label.setWordWrap(True)  # never widens the view
+        self.fit_button = QtWidgets.QToolButton()
+        self.fit_button.setText("Fit")
+        self.fit_button.setToolTip("Show the whole coverage")
+        self.fit_button.clicked.connect(self.fit)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(self.info_label, 1)
+        row.addWidget(self.fit_button)
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.plot_widget, 1)
-        layout.addWidget(self.info_label)
+        layout.addLayout(row)
         self._update_labels()
 
+    # ------------------------------------------------------------------ input
     def set_uv(self, u_m, v_m, *, freq_hz, time=None, baseline=None) -> None:
-        """Show uv coverage.
+        """Show the uv coverage of a complete result (ends the live look), fitted.
 
         Parameters
         ----------
@@ -61,10 +298,7 @@ class UvCoverageView(QtWidgets.QWidget):
         baseline : (nrow,) int, optional
             Baseline id of each row, for ``color_by="baseline"``.
         """
-        u_m = np.asarray(u_m, dtype=np.float64).ravel()
-        v_m = np.asarray(v_m, dtype=np.float64).ravel()
-        if u_m.shape != v_m.shape:
-            raise ValueError(f"u and v differ in shape: {u_m.shape} vs {v_m.shape}")
+        u_m, v_m = self._check_uv(u_m, v_m)
         for name, arr in (("time", time), ("baseline", baseline)):
             if arr is not None and np.shape(arr) != u_m.shape:
                 raise ValueError(f"{name} must have one entry per row ({u_m.size})")
@@ -72,93 +306,215 @@ class UvCoverageView(QtWidgets.QWidget):
         self._freq_hz = np.atleast_1d(np.asarray(freq_hz, dtype=np.float64))
         self._time = None if time is None else np.asarray(time, dtype=np.float64)
         self._baseline = None if baseline is None else np.asarray(baseline)
+        self._live = None
         self._redraw()
+        self.fit()
+
+    def set_live_uv(self, u_m, v_m, freq_hz) -> None:
+        """Show the tracks so far (a running job): all samples, density, one colour.
+
+        Cheap enough to call a few times a second (pass ``freq_hz[:1]`` to
+        bin one channel only). Refits unless the user has zoomed;
+        :meth:`set_uv` ends the live look.
+        """
+        u_m, v_m = self._check_uv(u_m, v_m)
+        self._live = (u_m, v_m, np.atleast_1d(np.asarray(freq_hz, dtype=np.float64)))
+        self._redraw()
+        if not self._user_zoomed:
+            self._fit_range()
+
+    def is_live(self) -> bool:
+        """Whether the live look (:meth:`set_live_uv`) is shown."""
+        return self._live is not None
+
+    def clear(self) -> None:
+        """Show no coverage (e.g. before a new data set's first result)."""
+        self._u_m = self._v_m = self._time = self._baseline = self._live = None
+        self._redraw()
+        self._user_zoomed = False
 
     def set_units(self, units: str) -> None:
-        """``"klambda"``, ``"lambda"`` or ``"m"``."""
+        """``"klambda"``, ``"lambda"`` or ``"m"`` (refits)."""
         if units not in UNITS:
             raise ValueError(f"unknown units {units!r}; choose from {list(UNITS)}")
         self._units = units
         self._redraw()
+        self.fit()
 
     def set_color_by(self, what: str) -> None:
-        """Colour points by ``"time"``, ``"baseline"`` or ``"none"``."""
+        """Colour by ``"time"``, ``"baseline"`` or ``"none"``."""
         if what not in COLOR_BY:
             raise ValueError(f"unknown colouring {what!r}; choose from {COLOR_BY}")
         self._color_by = what
         self._redraw()
 
+    @staticmethod
+    def _check_uv(u_m, v_m) -> tuple[np.ndarray, np.ndarray]:
+        u_m = np.asarray(u_m, dtype=np.float64).ravel()
+        v_m = np.asarray(v_m, dtype=np.float64).ravel()
+        if u_m.shape != v_m.shape:
+            raise ValueError(f"u and v differ in shape: {u_m.shape} vs {v_m.shape}")
+        return u_m, v_m
+
+    # ---------------------------------------------------------------- queries
     def units(self) -> str:
         return self._units
 
+    def mode(self) -> str:
+        """``"density"``, ``"scatter"`` or ``"empty"``: how the coverage is drawn."""
+        if self._density is not None:
+            return "density"
+        return "scatter" if self._scatter else "empty"
+
+    def density(self) -> UvDensity | None:
+        """The histogram drawn (None unless :meth:`mode` is ``"density"``)."""
+        return self._density
+
+    @property
+    def coverage_items(self) -> list:
+        """The graphics items drawing the coverage: the density image or the scatter items."""
+        return [self.density_item] if self._density is not None else list(self._scatter)
+
+    @property
+    def scatter_items(self) -> list:
+        """Alias of :attr:`coverage_items` (callers hide these while drawing an overlay)."""
+        return self.coverage_items
+
     def points(self) -> tuple[np.ndarray, np.ndarray]:
-        """All displayed (x, y) points, in the current units, concatenated."""
-        xs = [it.data["x"] for it in self.scatter_items]
-        ys = [it.data["y"] for it in self.scatter_items]
-        if not xs:
-            return np.empty(0), np.empty(0)
-        return np.concatenate(xs), np.concatenate(ys)
+        """Every displayed sample (x, y) in the current units, both halves.
 
-    def _display_points(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """(u, v, row) of the points to draw in display units, and the full point count.
-
-        One point per row and channel (per row in metres, where channels
-        coincide); a seeded random subset when both halves exceed max_points.
+        The samples of the live look while :meth:`is_live`. In wavelengths
+        one per row and channel, in metres one per row.
         """
-        nchan = 1 if self._units == "m" else self._freq_hz.size
-        n = self._u_m.size * nchan
-        if 2 * n > self.max_points:  # random, as a stride could alias with the baseline order
-            flat = np.random.default_rng(0).choice(n, self.max_points // 2, replace=False)
-            flat.sort()
+        if self._live is not None:
+            u_m, v_m, freq = self._live
+        elif self._u_m is not None:
+            u_m, v_m, freq = self._u_m, self._v_m, self._freq_hz
         else:
-            flat = np.arange(n)
-        rows, chans = np.divmod(flat, nchan)
-        if self._units == "m":
-            return self._u_m[rows], self._v_m[rows], rows, 2 * n
-        scale = self._freq_hz[chans] / C_LIGHT / (1e3 if self._units == "klambda" else 1.0)
-        return self._u_m[rows] * scale, self._v_m[rows] * scale, rows, 2 * n
+            return np.empty(0), np.empty(0)
+        s = uv_scale(self._units, freq)
+        x, y = np.outer(u_m, s).ravel(), np.outer(v_m, s).ravel()
+        return np.concatenate([x, -x]), np.concatenate([y, -y])
 
-    def _groups(self, rows: np.ndarray) -> tuple[np.ndarray, list]:
-        """Colour group of each point, and the brush of each group."""
-        if self._color_by == "time" and self._time is not None:
-            t = self._time[rows]
-            span = np.ptp(t) if t.size else 0.0
+    # ------------------------------------------------------------------- zoom
+    def fit(self) -> None:
+        """Show the whole coverage; later live updates refit too, until the user zooms."""
+        self._user_zoomed = False
+        self._fit_range()
+
+    def user_zoomed(self) -> bool:
+        return self._user_zoomed
+
+    def _fit_range(self) -> None:
+        r = self._half_width * 1.02
+        self.plot_item.getViewBox().setRange(xRange=(-r, r), yRange=(-r, r), padding=0)
+
+    def _on_user_range(self, _mask) -> None:
+        self._user_zoomed = True
+
+    # ------------------------------------------------------------------ draw
+    def _auto_bins(self) -> int:
+        if self.bins is not None:
+            return self.bins
+        vb = self.plot_item.getViewBox()
+        px = min(vb.width(), vb.height()) * self.devicePixelRatioF()
+        n = DEFAULT_BINS if px < 64 else int(np.clip(px, MIN_BINS, MAX_BINS))
+        return n if n % 2 else n - 1
+
+    def _rebin_if_resized(self) -> None:
+        if self._density is None or self.bins is not None:
+            return
+        n = self._auto_bins()
+        if abs(n - self._density.nbins) > 0.2 * self._density.nbins:
+            self._redraw()
+
+    def _colour_sources(self):
+        """(row weight, row label, label colours, (caption, tooltip)) of the current colouring."""
+        if self._live is None and self._color_by == "time" and self._time is not None:
+            t = self._time
+            span = float(np.ptp(t)) if t.size else 0.0
             frac = (t - t.min()) / span if span > 0 else np.zeros_like(t)
-            g = np.minimum((frac * self.n_groups).astype(int), self.n_groups - 1)
-            colors = get_colormap("viridis").getLookupTable(0.0, 1.0, nPts=self.n_groups)
-            return g, [pg.mkBrush(*c) for c in colors]
-        if self._color_by == "baseline" and self._baseline is not None:
-            _, ids = np.unique(self._baseline, return_inverse=True)
-            n = min(self.n_groups, len(PALETTE))
-            return ids.ravel()[rows] % n, [pg.mkBrush(c) for c in PALETTE[:n]]
-        return np.zeros(rows.size, dtype=int), [pg.mkBrush(PALETTE[0])]
+            how = "colour = time (blue → orange)"
+            return frac, None, None, (how, "colour: mean time of the cell's samples (early → late)")
+        if self._live is None and self._color_by == "baseline" and self._baseline is not None:
+            ids = _dense_ids(self._baseline)
+            n = len(PALETTE)
+            rgb = np.array([pg.mkColor(c).getRgb()[:3] for c in PALETTE], np.uint8)
+            how = ("colour = baseline", "colour: the baseline of one of the cell's samples")
+            return None, (ids % n).astype(np.int32), rgb, how
+        return None, None, None, ("", "")
 
     def _redraw(self) -> None:
-        for it in self.scatter_items:
+        for it in self._scatter:
             self.plot_item.removeItem(it)
-        self.scatter_items = []
+        self._scatter = []
+        self._density = None
+        self.density_item.hide()
         self._update_labels()
-        if self._u_m is None:
+        if self._live is not None:
+            u_m, v_m, freq = self._live
+        elif self._u_m is not None:
+            u_m, v_m, freq = self._u_m, self._v_m, self._freq_hz
+        else:
+            self.info_label.setText(" ")
             return
-        u, v, rows, n_total = self._display_points()
-        decimated = n_total > self.max_points
-        groups, brushes = self._groups(rows)
-        for g, brush in enumerate(brushes):
-            sel = groups == g
+        scale = uv_scale(self._units, freq)
+        n_points = 2 * u_m.size * scale.size
+        big = max(float(np.abs(u_m).max(initial=0.0)), float(np.abs(v_m).max(initial=0.0)))
+        self._half_width = big * float(scale.max()) or 1.0
+        weight, label, label_rgb, (how, detail) = self._colour_sources()
+        if self._live is None and n_points <= self.max_points:
+            self._draw_scatter(u_m, v_m, scale, weight, label, label_rgb)
+            look = "one dot per sample"
+        else:
+            self._draw_density(u_m, v_m, scale, weight, label, label_rgb)
+            nb = self._density.nbins
+            look = f"density on {nb}×{nb} cells; brightness: log(samples per cell)"
+        what = "so far: all" if self._live is not None else "all"
+        text = f"{what} {n_points:,} samples (both halves)"
+        self.info_label.setText(f"{text}; {how}" if how else text)
+        self.info_label.setToolTip("\n".join(p for p in (text, look, detail) if p))
+
+    def _draw_density(self, u_m, v_m, scale, weight, label, label_rgb) -> None:
+        d = uv_density(
+            u_m, v_m, scale, self._auto_bins(), half_width=self._half_width,
+            row_weight=weight, row_label=label,
+        )  # fmt: skip
+        colours = None
+        if d.mean_weight is not None:
+            lut = colormap_rgb(TIME_COLORMAP)
+            idx = np.clip(np.nan_to_num(d.mean_weight) * 255 + 0.5, 0, 255).astype(np.intp)
+            colours = lut[idx]
+        elif d.label is not None:
+            colours = label_rgb[np.maximum(d.label, 0)]
+        self._density = d
+        self.density_item.setImage(density_rgba(d, colours), autoLevels=False)
+        r = d.half_width
+        self.density_item.setRect(QtCore.QRectF(-r, -r, 2 * r, 2 * r))
+        self.density_item.show()
+
+    def _draw_scatter(self, u_m, v_m, scale, weight, label, label_rgb) -> None:
+        x, y = np.outer(u_m, scale), np.outer(v_m, scale)  # (nrow, nchan)
+        if weight is not None:
+            g = np.minimum((weight * self.n_groups).astype(int), self.n_groups - 1)
+            rgb = colormap_rgb(TIME_COLORMAP)[
+                ((np.arange(self.n_groups) + 0.5) / self.n_groups * 255).astype(int)
+            ]
+        elif label is not None:
+            g, rgb = label, label_rgb
+        else:
+            g, rgb = np.zeros(u_m.size, int), np.array([PLAIN_COLOUR], np.uint8)
+        for k, colour in enumerate(rgb):
+            sel = g == k
             if not sel.any():
                 continue
-            x = np.concatenate([u[sel], -u[sel]])
-            y = np.concatenate([v[sel], -v[sel]])
-            item = pg.ScatterPlotItem(x=x, y=y, pen=None, brush=brush, size=2, pxMode=True)
+            xs, ys = x[sel].ravel(), y[sel].ravel()
+            item = pg.ScatterPlotItem(
+                x=np.concatenate([xs, -xs]), y=np.concatenate([ys, -ys]),
+                pen=None, brush=pg.mkBrush(*colour), size=2, pxMode=True,
+            )  # fmt: skip
             self.plot_item.addItem(item)
-            self.scatter_items.append(item)
-        shown = sum(len(it.data) for it in self.scatter_items)
-        text = f"{shown:,} points (both halves)"
-        if decimated:
-            text = f"showing {shown:,} of {n_total:,} points (decimated: random subset)"
-        how = {"time": "time (dark → light: early → late)", "baseline": "baseline"}
-        colored = how.get(self._color_by, "") if len(brushes) > 1 else ""
-        self.info_label.setText(text + (f"; coloured by {colored}" if colored else ""))
+            self._scatter.append(item)
 
     def _update_labels(self) -> None:
         unit = UNITS[self._units]

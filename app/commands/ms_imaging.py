@@ -31,7 +31,11 @@ def add_selection_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--spw", type=int, default=0, help="spectral window (default 0)")
     g.add_argument("--column", default="DATA", help="DATA, CORRECTED_DATA or MODEL_DATA")
     g.add_argument(
-        "--stokes", default="I", help="I, Q, U, V or a correlation held (XX, RR, ...); default I"
+        "--stokes",
+        default="auto",
+        help="I, Q, U, V or a correlation held (XX, RR, ...); default auto: I when the MS "
+        "holds XX and YY, RR and LL, or I, else its first correlation (an XY-only MS "
+        "images XY)",
     )
     g.add_argument(
         "--channels", type=channels_arg, metavar="A:B", help="channels A … B−1 (default all)"

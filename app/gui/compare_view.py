@@ -41,13 +41,8 @@ def _boxed(title: str, *widgets: QtWidgets.QWidget) -> QtWidgets.QGroupBox:
 
 
 def _compact(view: SkyImageView) -> SkyImageView:
-    """Keep only the colour-map and stretch choices in the view's tool bar (narrow columns)."""
-    bar = view.layout().itemAt(0).layout()
-    for k in range(bar.count()):
-        w = bar.itemAt(k).widget()
-        if isinstance(w, (QtWidgets.QLabel, QtWidgets.QPushButton)):
-            w.hide()
-    view.setMinimumSize(250, 240)
+    """A column's view: its FITS entry hidden (the comparison exports a report instead)."""
+    view.fits_action.setVisible(False)
     return view
 
 
@@ -96,6 +91,7 @@ class CompareView(OnDemand, QtWidgets.QWidget):
         scroll = QtWidgets.QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(body)
         head = QtWidgets.QHBoxLayout()
         head.addWidget(self.compute_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
@@ -119,6 +115,7 @@ class CompareView(OnDemand, QtWidgets.QWidget):
     def _new_view(self, colormap: str, stretch: str) -> SkyImageView:
         view = _compact(SkyImageView(colormap=colormap, stretch=stretch))
         view.view_box.sigRangeChangedManually.connect(lambda _m, v=view: self._follow(v))
+        view.zoom_reset.connect(lambda v=view: self._fit_all(v))
         view.crosshair_moved.connect(lambda l, m, v=view: self._cross(v, l, m))
         return view
 
@@ -132,7 +129,12 @@ class CompareView(OnDemand, QtWidgets.QWidget):
         (x0, x1), (y0, y1) = src.view_box.viewRange()
         for dst in self.all_views():
             if dst is not src and dst.image() is not None:
-                dst.view_box.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
+                dst.set_view_range((x0, x1), (y0, y1), by_user=True)
+
+    def _fit_all(self, src: SkyImageView) -> None:
+        for dst in self.all_views():
+            if dst is not src:
+                dst.fit_to_image()
 
     def _cross(self, src: SkyImageView, l: float, m: float) -> None:
         for dst in self.all_views():

@@ -45,6 +45,9 @@ def launch(
     if screenshot and headless and sys.platform.startswith("linux"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     state = initial_state(scene, session, device)  # errors before any window opens
+    from uvlab.app.gui.qt_platform import check_xcb
+
+    check_xcb()  # names the library really missing (Qt's own hint is always xcb-cursor)
 
     from PyQt6 import QtWidgets
 
@@ -60,7 +63,7 @@ def launch(
         window.compare.start(compare)
     if tab:
         window.show_tab(tab)
-    if screenshot:
+    if screenshot and headless:  # the offscreen platform's screen is only 800 × 800
         window.resize(1800, 1050)
     window.show()
     if screenshot:

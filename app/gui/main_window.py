@@ -17,7 +17,10 @@ from PyQt6 import QtCore, QtGui, QtWidgets
 
 from uvlab.app.gui.compare_mode import CompareMode
 from uvlab.app.gui.controller import Controller
+from uvlab.app.gui.lessons_menu import TipBar, add_lessons_menu
 from uvlab.app.gui.panels import ImagingPanel, ObservationPanel, RunPanel, SkyPanel
+from uvlab.app.gui.panels.fields import make_narrow
+from uvlab.app.gui.screen_fit import dock_width, fit_window, min_dock_width
 from uvlab.app.gui.settings import AppSettings
 from uvlab.app.gui.views import ViewTabs
 from uvlab.app.gui.window_files import FileActions
@@ -78,7 +81,14 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setWindowTitle("uvlab — radio interferometry lab")
         self.settings = settings or AppSettings()
         self.views = ViewTabs()
-        self.setCentralWidget(self.views)
+        self.tips = TipBar()
+        centre = QtWidgets.QWidget()
+        lay = QtWidgets.QVBoxLayout(centre)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(2)
+        lay.addWidget(self.tips)
+        lay.addWidget(self.views, 1)
+        self.setCentralWidget(centre)
         self.obs_panel = ObservationPanel()
         self.sky_panel = SkyPanel()
         self.imaging_panel = ImagingPanel()
@@ -86,16 +96,19 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_dock()
         self.controller = Controller(self.freeze_request, worker, parent=self)
         self.compare = CompareMode(self.controller, self.panel_tabs, self.views)
+        make_narrow(self.dock.widget())  # every panel, the Compare one included
         self.files = FileActions(self)
         self._playing = False
         self._play_target = 0.0
         self._last_warning: str | None = None  # a job's warning is logged once, not per job
+        self._opening_ms: str | None = None  # an MS whose summary has not arrived yet
+        self._before_open: tuple | None = None  # (source, MS page) to restore if it fails
         self._build_menus()
         self._connect()
         self.obs_panel.set_recent(self.settings.recent_ms())
         self.apply_session(state or default_session(), run=False)
-        if not self.settings.restore_window(self):
-            self.resize(1500, 950)
+        fit_window(self, restored=self.settings.restore_window(self))
+        self.resizeDocks([self.dock], [dock_width(self)], QtCore.Qt.Orientation.Horizontal)
         from uvlab.app._version import __version__
         from uvlab.gpu.backend import device_info
 
@@ -106,6 +119,8 @@ class MainWindow(QtWidgets.QMainWindow):
     # -------------------------------------------------------------- building
     def _build_dock(self) -> None:
         self.panel_tabs = QtWidgets.QTabWidget()
+        self.panel_tabs.setUsesScrollButtons(False)  # a narrow dock elides the titles instead
+        self.panel_tabs.tabBar().setElideMode(QtCore.Qt.TextElideMode.ElideRight)
         for panel, title in (
             (self.obs_panel, "Observation"),
             (self.sky_panel, "Sky model"),
@@ -113,6 +128,7 @@ class MainWindow(QtWidgets.QMainWindow):
         ):
             scroll = QtWidgets.QScrollArea()
             scroll.setWidgetResizable(True)
+            scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
             scroll.setWidget(panel)
             self.panel_tabs.addTab(scroll, title)
         box = QtWidgets.QWidget()
@@ -126,8 +142,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.dock.setFeatures(
             QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetMovable
             | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable
+            | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable
         )
-        box.setMinimumWidth(360)
+        box.setMinimumWidth(min_dock_width(box))
         self.addDockWidget(QtCore.Qt.DockWidgetArea.LeftDockWidgetArea, self.dock)
 
     def _action(self, menu, text, slot, shortcut=None) -> QtGui.QAction:
@@ -161,7 +178,14 @@ class MainWindow(QtWidgets.QMainWindow):
         self._action(r, "Compute aliasing maps", lambda: self.controller.submit("aliasing"))
         self._action(r, "Compare algorithms", lambda: self.controller.submit("compare"))
         v = bar.addMenu("&View")
-        v.addAction(self.dock.toggleViewAction())
+        toggle = self.dock.toggleViewAction()
+        toggle.setText("Controls")
+        toggle.setShortcut(QtGui.QKeySequence("F9"))
+        toggle.setToolTip("Show or hide the controls (F9): more room for the images")
+        v.addAction(toggle)
+        h = bar.addMenu("&Help")
+        self.lessons_menu = add_lessons_menu(h, self.load_lesson)
+        self._action(h, "Show hints", self.tips.show)
 
     def _connect(self) -> None:
         c, v = self.controller, self.views
@@ -169,6 +193,7 @@ class MainWindow(QtWidgets.QMainWindow):
             panel.changed.connect(self._on_edit)
             panel.error.connect(self.report_error)
         self.obs_panel.layout_changed.connect(self._show_layout)
+        self.obs_panel.array_chosen.connect(self._on_array_chosen)
         self.obs_panel.open_ms_requested.connect(self.files.ask_open_ms)
         self.obs_panel.recent_ms_chosen.connect(self.files.open_ms)
         self.sky_panel.demo_requested.connect(self.use_demo_sky)
@@ -255,18 +280,68 @@ class MainWindow(QtWidgets.QMainWindow):
         if run:
             self.controller.submit()
 
-    def select_ms(self, selection) -> None:
+    def select_ms(self, selection) -> bool:
         """Show ``selection`` (an MSSelection) in the Observation panel and read it.
 
-        The Observation panel's recent list is refreshed from the settings
-        (:meth:`FileActions.open_ms` has just added the path), Play stops and
-        a job runs: the summary comes first.
+        A path that is not a MeasurementSet is refused at once (one line in the
+        status bar; nothing changes). Otherwise the Observation panel's recent
+        list is refreshed from the settings (:meth:`FileActions.open_ms` has
+        just added the path), Play stops and a job runs: the summary comes
+        first, and with it the old data's views are cleared. If the job fails
+        before the summary arrives (a corrupt MS), the previous data source and
+        selection come back. Returns False when the path was refused.
         """
+        from uvlab.app.ms.errors import MSError
+        from uvlab.app.ms.tables import check_path
+
+        try:
+            check_path(selection.path)
+        except MSError as exc:
+            self.report_error(f"cannot open MeasurementSet: {exc}")
+            return False
+        if self._opening_ms is None:  # the state to come back to, should this open fail
+            self._before_open = (self.obs_panel.source(), self.obs_panel.ms.snapshot())
+        self._opening_ms = selection.path
         self.obs_panel.set_recent(self.settings.recent_ms())
         self.obs_panel.set_ms_selection(selection)
         self.panel_tabs.setCurrentIndex(0)
         self.set_playing(False)
         self.controller.submit()
+        return True
+
+    def _open_succeeded(self, info) -> None:
+        """The summary of the MS being opened arrived: the old data's views go."""
+        import os
+
+        if self._opening_ms is None:
+            return
+        if os.path.realpath(info.path) != os.path.realpath(self._opening_ms):
+            return
+        self._opening_ms = None
+        self._before_open = None
+        self.views.clear_results()
+
+    def _open_failed(self) -> None:
+        """Put back the data source and MS selection shown before a failed open."""
+        if self._opening_ms is None or self._before_open is None:
+            return
+        source, snap = self._before_open
+        self._opening_ms = self._before_open = None
+        self.obs_panel.ms.restore(snap)
+        self.obs_panel.set_source(source)
+        self._show_layout()
+
+    def load_lesson(self, lesson, scene) -> None:
+        """Load a lesson's scene (Help → Lessons), run it, and say what to try."""
+        try:
+            state = scene.state()
+        except (ValueError, OSError) as exc:
+            self.report_error(f"cannot load lesson scene {scene.title!r}: {exc}")
+            return
+        self.apply_session(state)
+        self.show_tab("overview")
+        self.tips.show_tip(f"{lesson.title} — {scene.title}: {scene.try_this}", lesson.page_path())
+        self.views.log_view.append("info", f"lesson: {lesson.title} — {scene.title}")
 
     def show_tab(self, name: str) -> None:
         """Bring a view tab to the front by its short name (see :data:`TAB_TITLES`)."""
@@ -290,10 +365,64 @@ class MainWindow(QtWidgets.QMainWindow):
     def _on_edit(self) -> None:
         if self._playing:  # the animation's own steps do not emit changed
             self.set_playing(False)
+        self._sky_follows_pointing()
+        self._check_field_visible()
         self.views.aliasing_view.mark_stale()
         self.compare.mark_stale()
         if self.run_panel.autorun():
             self.controller.schedule()
+
+    def _sky_follows_pointing(self) -> None:
+        """A sky laid out about the phase centre (a demo sky) moves with it; files stay put."""
+        if self.obs_panel.source() != "synthetic":
+            return
+        try:
+            spec = self.obs_panel.observation_spec(for_job=False)
+        except ValueError:
+            return
+        sky = self.sky_panel.sky_model()
+        moved = sky.moved_to(spec.ra_deg, spec.dec_deg)  # itself when absolute or unmoved
+        if moved is not sky:
+            self.sky_panel.set_sky_model(moved)  # no emit: this edit already schedules a run
+
+    def _on_array_chosen(self, _name: str) -> None:
+        """Another array: when its site cannot see the field, point where it can, and say so."""
+        from uvlab.app.observation import with_visible_declination
+
+        try:
+            spec = self.obs_panel.observation_spec(for_job=False)
+            moved, note = with_visible_declination(spec)
+        except ValueError:
+            return
+        if moved.dec_deg != spec.dec_deg:
+            self.obs_panel.set_declination(moved.dec_deg)  # the array's own edit runs it
+        if note:
+            self.statusBar().showMessage(note)
+            self.views.log_view.append("warning", note)
+            self.tips.show_tip(note)
+
+    def _check_field_visible(self) -> None:
+        """Offer a one-click declination when the field is below the elevation limit."""
+        from uvlab.app.observation import field_visibility, visible_declination_for
+
+        if self.obs_panel.source() != "synthetic":
+            self.tips.clear_fix()
+            return
+        try:
+            spec = self.obs_panel.observation_spec(for_job=False)
+            problem = field_visibility(spec)
+            dec = visible_declination_for(spec) if problem else None
+        except ValueError:
+            return
+        if problem is None or dec is None or dec == spec.dec_deg:
+            self.tips.clear_fix()
+            return
+        self.tips.show_fix(
+            f"{problem}.",
+            f"Use Dec {dec:+g}°",
+            lambda: self.obs_panel.set_declination(dec, emit=True),
+        )
+        self.statusBar().showMessage(problem)
 
     def report_error(self, message: str) -> None:
         """Show a one-line problem in the status bar and the log (panels' ``error``)."""
@@ -317,7 +446,9 @@ class MainWindow(QtWidgets.QMainWindow):
         out = self.views.last_image
         if out is None:
             return
-        comp = self.sky_panel.add_point_at(l, m, out.ra0_rad, out.dec0_rad)
+        centre = self.sky_panel.sky_model().centre_deg  # a relative sky: about its own centre
+        ra0, dec0 = (out.ra0_rad, out.dec0_rad) if centre is None else map(math.radians, centre)
+        comp = self.sky_panel.add_point_at(l, m, ra0, dec0)
         if comp is not None:
             self.views.log_view.append(
                 "info",
@@ -352,6 +483,7 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _on_partial(self, partial) -> None:
         if partial.info is not None:
+            self._open_succeeded(partial.info)
             self.obs_panel.set_ms_info(partial.info)
         if partial.warning and partial.warning != self._last_warning:
             self._last_warning = partial.warning
@@ -387,6 +519,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.statusBar().showMessage(f"Error: {first}")
         self.run_panel.set_status(f"Error: {first}")
         self.views.log_view.append("error", message)
+        self._open_failed()
         if self.views.aliasing_view.is_computed() is False:
             self.views.aliasing_view.mark_stale()
         self.set_playing(False)

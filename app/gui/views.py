@@ -5,11 +5,12 @@ Tabs: *Overview* (array layout, uv coverage, dirty image, PSF), *Sky model*
 CPU run and the last GPU run side by side) and *Log*. The dirty, PSF and
 sky-model views share zoom and crosshair.
 
-While a job streams, the growing uv tracks are drawn as one plain scatter
-overlay (a random subset of at most :data:`UV_PARTIAL_POINTS` points of the
-first channel, redrawn with the preview image at most every :data:`PARTIAL_S` seconds) so
-that drawing never stalls the GUI; the final result replaces it with the full
-view (coloured by time, up to :data:`UV_FINAL_POINTS` points).
+While a job streams, the growing uv tracks are drawn as a one-colour density of
+the first channel's samples so far (redrawn with the preview image at most
+every :data:`PARTIAL_S` seconds, so that drawing never stalls the GUI); the
+final result replaces it with every sample of every channel, coloured by time.
+Each image view fits its image after every result until the user zooms; the
+PSF opens zoomed on its main lobe and inner sidelobes (:data:`PSF_ZOOM`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from PyQt6 import QtCore, QtWidgets
 
 from uvlab.app.gui.aliasing_view import AliasingView
 from uvlab.app.lab.jobs import AliasingOutput, ImageOutput, JobResult, Partial
-from uvlab.gpu.constants import C_LIGHT
 from uvlab.widgets import (
     ArrayLayoutView,
     LogView,
@@ -30,14 +30,19 @@ from uvlab.widgets import (
     UvCoverageView,
     link_crosshairs,
 )
-from uvlab.widgets._pg import PALETTE, pg
+from uvlab.widgets._pg import pg
 from uvlab.widgets.image_view import ARCMIN
 
 PARTIAL_S = 0.3
 PREVIEW_TITLE = "Preview: the data so far (natural weighting, conv)"
-UV_PARTIAL_POINTS = 3_000
-UV_FINAL_POINTS = 30_000
-_UV_SCALE = {"klambda": 1e3, "lambda": 1.0}
+#: The uv view draws up to this many points as dots, more as a density image.
+UV_MAX_DOTS = 30_000
+#: The PSF view's default zoom: this fraction of the image's width.
+PSF_ZOOM = 0.25
+#: Width shares of the overview: the dirty image, the column of PSF, uv and array.
+OVERVIEW_SHARES = (3, 2)
+#: Height shares of that column: PSF, uv coverage, array.
+RIGHT_SHARES = (4, 4, 3)
 
 
 def _boxed(title: str, widget: QtWidgets.QWidget) -> QtWidgets.QGroupBox:
@@ -68,10 +73,16 @@ def link_zoom(*views: SkyImageView) -> None:
         (x0, x1), (y0, y1) = src.view_box.viewRange()
         for dst in views:
             if dst is not src and dst.image() is not None:
-                dst.view_box.setRange(xRange=(x0, x1), yRange=(y0, y1), padding=0)
+                dst.set_view_range((x0, x1), (y0, y1), by_user=True)
+
+    def fit_all(src: SkyImageView) -> None:
+        for dst in views:
+            if dst is not src:
+                dst.fit_to_image()
 
     for v in views:
         v.view_box.sigRangeChangedManually.connect(lambda _mask, v=v: follow(v))
+        v.zoom_reset.connect(lambda v=v: fit_all(v))
 
 
 class ViewTabs(QtWidgets.QTabWidget):
@@ -80,20 +91,10 @@ class ViewTabs(QtWidgets.QTabWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.array_view = ArrayLayoutView()
-        self.uv_view = UvCoverageView(max_points=UV_FINAL_POINTS)
-        self._uv_live = pg.ScatterPlotItem(
-            pen=None, size=2, pxMode=True, brush=pg.mkBrush(PALETTE[0])
-        )
-        self._uv_live.setZValue(5)
-        # Build the scatter's symbol cache now, at start-up: the first setData of a
-        # few thousand points costs ~0.1 s, which would otherwise stall the first
-        # live update of a run.
-        warm = np.zeros(UV_PARTIAL_POINTS)
-        self._uv_live.setData(x=warm, y=warm)
-        self._uv_live.hide()
-        self.uv_view.plot_item.addItem(self._uv_live)
+        self.uv_view = UvCoverageView(max_points=UV_MAX_DOTS)
         self.dirty_view = SkyImageView(colormap="inferno")
         self.psf_view = SkyImageView(colormap="viridis")
+        self.psf_view.set_default_zoom(PSF_ZOOM)
         self.sky_view = SkyImageView(colormap="inferno", stretch="asinh")
         # rings around the components: single-pixel points are hard to see otherwise
         ring = pg.mkPen((0, 220, 255, 200), width=1.5)
@@ -106,32 +107,44 @@ class ViewTabs(QtWidgets.QTabWidget):
         link_zoom(self.dirty_view, self.psf_view, self.sky_view)
         link_crosshairs(self.dirty_view, self.psf_view, self.sky_view)
 
-        overview = QtWidgets.QSplitter()
-        left, right = QtWidgets.QSplitter(), QtWidgets.QSplitter()
-        for s in (left, right):
-            s.setOrientation(QtCore.Qt.Orientation.Vertical)
-            s.setChildrenCollapsible(False)
-        left.addWidget(_boxed("Array layout (drag an antenna to move it)", self.array_view))
-        left.addWidget(_boxed("uv coverage", self.uv_view))
-        right.addWidget(_boxed("Dirty image (click to add a source)", self.dirty_view))
-        right.addWidget(_boxed("PSF", self.psf_view))
-        overview.addWidget(left)
-        overview.addWidget(right)
-        overview.setStretchFactor(0, 2)
-        overview.setStretchFactor(1, 3)
-        right.setStretchFactor(0, 3)
-        right.setStretchFactor(1, 2)
-        self.overview = overview
-        # in scroll areas: a narrow window scrolls instead of being held wide
-        self.addTab(_scrolled(overview), "Overview")
+        self.overview = self._build_overview()
+        self.addTab(self.overview, "Overview")
         self.addTab(self.sky_view, "Sky model")
         self.aliasing_tab = _scrolled(self.aliasing_view)
+        self.aliasing_tab.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.addTab(self.aliasing_tab, "Aliasing")
         self.addTab(self.timing_view, "Timing")
         self.addTab(self.log_view, "Log")
         self._runs: dict[str, tuple[str, dict]] = {}
         self._last_partial_draw = -np.inf
         self.last_image: ImageOutput | None = None
+
+    def _build_overview(self) -> QtWidgets.QSplitter:
+        """The dirty image large on the left; PSF, uv coverage and the array stacked beside it.
+
+        Nothing here holds the window wide: every view's minimum size is small
+        (long titles are elided), so the splitters share whatever the screen
+        gives, from 1366×768 up, without a scroll bar.
+        """
+        overview = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        for s in (overview, right):
+            s.setChildrenCollapsible(False)
+        self.dirty_box = _boxed("Dirty image (click to add a source)", self.dirty_view)
+        overview.addWidget(self.dirty_box)
+        right.addWidget(_boxed("PSF", self.psf_view))
+        right.addWidget(_boxed("uv coverage", self.uv_view))
+        right.addWidget(_boxed("Array (drag an antenna to move it)", self.array_view))
+        overview.addWidget(right)
+        overview.setStretchFactor(0, OVERVIEW_SHARES[0])
+        overview.setStretchFactor(1, OVERVIEW_SHARES[1])
+        for k, share in enumerate(RIGHT_SHARES):
+            right.setStretchFactor(k, share)
+        # the first show divides by these (the stretch factors only share later growth)
+        overview.setSizes([100 * OVERVIEW_SHARES[0], 100 * OVERVIEW_SHARES[1]])
+        right.setSizes([100 * s for s in RIGHT_SHARES])
+        self.right_column = right
+        return overview
 
     # ---------------------------------------------------------------- inputs
     def set_antennas(self, antennas) -> None:
@@ -144,21 +157,20 @@ class ViewTabs(QtWidgets.QTabWidget):
             self.array_view.set_antennas(antennas.enu, antennas.names, antennas.diameter_m)
 
     def _set_uv(self, uv) -> None:
-        self._uv_live.hide()
         self.uv_view.set_uv(uv.u_m, uv.v_m, freq_hz=uv.freq_hz, time=uv.time, baseline=uv.baseline)
 
     def _set_live_uv(self, uv) -> None:
-        """The growing tracks: a subset of rows, first channel, both halves, one colour."""
-        n = uv.nrow
-        keep = min(n, UV_PARTIAL_POINTS // 2)
-        rows = np.random.default_rng(0).choice(n, keep, replace=False) if keep < n else slice(None)
-        units = self.uv_view.units()
-        scale = 1.0 if units == "m" else uv.freq_hz[0] / C_LIGHT / _UV_SCALE[units]
-        u, v = uv.u_m[rows] * scale, uv.v_m[rows] * scale
-        for item in self.uv_view.scatter_items:
-            item.hide()
-        self._uv_live.setData(x=np.concatenate([u, -u]), y=np.concatenate([v, -v]))
-        self._uv_live.show()
+        """The growing tracks: every row so far, first channel, both halves, one colour."""
+        self.uv_view.set_live_uv(uv.u_m, uv.v_m, uv.freq_hz[:1])
+
+    def clear_results(self) -> None:
+        """Forget the shown results (a new MeasurementSet's views start empty)."""
+        for view in (self.dirty_view, self.psf_view, self.sky_view):
+            view.clear()
+        self._sky_marks.setData(x=[], y=[])
+        self.uv_view.clear()
+        self.aliasing_view.mark_stale()
+        self.last_image = None
 
     def show_partial(self, p: Partial, source: str) -> None:
         """Draw a partial result of the newest job (uv and preview at most every PARTIAL_S)."""
@@ -177,11 +189,14 @@ class ViewTabs(QtWidgets.QTabWidget):
         """Draw a complete result; returns the seconds spent drawing."""
         t0 = time.perf_counter()
         out = result.output
-        if isinstance(out, AliasingOutput):
-            self.aliasing_view.show_output(out)
+        if not isinstance(out, ImageOutput):
+            # aliasing or compare: their partials drew the growing tracks; the
+            # image's complete coverage comes back (the data are the same)
+            if self.uv_view.is_live() and self.last_image is not None:
+                self._set_uv(self.last_image.uv)
+            if isinstance(out, AliasingOutput):
+                self.aliasing_view.show_output(out)
             return time.perf_counter() - t0
-        if not isinstance(out, ImageOutput):  # a future task's output
-            return 0.0
         self.last_image = out
         radec = (out.ra0_rad, out.dec0_rad)
         self.dirty_view.set_image(

@@ -35,8 +35,8 @@ class FileHost(Protocol):
 
     def apply_session(self, state: SessionState, *, run: bool = True) -> None: ...
 
-    def select_ms(self, selection: MSSelection) -> None:
-        """Show ``selection`` in the Observation panel and read it."""
+    def select_ms(self, selection: MSSelection) -> bool:
+        """Show ``selection`` in the Observation panel and read it (False if refused)."""
 
     def report_error(self, message: str) -> None:
         """Show a one-line problem in the status bar and the log."""
@@ -85,12 +85,24 @@ class FileActions:
         if path:
             self.open_ms(path)
 
-    def open_ms(self, path: str) -> None:
-        """Remember ``path`` as recent and let the window select and read it (summary first)."""
+    def open_ms(self, path: str) -> bool:
+        """Remember ``path`` as recent and let the window select and read it (summary first).
+
+        A path that is not a MeasurementSet is refused with one line in the
+        status bar, and neither the window nor the recent list changes; returns False.
+        """
+        from uvlab.app.ms.errors import MSError
+        from uvlab.app.ms.tables import check_path
+
+        try:
+            check_path(path)
+        except MSError as exc:
+            self._window.report_error(f"cannot open MeasurementSet: {exc}")
+            return False
         self._settings.add_recent_ms(path)
         self._settings.set_last_dir("ms", path)
         self._fill_recent_menu()
-        self._window.select_ms(MSSelection(os.fspath(path)))
+        return self._window.select_ms(MSSelection(os.fspath(path)))
 
     # -------------------------------------------------------------- sessions
     def save_session(self, path) -> bool:

@@ -49,13 +49,15 @@ class MSSelection:
 
     ``field`` is a FIELD_ID or a field's name; ``channels`` is ``(start, stop)``
     of the window's channels (stop None: to the end), or None for all.
+    ``stokes`` ``"auto"`` is what the MS holds: I when its correlations form it,
+    else the first correlation (:func:`uvlab.app.ms.stokes.default_stokes`).
     """
 
     path: str
     field: int | str = 0
     spw: int = 0
     column: str = "DATA"
-    stokes: str = "I"
+    stokes: str = "auto"
     channels: tuple[int, int | None] | None = None
 
     def __post_init__(self):

@@ -31,11 +31,34 @@ class WorkCache:
     """The last observation, prediction and MS read, reused by later jobs.
 
     Used only from the worker thread (one I/O thread for casacore).
+
+    The prediction is held with its key ``(observation, sky, smearing,
+    precision, device)``. A job whose key differs from the held one only by a
+    few components of the sky updates it in place
+    (:func:`uvlab.app.lab.sources.iter_synthetic`; the Samples of an earlier
+    job share those visibilities, so use them before the next job), and says
+    so:
+
+    Attributes
+    ----------
+    last_prediction_kind : {"full", "incremental", "cached"} or None
+        How the last synthetic job got its visibilities: every component
+        predicted (``"full"``), the held prediction plus the components added
+        minus those removed (``"incremental"``), or the held one as it was
+        (``"cached"``). None before the first synthetic job.
+    last_prediction_delta : (int, int)
+        (added, removed) components of the last incremental prediction.
+    prediction_edits : int
+        Incremental updates applied to the held prediction since it was last
+        predicted in full (their rounding errors add up, so there is a limit).
     """
 
     def __init__(self):
         self._obs: tuple[object, object] = (None, None)
         self._vis: tuple[object, object] = (None, None)
+        self.last_prediction_kind: str | None = None
+        self.last_prediction_delta: tuple[int, int] = (0, 0)
+        self.prediction_edits = 0
         self._ms_info: dict[tuple, object] = {}
         self._ms_data: tuple[object, object] = (None, None)
         self._derived: dict[str, tuple[object, object]] = {}
@@ -69,10 +92,22 @@ class WorkCache:
         return value
 
     def prediction(self, key):
+        """The held visibilities when ``key`` is theirs, else None."""
         return self._vis[1] if self._vis[0] == key else None
+
+    @property
+    def prediction_key(self):
+        """The key of the held prediction (None when none is held)."""
+        return self._vis[0]
 
     def store_prediction(self, key, vis) -> None:
         self._vis = (key, vis)
+
+    def take_prediction(self):
+        """The held visibilities, no longer held (to change them in place; None if none)."""
+        vis = self._vis[1]
+        self._vis = (None, None)
+        return vis
 
     def ms_info(self, path: str):
         """``open_ms(path)``, remembered per path and modification time."""
@@ -143,7 +178,9 @@ class Samples:
 def image_spec_for(request, uvw, freq_hz):
     """The job's image geometry: the request's ``spec`` when given, else the imaging's.
 
-    The imaging's is its npix at the cell of :func:`cell_rad_for`.
+    The imaging's is its npix at the cell of :func:`cell_rad_for`, which keeps
+    an automatic cell inside the horizon
+    (:func:`uvlab.gpu.imaging.spec.horizon_note` says when it had to).
     """
     if request.spec is not None:
         return request.spec
@@ -151,10 +188,14 @@ def image_spec_for(request, uvw, freq_hz):
 
 
 def cell_rad_for(imaging, uvw, freq_hz) -> float:
-    """The pixel size: the requested one, else 1/(3·u_max) of the data."""
+    """The pixel size: the requested one, else 1/(3·u_max) of the data.
+
+    The automatic cell is made finer where ``imaging.npix`` pixels of it would
+    reach past the horizon (``npix·cell ≤ 2``); a requested one is kept as it is.
+    """
     from uvlab.gpu.imaging.spec import cell_for_uvw
 
-    return cell_for_uvw(uvw, freq_hz, imaging.cell_arcsec)
+    return cell_for_uvw(uvw, freq_hz, imaging.cell_arcsec, npix=imaging.npix)
 
 
 def uv_rows(uvw, time_s, ant1, ant2, nant: int, freq_hz, keep) -> UvData:

@@ -14,7 +14,8 @@ Format (``"format": "uvlab session", "version": 2``)::
      "observation": {ObservationSpec fields, "layout" a name or file path},
      "modified_antennas_enu": null or [[east, north, up], ...] metres,
      "smearing": true,
-     "sky": {"name": "...", "components": [{Component fields}, ...]}
+     "sky": {"name": "...", "components": [{Component fields}, ...],
+             "centre_deg": [ra, dec] (only for a relative sky)}
             or {"demo": "teaching", "fov_fraction": 0.6},
      "imaging": {ImagingOptions fields}, "device": "auto",
      "ms": null or {"path": ..., "field": 0, "spw": 0, "column": "DATA", "stokes": "I"},
@@ -23,7 +24,13 @@ Format (``"format": "uvlab session", "version": 2``)::
 A sky given by name (:class:`NamedSky`: a demo sky, a bundled sky or a sky
 file) is spread over ``fov_fraction`` of the image when the session is
 resolved (:meth:`SessionState.resolved`), so a change of image size moves its
-components with it.
+components with it. A sky of components with ``"centre_deg"`` is relative
+(a demo sky, perhaps edited): its components keep their offsets (l, m) from
+the observation's phase centre, so changing the observation's RA/Dec moves
+them (:meth:`~uvlab.app.skymodel.SkyModel.moved_to`); without the key its
+components are absolute. The key is optional, so version 2 did not change:
+files without it load as before, and a reader that predates it reads the
+sky as absolute.
 
 Older files load unchanged: version 1 sessions (whose imaging says
 ``padding`` for σ and ``accuracy`` for the choice of ``kernel_size``, and
@@ -181,6 +188,8 @@ class SessionState:
                     {**asdict(c), "stokes": list(c.stokes)} for c in self.sky.components
                 ],
             }
+            if self.sky.centre_deg is not None:
+                sky["centre_deg"] = list(self.sky.centre_deg)
         return {
             "format": FORMAT,
             "version": VERSION,
@@ -255,7 +264,8 @@ def _sky(sky: dict) -> SkyModel | NamedSky:
     comps = tuple(
         Component(**{**c, "stokes": tuple(c["stokes"])}) for c in sky.get("components", [])
     )
-    return SkyModel(comps, sky.get("name", ""))
+    centre = sky.get("centre_deg")
+    return SkyModel(comps, sky.get("name", ""), None if centre is None else tuple(centre))
 
 
 def _from_scene(d: dict) -> SessionState:

@@ -11,6 +11,22 @@ and :class:`~uvlab.app.lab.jobs.Partial` events and returns imaging-ready
 - :func:`iter_measurement_set` opens an MS (its summary first, as an urgent
   partial) and reads the selection.
 
+The sky goes to the engine through
+:meth:`~uvlab.app.skymodel.SkyModel.sources_for`: a relative sky (a demo
+sky) is first moved to the phase centre of the data (the observation's, the
+MS field's), an absolute one (a sky file) stays where it is. When every
+component of the sky lies outside the image, the first partial carries a
+one-line warning (:func:`outside_image_note`).
+
+A sky edit re-predicts only what changed. The visibilities are linear in the
+sky, so when the held prediction is of the same observation, smearing,
+precision and device, and its sky differs from the request's by a few added
+and removed components (:func:`sky_edit`; a changed one is one removed and
+one added), the held visibilities are updated in place: ``V += V(added) −
+V(removed)``, one prediction of the added components and the removed ones
+with negated flux. More than :data:`MAX_EDIT_FRACTION` of the sky changed, or
+:data:`MAX_EDITS` updates in a row, predict everything again.
+
 The preview image of a synthetic run is the natural-weighted ``conv`` (ducc0,
 ε = 1e-4) image of the chunks predicted so far, accumulated linearly:
 ``Σ_k D_k·W_k / Σ_k W_k`` with ``D_k`` the normalised image of the times
@@ -28,7 +44,9 @@ import itertools
 import math
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 
 import numpy as np
 
@@ -42,6 +60,7 @@ from uvlab.app.lab.samples import (
     ms_key,
     uv_rows,
 )
+from uvlab.app.skymodel import SkyModel
 
 #: Source·visibility products per prediction chunk (≈ 0.2 s on one CPU core).
 WORK_PER_CHUNK = 1.5e6
@@ -54,6 +73,10 @@ PREVIEW_INTERVAL_S = 0.25
 
 #: The part of a job's progress its source takes (the task has the rest).
 SHARE = {"synthetic": 0.7, "ms": 0.6}
+#: A sky edit changing more than this fraction of the request's components is predicted in full.
+MAX_EDIT_FRACTION = 0.5
+#: After this many incremental updates in a row the next edit is predicted in full (rounding).
+MAX_EDITS = 64
 
 Report = Callable[[float, str], None]
 
@@ -114,7 +137,12 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     """Simulate and predict in time chunks; returns Samples (``yield from``).
 
     Each chunk is predicted by :func:`uvlab.app.predict_obs.predict_integrations`
-    (Stokes I), as ``uvlab simulate`` predicts what it writes.
+    (Stokes I), as ``uvlab simulate`` predicts what it writes. The observation
+    comes from the cache when it is the held one; so do the visibilities, as
+    they are (``cache.last_prediction_kind == "cached"``) or updated for a sky
+    edit (``"incremental"``: no preview images, one partial with the uv; the
+    timing's ``predict`` is the time the edit's components took), else every
+    component is predicted (``"full"``).
     """
     from uvlab.app.predict_obs import predict_integrations
     from uvlab.gpu.backend import resolve_device
@@ -123,9 +151,11 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     dev = resolve_device(request.device)
     key = (request.observation, request.sky, request.smearing, im.precision, dev)
     predicted = cache.prediction(key) is not None
-    if not predicted:
+    edit = None if predicted else _edit_of_held(cache, key)
+    if not predicted and edit is None:
         cache.store_prediction(None, None)  # about to be replaced: free it before sizing
-    check_job_memory(request, predicted)  # before anything the size of the data is made
+    # before anything the size of the data is made; an edit's chunks are small
+    check_job_memory(request, predicted or edit is not None)
     yield Progress(0.0, "uvw")
     obs, t_uvw = cache.observation(request.observation)
     check(cancelled)
@@ -133,7 +163,10 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     layout = obs.layout
     antennas = Antennas(layout.enu(), layout.antenna_names, np.asarray(layout.dish_diameter))
     spec = image_spec_for(request, obs.uvw, obs.freq_hz)
-    sources = request.sky.to_source_arrays(obs.ra0_rad, obs.dec0_rad)
+    if horizon := image_note(request, spec):
+        yield Partial("uvw", 0.0, urgent=True, warning=horizon)
+    sources = request.sky.sources_for(obs.ra0_rad, obs.dec0_rad)
+    note = outside_image_note(request.sky, spec, obs.ra0_rad, obs.dec0_rad)
     uvw = obs.uvw.reshape(-1, 3)
     flag = obs.flag.reshape(-1)
     times = obs.time_rows()
@@ -158,7 +191,38 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
         return cache.derived("uv", request.observation, lambda: rows_until(ntime))
 
     vis = cache.prediction(key)
-    if vis is None:
+    if vis is None and edit is not None:
+        vis = cache.take_prediction()  # changed in place: a cancelled edit leaves none held
+        added, removed = edit
+        delta = SkyModel(
+            (*added, *(replace(c, stokes=tuple(-x for x in c.stokes)) for c in removed)),
+            centre_deg=request.sky.centre_deg,
+        ).sources_for(obs.ra0_rad, obs.dec0_rad)
+        t_pred = 0.0
+        chunks = time_chunks(ntime, nbl * nchan * delta.nsrc) if delta.nsrc else []
+        for k, sl in enumerate(chunks):
+            t0 = time.perf_counter()
+            vis[sl] += predict_integrations(
+                obs, delta, sl, smearing=request.smearing, dtype=im.dtype, device=dev
+            )
+            t_pred += time.perf_counter() - t0
+            check(cancelled)
+            yield Progress(0.05 + 0.65 * (k + 1) / len(chunks), "predict")
+        timing["predict"] = t_pred
+        cache.store_prediction(key, vis)
+        cache.prediction_edits += 1
+        cache.last_prediction_kind = "incremental"
+        cache.last_prediction_delta = (len(added), len(removed))
+        yield Partial(
+            "predict",
+            0.7,
+            uv=uv_until(ntime),
+            spec=spec,
+            antennas=antennas,
+            urgent=note is not None,
+            warning=note,
+        )
+    elif vis is None:
         cdtype = np.complex64 if im.precision == "single" else np.complex128
         vis = np.zeros((ntime, nbl, nchan), dtype=cdtype)
         t_pred = t_prev = 0.0
@@ -203,13 +267,26 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
                 dirty=preview,
                 spec=spec,
                 antennas=antennas if k == 0 else None,
+                urgent=k == 0 and note is not None,
+                warning=note if k == 0 else None,
             )
         timing["predict"] = t_pred
         if t_prev:
             timing["preview"] = t_prev
         cache.store_prediction(key, vis)
+        cache.prediction_edits = 0
+        cache.last_prediction_kind = "full"
     else:
-        yield Partial("predict", 0.7, uv=uv_until(ntime), spec=spec, antennas=antennas)
+        cache.last_prediction_kind = "cached"
+        yield Partial(
+            "predict",
+            0.7,
+            uv=uv_until(ntime),
+            spec=spec,
+            antennas=antennas,
+            urgent=note is not None,
+            warning=note,
+        )
     what = f"{layout.name}, {ntime} × {nbl} baselines × {nchan} ch, {sources.nsrc} sources"
     return Samples(
         "synthetic",
@@ -228,6 +305,99 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
         description=what,
         sky_key=(request.sky, request.observation),
         raw=obs,
+    )
+
+
+def sky_edit(old: SkyModel, new: SkyModel) -> tuple[tuple, tuple] | None:
+    """(added, removed) components that make ``old`` into ``new``; None if not an edit.
+
+    Counted with multiplicity, whatever their order (a changed component is
+    one removed and one added). Not an edit (None): the two skies are laid out
+    differently (``centre_deg`` differs), so equal components sit at other
+    (l, m). Components are compared by identity first (an edit keeps the
+    others' objects), so a large sky costs little.
+    """
+    if old.centre_deg != new.centre_deg:
+        return None
+    a, b = old.components, new.components
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and (a[i] is b[i] or a[i] == b[i]):
+        i += 1
+    j = 0
+    while j < n - i and (a[-1 - j] is b[-1 - j] or a[-1 - j] == b[-1 - j]):
+        j += 1
+    was, now = Counter(a[i : len(a) - j]), Counter(b[i : len(b) - j])
+    return tuple((now - was).elements()), tuple((was - now).elements())
+
+
+def _edit_of_held(cache: WorkCache, key: tuple) -> tuple[tuple, tuple] | None:
+    """The sky edit from the held prediction to ``key``, when updating it is worth it.
+
+    Only the sky may differ, by at most :data:`MAX_EDIT_FRACTION` of the
+    request's components, and fewer than :data:`MAX_EDITS` updates in a row.
+    """
+    held = cache.prediction_key
+    if held is None or held[0] != key[0] or held[2:] != key[2:]:
+        return None
+    if cache.prediction_edits >= MAX_EDITS:
+        return None
+    edit = sky_edit(held[1], key[1])
+    if edit is None or len(edit[0]) + len(edit[1]) > MAX_EDIT_FRACTION * len(key[1]):
+        return None
+    return edit
+
+
+def image_note(request: JobRequest, spec) -> str | None:
+    """One line when the automatic (or requested) cell meets the horizon; None otherwise.
+
+    Only for the lab's own geometry (no ``request.spec``, previews on): the
+    commands choose theirs in :func:`uvlab.app.commands.ms_imaging.choose_geometry`.
+    """
+    from uvlab.gpu.imaging.spec import ARCSEC, horizon_note
+
+    if request.spec is not None or not request.preview:
+        return None
+    cell = request.imaging.cell_arcsec
+    return horizon_note(spec, cell * ARCSEC if cell else None)
+
+
+def outside_image_note(sky: SkyModel, spec, ra0_rad: float, dec0_rad: float) -> str | None:
+    """One line when every component of ``sky`` lies outside the image, else None.
+
+    Outside: beyond the image's half-width ``npix·cell/2`` in l or m, or on or
+    behind the phase centre's horizon (n ≤ 0), where a relative sky is placed
+    at its offsets (:meth:`~uvlab.app.skymodel.SkyModel.sources_for`). None for
+    an empty sky. The line names the sky, the image, the nearest component's
+    distance from the phase centre and that centre, e.g. ``every source of sky
+    'my field' lies outside the 512² image (nearest 3.2° from the phase centre
+    at RA 201.3650°, Dec -43.0190°): …``.
+    """
+    if not len(sky):
+        return None
+    ref = (ra0_rad, dec0_rad)
+    if sky.centre_deg is not None:
+        ref = tuple(math.radians(x) for x in sky.centre_deg)
+    ra = np.deg2rad([c.ra_deg for c in sky])
+    dec = np.deg2rad([c.dec_deg for c in sky])
+    dra = ra - ref[0]
+    l = np.cos(dec) * np.sin(dra)
+    m = np.sin(dec) * math.cos(ref[1]) - np.cos(dec) * math.sin(ref[1]) * np.cos(dra)
+    n = np.sin(dec) * math.sin(ref[1]) + np.cos(dec) * math.cos(ref[1]) * np.cos(dra)
+    half = 0.5 * spec.npix * spec.cell_rad
+    if np.any((n > 0) & (np.abs(l) <= half) & (np.abs(m) <= half)):
+        return None
+    nearest = math.degrees(float(np.min(np.arctan2(np.hypot(l, m), n))))
+    what = f"sky {sky.name!r}" if sky.name else "the sky"
+    why = (
+        "its components keep their RA/Dec; point at them, or use a demo sky"
+        if sky.centre_deg is None
+        else "make the image larger or move the components in"
+    )
+    return (
+        f"every source of {what} lies outside the {spec.npix}² image (nearest "
+        f"{nearest:.3g}° from the phase centre at RA {math.degrees(ra0_rad) % 360.0:.4f}°, "
+        f"Dec {math.degrees(dec0_rad):.4f}°): {why}"
     )
 
 
@@ -272,6 +442,8 @@ def iter_measurement_set(
     )
     check(cancelled)
     spec = image_spec_for(request, data.uvw, data.freq_hz)
+    if horizon := image_note(request, spec):
+        yield Partial("read MS", 0.6, urgent=True, warning=horizon)
     uv = cache.derived(
         "uv",
         ms_key(sel),
@@ -287,7 +459,9 @@ def iter_measurement_set(
     )
     note = data.bad_values_note  # non-finite UVW or visibilities flagged by the reader
     yield Partial("read MS", 0.6, uv=uv, spec=spec, urgent=note is not None, warning=note)
-    sources = request.sky.to_source_arrays(data.ra0_rad, data.dec0_rad)
+    sources = request.sky.sources_for(data.ra0_rad, data.dec0_rad)
+    if sky_note := outside_image_note(request.sky, spec, data.ra0_rad, data.dec0_rad):
+        yield Partial("read MS", 0.6, urgent=True, warning=sky_note)
     what = (
         f"{os.path.basename(data.path)}: field {data.field} '{data.field_name}', spw "
         f"{data.spw}, {data.column} {data.stokes}, {data.nrow} rows × {data.nchan} ch"

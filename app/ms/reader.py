@@ -171,7 +171,7 @@ def read_visibilities(
     field: int | str = 0,
     spw: int = 0,
     column: str = "DATA",
-    stokes: str = "I",
+    stokes: str = "auto",
     channels: slice | tuple[int, int] | None = None,
     time_range: tuple[float, float] | None = None,
     chunk_rows: int | None = None,
@@ -190,7 +190,10 @@ def read_visibilities(
         SPECTRAL_WINDOW row.
     column : {"DATA", "CORRECTED_DATA", "MODEL_DATA"}
     stokes : str
-        ``I``, ``Q``, ``U``, ``V``, or a correlation held (``XX``, ``RL``, ...).
+        ``I``, ``Q``, ``U``, ``V``, a correlation held (``XX``, ``RL``, ...), or
+        ``"auto"`` (the default): Stokes I where the MS can form it, else its
+        first correlation (:func:`uvlab.app.ms.stokes.default_stokes`).
+        ``VisData.stokes`` says which was read.
     channels : slice or (start, stop), optional
         Channels of the window to read (default all).
     time_range : (float, float), optional

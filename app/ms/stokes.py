@@ -15,6 +15,10 @@ correlation) is ``w = 1 / Σ_k |c_k|²/w_k``; for ``I = (a+b)/2`` that is
 and a flag on any contributor flags the sample. A raw correlation (``XX``,
 ``RL``, ...) or a Stokes product stored as such (corr types 1–4) is selected
 directly with ``c = 1``.
+
+The default product, ``"auto"`` (:data:`AUTO`), is what the MS holds:
+Stokes I where it can be formed (XX and YY, RR and LL, or I itself), else the
+first correlation held (an XY-only MS images XY) — :func:`default_stokes`.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ CORR_TYPE_NAMES = {
 }
 
 STOKES = ("I", "Q", "U", "V")
+#: The product chosen from what the MS holds (:func:`default_stokes`).
+AUTO = "auto"
 
 #: Coefficients c_k per correlation name, for each basis (see module docstring).
 RECIPES = {
@@ -85,6 +91,42 @@ def formable(names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out + [n for n in names if n not in out])
 
 
+def default_stokes(names_or_info, spw: int = 0) -> str:
+    """The product to image when none is chosen: Stokes I if it can be formed, else a correlation.
+
+    Parameters
+    ----------
+    names_or_info : tuple of str, or MSInfo
+        The correlations held, in the MS's order (``("XX", "XY", "YX", "YY")``),
+        or an :class:`~uvlab.app.ms.MSInfo` (``open_ms``), whose spectral window
+        ``spw`` says which polarisation setup applies.
+    spw : int
+        With an MSInfo: the spectral window read.
+
+    Returns
+    -------
+    str
+        ``"I"`` when the MS holds I, or XX and YY, or RR and LL; else the first
+        correlation held (``"XY"`` for an XY-only MS).
+
+    Raises
+    ------
+    MSError
+        When no correlation is held (or the window has no polarisation setup).
+    """
+    names = names_or_info
+    if hasattr(names_or_info, "correlations"):
+        info = names_or_info
+        pols = [d.pol_id for d in info.data_descs if d.spw_id == int(spw)]
+        names = next((info.correlations[p] for p in pols if p in info.correlations), ())
+    names = tuple(str(n).upper() for n in names)
+    if not names:
+        raise MSError("this MS holds no correlations to image")
+    if "I" in names or _basis_recipe(names, "I") is not None:
+        return "I"
+    return names[0]
+
+
 def _basis_recipe(names: tuple[str, ...], stokes: str) -> dict | None:
     for basis in RECIPES.values():
         parts = basis.get(stokes)
@@ -101,32 +143,35 @@ def recipe(names: tuple[str, ...], stokes: str) -> StokesRecipe:
     names : tuple of str
         Correlation names in the MS's order, e.g. ``("XX", "YY", "XY", "YX")``.
     stokes : str
-        ``I``, ``Q``, ``U``, ``V`` or a correlation present (case-insensitive).
+        ``I``, ``Q``, ``U``, ``V``, a correlation present (case-insensitive), or
+        ``"auto"``: :func:`default_stokes` of ``names``.
 
     Raises
     ------
     MSError
         If it cannot be formed; the message lists what the MS holds and what
-        can be chosen instead.
+        can be chosen instead, in words that suit the window and the command
+        line alike (``uvlab image`` adds its ``--stokes`` hint itself).
     """
     want = str(stokes).strip().upper()
+    if want == AUTO.upper():
+        want = default_stokes(names)
     if want in names:
         return StokesRecipe(want, (names.index(want),), (1.0,))
     parts = _basis_recipe(names, want) if want in STOKES else None
     if parts is not None:
         return StokesRecipe(want, tuple(names.index(n) for n in parts), tuple(parts.values()))
     held = " ".join(names)
+    only = " only" if len(names) < 4 else ""
     options = formable(names)
     choose = options[0] if len(options) == 1 else "one of " + ", ".join(options)
     if want in STOKES:
-        only = " only" if len(names) < 4 else ""
         raise MSError(
-            f"cannot form Stokes {want} from correlations {held}{only}: "
-            f"this MS holds {held}; choose --stokes {choose}"
+            f"cannot form Stokes {want}: this MS holds {held}{only}; choose Stokes {choose}"
         )
     raise MSError(
-        f"unknown Stokes parameter or correlation {stokes!r}: this MS holds {held}; "
-        f"choose --stokes {choose}"
+        f"unknown Stokes parameter or correlation {stokes!r}: this MS holds {held}{only}; "
+        f"choose Stokes {choose}"
     )
 
 

@@ -99,8 +99,10 @@ def load_sky(
         An existing file (uvlab v1 or WSClean, detected from the header); else
         a name in :data:`DEMO_SKIES`; else a name from :func:`bundled_skies`.
     ra0_deg, dec0_deg : float, optional
-        Phase centre for a demo sky (default :data:`DEFAULT_CENTRE_DEG`);
-        ignored for files, whose components carry their own positions.
+        Phase centre for a demo sky (default :data:`DEFAULT_CENTRE_DEG`), which
+        comes back relative to it (``centre_deg``); ignored for files, whose
+        components carry their own positions (absolute, unless a uvlab file
+        records the centre it was laid out about: ``# centre:``).
     **demo_kwargs
         Passed to :func:`demo_sky` (``freq_hz``, ``fov_deg``, ``n``, ``seed``).
     """

@@ -6,6 +6,15 @@ is an immutable tuple of components; :meth:`SkyModel.to_source_arrays` turns
 it into the engine's :class:`uvlab.gpu.sources.SourceArrays` about a phase
 centre (DESIGN §1 direction cosines).
 
+A model is *absolute* (``centre_deg`` None: the components are where their
+RA/Dec say, as in a sky file or catalogue) or *relative* (``centre_deg`` the
+phase centre it was laid out about, as for the demo skies): a relative model
+keeps its components' offsets (l, m) from whatever phase centre observes it.
+:meth:`SkyModel.moved_to` moves it to a new phase centre (the components'
+RA/Dec change, their (l, m) do not); :meth:`SkyModel.sources_for` gives the
+engine's arrays for an observation at any phase centre, moving a relative
+model there first.
+
 Both classes are frozen: editing returns a new object (``with_component``,
 ``without``, ``replace``), which is what the GUI's table editor and the
 request/worker pattern (STYLE §3) want.
@@ -172,6 +181,33 @@ class Component:
         return scale[..., None] * np.asarray(self.stokes)
 
 
+def check_centre(centre) -> tuple[float, float]:
+    """A phase centre ``(ra_deg, dec_deg)`` checked: finite, RA wrapped into [0, 360)."""
+    try:
+        ra, dec = centre
+    except (TypeError, ValueError):
+        raise SkyModelError(f"centre must be (RA, Dec) in degrees, got {centre!r}") from None
+    ra = _finite(ra, "centre RA") % 360.0
+    dec = _finite(dec, "centre Dec")
+    if not -90.0 <= dec <= 90.0:
+        raise SkyModelError(f"centre Dec {dec!r} deg is outside [-90, 90]")
+    return (0.0 if ra == 360.0 else ra, dec)
+
+
+def _frame(ra0_deg: float, dec0_deg: float) -> np.ndarray:
+    """Rows e_l, e_m, e_n of the phase centre's frame (DESIGN §1): ``(l, m, n) = F @ d``."""
+    a, d = math.radians(ra0_deg), math.radians(dec0_deg)
+    sa, ca, sd, cd = math.sin(a), math.cos(a), math.sin(d), math.cos(d)
+    return np.array([[-sa, ca, 0.0], [-sd * ca, -sd * sa, cd], [cd * ca, cd * sa, sd]])
+
+
+def _repositioned(c: Component, ra_deg: float, dec_deg: float) -> Component:
+    """``c`` at a new position, without re-validating the rest (RA in [0, 360), Dec valid)."""
+    new = object.__new__(Component)
+    new.__dict__.update(c.__dict__, ra_deg=0.0 if ra_deg >= 360.0 else ra_deg, dec_deg=dec_deg)
+    return new
+
+
 @dataclass(frozen=True)
 class SkyModel:
     """An ordered, immutable collection of :class:`Component`.
@@ -182,10 +218,18 @@ class SkyModel:
     name : str
         Free text shown in the GUI and written to files (one printable line;
         surrounding whitespace is stripped).
+    centre_deg : (float, float) or None
+        None: an *absolute* model, its components where their RA/Dec say (a
+        sky file, a catalogue). Else the phase centre (RA, Dec), degrees, that
+        the components were laid out about (a demo sky): a *relative* model,
+        whose components keep their offsets (l, m) from whatever phase centre
+        observes it (:meth:`moved_to`, :meth:`sources_for`). Editing
+        (:meth:`with_component`, :meth:`without`, :meth:`replace`) keeps it.
     """
 
     components: tuple[Component, ...] = ()
     name: str = ""
+    centre_deg: tuple[float, float] | None = None
 
     def __post_init__(self):
         comps = tuple(self.components)
@@ -196,6 +240,13 @@ class SkyModel:
         if not isinstance(self.name, str) or not self.name.isprintable():
             raise SkyModelError(f"sky model name must be one line of text, got {self.name!r}")
         object.__setattr__(self, "name", self.name.strip())
+        if self.centre_deg is not None:
+            object.__setattr__(self, "centre_deg", check_centre(self.centre_deg))
+
+    @property
+    def relative(self) -> bool:
+        """True when the components follow the phase centre (``centre_deg`` is set)."""
+        return self.centre_deg is not None
 
     def __len__(self) -> int:
         return len(self.components)
@@ -207,20 +258,52 @@ class SkyModel:
         return self.components[index]
 
     def with_component(self, component: Component) -> SkyModel:
-        """A new model with ``component`` appended."""
-        return SkyModel((*self.components, component), self.name)
+        """A new model with ``component`` appended (a relative model stays relative)."""
+        return SkyModel((*self.components, component), self.name, self.centre_deg)
 
     def without(self, index: int) -> SkyModel:
         """A new model with the component at ``index`` removed (IndexError if absent)."""
         comps = list(self.components)
         del comps[index]
-        return SkyModel(tuple(comps), self.name)
+        return SkyModel(tuple(comps), self.name, self.centre_deg)
 
     def replace(self, index: int, component: Component) -> SkyModel:
         """A new model with the component at ``index`` replaced (IndexError if absent)."""
         comps = list(self.components)
         comps[index] = component
-        return SkyModel(tuple(comps), self.name)
+        return SkyModel(tuple(comps), self.name, self.centre_deg)
+
+    def moved_to(self, ra0_deg: float, dec0_deg: float) -> SkyModel:
+        """This sky as seen from the phase centre (``ra0_deg``, ``dec0_deg``).
+
+        A relative model comes back with ``centre_deg`` the new centre and
+        every component at the same direction cosines (l, m, n) about it as it
+        had about the old one: the rotation of the sphere that takes the old
+        centre's (l, m, n) frame to the new one's, which is the exact SIN
+        projection inverse (:func:`uvlab.gpu.geometry.lmn_to_radec`) of the
+        old offsets (and keeps a component behind the old centre's horizon,
+        n < 0, behind the new one's). Sizes and position angles are unchanged
+        (they are measured in the l, m frame). An absolute model, or a move
+        to the centre it has, returns ``self``.
+        """
+        if self.centre_deg is None:
+            return self
+        target = check_centre((ra0_deg, dec0_deg))
+        if target == self.centre_deg:
+            return self
+        if not self.components:
+            return SkyModel((), self.name, target)
+        ra = np.deg2rad([c.ra_deg for c in self.components])
+        dec = np.deg2rad([c.dec_deg for c in self.components])
+        d = np.stack([np.cos(dec) * np.cos(ra), np.cos(dec) * np.sin(ra), np.sin(dec)], axis=-1)
+        d = d @ _frame(*self.centre_deg).T @ _frame(*target)  # offsets about old → new
+        new_ra = np.rad2deg(np.arctan2(d[:, 1], d[:, 0])) % 360.0
+        new_dec = np.rad2deg(np.arctan2(d[:, 2], np.hypot(d[:, 0], d[:, 1])))
+        comps = tuple(
+            _repositioned(c, r, de)
+            for c, r, de in zip(self.components, new_ra.tolist(), new_dec.tolist(), strict=True)
+        )
+        return SkyModel(comps, self.name, target)
 
     def total_flux(self, freq_hz=None):
         """Summed Stokes I at ``freq_hz`` (each at its own ν0 when None), Jy.
@@ -234,8 +317,24 @@ class SkyModel:
             total = total + c.flux(freq_hz)[..., 0]
         return float(total) if total.ndim == 0 else total
 
+    def sources_for(self, ra0_rad: float, dec0_rad: float) -> SourceArrays:
+        """The engine's arrays for an observation at the phase centre (α0, δ0), radians.
+
+        An absolute model: :meth:`to_source_arrays` about (α0, δ0). A relative
+        model: its components at their offsets about ``centre_deg``, which is
+        where :meth:`moved_to` would put them about (α0, δ0), without building
+        the moved components (the same arrays to rounding, ~1e-16).
+        """
+        if self.centre_deg is None:
+            return self.to_source_arrays(ra0_rad, dec0_rad)
+        ra, dec = self.centre_deg
+        return self.to_source_arrays(math.radians(ra), math.radians(dec))
+
     def to_source_arrays(self, ra0_rad: float, dec0_rad: float) -> SourceArrays:
         """The engine's flat arrays about the phase centre (α0, δ0).
+
+        The components where their RA/Dec say, relative model or not (see
+        :meth:`sources_for`, which moves a relative model first).
 
         Parameters
         ----------

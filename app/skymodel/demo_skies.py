@@ -5,7 +5,9 @@ the field of view and converted to (RA, Dec) with
 :func:`uvlab.gpu.geometry.lmn_to_radec`, so each component lands at exactly
 the (l, m) intended, whatever the phase centre. The ``point`` demo sits at the
 phase centre itself (l = m = 0 exactly). All are deterministic; ``random``
-depends on ``seed``.
+depends on ``seed``. A demo sky is *relative* (``centre_deg`` the phase
+centre it was laid out about): it moves with the pointing
+(:meth:`~uvlab.app.skymodel.components.SkyModel.moved_to`).
 
 ``random`` makes at most :data:`MAX_RANDOM_SOURCES` sources: each costs ~15 µs
 and ~0.5 KiB to build and ~40 µs and ~2 KiB more as a row of ``uvlab sky
@@ -152,7 +154,7 @@ def demo_sky(
     Returns
     -------
     SkyModel
-        Named ``"demo:<name>"``.
+        Named ``"demo:<name>"``, relative: ``centre_deg`` is (``ra0_deg``, ``dec0_deg``).
     """
     key = name.strip().lower()
     if key not in DEMO_SKIES:
@@ -215,4 +217,4 @@ def demo_sky(
         ]
     else:  # random
         comps = _random_field(check_random_count(n), seed, fov, ra0, dec0, freq_hz)
-    return SkyModel(tuple(comps), f"demo:{key}")
+    return SkyModel(tuple(comps), f"demo:{key}", (ra0_deg, dec0_deg))

@@ -20,6 +20,14 @@ Rules:
 - ``#`` starts a comment, anywhere on a line. Blank lines are ignored.
 - ``# name: TEXT`` among the comment lines before the first component sets
   the model's name.
+- ``# centre: RA DEC`` among those lines (RA and Dec as in a component line)
+  makes the model *relative*: its components were laid out about that phase
+  centre and keep their offsets (l, m) from whatever phase centre observes
+  them (:meth:`~uvlab.app.skymodel.components.SkyModel.moved_to`). uvlab
+  writes it for a relative model (a demo sky); without it, as in every file
+  written by hand or by other programs, positions are absolute. Delete the
+  line to pin a saved demo sky to its RA/Dec. Readers before this line
+  existed read such a file as absolute.
 - Every component line has exactly 13 fields, in the order above. ``name`` is
   one token (no whitespace, no ``#``); ``type`` is ``point`` or ``gaussian``
   (any case).
@@ -36,8 +44,8 @@ Rules:
   major, Dec out of range, ...). Non-UTF-8 or binary files raise one too.
 
 :func:`write_sky` writes decimal degrees and ``repr`` floats, so
-``read_sky(write_sky(m))`` returns a model equal to ``m``; it replaces a file
-atomically (a complete new file or the old one).
+``read_sky(write_sky(m))`` returns a model equal to ``m`` (its ``centre_deg``
+too); it replaces a file atomically (a complete new file or the old one).
 """
 
 from __future__ import annotations
@@ -47,7 +55,7 @@ import re
 from pathlib import Path
 
 from uvlab.app.skymodel.angles import parse_angle
-from uvlab.app.skymodel.components import Component, SkyModel, SkyModelError
+from uvlab.app.skymodel.components import Component, SkyModel, SkyModelError, check_centre
 
 VERSION = 1
 HEADER = f"# uvlab sky model v{VERSION}"
@@ -70,6 +78,7 @@ UNITS = ("-", "-", "deg", "deg", "Jy", "Jy", "Jy", "Jy", "-", "Hz", "arcsec", "a
 
 HEADER_RE = re.compile(r"#\s*uvlab\s+sky\s+model\s+v(\S*)\s*", re.IGNORECASE)
 _NAME_RE = re.compile(r"#\s*name\s*:(.*)", re.IGNORECASE)
+_CENTRE_RE = re.compile(r"#\s*centre\s*:\s*(\S+)\s+(\S+)\s*", re.IGNORECASE)
 _SNIFF_BYTES = 65536
 
 
@@ -177,20 +186,37 @@ def parse_sky_text(text: str, source: str | os.PathLike = "<string>") -> SkyMode
             start + 1,
         )
     name = ""
+    centre = None
     components: list[Component] = []
     for number, raw in enumerate(lines[start + 1 :], start + 2):
         content, _, comment = raw.partition("#")
         fields = content.split()
         if not fields:
-            meta = _NAME_RE.fullmatch("#" + comment) if not content.strip() else None
-            if meta and not components and not name:
+            header = not content.strip() and not components
+            meta = _NAME_RE.fullmatch("#" + comment) if header else None
+            if meta and not name:
                 name = meta[1].strip()
+            meta = _CENTRE_RE.fullmatch("#" + comment) if header else None
+            if meta and centre is None:
+                try:
+                    centre = _centre(meta[1], meta[2])
+                except SkyModelError as exc:
+                    raise SkyModelError(exc.reason, source, number) from None
             continue
         try:
             components.append(_parse_row(fields))
         except SkyModelError as exc:
             raise SkyModelError(exc.reason, source, number) from None
-    return SkyModel(tuple(components), name)
+    return SkyModel(tuple(components), name, centre)
+
+
+def _centre(ra_text: str, dec_text: str) -> tuple[float, float]:
+    try:
+        ra = parse_angle(ra_text, hours=True)
+        dec = parse_angle(dec_text, hours=False)
+    except ValueError as exc:
+        raise SkyModelError(f"centre: {exc}") from None
+    return check_centre((ra, dec))
 
 
 def read_sky(path: str | os.PathLike) -> SkyModel:
@@ -224,6 +250,9 @@ def format_sky(model: SkyModel) -> str:
     out = [HEADER]
     if model.name:
         out.append(f"# name: {model.name}")
+    if model.centre_deg is not None:
+        ra, dec = model.centre_deg
+        out.append(f"# centre: {ra!r} {dec!r}")
     out.append(line(table[0], "# "))
     out.append(line(table[1], "# "))
     out.extend(line(r, "  ") for r in rows)

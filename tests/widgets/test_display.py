@@ -7,7 +7,15 @@ import pytest
 from astropy import units as u
 from astropy.coordinates import Angle
 
-from uvlab.widgets._display import apply_stretch, auto_levels, format_dms, format_hms
+from uvlab.widgets._display import (
+    ASINH_SOFTENING,
+    apply_stretch,
+    auto_levels,
+    data_ticks,
+    format_dms,
+    format_hms,
+    make_stretch,
+)
 
 
 def test_asinh_keeps_sign_and_order(rng):
@@ -29,6 +37,38 @@ def test_nan_stays_nan_and_levels_ignore_it():
     assert auto_levels(apply_stretch(img, "linear"), symmetric=True) == (-4.0, 4.0)
     with pytest.raises(ValueError):
         apply_stretch(img, "sqrt")
+
+
+def test_asinh_formula_and_softening(rng):
+    img = rng.normal(size=(32, 32))
+    img[3, 4] = -9.0  # the peak |value| sets the softening, whatever its sign
+    s = ASINH_SOFTENING * 9.0
+    np.testing.assert_allclose(apply_stretch(img, "asinh"), np.arcsinh(img / s), rtol=1e-6)
+    assert make_stretch(img, "asinh").scale == pytest.approx(s)
+    assert make_stretch(img, "asinh").label("Jy/beam") == "Jy/beam (asinh stretch)"
+
+
+def test_auto_levels_low_percentile_to_peak(rng):
+    x = rng.normal(size=20_000)
+    x[17] = -100.0  # one wild negative pixel must not set the bottom of the scale
+    x[99] = 50.0
+    lo, hi = auto_levels(x.reshape(100, 200))
+    k = int(np.floor(0.005 * (x.size - 1)))  # numpy's "lower" percentile: a data value
+    assert lo == np.sort(x)[k] and lo > -4.0
+    assert hi == 50.0
+
+
+def test_data_ticks_sit_where_the_stretch_puts_their_values():
+    stretch = make_stretch(np.array([-0.01, 1.0]), "asinh")
+    span = float(stretch(1.0) - stretch(-0.01))
+    ticks = data_ticks(stretch, -0.01, 1.0, span)
+    values = [float(text) for _, text in ticks]
+    assert 0.0 in values and 1.0 in values and len(values) >= 6  # decades below the peak
+    for pos, text in ticks:
+        assert pos == pytest.approx(np.arcsinh(float(text) / (ASINH_SOFTENING * 1.0)), rel=1e-6)
+        assert -0.01 <= float(text) <= 1.0
+    gaps = np.diff([pos for pos, _ in ticks])
+    assert (gaps >= 0.08 * span - 1e-9).all()
 
 
 @pytest.mark.parametrize(

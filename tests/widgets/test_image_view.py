@@ -56,6 +56,10 @@ def send_mouse_move(widget, pos: QtCore.QPoint) -> None:
 
 def test_shown_data_is_the_stretched_image(view, img):
     view.set_image(img, SPEC)
+    assert view.stretch() == "asinh"  # the default: asinh(x / (0.002·max|x|))
+    s = 0.002 * np.abs(img).max()
+    np.testing.assert_allclose(view.image_item.image, np.arcsinh(img / s), rtol=1e-6)
+    view.set_stretch("linear")
     np.testing.assert_array_equal(view.image_item.image, img.astype(np.float32))
     assert view.image() is not img and np.array_equal(view.image(), img)
     view.set_stretch("log")
@@ -146,6 +150,7 @@ def test_readout_at_pixel_centre_and_outside(view, img):
 
 
 def test_colormap_change_changes_lookup_table(view, img):
+    view.set_stretch("linear")
     view.set_image(img, SPEC)
     before = np.array(view.image_item.lut)
     view.set_colormap("gray")
@@ -163,15 +168,21 @@ def test_colormap_change_changes_lookup_table(view, img):
         view.set_colormap("nope")
 
 
+def low_level(img) -> float:
+    """The 0.5th percentile as a data value (numpy's "lower" method), by sorting."""
+    return float(np.sort(img.ravel())[int(np.floor(0.005 * (img.size - 1)))])
+
+
 def test_keep_levels_and_in_place_update(view, img):
+    view.set_stretch("linear")
     view.set_image(img, SPEC)
-    assert view.levels() == pytest.approx((img.min(), img.max()), rel=1e-6)
+    assert view.levels() == pytest.approx((low_level(img), img.max()), rel=1e-6)
     view.set_levels(-0.5, 0.5)
     view.set_image(2 * img, SPEC, keep_levels=True)
     assert view.levels() == pytest.approx((-0.5, 0.5))
     assert tuple(view.image_item.getLevels()) == pytest.approx((-0.5, 0.5))
     view.set_image(2 * img, SPEC)
-    assert view.levels() == pytest.approx((2 * img.min(), 2 * img.max()), rel=1e-6)
+    assert view.levels() == pytest.approx((2 * low_level(img), 2 * img.max()), rel=1e-6)
     with pytest.raises(ValueError, match="npix"):
         view.set_image(img[:, :-2], SPEC)
 
@@ -243,6 +254,214 @@ def test_export_png_goes_through_the_installed_saver(tmp_path, view, img, monkey
         view.export_png(tmp_path / "nope" / "v.png")
 
 
-def test_fits_button_requests_export(qtbot, view):
+def test_fits_menu_entry_requests_export(qtbot, view):
+    assert view.fits_action in view.menu_button.menu().actions()
     with qtbot.waitSignal(view.export_fits_requested, timeout=1000):
-        qtbot.mouseClick(view.fits_button, QtCore.Qt.MouseButton.LeftButton)
+        view.fits_action.trigger()
+
+
+# ------------------------------------------------------------ default display
+def faint_and_bright(rng, n=128):
+    """A 1 Jy/beam point, a point at 1 % of it, and noise at 0.1 % (the faint one is 10σ)."""
+    img = rng.normal(scale=1e-3, size=(n, n))
+    img[n // 2, n // 2] += 1.0
+    img[n // 2 + 20, n // 2 - 30] += 0.01
+    return img, (n // 2, n // 2), (n // 2 + 20, n // 2 - 30)
+
+
+def faint_fraction(view, img, faint) -> float:
+    """How far up the colour range the faint source sits above the median background."""
+    lo, hi = view.levels()
+    shown = view.image_item.image
+    return (shown[faint] - np.median(shown)) / (hi - lo)
+
+
+def test_default_display_shows_a_faint_source_and_keeps_the_peak_on_top(qtbot, rng):
+    view = SkyImageView()  # all defaults
+    qtbot.addWidget(view)
+    img, peak, faint = faint_and_bright(rng)
+    view.set_image(img, ImageSpec(128, ARCSEC * 60))
+    lo, hi = view.levels()
+    shown = view.image_item.image
+    assert shown[peak] == pytest.approx(hi) and shown.max() == shown[peak]  # peak = top
+    assert faint_fraction(view, img, faint) >= 0.10
+    # the colour index (256 colours over the levels) of the faint source stands apart too
+    index = np.clip((shown - lo) / (hi - lo) * 255, 0, 255).astype(int)
+    assert index[faint] - np.median(index) >= 25
+    # the same image under a linear stretch: the faint source is lost (why asinh is the default)
+    view.set_stretch("linear")
+    assert faint_fraction(view, img, faint) < 0.02
+
+
+def test_colour_bar_names_units_and_stretch_and_ticks_in_data_units(view, rng):
+    img, _, _ = faint_and_bright(rng, N)
+    view.set_image(img, SPEC, units="mJy/beam")
+    label = view.color_bar.getAxis("left").labelText
+    assert "mJy/beam" in label and "asinh" in label
+    s = 0.002 * np.abs(img).max()
+    ticks = view.colorbar_ticks()
+    assert any(text == "0" for _, text in ticks) and len(ticks) >= 5
+    for pos, text in ticks:  # each label is the data value whose stretched value is its place
+        assert pos == pytest.approx(np.arcsinh(float(text) / s), rel=1e-5, abs=1e-6)
+    view.set_stretch("log")
+    assert "log" in view.color_bar.getAxis("left").labelText
+    assert all(float(text) > 0 for _, text in view.colorbar_ticks())
+    view.set_stretch("linear")
+    assert view.colorbar_ticks() == [] and "mJy/beam" in view.color_bar.getAxis("left").labelText
+
+
+# ------------------------------------------------------------------- size
+def test_long_title_and_readout_do_not_widen_the_view(qtbot, img):
+    view = SkyImageView()
+    qtbot.addWidget(view)
+    title = "Dirty image: " + "very long title " * 19
+    assert len(title) >= 300
+    view.set_image(img, SPEC, title=title)
+    view.readout_label.setText("j=1 i=2   " * 40)
+    hint = view.minimumSizeHint()
+    assert hint.width() <= 260 and hint.height() <= 260
+    view.resize(500, 500)
+    view.show()
+    qtbot.waitExposed(view)
+    QtWidgets.QApplication.processEvents()
+    # the plot (view box and colour bar) lies inside the widget; the title is elided
+    scene_right = view.color_bar.sceneBoundingRect().right()
+    assert scene_right <= view.plot_widget.viewport().width() + 1
+    shown = view.shown_title()
+    assert shown.endswith("…") and title.startswith(shown[:-1]) and len(shown) < len(title)
+    assert view.plot_item.titleLabel.toolTip() == title and view.title() == title
+    view.resize(900, 500)  # more room: more of the title
+    QtWidgets.QApplication.processEvents()
+    assert len(view.shown_title()) > len(shown)
+    view.set_image(img, SPEC, title="PSF")
+    QtWidgets.QApplication.processEvents()
+    assert view.shown_title() == "PSF"
+
+
+# ------------------------------------------------------------------- zoom
+SPEC128 = ImageSpec(128, ARCSEC * 60)  # 1′ cells: the image spans 128′
+
+
+def extent_128():
+    """Pixel-edge extent in arcmin of a 128-pixel, 1′ image (DESIGN §1: l = −(i − N/2)·cell)."""
+    l_centres = -(np.arange(128) - 64) * 1.0
+    m_centres = (np.arange(128) - 64) * 1.0
+    return (l_centres.min() - 0.5, l_centres.max() + 0.5), (
+        m_centres.min() - 0.5,
+        m_centres.max() + 0.5,
+    )
+
+
+def assert_fits(view, xr, yr, rel=1e-6):
+    """The view shows exactly (xr, yr) along the limiting axis and all of it along the other."""
+    QtWidgets.QApplication.processEvents()
+    (x0, x1), (y0, y1) = view.view_box.viewRange()
+    x_exact = (x0, x1) == pytest.approx(xr, rel=rel, abs=1e-9)
+    y_exact = (y0, y1) == pytest.approx(yr, rel=rel, abs=1e-9)
+    assert x_exact or y_exact
+    eps = 1e-6 * (xr[1] - xr[0])
+    assert x0 <= xr[0] + eps and x1 >= xr[1] - eps and y0 <= yr[0] + eps and y1 >= yr[1] - eps
+
+
+def user_wheel(view, clicks: int = 1) -> None:
+    """A real mouse-wheel zoom over the middle of the plot."""
+    vp = view.plot_widget.viewport()
+    pos = QtCore.QPointF(vp.width() / 2, vp.height() / 2)
+    ev = QtGui.QWheelEvent(
+        pos,
+        QtCore.QPointF(vp.mapToGlobal(pos.toPoint())),
+        QtCore.QPoint(),
+        QtCore.QPoint(0, 120 * clicks),
+        QtCore.Qt.MouseButton.NoButton,
+        QtCore.Qt.KeyboardModifier.NoModifier,
+        QtCore.Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QtWidgets.QApplication.sendEvent(vp, ev)
+    QtWidgets.QApplication.processEvents()
+
+
+@pytest.mark.parametrize("size", [(640, 560), (400, 700)])
+def test_new_images_fill_the_view_exactly(qtbot, size):
+    view = SkyImageView()
+    qtbot.addWidget(view)
+    view.set_image(np.zeros((128, 128)), SPEC128)  # before the first show
+    view.resize(*size)
+    view.show()
+    qtbot.waitExposed(view)
+    xr, yr = extent_128()
+    assert_fits(view, xr, yr)
+    (x0, x1), (y0, y1) = view.view_box.viewRange()
+    assert min(x1 - x0, y1 - y0) / 2 == pytest.approx(64.0, rel=0.01)  # ±64′, not ±150′
+    ratio = view.view_box.viewPixelSize()
+    assert ratio[0] == pytest.approx(ratio[1], rel=1e-6)  # square pixels
+    view.set_image(np.zeros((64, 64)), SPEC)  # a new geometry is fitted too
+    half = 32 * 12 / 60
+    assert_fits(view, (-half + 0.1, half + 0.1), (-half - 0.1, half - 0.1))
+
+
+def test_user_zoom_is_kept_until_fit(qtbot, view, rng):
+    view.set_image(rng.normal(size=(128, 128)), SPEC128)
+    assert not view.user_zoomed()
+    view.view_box.setRange(xRange=(-5, 5), yRange=(-5, 5), padding=0)  # programmatic
+    assert not view.user_zoomed()
+    view.set_image(rng.normal(size=(128, 128)), SPEC128)  # same geometry: refitted anyway
+    assert_fits(view, *extent_128())
+    user_wheel(view)
+    assert view.user_zoomed()
+    zoomed = view.view_box.targetRange()  # what the user chose (the aspect lock may widen it)
+    assert zoomed[1][1] - zoomed[1][0] < 120
+    view.set_image(rng.normal(size=(128, 128)), SPEC128, title="next result")
+    QtWidgets.QApplication.processEvents()
+    assert np.allclose(view.view_box.targetRange(), zoomed)
+    with qtbot.waitSignal(view.zoom_reset, timeout=1000):
+        qtbot.mouseClick(view.fit_button, QtCore.Qt.MouseButton.LeftButton)
+    assert not view.user_zoomed()
+    assert_fits(view, *extent_128())
+    view.view_box.scaleBy((0.5, 0.5))  # what a drag-zoom does, then pyqtgraph's signal
+    view.view_box.sigRangeChangedManually.emit([True, True])
+    assert view.user_zoomed()
+    view.fit_to_image()
+    view.set_image(rng.normal(size=(128, 128)), SPEC128)
+    assert_fits(view, *extent_128())
+
+
+def test_default_zoom_and_zoom_to(qtbot, view, rng):
+    view.set_image(rng.normal(size=(128, 128)), SPEC128)
+    view.zoom_to(10 * ARCMIN)  # e.g. a PSF's inner sidelobes
+    assert_fits(view, (-10.0, 10.0), (-10.0, 10.0))
+    assert not view.user_zoomed()
+    view.set_image(rng.normal(size=(128, 128)), SPEC128)  # each new result: the same zoom
+    assert_fits(view, (-10.0, 10.0), (-10.0, 10.0))
+    user_wheel(view, -2)
+    zoomed = view.view_box.targetRange()
+    view.set_image(rng.normal(size=(128, 128)), SPEC128)
+    assert np.allclose(view.view_box.targetRange(), zoomed)
+    view.fit_to_image()  # the whole image now; the next result gets the default zoom again
+    assert_fits(view, *extent_128())
+    view.set_default_zoom(0.25)
+    assert_fits(view, (-16.0, 16.0), (-16.0, 16.0))
+    view.set_default_zoom()
+    assert_fits(view, *extent_128())
+    with pytest.raises(ValueError):
+        view.set_default_zoom(0.5, half_width_rad=1e-3)
+
+
+def test_set_view_range_by_user_is_kept(view, rng):
+    view.set_image(rng.normal(size=(128, 128)), SPEC128)
+    view.set_view_range((-3.0, 7.0), (-4.0, 6.0), by_user=True)  # a linked view following
+    assert view.user_zoomed()
+    view.set_image(rng.normal(size=(128, 128)), SPEC128)
+    QtWidgets.QApplication.processEvents()
+    assert np.allclose(view.view_box.targetRange(), [(-3.0, 7.0), (-4.0, 6.0)])
+
+
+def test_clear_forgets_the_image_and_the_zoom(view, img):
+    view.set_image(img, SPEC, RA0, DEC0, title="old data")
+    user_wheel(view)
+    view.clear()
+    assert view.image() is None and view.spec() is None and view.image_item.image is None
+    assert view.shown_title() == "" and not view.user_zoomed()
+    assert view.readout_at(0.0, 0.0)["value"] is None
+    view.set_image(np.zeros((128, 128)), SPEC128)  # the next data set is fitted again
+    assert_fits(view, *extent_128())

@@ -15,6 +15,7 @@ from PyQt6 import QtCore, QtGui, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
 from uvlab.app.lab.jobs import MSSelection
+from uvlab.app.ms.stokes import AUTO
 
 STOKES_CHOICES = ("I", "Q", "U", "V")
 
@@ -94,12 +95,31 @@ class MSSelector(QtWidgets.QWidget):
     def path(self) -> str | None:
         return self._ms_path
 
+    def snapshot(self) -> tuple:
+        """What :meth:`restore` needs to put this page back (a failed open undoes itself)."""
+        return (self._ms_path, self.selection(), self._info)
+
+    def restore(self, snap: tuple) -> None:
+        """Show again what :meth:`snapshot` returned (no ``changed``)."""
+        path, sel, info = snap
+        if path is None:
+            self._ms_path, self._ms_pending, self._info = None, None, None
+            self.ms_path_label.setText("(none opened)")
+            for c in (self.field_combo, self.spw_combo, self.column_combo, self.stokes_combo):
+                c.clear()
+            self.summary.clear()
+            return
+        self.set_selection(sel)
+        if info is not None:
+            self.set_info(info)
+
     def info(self):
         return self._info
 
     def set_info(self, info) -> None:
         """Fill the combos and summary from an :class:`~uvlab.app.ms.MSInfo` (no ``changed``)."""
         from uvlab.app.ms.format import format_info
+        from uvlab.app.ms.stokes import default_stokes
 
         if self._ms_path is None or _real(info.path) != _real(self._ms_path):
             return  # the summary of an MS no longer selected
@@ -123,11 +143,14 @@ class MSSelector(QtWidgets.QWidget):
         corrs = [c for names in info.correlations.values() for c in names]
         for p in dict.fromkeys([*STOKES_CHOICES, *corrs]):
             self.stokes_combo.addItem(p, p)
+        stokes = want.stokes
+        if stokes == AUTO or self.stokes_combo.findData(stokes) < 0:
+            stokes = default_stokes(info, want.spw)  # what the MS holds: an XY-only MS images XY
         for combo, value in (
             (self.field_combo, want.field),
             (self.spw_combo, want.spw),
             (self.column_combo, want.column),
-            (self.stokes_combo, want.stokes),
+            (self.stokes_combo, stokes),
         ):
             index = combo.findData(value)
             combo.setCurrentIndex(index if index >= 0 else 0)
@@ -146,7 +169,7 @@ class MSSelector(QtWidgets.QWidget):
             field=int(self.field_combo.currentData() or 0),
             spw=int(self.spw_combo.currentData() or 0),
             column=self.column_combo.currentData() or "DATA",
-            stokes=self.stokes_combo.currentData() or "I",
+            stokes=self.stokes_combo.currentData() or AUTO,
         )
 
     def set_stokes(self, product: str) -> None:

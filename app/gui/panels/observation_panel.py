@@ -36,6 +36,8 @@ class ObservationPanel(QtWidgets.QWidget):
         Any accepted edit (the controller debounces it).
     layout_changed()
         The antenna positions to show changed (new layout, moved, reset).
+    array_chosen(str)
+        The user chose another array (before the ``changed`` it causes).
     open_ms_requested()
         The user asked to open a MeasurementSet (the window shows the dialog).
     recent_ms_chosen(str)
@@ -45,6 +47,7 @@ class ObservationPanel(QtWidgets.QWidget):
 
     changed = pyqtSignal()
     layout_changed = pyqtSignal()
+    array_chosen = pyqtSignal(str)
     open_ms_requested = pyqtSignal()
     recent_ms_chosen = pyqtSignal(str)
     error = pyqtSignal(str)
@@ -221,6 +224,14 @@ class ObservationPanel(QtWidgets.QWidget):
         if self._set_layout(name):
             self._update_layout_note()
             self.layout_changed.emit()
+            self.array_chosen.emit(name)  # the window may move the declination first
+            self._emit_if_valid()
+
+    def set_declination(self, dec_deg: float, *, emit: bool = False) -> None:
+        """Point at another declination (emits ``changed`` only if asked)."""
+        with QtCore.QSignalBlocker(self.dec):
+            self.dec.set_value(dec_deg)
+        if emit:
             self._emit_if_valid()
 
     def layout(self):

@@ -37,7 +37,10 @@ class RunPanel(QtWidgets.QWidget):
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
         self.status = QtWidgets.QLabel("Ready")
-        self.status.setWordWrap(True)
+        # one line, elided by the layout: the status bar holds the whole message
+        self.status.setSizePolicy(
+            QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred
+        )
         buttons = QtWidgets.QHBoxLayout()
         for b in (self.run_button, self.cancel_button, self.play_button):
             buttons.addWidget(b)
@@ -65,6 +68,7 @@ class RunPanel(QtWidgets.QWidget):
 
     def set_status(self, text: str) -> None:
         self.status.setText(text)
+        self.status.setToolTip(text)
 
     def set_playing(self, playing: bool) -> None:
         """Show the Play button's state without emitting ``play_toggled``."""

@@ -44,32 +44,75 @@ def test_lwasv_stokes_i_image_appears(make_window, small_state, wait_result, ms_
     assert w.settings.recent_ms() == [str(path)]
 
 
-def test_paper_xy_stokes_i_errors_then_xy_works(
+def test_paper_xy_images_xy_and_clears_the_old_views_then_stokes_i_errors(
     make_window, small_state, wait_result, qtbot, ms_copy
 ):
+    from uvlab.app.ms import read_visibilities
+
     path = ms_copy("paper_xy.ms")
     w = make_window(small_state)
-    good = wait_result(w).output  # a valid synthetic result first
+    wait_result(w)  # a synthetic result first
+    seen = []
+
+    def on_partial(p):  # the window's own slot ran first: the old views are gone
+        if p.info is not None:
+            seen.append((w.views.dirty_view.image(), w.views.uv_view.mode()))
+
+    w.controller.partial_ready.connect(on_partial)
+    w.files.open_ms(str(path))
+    out = wait_result(w).output  # an XY-only MS images XY without being asked
+    assert seen and seen[0] == (None, "empty")
+    assert out.source == "ms" and " XY," in out.description
+    combo = w.obs_panel.ms.stokes_combo
+    assert combo.currentData() == "XY"
+    raw = read_visibilities(path, stokes="XY")
+    assert out.nvis == int((~raw.flag).sum())
+    good = w.views.dirty_view.image().copy()
     with qtbot.waitSignal(w.controller.job_failed, timeout=30_000) as blocker:
-        w.files.open_ms(str(path))
-    assert "cannot form Stokes I" in blocker.args[0]
+        w.obs_panel.ms.set_stokes("I")
+    assert "cannot form Stokes I: this MS holds XY only; choose Stokes XY" in blocker.args[0]
+    assert "--stokes" not in blocker.args[0]  # nothing a GUI user cannot do
     assert "cannot form Stokes I" in w.statusBar().currentMessage()
     assert any("cannot form Stokes I" in line for line in w.views.log_view.lines())
-    np.testing.assert_array_equal(w.views.dirty_view.image(), good.dirty)  # last result stays
-    combo = w.obs_panel.ms.stokes_combo
-    assert combo.findData("XY") >= 0  # the summary filled the combos before the error
-    w.obs_panel.ms.set_stokes("XY")
-    out = wait_result(w).output
-    assert out.source == "ms" and "XY" in out.description
-    assert w.views.dirty_view.image().shape == (128, 128)
-    assert "Done" in w.statusBar().currentMessage()
+    np.testing.assert_array_equal(w.views.dirty_view.image(), good)  # last result stays
+    assert w.obs_panel.source() == "ms"  # an error after the open: the MS stays selected
 
 
-def test_not_an_ms_is_a_clear_error(make_window, small_state, qtbot, tmp_path):
+def test_not_an_ms_is_refused_and_nothing_changes(
+    make_window, small_state, wait_result, qtbot, tmp_path
+):
+    w = make_window(small_state)
+    good = wait_result(w).output
+    submitted = []
+    w.controller.submitted.connect(submitted.append)
+    assert w.files.open_ms(str(tmp_path)) is False
+    assert w.settings.recent_ms() == []
+    message = w.statusBar().currentMessage()
+    assert "not a MeasurementSet" in message and str(tmp_path) in message
+    assert "\n" not in message
+    assert submitted == []  # no job: the previous state is intact
+    assert w.obs_panel.source() == "synthetic"
+    np.testing.assert_array_equal(w.views.dirty_view.image(), good.dirty)
+
+
+def test_corrupt_ms_restores_the_previous_selection(
+    make_window, small_state, wait_result, qtbot, ms_copy
+):
+    good_path = ms_copy("lwasv_4ant.ms")
+    bad_path = ms_copy("paper_xy.ms")
+    (bad_path / "table.dat").write_bytes(b"this is not a casacore table")
     w = make_window(small_state, run_on_start=False)
-    with qtbot.waitSignal(w.controller.job_failed, timeout=10_000) as blocker:
-        w.files.open_ms(str(tmp_path))
-    assert "not a MeasurementSet" in blocker.args[0]
+    w.files.open_ms(str(good_path))
+    good = wait_result(w).output
+    with qtbot.waitSignal(w.controller.job_failed, timeout=30_000) as blocker:
+        w.files.open_ms(str(bad_path))
+    assert "paper_xy.ms" in blocker.args[0]
+    assert w.obs_panel.ms.path() == str(good_path)  # the previous MS is selected again
+    assert "LWASV" in w.obs_panel.ms.summary.toPlainText()  # not stuck on "Reading …"
+    assert w.obs_panel.ms.stokes_combo.count() > 0
+    np.testing.assert_array_equal(w.views.dirty_view.image(), good.dirty)
+    w.controller.submit()  # and it still images
+    assert wait_result(w).output.description == good.description
 
 
 def test_ms_source_without_ms_is_refused(make_window, small_state, qtbot):

@@ -48,6 +48,9 @@ def test_fits_export_of_an_empty_view_is_refused(make_window, small_state, monke
 
 
 def test_recent_menu_and_open_dialog_select_the_ms(make_window, small_state, monkeypatch, tmp_path):
+    for name in ("a.ms", "b.ms"):  # folders that look like MeasurementSets (a table.dat)
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "table.dat").write_bytes(b"")
     w = make_window(small_state, run_on_start=False)
     selected = []
     w.select_ms = selected.append  # the window's part: panel, Play off, run

@@ -66,7 +66,7 @@ def test_unknown_field_spw_column_channels(ms_copy):
     _fails(path, r"'FLAG' is not a visibility column", read_visibilities, column="FLAG")
     _fails(path, r"channel selection 6:9:None is empty; spectral window 0 has 4 channels",
            read_visibilities, channels=(6, 9))  # fmt: skip
-    _fails(path, r"holds XX XY YX YY; choose --stokes one of I, Q, U, V, XX",
+    _fails(path, r"holds XX XY YX YY; choose Stokes one of I, Q, U, V, XX",
            read_visibilities, stokes="RR")  # fmt: skip
 
 

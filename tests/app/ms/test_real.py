@@ -82,8 +82,7 @@ def test_paper_xy_only(ms_copy):
     with pytest.raises(MSError) as e:
         read_visibilities(path, stokes="I")
     assert str(e.value) == (
-        f"{path}: cannot form Stokes I from correlations XY only: "
-        "this MS holds XY; choose --stokes XY"
+        f"{path}: cannot form Stokes I: this MS holds XY only; choose Stokes XY"
     )
     vis = read_visibilities(path, stokes="XY")
     info = open_ms(path)

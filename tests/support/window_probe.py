@@ -1,0 +1,151 @@
+"""Open the lab on a screen of a given size, wait for its first result, and measure the window.
+
+Run as ``python -m tests.support.window_probe --size 1366x768 [--dpr 2] [--shots DIR]``:
+it writes an offscreen-platform configuration for one screen of that size
+(logical pixels, device-pixel ratio ``dpr``), starts the real window on the
+default session (integrations lengthened so the CPU gets there quickly), waits
+for the first image, and prints one JSON object:
+
+- ``screen``: the available geometry; ``frame``: the window's frame geometry;
+- ``dirty_px``: the on-screen size of the dirty image's pixels (logical px);
+- ``hscroll``: visible horizontal scroll bars, by the class of their area;
+- ``min_size``: the window's minimum size hint;
+- ``fit``: per image view, the view range and the image's half-width (arcmin).
+
+With ``--shots DIR`` it also saves the window with each of ``--tabs`` in front.
+The GUI tests run it in a subprocess (the platform is chosen per process);
+screenshots for the docs come from the same script under Xvfb.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from dataclasses import replace
+
+
+def _offscreen_config(width: int, height: int, dpr: float) -> str:
+    config = {
+        "synchronousWindowSystemEvents": True,
+        "windowFrameMargins": False,
+        "screens": [
+            {
+                "name": "probe",
+                "x": 0,
+                "y": 0,
+                "width": int(width * dpr),
+                "height": int(height * dpr),
+                "logicalDpi": 96,
+                "logicalBaseDpi": 96,
+                "dpr": dpr,
+            }
+        ],
+    }
+    fd, path = tempfile.mkstemp(suffix=".json", prefix="uvlab-screen-")
+    with os.fdopen(fd, "w") as f:
+        json.dump(config, f)
+    return path
+
+
+def _rect(r) -> list[int]:
+    return [r.x(), r.y(), r.width(), r.height()]
+
+
+def measure(window) -> dict:
+    """What the tests check, from a shown window with a result."""
+    from PyQt6 import QtWidgets
+
+    from uvlab.widgets.image_view import ARCMIN
+
+    views = window.views
+    dirty = views.dirty_view
+    item = dirty.image_item
+    scene_rect = item.mapRectToScene(item.boundingRect())
+    shown = dirty.plot_widget.mapFromScene(scene_rect).boundingRect()
+    visible = dirty.plot_widget.viewport().rect().intersected(shown)
+    hscroll = []
+    for area in window.findChildren(QtWidgets.QAbstractScrollArea):
+        if area.isVisible() and area.horizontalScrollBar().isVisible():
+            hscroll.append(type(area).__name__)
+    fit = {}
+    for name in ("dirty_view", "psf_view"):
+        view = getattr(views, name)
+        spec = view.spec()
+        (x0, x1), (y0, y1) = view.view_box.viewRange()
+        half = spec.npix / 2 * spec.cell_rad / ARCMIN if spec else None
+        fit[name] = {"x": [x0, x1], "y": [y0, y1], "half_arcmin": half}
+    return {
+        "screen": _rect(window.screen().availableGeometry()),
+        "frame": _rect(window.frameGeometry()),
+        "dirty_px": [visible.width(), visible.height()],
+        "hscroll": hscroll,
+        "min_size": [window.minimumSizeHint().width(), window.minimumSizeHint().height()],
+        "fit": fit,
+    }
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--size", default="1366x768")
+    p.add_argument("--dpr", type=float, default=1.0)
+    p.add_argument("--shots", help="folder for screenshots (PNG)")
+    p.add_argument("--tabs", default="overview", help="comma-separated tabs to screenshot")
+    p.add_argument("--prefix", default="gui")
+    p.add_argument("--real", action="store_true", help="use the display as it is (Xvfb)")
+    p.add_argument("--integration", type=float, default=600.0)
+    args = p.parse_args(argv)
+    width, height = (int(v) for v in args.size.lower().split("x"))
+    if not args.real:
+        os.environ["QT_QPA_PLATFORM"] = (
+            f"offscreen:configfile={_offscreen_config(width, height, args.dpr)}"
+        )
+
+    from PyQt6 import QtCore, QtWidgets
+
+    from uvlab.app.gui.main_window import MainWindow
+    from uvlab.app.gui.settings import AppSettings
+    from uvlab.app.lab.session import default_session
+
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(["uvlab-probe"])
+    ini = tempfile.mkdtemp(prefix="uvlab-probe-")
+    settings = AppSettings(QtCore.QSettings(f"{ini}/s.ini", QtCore.QSettings.Format.IniFormat))
+    state = default_session()
+    state = replace(
+        state, observation=replace(state.observation, int_s=args.integration), device="cpu"
+    )
+    window = MainWindow(state, settings=settings)
+    window.show()
+    results = []
+    window.controller.result_ready.connect(results.append)
+    failed = []
+    window.controller.job_failed.connect(failed.append)
+    deadline = QtCore.QDeadlineTimer(240_000)
+    while not results and not failed and not deadline.hasExpired():
+        app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
+    for _ in range(20):  # let the layout settle after the result's titles
+        app.processEvents()
+    if failed or not results:
+        print(json.dumps({"error": failed[0] if failed else "timeout"}))
+        window.controller.shutdown()
+        return 1
+    report = measure(window)
+    if args.shots:
+        os.makedirs(args.shots, exist_ok=True)
+        for tab in args.tabs.split(","):
+            window.show_tab(tab)
+            for _ in range(20):
+                app.processEvents()
+            path = os.path.join(args.shots, f"{args.prefix}-{tab}-{width}x{height}.png")
+            window.grab().save(path)
+            report.setdefault("shots", []).append(path)
+    print(json.dumps(report))
+    window.controller.shutdown()
+    window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
