@@ -13,11 +13,13 @@ from dataclasses import replace
 from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
-from uvlab.app.gui.panels.fields import ValidatedLineEdit, parse_open_unit
+from uvlab.app.gui.panels.fields import ValidatedLineEdit, make_narrow, parse_open_unit
 from uvlab.app.gui.panels.imaging_panel import algorithm_combo, enabled_params, kernel_size_combo
 from uvlab.app.lab.imaging import KERNELS, ImagingOptions
 from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
 
+#: The narrowest an entry's fields may become, in characters.
+ENTRY_CHARS = 3
 #: The ImagingOptions fields an entry sets (the rest come from the Imaging panel).
 ENTRY_FIELDS = ("algorithm", "kernel", "kernel_size", "eps", "support", "oversample", "sigma")
 
@@ -38,7 +40,8 @@ class EntryEditor(QtWidgets.QGroupBox):
     def __init__(self, title: str = "Entry", parent=None):
         super().__init__(title, parent)
         self.algorithm_combo = algorithm_combo(GRIDDERS)
-        self.remove_button = QtWidgets.QPushButton("Remove")
+        self.remove_button = QtWidgets.QToolButton()
+        self.remove_button.setText("✕")
         self.remove_button.setToolTip("Remove this entry from the comparison")
         self.kernel_combo = QtWidgets.QComboBox()
         self.kernel_combo.addItems(KERNELS)
@@ -77,6 +80,7 @@ class EntryEditor(QtWidgets.QGroupBox):
             spin.valueChanged.connect(self._edited)
         self.eps_edit.value_changed.connect(self._edited)
         self.remove_button.clicked.connect(self.remove_requested)
+        make_narrow(self, ENTRY_CHARS)  # two fields a row in a laptop's dock
 
     def algorithm(self) -> str:
         return self.algorithm_combo.currentData()

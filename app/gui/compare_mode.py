@@ -55,6 +55,7 @@ class CompareMode:
         self.panel = ComparePanel()
         self._scroll = QtWidgets.QScrollArea()
         self._scroll.setWidgetResizable(True)
+        self._scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self._scroll.setWidget(self.panel)
         panel_tabs.addTab(self._scroll, "Compare")
         self.view = CompareView()

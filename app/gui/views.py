@@ -6,8 +6,9 @@ CPU run and the last GPU run side by side) and *Log*. The dirty, PSF and
 sky-model views share zoom and crosshair.
 
 While a job streams, the growing uv tracks are drawn as a one-colour density of
-the first channel's samples so far (redrawn with the preview image at most
-every :data:`PARTIAL_S` seconds, so that drawing never stalls the GUI); the
+the first channel's samples so far (at most :data:`UV_LIVE_ROWS` rows; redrawn
+with the preview image at most every :data:`PARTIAL_S` seconds, so that drawing
+never stalls the GUI); the
 final result replaces it with every sample of every channel, coloured by time.
 Each image view fits its image after every result until the user zooms; the
 PSF opens zoomed on its main lobe and inner sidelobes (:data:`PSF_ZOOM`).
@@ -37,6 +38,8 @@ PARTIAL_S = 0.3
 PREVIEW_TITLE = "Preview: the data so far (natural weighting, conv)"
 #: The uv view draws up to this many points as dots, more as a density image.
 UV_MAX_DOTS = 30_000
+#: The live uv view bins at most this many rows (the final view bins every sample).
+UV_LIVE_ROWS = 200_000
 #: The PSF view's default zoom: this fraction of the image's width.
 PSF_ZOOM = 0.25
 #: Width shares of the overview: the dirty image, the column of PSF, uv and array.
@@ -160,8 +163,11 @@ class ViewTabs(QtWidgets.QTabWidget):
         self.uv_view.set_uv(uv.u_m, uv.v_m, freq_hz=uv.freq_hz, time=uv.time, baseline=uv.baseline)
 
     def _set_live_uv(self, uv) -> None:
-        """The growing tracks: every row so far, first channel, both halves, one colour."""
-        self.uv_view.set_live_uv(uv.u_m, uv.v_m, uv.freq_hz[:1])
+        """The growing tracks: the rows so far (at most UV_LIVE_ROWS), first channel, one colour."""
+        rows = slice(None)
+        if uv.nrow > UV_LIVE_ROWS:  # drawing must not stall the GUI: a seeded sample
+            rows = np.random.default_rng(uv.nrow).integers(0, uv.nrow, UV_LIVE_ROWS)
+        self.uv_view.set_live_uv(uv.u_m[rows], uv.v_m[rows], uv.freq_hz[:1])
 
     def clear_results(self) -> None:
         """Forget the shown results (a new MeasurementSet's views start empty)."""

@@ -12,7 +12,8 @@ for the first image, and prints one JSON object:
 - ``min_size``: the window's minimum size hint;
 - ``fit``: per image view, the view range and the image's half-width (arcmin).
 
-With ``--shots DIR`` it also saves the window with each of ``--tabs`` in front.
+With ``--shots DIR`` it also saves the window with each of ``--tabs`` in front
+(``--compute`` runs the compare and aliasing tasks before their shots).
 The GUI tests run it in a subprocess (the platform is chosen per process);
 screenshots for the docs come from the same script under Xvfb.
 """
@@ -96,6 +97,11 @@ def main(argv=None) -> int:
     p.add_argument("--prefix", default="gui")
     p.add_argument("--real", action="store_true", help="use the display as it is (Xvfb)")
     p.add_argument("--integration", type=float, default=600.0)
+    p.add_argument(
+        "--compute",
+        action="store_true",
+        help="run the compare and aliasing tasks before their shots",
+    )
     args = p.parse_args(argv)
     width, height = (int(v) for v in args.size.lower().split("x"))
     if not args.real:
@@ -135,6 +141,12 @@ def main(argv=None) -> int:
     if args.shots:
         os.makedirs(args.shots, exist_ok=True)
         for tab in args.tabs.split(","):
+            if args.compute and tab in ("compare", "aliasing"):
+                results.clear()
+                window.controller.submit(tab)
+                deadline = QtCore.QDeadlineTimer(600_000)
+                while not results and not failed and not deadline.hasExpired():
+                    app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
             window.show_tab(tab)
             for _ in range(20):
                 app.processEvents()

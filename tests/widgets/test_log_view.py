@@ -25,3 +25,14 @@ def test_multiline_message_gives_one_line_each(qtbot):
     qtbot.addWidget(log)
     log.append("error", "Traceback\n  line 2")
     assert [s[9:] for s in log.lines()] == ["ERROR   Traceback", "ERROR     line 2"]
+
+
+def test_long_lines_wrap_instead_of_scrolling_sideways(qtbot):
+    view = LogView()
+    qtbot.addWidget(view)
+    view.resize(300, 200)
+    view.show()
+    view.append("info", "word " * 200)
+    assert view.lineWrapMode() == view.LineWrapMode.WidgetWidth
+    assert view.horizontalScrollBar().maximum() == 0  # nothing to scroll to
+    assert len(view.lines()) == 1  # still one entry

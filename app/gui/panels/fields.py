@@ -180,22 +180,22 @@ def form_row_label(text: str, tip: str = "") -> QtWidgets.QLabel:
 NARROW_CHARS = 8
 
 
-def make_narrow(panel: QtWidgets.QWidget) -> None:
+def make_narrow(panel: QtWidgets.QWidget, chars: int = NARROW_CHARS) -> None:
     """Let a panel shrink to a laptop's dock: fields give up width, long rows wrap.
 
     A spin box's size hint is the width of its longest value (``86400.000 s``)
     and a combo box's that of its longest entry; here each may shrink to
-    :data:`NARROW_CHARS` characters (font-relative, so HiDPI scales it), and
+    ``chars`` (default :data:`NARROW_CHARS`) characters (font-relative, so HiDPI scales it), and
     form rows put a field under its label when both do not fit side by side.
     """
     char = QtGui.QFontMetrics(panel.font()).averageCharWidth()
     for spin in panel.findChildren(QtWidgets.QAbstractSpinBox):
-        spin.setMinimumWidth(NARROW_CHARS * char)
+        spin.setMinimumWidth(chars * char)
     for combo in panel.findChildren(QtWidgets.QComboBox):
         combo.setSizeAdjustPolicy(
             QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
-        combo.setMinimumContentsLength(NARROW_CHARS)
+        combo.setMinimumContentsLength(chars)
     for form in panel.findChildren(QtWidgets.QFormLayout):
         form.setRowWrapPolicy(QtWidgets.QFormLayout.RowWrapPolicy.WrapLongRows)
         form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)

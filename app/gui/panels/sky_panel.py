@@ -34,6 +34,8 @@ COLUMNS = (
     ("pa_deg", "PA (°)", 1.0),
 )
 BAD_ROW = QtGui.QColor("#ffb0b0")
+#: Columns shown until *All columns* is ticked: what a narrow dock has room for.
+BRIEF_COLUMNS = ("name", "kind", "ra_deg", "dec_deg", "I")
 
 
 def component_cells(c: Component) -> list[str]:
@@ -114,6 +116,11 @@ class SkyPanel(QtWidgets.QWidget):
         self.click_flux.setDecimals(3)
         self.click_flux.setValue(0.5)
         self.click_flux.setSuffix(" Jy")
+        self.all_columns_check = QtWidgets.QCheckBox("All columns")
+        self.all_columns_check.setToolTip(
+            "Show Q, U, V, spectral index, reference frequency and Gaussian shape too"
+        )
+        self.all_columns_check.toggled.connect(self.show_all_columns)
 
         grid = QtWidgets.QGridLayout()  # two columns: fits a narrow dock
         grid.addWidget(self.add_button, 0, 0)
@@ -124,12 +131,14 @@ class SkyPanel(QtWidgets.QWidget):
         grid.addWidget(self.demo_button, 2, 1)
         grid.addWidget(self.click_check, 3, 0)
         grid.addWidget(self.click_flux, 3, 1)
+        grid.addWidget(self.all_columns_check, 4, 0)
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addWidget(self.name_label)
         lay.addWidget(self.table, 1)
         lay.addLayout(grid)
 
+        self.show_all_columns(False)
         self.table.itemChanged.connect(self._on_item_changed)
         self.add_button.clicked.connect(self._add_at_centre)
         self.remove_button.clicked.connect(self.remove_selected)
@@ -138,6 +147,13 @@ class SkyPanel(QtWidgets.QWidget):
         self.demo_button.clicked.connect(
             lambda: self.demo_requested.emit(self.demo_combo.currentData())
         )
+
+    def show_all_columns(self, on: bool) -> None:
+        """Show every column, or only :data:`BRIEF_COLUMNS` (the narrow default)."""
+        for k, (field, _, _) in enumerate(COLUMNS):
+            self.table.setColumnHidden(k, not on and field not in BRIEF_COLUMNS)
+        with QtCore.QSignalBlocker(self.all_columns_check):
+            self.all_columns_check.setChecked(on)
 
     # ------------------------------------------------------------------ model
     def sky_model(self) -> SkyModel:

@@ -64,3 +64,16 @@ def test_bad_sky_file_gives_an_error_and_the_app_keeps_working(
     w.sky_panel.demo_button.click()  # the next edit still runs
     out = wait_result(w).output
     assert out.nsrc == 2 and "Done" in w.statusBar().currentMessage()
+
+
+def test_narrow_table_shows_the_brief_columns_until_asked(qtbot):
+    from uvlab.app.gui.panels.sky_panel import BRIEF_COLUMNS, COLUMNS, SkyPanel
+
+    panel = SkyPanel()
+    qtbot.addWidget(panel)
+    shown = [f for k, (f, _, _) in enumerate(COLUMNS) if not panel.table.isColumnHidden(k)]
+    assert shown == list(BRIEF_COLUMNS)
+    panel.all_columns_check.setChecked(True)
+    assert not any(panel.table.isColumnHidden(k) for k in range(len(COLUMNS)))
+    panel.show_all_columns(False)
+    assert not panel.all_columns_check.isChecked()
