@@ -190,6 +190,18 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
             return rows_until(t)
         return cache.derived("uv", request.observation, lambda: rows_until(ntime))
 
+    def complete() -> Partial:
+        """All the uv at once (a prediction reused or updated: no chunks to show)."""
+        return Partial(
+            "predict",
+            0.7,
+            uv=uv_until(ntime),
+            spec=spec,
+            antennas=antennas,
+            urgent=note is not None,
+            warning=note,
+        )
+
     vis = cache.prediction(key)
     if vis is None and edit is not None:
         vis = cache.take_prediction()  # changed in place: a cancelled edit leaves none held
@@ -213,15 +225,7 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
         cache.prediction_edits += 1
         cache.last_prediction_kind = "incremental"
         cache.last_prediction_delta = (len(added), len(removed))
-        yield Partial(
-            "predict",
-            0.7,
-            uv=uv_until(ntime),
-            spec=spec,
-            antennas=antennas,
-            urgent=note is not None,
-            warning=note,
-        )
+        yield complete()
     elif vis is None:
         cdtype = np.complex64 if im.precision == "single" else np.complex128
         vis = np.zeros((ntime, nbl, nchan), dtype=cdtype)
@@ -278,15 +282,7 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
         cache.last_prediction_kind = "full"
     else:
         cache.last_prediction_kind = "cached"
-        yield Partial(
-            "predict",
-            0.7,
-            uv=uv_until(ntime),
-            spec=spec,
-            antennas=antennas,
-            urgent=note is not None,
-            warning=note,
-        )
+        yield complete()
     what = f"{layout.name}, {ntime} × {nbl} baselines × {nchan} ch, {sources.nsrc} sources"
     return Samples(
         "synthetic",
