@@ -89,14 +89,11 @@ def scene_figure(output, sky, path) -> Path:
 
     plt = _pyplot()
     spec = output.spec
-    fig, axes = plt.subplots(2, 2, figsize=(11, 10), constrained_layout=True)
-    uv = np.stack([output.uv.u_m, output.uv.v_m], axis=1) / 1e3 * output.freq_hz[0] / 299792458.0
+    # fixed margins: constrained layout costs ~0.6 s of solver for a fixed 2×2 grid
+    fig, axes = plt.subplots(2, 2, figsize=(11, 10))
+    fig.subplots_adjust(left=0.07, right=0.93, bottom=0.06, top=0.95, wspace=0.35, hspace=0.25)
+    uv_density_panel(axes[0, 0], output)
     ax = axes[0, 0]
-    both = np.concatenate([uv, -uv])
-    ax.plot(both[:, 0], both[:, 1], ",", color="tab:blue", alpha=0.3)
-    ax.set_aspect("equal")
-    ax.set_xlabel("u (kλ)")
-    ax.set_ylabel("v (kλ)")
     ax.set_title(f"uv coverage: {output.description.split(',')[0]}, {_baselines(output)} baselines")
     ax = axes[0, 1]
     lm = output.sources_lm
@@ -125,6 +122,33 @@ def scene_figure(output, sky, path) -> Path:
         return save_figure(fig, path, dpi=90)
     finally:
         plt.close(fig)
+
+
+def uv_density_panel(ax, output, nbins: int = 401) -> None:
+    """Every uv sample of the first channel, both halves, as a log-count image (kλ).
+
+    A 2-D histogram draws 10⁷ samples as fast as 10³, where a scatter of
+    pixel markers costs Agg a second; tracks read as lines, as in the window.
+    """
+    from matplotlib.colors import LogNorm
+
+    scale = output.freq_hz[0] / 299792458.0 / 1e3
+    u, v = output.uv.u_m * scale, output.uv.v_m * scale
+    half = float(max(np.abs(u).max(initial=0.0), np.abs(v).max(initial=0.0))) * 1.02 or 1.0
+    edges = np.linspace(-half, half, nbins + 1)
+    counts = np.histogram2d(np.concatenate([v, -v]), np.concatenate([u, -u]), [edges, edges])[0]
+    counts[counts == 0] = np.nan  # empty cells stay background
+    ax.imshow(
+        counts,
+        origin="lower",
+        extent=(-half, half, -half, half),
+        cmap="Blues",
+        norm=LogNorm(vmin=1, vmax=max(np.nanmax(counts), 2.0)),
+        interpolation="nearest",
+    )
+    ax.set_aspect("equal")
+    ax.set_xlabel("u (kλ)")
+    ax.set_ylabel("v (kλ)")
 
 
 def _baselines(output) -> int:
