@@ -64,6 +64,8 @@ from uvlab.app.skymodel import SkyModel
 
 #: Source·visibility products per prediction chunk (≈ 0.2 s on one CPU core).
 WORK_PER_CHUNK = 1.5e6
+#: Source·visibility products in the first chunk (its preview is the first image shown).
+FIRST_CHUNK_WORK = 1.5e5
 #: At least this many time chunks (when there are that many times).
 MIN_CHUNKS = 10
 #: Accuracy of the preview images.
@@ -82,9 +84,18 @@ Report = Callable[[float, str], None]
 
 
 def time_chunks(ntime: int, work_per_time: float) -> list[slice]:
-    """Split ``ntime`` integrations into chunks of bounded work (≥ MIN_CHUNKS if possible)."""
-    n = max(MIN_CHUNKS, math.ceil(ntime * max(work_per_time, 1.0) / WORK_PER_CHUNK))
-    edges = np.unique(np.linspace(0, ntime, min(n, ntime) + 1).round().astype(int))
+    """Split ``ntime`` integrations into chunks of bounded work (≥ MIN_CHUNKS if possible).
+
+    The first chunk is at most :data:`FIRST_CHUNK_WORK` (at least one
+    integration): its preview is the first image a change shows, so it comes
+    after tens of milliseconds, not after a tenth of the prediction. The
+    others share the rest evenly; the count is unchanged.
+    """
+    work = max(work_per_time, 1.0)
+    n = min(ntime, max(MIN_CHUNKS, math.ceil(ntime * work / WORK_PER_CHUNK)))
+    first = max(1, min(math.ceil(ntime / n), int(FIRST_CHUNK_WORK // work)))
+    rest = np.linspace(first, ntime, n).round().astype(int) if n > 1 else np.array([ntime])
+    edges = np.unique(np.concatenate([[0], rest]))
     return [slice(int(a), int(b)) for a, b in itertools.pairwise(edges)]
 
 

@@ -18,7 +18,7 @@ from uvlab.app.lab.jobs import (
 from uvlab.app.lab.live import iter_job, run_job
 from uvlab.app.lab.placement import demo_sky_for
 from uvlab.app.lab.samples import WorkCache, model_image
-from uvlab.app.lab.sources import time_chunks
+from uvlab.app.lab.sources import FIRST_CHUNK_WORK, time_chunks
 from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.sources import SourceArrays
 
@@ -101,6 +101,9 @@ def test_time_chunks_cover_all_times():
         covered = np.concatenate([np.arange(s.start, s.stop) for s in chunks])
         np.testing.assert_array_equal(covered, np.arange(ntime))
         assert len(chunks) == min(ntime, max(10, int(np.ceil(ntime * work / 1.5e6))))
+        # the first chunk is small: its preview is the first image a change shows
+        first = chunks[0].stop - chunks[0].start
+        assert first == 1 or first * work <= FIRST_CHUNK_WORK
 
 
 def test_model_image_points_and_gaussian_flux():
