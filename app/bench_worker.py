@@ -8,7 +8,16 @@ the embedded default scene, and reports per-stage timings for:
 - ``repeat``: the same request again (the worker's cache reuses the
   observation and the prediction, so only imaging runs);
 - ``weighting``: a parameter change that only re-images (natural → Briggs 0);
+- ``cell``: another imaging-only change, the pixel size (auto → 1.5″): new
+  uv cells for the weighting, a new gridding plan;
+- ``sky edit``: one point source added to the sky (the lab predicts only that
+  component and adds it to the held visibilities,
+  :attr:`~uvlab.app.lab.samples.WorkCache.last_prediction_kind` ``"incremental"``);
 - ``declination``: a parameter change that re-simulates and re-predicts.
+
+Each change alternates with the base request, so every sample is a real
+change (the base run between two sky-edit samples removes the source again,
+itself an incremental edit).
 
 "Latency" is the wall time of the whole job, from request to finished image,
 which is what a user waits for after a change (the GUI adds a 150 ms debounce
@@ -31,6 +40,21 @@ def default_request(device: str, npix: int):
     )
 
 
+#: The pixel size of the ``cell`` case (the default scene's automatic one is ≈ 1.9″).
+CELL_ARCSEC = 1.5
+
+
+def added_source(sky):
+    """The ``sky edit`` case's component: a 0.2 Jy point 1′ north-east of the sky's centre."""
+    from uvlab.app.skymodel import Component
+
+    first = sky.components[0]
+    ra, dec = sky.centre_deg or (first.ra_deg, first.dec_deg)
+    return Component(
+        "bench-added", "point", ra + 1.0 / 60.0, dec + 1.0 / 60.0, (0.2, 0.0, 0.0, 0.0), 1.4e9, 0.0
+    )
+
+
 def bench_worker(device: str = "auto", npix: int = 1024, repeats: int = 3) -> dict:
     """Time the worker's job on the default scene; returns a JSON-ready dict."""
     from uvlab.app.lab.jobs import next_job_id
@@ -49,9 +73,18 @@ def bench_worker(device: str = "auto", npix: int = 1024, repeats: int = 3) -> di
     wall, out = timed(base)
     runs["cold"] = {"latency_s": wall, "timing_s": out.timing}
     briggs = replace(base, imaging=replace(base.imaging, weighting="briggs", robust=0.0))
+    cell = replace(base, imaging=replace(base.imaging, cell_arcsec=CELL_ARCSEC))
+    edited = replace(base, sky=base.sky.with_component(added_source(base.sky)))
     obs = base.observation
     other_dec = replace(base, observation=replace(obs, dec_deg=obs.dec_deg + 10.0))
-    for name, request in (("repeat", base), ("weighting", briggs), ("declination", other_dec)):
+    cases = (
+        ("repeat", base),
+        ("weighting", briggs),
+        ("cell", cell),
+        ("sky edit", edited),
+        ("declination", other_dec),
+    )
+    for name, request in cases:
         samples = []
         for k in range(repeats):
             # alternate with the base request so every sample is a real change

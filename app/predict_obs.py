@@ -10,9 +10,12 @@ call :func:`predict_integrations` on their chunks of whole integrations:
   basis (``"linear"`` or ``"circular"``), one written chunk after another.
 
 The predict is the per-antenna one (:func:`uvlab.gpu.predict.predict_antennas`):
-the factored product V = K·diag(B)·Kᴴ for point sources without smearing, the
-direct sum over rows otherwise. Smearing (time and bandwidth, SDP Memo 076)
-takes the observation's channel width, integration time and declination.
+the factored product V = K·diag(B)·Kᴴ for point sources without smearing; on
+the CPU in Stokes I with smearing or Gaussians, per-antenna phasors with the
+per-baseline smearing and shape factors (``method="weighted"``); the direct sum
+over rows otherwise (full polarisation, and the GPU with smearing). Smearing
+(time and bandwidth, SDP Memo 076) takes the observation's channel width,
+integration time and declination.
 
 This module sits beside :mod:`uvlab.app.observation`, below both
 :mod:`uvlab.app.ms` and :mod:`uvlab.app.lab`, so that each may import it.

@@ -89,8 +89,11 @@ class JobRequest:
     compare : tuple of ImagingOptions
         The entries of a ``compare`` task (gridders; the window gives two or more).
     threads : int
-        CPU threads of the ducc0 gridder: by default every core but one (the
-        window's); 0 uses every core (the commands).
+        CPU threads of the ducc0 gridder for the ``aliasing`` and ``compare``
+        tasks: by default every core but one (the window's); 0 uses every core
+        (the commands). The ``image`` task grids on every core
+        (:data:`uvlab.app.lab.live.IMAGING_THREADS`): it takes ~0.1 s and the
+        window has nothing to draw until it ends.
     spec : ImageSpec or None
         The image geometry, exactly, when the caller chose it from the data
         (``uvlab image``: the size from the dish diameter, the cell from the

@@ -17,7 +17,17 @@ sky model on the image grid), ``aliasing`` (:mod:`uvlab.app.lab.aliasing`) or
 
 What does not depend on the imaging choices is kept in a
 :class:`~uvlab.app.lab.samples.WorkCache`, which only the worker thread
-touches: casacore is used from that one thread alone.
+touches: casacore is used from that one thread alone. What the last image
+shares with the next (the selected samples, the weights, ``conv``'s gridding
+plan, the PSF) is kept there too (``cache.imaging``), so that an imaging-only
+change or a sky edit grids only what it changed.
+
+Threads: the image task's gridding runs on every core
+(:data:`IMAGING_THREADS`): the window has nothing to draw until it ends (no
+partials), and the worker thread runs at a lower priority
+(:mod:`uvlab.app.gui.worker`), so the scheduler still favours the window.
+The request's ``threads`` (every core but one, in the window) applies to the
+tasks that stream partials or run many gridders (``aliasing``, ``compare``).
 """
 
 from __future__ import annotations
@@ -30,6 +40,9 @@ from uvlab.app.lab.jobs import Done, ImageOutput, JobRequest, Progress
 from uvlab.app.lab.samples import Samples, WorkCache, check, model_image
 from uvlab.app.lab.sources import Report, iter_samples
 
+#: CPU threads of the image task's gridding (ducc0): 0, every core.
+IMAGING_THREADS = 0
+
 
 def iter_image(request: JobRequest, s: Samples, cancelled, cache: WorkCache) -> Iterator:
     """The ``image`` task: dirty image and PSF of the samples, and the model image."""
@@ -39,6 +52,9 @@ def iter_image(request: JobRequest, s: Samples, cancelled, cache: WorkCache) -> 
     im = request.imaging
     yield Progress(0.72, f"imaging ({im.algorithm})")
     vis = s.vis
+    params = request.grid_params()
+    if request.params is None and params is not None:  # threads from the request's
+        params = params.with_(threads=IMAGING_THREADS)
     if request.params is not None and request.params.precision == "single":
         vis = vis.astype(np.complex64, copy=False)  # imaged in single precision
     res = make_image(
@@ -50,8 +66,9 @@ def iter_image(request: JobRequest, s: Samples, cancelled, cache: WorkCache) -> 
         flag=s.flag,
         weighting=im.weighting_spec(),
         algorithm=im.algorithm,
-        params=request.grid_params(),
+        params=params,
         device=request.device,
+        cache=cache.imaging,
     )
     check(cancelled)
     freq = float(np.mean(s.freq_hz))

@@ -19,6 +19,7 @@ import numpy as np
 
 from uvlab.app.errors import Cancelled
 from uvlab.app.lab.jobs import Antennas, MSSelection, UvData
+from uvlab.gpu.imaging.reuse import ImagingCache
 
 
 def check(cancelled: Callable[[], bool] | None) -> None:
@@ -51,6 +52,10 @@ class WorkCache:
     prediction_edits : int
         Incremental updates applied to the held prediction since it was last
         predicted in full (their rounding errors add up, so there is a limit).
+    imaging : ImagingCache
+        What the last CPU image left for the next one of the same samples
+        (:mod:`uvlab.gpu.imaging.reuse`: the selected samples, weights,
+        ``conv``'s gridding plan, the PSF), each kept by its own inputs.
     """
 
     def __init__(self):
@@ -62,6 +67,7 @@ class WorkCache:
         self._ms_info: dict[tuple, object] = {}
         self._ms_data: tuple[object, object] = (None, None)
         self._derived: dict[str, tuple[object, object]] = {}
+        self.imaging = ImagingCache()
 
     def observation(self, spec) -> tuple[object, float]:
         """(Observation, seconds spent): simulated unless ``spec`` is the last one."""

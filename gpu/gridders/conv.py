@@ -8,10 +8,12 @@ numerically computed response of the taps actually used
 
 Two engines share the name: the NumPy ladder rung
 (:func:`~uvlab.gpu.gridders.separable.separable_dirty`), which supports every
-GCF, tables and exact evaluation, and ducc0's ``wgridder`` for the ES kernel
-(through :mod:`uvlab.gpu.ducc_engine`). With ``params.wstack`` the NumPy rung
-corrects the w-term by w-stacking (:mod:`~uvlab.gpu.gridders.wstack`, given
-this module's plans).
+GCF, tables and exact evaluation, and ducc0 for the ES kernel (through
+:mod:`uvlab.gpu.ducc_engine`): its type-1 NUFFT, whose plan (the samples
+sorted for the grid, :func:`nufft_plan`) a caller may keep for further images
+of the same samples, or with ``params.wstack`` its w-gridder. With
+``params.wstack`` the NumPy rung corrects the w-term by w-stacking
+(:mod:`~uvlab.gpu.gridders.wstack`, given this module's plans).
 """
 
 from __future__ import annotations
@@ -87,15 +89,41 @@ def dirty(u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None
     return separable_dirty(u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer)
 
 
-def dirty_ducc(
-    u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None
-) -> np.ndarray:
-    """The same image by ducc0's w-gridder (:func:`uvlab.gpu.ducc_engine.dirty_image`).
+def uses_nufft(params: GridParams, npix: int) -> bool:
+    """Whether ``conv`` runs as ducc0's NUFFT (:func:`uses_ducc`, without the w-term)."""
+    return uses_ducc(params, npix) and not params.wstack
 
-    At accuracy :meth:`GridParams.accuracy`, on ``params.threads`` threads,
-    with the w-term when ``params.wstack`` and ``w`` is given. The ducc0
-    call is timed as "grid".
+
+def nufft_plan(u, v, spec: ImageSpec, params: GridParams, *, timer=None):
+    """ducc0's NUFFT plan of samples at (u, v) for ``spec``, timed as ``"sort / bin"``.
+
+    At accuracy :meth:`GridParams.accuracy`, the grid padded at least
+    ``params.sigma`` times, on ``params.threads`` threads
+    (:func:`uvlab.gpu.ducc_engine.nufft_plan`).
     """
+    args = (u, v, spec.npix, spec.cell_rad, params.accuracy())
+    kwargs = dict(sigma=params.sigma, nthreads=params.threads)
+    if timer is None:
+        return ducc_engine.nufft_plan(*args, **kwargs)
+    with timer.stage("sort / bin"):
+        return ducc_engine.nufft_plan(*args, **kwargs)
+
+
+def dirty_ducc(
+    u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None, plan=None
+) -> np.ndarray:
+    """The same image by ducc0: its NUFFT, or its w-gridder for the w-term.
+
+    At accuracy :meth:`GridParams.accuracy`, on ``params.threads`` threads.
+    With ``params.wstack`` and ``w`` given, ducc0's w-gridder includes the
+    w-term (:func:`uvlab.gpu.ducc_engine.dirty_image`); otherwise the NUFFT
+    of ``plan`` (:func:`nufft_plan` of these u, v, ``spec`` and ``params``;
+    made here when None) images ``wvis``, which may hold several rows
+    ``(ntrans, nvis)`` for as many images. The ducc0 call is timed as "grid".
+    """
+    if not (params.wstack and w is not None):
+        plan = plan if plan is not None else nufft_plan(u, v, spec, params, timer=timer)
+        return ducc_engine.plan_images(plan, wvis, timer=timer)
     return ducc_engine.dirty_image(
         u,
         v,
@@ -104,7 +132,7 @@ def dirty_ducc(
         spec.cell_rad,
         params.accuracy(),
         w=w,
-        wgridding=bool(params.wstack and w is not None),
+        wgridding=True,
         nthreads=params.threads,
         timer=timer,
     )

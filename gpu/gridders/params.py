@@ -43,8 +43,9 @@ class GridParams:
     wstack : bool
         Correct the w-term by w-stacking (``conv`` NumPy engine only).
     engine : {"auto", "numpy", "ducc"}
-        ``conv`` only. "auto": ducc0's wgridder for the ES kernel (at
-        accuracy :meth:`accuracy`; ducc0 picks its own ES shape and σ), the
+        ``conv`` only. "auto": ducc0 for the ES kernel (its NUFFT, or its
+        w-gridder with ``wstack``; at accuracy :meth:`accuracy`, ducc0 picks
+        its own ES shape and a σ of at least ``sigma`` for the NUFFT), the
         NumPy rung for every other kernel. "numpy" runs the ES table or
         exact evaluation in NumPy — the reference for the CuPy kernels.
         On the GPU (cupy inputs) "auto" and "numpy" both run the CUDA

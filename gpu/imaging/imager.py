@@ -10,6 +10,14 @@ On the GPU every algorithm keeps the data on the device: the flat samples go
 host→device once, then weighting, gridding (the CUDA gridders of
 :mod:`uvlab.gpu.gridders.cuda_gridders`, in ``params.precision``), FFT and
 correction run there, and only the two images come back (device→host).
+
+On the CPU what the last image shares with the next is reused from an
+:class:`~uvlab.gpu.imaging.reuse.ImagingCache` (the selected samples, their
+weights, ``conv``'s NUFFT plan, the PSF; each kept by its own inputs, so the
+image is the one a fresh run makes), and ``conv`` on ducc0 grids the dirty
+image and the PSF in one pass. Stages: "sort / bin" (selecting the samples,
+ducc0's plan), "weighting", "grid" (ducc0's gridding, FFT and correction
+together; the NumPy gridders time their own FFT and correction).
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from uvlab.gpu.backend import resolve_device, to_numpy
-from uvlab.gpu.constants import C_LIGHT
+from uvlab.gpu.imaging.reuse import ImagingCache, select_samples
 from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.imaging.weighting import Weighting, imaging_weights
 from uvlab.gpu.timing import StageTimer
@@ -64,25 +72,13 @@ def flatten_samples(uvw, freq_hz, vis, weight, flag=None, xp=np):
 
     Samples that are flagged, have non-positive or non-finite weight, or
     non-finite visibilities are dropped. ``xp`` (numpy or cupy) is where the
-    selection runs; inputs are moved there first.
+    selection runs; inputs are moved there first
+    (:func:`uvlab.gpu.imaging.reuse.select_samples`).
     """
-    uvw = xp.asarray(uvw, dtype=xp.float64)
-    freq = xp.asarray(freq_hz, dtype=xp.float64)
     vis = xp.asarray(vis)
-    nrow, nchan = vis.shape[:2]
-    weight = xp.broadcast_to(xp.asarray(weight, dtype=xp.float64), (nrow, nchan))
-    ok = (weight > 0) & xp.isfinite(weight) & xp.isfinite(vis)
-    if flag is not None:
-        ok &= ~xp.broadcast_to(xp.asarray(flag, dtype=bool), (nrow, nchan))
-    rows, chans = xp.nonzero(ok)
-    scale = freq[chans] / C_LIGHT
-    return (
-        uvw[rows, 0] * scale,
-        uvw[rows, 1] * scale,
-        uvw[rows, 2] * scale,
-        vis[rows, chans],
-        weight[rows, chans],
-    )
+    s = select_samples(uvw, freq_hz, weight, flag, vis=vis, xp=xp)
+    flat = vis.reshape(-1)
+    return s.u, s.v, s.w, flat if s.index is None else flat[s.index], s.weight
 
 
 def make_image(
@@ -98,6 +94,7 @@ def make_image(
     params=None,
     device: str = "auto",
     psf: bool = True,
+    cache: ImagingCache | None = None,
 ) -> ImageResult:
     """Image (row, chan) visibilities with one algorithm.
 
@@ -116,6 +113,12 @@ def make_image(
     params : GridParams, optional
         Gridder parameters (kernel, ε, support, oversampling, padding).
     device : {"auto", "cpu", "gpu"}
+    psf : bool
+        Also make the PSF.
+    cache : ImagingCache, optional
+        On the CPU, what earlier images of the same samples left to reuse
+        (:mod:`uvlab.gpu.imaging.reuse`: the selection, weights, gridding
+        plan and PSF); a fresh one when None. The image is the same either way.
 
     Raises
     ------
@@ -124,16 +127,18 @@ def make_image(
     """
     weighting = weighting or Weighting()
     dev = resolve_device(device)
-    timer = StageTimer(gpu=dev == "gpu")
-    xp = np
-    if dev == "gpu":
-        import cupy as xp
+    if dev != "gpu":
+        return _cpu_image(
+            uvw, freq_hz, vis, weight, spec, flag, weighting, algorithm, params, psf, cache
+        )
+    timer = StageTimer(gpu=True)
+    import cupy as xp
 
-        # Move the (row, chan) arrays once and select the usable samples there.
-        with timer.stage("host→device"):
-            uvw, vis = xp.asarray(uvw), xp.asarray(vis)
-            weight = weight if np.ndim(weight) == 0 else xp.asarray(weight)
-            flag = None if flag is None else xp.asarray(flag)
+    # Move the (row, chan) arrays once and select the usable samples there.
+    with timer.stage("host→device"):
+        uvw, vis = xp.asarray(uvw), xp.asarray(vis)
+        weight = weight if np.ndim(weight) == 0 else xp.asarray(weight)
+        flag = None if flag is None else xp.asarray(flag)
     u, v, w, vis_f, wt = flatten_samples(uvw, freq_hz, vis, weight, flag, xp=xp)
     if u.size == 0:
         raise ImagingError("every sample is flagged or has zero weight: nothing to image")
@@ -150,6 +155,53 @@ def make_image(
         dirty = np.asarray(to_numpy(dirty), dtype=np.float64) / sumw
         psf_img = None if psf_img is None else np.asarray(to_numpy(psf_img), np.float64) / sumw
     return ImageResult(dirty, psf_img, sumw, nvis, algorithm, dev, timer.seconds())
+
+
+def _cpu_image(uvw, freq_hz, vis, weight, spec, flag, weighting, algorithm, params, psf, cache):
+    """:func:`make_image` on the CPU, reusing what ``cache`` kept (the same image).
+
+    The samples, their weights, ``conv``'s NUFFT plan and the PSF come from
+    the cache when their inputs are those of its last image. ``conv`` on
+    ducc0 grids the dirty image and the PSF in one NUFFT pass.
+    """
+    from uvlab.gpu.gridders.conv import dirty_ducc, uses_nufft
+    from uvlab.gpu.gridders.params import GridParams
+
+    cache = cache if cache is not None else ImagingCache()
+    params = params or GridParams()
+    timer = StageTimer()
+    with timer.stage("sort / bin"):
+        s = cache.samples(uvw, freq_hz, weight, flag)
+        vis_f = s.take(vis)
+        if not np.isfinite(vis_f.sum()):  # some non-finite: drop them too, keep nothing
+            s = select_samples(uvw, freq_hz, weight, flag, vis=vis)
+            vis_f = s.take(vis)
+    if s.nvis == 0:
+        raise ImagingError("every sample is flagged or has zero weight: nothing to image")
+    with timer.stage("weighting"):
+        wts = cache.weights(s, spec, weighting)
+    if not wts.total > 0:
+        raise ImagingError("the imaging weights sum to zero: nothing to image")
+    psf_img = cache.psf(s, spec, weighting, algorithm, params) if psf else None
+    make_psf = psf and psf_img is None
+    if algorithm == "conv" and uses_nufft(params, spec.npix):
+        plan = cache.nufft_plan(s, spec, params, timer)
+        wvis = np.empty((2 if make_psf else 1, s.nvis), dtype=np.complex128)
+        np.multiply(wts.weight, vis_f, out=wvis[0])
+        if make_psf:
+            wvis[1] = wts.weight
+        images = dirty_ducc(s.u, s.v, wvis, spec, params, w=s.w, timer=timer, plan=plan)
+        dirty, psf_img = images[0], images[1] if make_psf else psf_img
+    else:
+        fn = _algorithm(algorithm, params)
+        dirty = fn(s.u, s.v, wts.weight * vis_f, spec, w=s.w, timer=timer)
+        if make_psf:
+            psf_img = fn(s.u, s.v, wts.weight.astype(np.complex128), spec, w=s.w, timer=timer)
+    if make_psf:
+        cache.store_psf(s, spec, weighting, algorithm, params, psf_img)
+    dirty = np.asarray(dirty, dtype=np.float64) / wts.total
+    psf_img = None if psf_img is None else np.asarray(psf_img, dtype=np.float64) / wts.total
+    return ImageResult(dirty, psf_img, wts.total, wts.nonzero, algorithm, "cpu", timer.seconds())
 
 
 def _algorithm(name: str, params, xp=np):

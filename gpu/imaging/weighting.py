@@ -49,7 +49,9 @@ class Weighting:
             raise ValueError(f"taper must be ≥ 0 arcsec, got {self.taper_arcsec}")
 
 
-def imaging_weights(u_lambda, v_lambda, weight, spec: ImageSpec, weighting: Weighting):
+def imaging_weights(
+    u_lambda, v_lambda, weight, spec: ImageSpec, weighting: Weighting, *, density=None
+):
     """Imaging weights for visibilities at (u, v).
 
     Parameters
@@ -61,6 +63,9 @@ def imaging_weights(u_lambda, v_lambda, weight, spec: ImageSpec, weighting: Weig
     spec : ImageSpec
         Defines the uv cell size ``1/(N·cell)`` for density weighting.
     weighting : Weighting
+    density : (nvis,) float, optional
+        :func:`cell_density` of these samples and ``spec``, when already known
+        (it does not depend on the scheme, robust or taper).
 
     Returns
     -------
@@ -69,7 +74,8 @@ def imaging_weights(u_lambda, v_lambda, weight, spec: ImageSpec, weighting: Weig
     xp = get_xp(u_lambda)
     w = xp.asarray(weight, dtype=xp.float64)
     if weighting.scheme != "natural":
-        density = _cell_density(u_lambda, v_lambda, w, spec, xp)
+        if density is None:
+            density = cell_density(u_lambda, v_lambda, w, spec)
         if weighting.scheme == "uniform":
             w = xp.where(density > 0, w / xp.where(density > 0, density, 1.0), 0.0)
         else:
@@ -84,24 +90,25 @@ def imaging_weights(u_lambda, v_lambda, weight, spec: ImageSpec, weighting: Weig
     return w
 
 
-def _cell_density(u, v, w, spec: ImageSpec, xp):
+def cell_density(u_lambda, v_lambda, weight, spec: ImageSpec):
     """Σw in each uv cell of the image's Fourier grid, looked up per sample.
 
     Both Hermitian halves count: a sample at (u, v) also adds to (−u, −v).
-    Returns (nvis,) density W_k(i); ``Σ_i w_i·W_k(i) = Σ_k W_k²`` up to the
-    mirror terms, as CASA computes it.
+    Returns (nvis,) float64 density W_k(i), in the namespace of the inputs;
+    ``Σ_i w_i·W_k(i) = Σ_k W_k²`` up to the mirror terms, as CASA computes it.
     """
+    xp = get_xp(u_lambda)
+    u, v = u_lambda, v_lambda
+    w = xp.asarray(weight, dtype=xp.float64)
     n = spec.npix
     du = 1.0 / (n * spec.cell_rad)
-    iu = xp.rint(u / du).astype(xp.int64)
-    iv = xp.rint(v / du).astype(xp.int64)
     # A grid of side 2n+1 centred on 0 holds |u| up to n cells; clip the rest
     # into the edge cells (they carry density but are outside the image's band).
-    iu = xp.clip(iu, -n, n) + n
-    iv = xp.clip(iv, -n, n) + n
     side = 2 * n + 1
-    idx = iv * side + iu
-    mirror = (2 * n - iv) * side + (2 * n - iu)
+    iu = xp.clip(xp.rint(u / du), -n, n) + n
+    iv = xp.clip(xp.rint(v / du), -n, n) + n
+    idx = (iv * side + iu).astype(xp.int64)
     grid = xp.bincount(idx, weights=w, minlength=side * side)
-    grid = grid + xp.bincount(mirror, weights=w, minlength=side * side)
+    # the mirror (−u, −v) of cell idx is side² − 1 − idx: the grid reversed
+    grid = grid + grid[::-1]
     return grid[idx]

@@ -5,7 +5,9 @@ Public entry points (:mod:`uvlab.gpu.predict.api`):
 - :func:`predict_rows` — (row, 3) uvw → (row, chan[, 2, 2]) visibilities;
 - :func:`iter_predict_rows` — the same in chunks, for progress and cancellation;
 - :func:`predict_antennas` — (time, nant, 3) per-antenna uvw → (time, bl, chan[, 2, 2]),
-  by the per-antenna factorisation V = K·diag(B)·Kᴴ where it applies;
+  by the per-antenna factorisation V = K·diag(B)·Kᴴ where it applies, and on the CPU
+  in Stokes I with smearing or Gaussians by per-antenna phasors weighted per baseline
+  (:mod:`uvlab.gpu.predict.factored_smearing`);
 - :class:`Smearing` — time/bandwidth smearing parameters;
 - :func:`predict_reference` — the plain float64 triple sum used as the oracle.
 """

@@ -11,11 +11,13 @@ def test_worker_bench_reuses_prediction_for_imaging_only_changes(tmp_path, capsy
     assert main([*argv, "--json", str(out)]) == 0
     result = json.loads(out.read_text())
     runs = result["runs"]
-    assert set(runs) == {"cold", "repeat", "weighting", "declination"}
+    assert set(runs) == {"cold", "repeat", "weighting", "cell", "sky edit", "declination"}
     assert {"uvw", "predict", "grid"} <= set(runs["cold"]["timing_s"])
     # imaging-only changes skip simulation and prediction; a new declination does not
-    for name in ("repeat", "weighting"):
+    for name in ("repeat", "weighting", "cell"):
         assert "predict" not in runs[name]["timing_s"] and "grid" in runs[name]["timing_s"]
+    # a sky edit predicts (only the added source) but simulates nothing
+    assert "predict" in runs["sky edit"]["timing_s"] and "uvw" not in runs["sky edit"]["timing_s"]
     assert "predict" in runs["declination"]["timing_s"]
     assert all(r["latency_s"] > 0 for r in runs.values())
     assert result["nvis"] == 180 * 2016 * 4

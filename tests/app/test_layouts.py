@@ -296,3 +296,14 @@ def test_layouts_do_not_import_astropy():
     # The GPU machine has NumPy but no astropy: layouts and sites must stay NumPy-only.
     code = "import sys, uvlab.app.layouts; sys.exit('astropy' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_builtin_layouts_are_parsed_once_and_cannot_be_changed():
+    from uvlab.app.layouts import load_layout
+
+    a, b = load_layout("meerkat"), load_layout("MeerKAT")
+    assert a is b  # parsed once per process
+    with pytest.raises(ValueError):
+        a.ecef[0, 0] = 0.0  # read-only: sharing it is safe
+    with pytest.raises(ValueError):
+        a.dish_diameter[0] = 1.0
