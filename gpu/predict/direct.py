@@ -11,7 +11,6 @@ scaled Stokes parameters (I, or I, Q, U, V). Loops run over source chunks only.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -102,13 +101,9 @@ def direct_rows(uvw, freq_hz, prep: PreparedSources, smearing, dtype, xp=np, bud
     for s0 in range(0, prep.nsrc, step):
         sl = slice(s0, min(s0 + step, prep.nsrc))
         tau = terms.delay_m(uvw, prep.lmn[sl], xp)  # (row, src) metres
-        phase = k[:, None, None] * tau[None, :, :]  # (chan, row, src) turns
-        phase -= xp.rint(phase)
-        phase = (2 * math.pi) * phase.astype(real, copy=False)
-        term = xp.empty(phase.shape, dtype=cplx)
-        term.real = xp.cos(phase)
-        term.imag = xp.sin(phase)
-        del phase
+        turns = k[:, None, None] * tau[None, :, :]  # (chan, row, src)
+        term = terms.phasor_of_turns(turns, real, cplx, xp)
+        del turns
         weight = None
         if smearing is not None and smearing.band:
             tb = tau.astype(real)[None, :, :]

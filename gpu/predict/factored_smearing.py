@@ -32,7 +32,6 @@ per-antenna terms of a chunk of (times, sources, channels) fit the CPU budget of
 
 from __future__ import annotations
 
-import math
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -42,6 +41,7 @@ import numpy as np
 from uvlab.gpu.backend import to_numpy
 from uvlab.gpu.constants import C_LIGHT
 from uvlab.gpu.geometry import uvw_rate
+from uvlab.gpu.predict import terms
 from uvlab.gpu.predict.baseline_factors import (
     Scratch,
     buffer,
@@ -113,13 +113,9 @@ def antenna_terms(uvw, freq_hz, lmn, stokes, dtype, dec0_rad, gaussian, xp=np) -
     spread = xp.max(delay, axis=2) - xp.min(delay, axis=2)  # (2, src, time)
     span = tuple(float(v) for v in to_numpy(xp.max(spread.reshape(2, -1), axis=1)))
     k = xp.asarray(freq_hz, dtype=xp.float64) / C_LIGHT
-    phase = k[None, :, None, None] * delay[0][:, None]  # (src, chan, ant, time) turns
-    phase -= xp.rint(phase)
-    phase = (2 * math.pi) * phase.astype(real, copy=False)
-    kc = xp.empty(phase.shape, dtype=cplx)
-    kc.real = xp.cos(phase)
-    kc.imag = xp.sin(phase)
-    del phase
+    turns = k[None, :, None, None] * delay[0][:, None]  # (src, chan, ant, time)
+    kc = terms.phasor_of_turns(turns, real, cplx, xp)
+    del turns
     ks = kc * xp.asarray(stokes, dtype=real).T[:, :, None, None]
     xp.conjugate(kc, out=kc)
     uv = neg_k2 = None

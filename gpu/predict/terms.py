@@ -182,3 +182,18 @@ def time_smearing(tau_rate_m_s, freq_hz, int_s: float, xp=np):
     half of it. ``tau_rate_m_s`` is τ̇ = u̇·l + v̇·m + ẇ·(n − 1) in m/s.
     """
     return sinc((math.pi * int_s / C_LIGHT) * freq_hz * tau_rate_m_s, xp)
+
+
+def phasor_of_turns(turns, real, cplx, xp=np):
+    """exp(2πi·turns) in ``cplx`` precision; whole turns are taken off in float64 first.
+
+    ``turns`` (float64, any shape) is a temporary the caller gives up: it is
+    reduced in place. cos and sin are written into one complex array (no
+    complex exp).
+    """
+    turns -= xp.rint(turns)
+    phase = (2 * math.pi) * turns.astype(real, copy=False)
+    out = xp.empty(phase.shape, dtype=cplx)
+    out.real = xp.cos(phase)
+    out.imag = xp.sin(phase)
+    return out

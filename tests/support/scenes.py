@@ -6,7 +6,8 @@ imports ``uvlab.app``; the lab's small observation is in :mod:`tests.support.obs
 - :func:`layout_uv`: the uv coverage of a real array (CASA ``.cfg`` in local ENU
   metres) over an hour-angle track, from uvlab's DESIGN §1 geometry;
 - :func:`meerkat_spec`: an image for that coverage, cell = 1/(3·max|u, v|);
-- :data:`PIXEL_SKY`: point sources on pixels, in the field and just outside it.
+- :data:`PIXEL_SKY`: point sources on pixels, in the field and just outside it;
+- :func:`random_sources`: a random sky of points and Gaussians (full Stokes) for the predicts.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from tests.support.oracles import C_LIGHT
 from tests.support.paths import ARRAYS
 from uvlab.gpu.geometry import baseline_uvw
 from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.sources import SourceArrays
 
 #: In-field sources plus bright ones just outside the field: (di, dj, Jy) pixel offsets
 #: from the centre of a 64² image, as :func:`tests.support.oracles.sky_vis` takes them.
@@ -55,3 +57,25 @@ def meerkat_spec(u, v, npix: int, oversample: float = 3.0) -> ImageSpec:
     """Image spec with cell = 1/(oversample·max|u, v|)."""
     uvmax = max(np.abs(u).max(), np.abs(v).max())
     return ImageSpec(npix, 1.0 / (oversample * uvmax))
+
+
+def random_sources(rng, n: int, fov: float = 0.1, gaussians: bool = True, centre: bool = False):
+    """``n`` sources within ``fov`` (direction cosines), half of them Gaussians if asked.
+
+    Stokes I in [−0.5, 2) (negative ones: clean components), Q, U, V normal,
+    spectral index ~ N(−0.7, 0.5), reference frequency 0.8–1.6 GHz. With
+    ``centre`` the first one sits at the phase centre (no phase, no smearing).
+    """
+    lm = rng.uniform(-fov / 2, fov / 2, (n, 2))
+    if centre:
+        lm[0] = 0.0
+    lmn = np.column_stack([lm, np.sqrt(1.0 - np.sum(lm**2, axis=1))])
+    stokes = rng.normal(size=(n, 4))
+    stokes[:, 0] = rng.uniform(-0.5, 2.0, n)
+    shape = np.zeros((n, 3))
+    if gaussians:
+        g = rng.random(n) < 0.5
+        shape[g, 0] = rng.uniform(2e-5, 2e-4, g.sum())
+        shape[g, 1] = shape[g, 0] * rng.uniform(0.2, 1.0, g.sum())
+        shape[g, 2] = rng.uniform(0, np.pi, g.sum())
+    return SourceArrays(lmn, stokes, rng.normal(-0.7, 0.5, n), rng.uniform(0.8e9, 1.6e9, n), shape)

@@ -16,27 +16,13 @@ import numpy as np
 import pytest
 
 import uvlab.gpu.predict.factored_smearing as fsm
+from tests.support.scenes import random_sources
 from uvlab.gpu.predict import Smearing, predict_antennas, predict_reference
 from uvlab.gpu.predict.baseline_factors import plan_smearing
 from uvlab.gpu.predict.direct import prepare_sources
 from uvlab.gpu.sources import SourceArrays
 
 TOL = {np.float64: 1e-12, np.float32: 1e-5}
-
-
-def random_sources(rng, n, fov, gaussians=True):
-    lm = rng.uniform(-fov / 2, fov / 2, (n, 2))
-    lm[0] = 0.0  # one at the phase centre: no phase, no smearing
-    lmn = np.column_stack([lm, np.sqrt(1.0 - np.sum(lm**2, axis=1))])
-    stokes = rng.normal(size=(n, 4))
-    stokes[:, 0] = rng.uniform(-0.5, 2.0, n)  # some negative: clean components
-    shape = np.zeros((n, 3))
-    if gaussians:
-        g = rng.random(n) < 0.5
-        shape[g, 0] = rng.uniform(2e-5, 2e-4, g.sum())
-        shape[g, 1] = shape[g, 0] * rng.uniform(0.2, 1.0, g.sum())
-        shape[g, 2] = rng.uniform(0, np.pi, g.sum())
-    return SourceArrays(lmn, stokes, rng.normal(-0.7, 0.5, n), rng.uniform(0.8e9, 1.6e9, n), shape)
 
 
 CHANNELS = {
@@ -55,7 +41,7 @@ def scene(seed, channels, fov, int_s, nant=7, ntime=3, nsrc=6, gaussians=True, o
     ant1 = np.r_[p, q[:3], 2, 4]  # some reversed pairs and autocorrelations too
     ant2 = np.r_[q, p[:3], 2, 4]
     freq, width = CHANNELS[channels]
-    src = random_sources(rng, nsrc, fov, gaussians)
+    src = random_sources(rng, nsrc, fov, gaussians, centre=True)
     sm = Smearing(width, int_s, math.radians(-35.0))
     ant_uvw = ant_uvw + origin
     rows = (ant_uvw[:, ant1] - ant_uvw[:, ant2]).reshape(-1, 3)
@@ -133,7 +119,7 @@ def test_float32_keeps_phase_on_long_baselines(rng):
     """100 km baselines, sources 3° out, 1.7 GHz: ~3·10⁴ turns, float32 still ≤ 1e-5."""
     ant_uvw = rng.normal(size=(2, 7, 3)) * np.array([60e3, 60e3, 10e3])
     p, q = np.triu_indices(7, k=1)
-    src = random_sources(rng, 8, 0.1, gaussians=False)
+    src = random_sources(rng, 8, 0.1, gaussians=False, centre=True)
     freq = np.linspace(1.6e9, 1.7e9, 12)
     sm = Smearing(1e5, 2.0, -0.4)
     rows = (ant_uvw[:, p] - ant_uvw[:, q]).reshape(-1, 3)

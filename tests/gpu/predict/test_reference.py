@@ -14,26 +14,13 @@ import math
 import numpy as np
 import pytest
 
+from tests.support.scenes import random_sources
 from uvlab.gpu.predict import Smearing, predict_antennas, predict_reference, predict_rows
 from uvlab.gpu.sources import SourceArrays
 
 C = 299_792_458.0
 TOL = {np.float64: 1e-12, np.float32: 1e-5}
 DEVICES = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
-
-
-def random_sources(rng, n, gaussians=True, fov=0.1):
-    lm = rng.uniform(-fov / 2, fov / 2, (n, 2))
-    lmn = np.column_stack([lm, np.sqrt(1.0 - np.sum(lm**2, axis=1))])
-    stokes = rng.normal(size=(n, 4))
-    stokes[:, 0] = rng.uniform(-0.5, 2.0, n)  # some negative: clean components
-    shape = np.zeros((n, 3))
-    if gaussians:
-        g = rng.random(n) < 0.5
-        shape[g, 0] = rng.uniform(2e-5, 2e-4, g.sum())
-        shape[g, 1] = shape[g, 0] * rng.uniform(0.2, 1.0, g.sum())
-        shape[g, 2] = rng.uniform(0, np.pi, g.sum())
-    return SourceArrays(lmn, stokes, rng.normal(-0.7, 0.5, n), rng.uniform(0.8e9, 1.6e9, n), shape)
 
 
 @functools.cache
@@ -46,7 +33,7 @@ def config(
     freq = 1.2e9 + 2e6 * np.arange(nchan) if uniform else np.sort(rng.uniform(0.9e9, 1.7e9, nchan))
     width = 2e6 if uniform else rng.uniform(0.5e6, 5e6, nchan)
     sm = Smearing(width, 16.0, math.radians(-40.0))
-    return uvw, freq, random_sources(rng, nsrc, gaussians), sm
+    return uvw, freq, random_sources(rng, nsrc, gaussians=gaussians), sm
 
 
 @functools.cache
