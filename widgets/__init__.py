@@ -12,6 +12,8 @@ _VIEWS = {
     "SkyImageView": "image_view",
     "link_views": "image_view",
     "link_crosshairs": "image_view",
+    "link_zoom": "image_view",
+    "follow_zoom": "image_view",
     "UvCoverageView": "uv_coverage_view",
     "ArrayLayoutView": "array_layout_view",
     "TimingView": "timing_view",

@@ -18,7 +18,7 @@ from PyQt6.QtCore import pyqtSignal
 
 from uvlab.app.gui.on_demand import OnDemand
 from uvlab.app.lab.compare_task import CompareOutput
-from uvlab.widgets import MetricsTable, SkyImageView, TimingView
+from uvlab.widgets import MetricsTable, SkyImageView, TimingView, follow_zoom
 
 #: Dynamic range of the shared logarithmic colour scale of the error maps.
 ERROR_RANGE = 1e-6
@@ -114,8 +114,7 @@ class CompareView(OnDemand, QtWidgets.QWidget):
     # ---------------------------------------------------------------- views
     def _new_view(self, colormap: str, stretch: str) -> SkyImageView:
         view = _compact(SkyImageView(colormap=colormap, stretch=stretch))
-        view.view_box.sigRangeChangedManually.connect(lambda _m, v=view: self._follow(v))
-        view.zoom_reset.connect(lambda v=view: self._fit_all(v))
+        follow_zoom(view, self.all_views)
         view.crosshair_moved.connect(lambda l, m, v=view: self._cross(v, l, m))
         return view
 
@@ -123,18 +122,6 @@ class CompareView(OnDemand, QtWidgets.QWidget):
         """The image views in use: dirty images, error maps, the difference."""
         n = len(self.output.labels) if self.output else 0
         return self.image_views[:n] + self.error_views[:n] + [self.diff_view]
-
-    def _follow(self, src: SkyImageView) -> None:
-        """Linked zoom: the others take the same centre and extent (they differ in pixels)."""
-        (x0, x1), (y0, y1) = src.view_box.viewRange()
-        for dst in self.all_views():
-            if dst is not src and dst.image() is not None:
-                dst.set_view_range((x0, x1), (y0, y1), by_user=True)
-
-    def _fit_all(self, src: SkyImageView) -> None:
-        for dst in self.all_views():
-            if dst is not src:
-                dst.fit_to_image()
 
     def _cross(self, src: SkyImageView, l: float, m: float) -> None:
         for dst in self.all_views():

@@ -96,7 +96,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_dock()
         self.controller = Controller(self.freeze_request, worker, parent=self)
         self.compare = CompareMode(self.controller, self.panel_tabs, self.views)
-        make_narrow(self.dock.widget())  # every panel, the Compare one included
         self.files = FileActions(self)
         self._playing = False
         self._play_target = 0.0
@@ -126,6 +125,7 @@ class MainWindow(QtWidgets.QMainWindow):
             (self.sky_panel, "Sky model"),
             (self.imaging_panel, "Imaging"),
         ):
+            make_narrow(panel)  # the Compare panel's entries narrow themselves
             scroll = QtWidgets.QScrollArea()
             scroll.setWidgetResizable(True)
             scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -189,6 +189,9 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _connect(self) -> None:
         c, v = self.controller, self.views
+        # connected first: Qt calls slots in connection order, so the sky has
+        # moved before _on_edit schedules the run
+        self.obs_panel.changed.connect(self._on_observation_edit)
         for panel in (self.obs_panel, self.sky_panel, self.imaging_panel):
             panel.changed.connect(self._on_edit)
             panel.error.connect(self.report_error)
@@ -280,25 +283,16 @@ class MainWindow(QtWidgets.QMainWindow):
         if run:
             self.controller.submit()
 
-    def select_ms(self, selection) -> bool:
+    def select_ms(self, selection) -> None:
         """Show ``selection`` (an MSSelection) in the Observation panel and read it.
 
-        A path that is not a MeasurementSet is refused at once (one line in the
-        status bar; nothing changes). Otherwise the Observation panel's recent
-        list is refreshed from the settings (:meth:`FileActions.open_ms` has
-        just added the path), Play stops and a job runs: the summary comes
-        first, and with it the old data's views are cleared. If the job fails
-        before the summary arrives (a corrupt MS), the previous data source and
-        selection come back. Returns False when the path was refused.
+        :meth:`FileActions.open_ms` has checked that the path is a
+        MeasurementSet and added it to the recent list, which the Observation
+        panel shows again. Play stops and a job runs: the summary comes first,
+        and with it the old data's views are cleared. If the job fails before
+        the summary arrives (a corrupt MS), the previous data source and
+        selection come back.
         """
-        from uvlab.app.ms.errors import MSError
-        from uvlab.app.ms.tables import check_path
-
-        try:
-            check_path(selection.path)
-        except MSError as exc:
-            self.report_error(f"cannot open MeasurementSet: {exc}")
-            return False
         if self._opening_ms is None:  # the state to come back to, should this open fail
             self._before_open = (self.obs_panel.source(), self.obs_panel.ms.snapshot())
         self._opening_ms = selection.path
@@ -307,7 +301,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self.panel_tabs.setCurrentIndex(0)
         self.set_playing(False)
         self.controller.submit()
-        return True
 
     def _open_succeeded(self, info) -> None:
         """The summary of the MS being opened arrived: the old data's views go."""
@@ -365,16 +358,19 @@ class MainWindow(QtWidgets.QMainWindow):
     def _on_edit(self) -> None:
         if self._playing:  # the animation's own steps do not emit changed
             self.set_playing(False)
-        self._sky_follows_pointing()
-        self._check_field_visible()
         self.views.aliasing_view.mark_stale()
         self.compare.mark_stale()
         if self.run_panel.autorun():
             self.controller.schedule()
 
-    def _sky_follows_pointing(self) -> None:
-        """A sky laid out about the phase centre (a demo sky) moves with it; files stay put."""
+    def _on_observation_edit(self) -> None:
+        """For each edit of the observation, before :meth:`_on_edit` schedules the run.
+
+        A sky laid out about the phase centre (a demo sky) moves with it, files
+        stay put; a field below the elevation limit gets a one-click declination.
+        """
         if self.obs_panel.source() != "synthetic":
+            self.tips.clear_fix()
             return
         try:
             spec = self.obs_panel.observation_spec(for_job=False)
@@ -384,6 +380,7 @@ class MainWindow(QtWidgets.QMainWindow):
         moved = sky.moved_to(spec.ra_deg, spec.dec_deg)  # itself when absolute or unmoved
         if moved is not sky:
             self.sky_panel.set_sky_model(moved)  # no emit: this edit already schedules a run
+        self._check_field_visible(spec)
 
     def _on_array_chosen(self, _name: str) -> None:
         """Another array: when its site cannot see the field, point where it can, and say so."""
@@ -401,15 +398,11 @@ class MainWindow(QtWidgets.QMainWindow):
             self.views.log_view.append("warning", note)
             self.tips.show_tip(note)
 
-    def _check_field_visible(self) -> None:
+    def _check_field_visible(self, spec) -> None:
         """Offer a one-click declination when the field is below the elevation limit."""
         from uvlab.app.observation import field_visibility, visible_declination_for
 
-        if self.obs_panel.source() != "synthetic":
-            self.tips.clear_fix()
-            return
         try:
-            spec = self.obs_panel.observation_spec(for_job=False)
             problem = field_visibility(spec)
             dec = visible_declination_for(spec) if problem else None
         except ValueError:

@@ -30,6 +30,7 @@ from uvlab.widgets import (
     TimingView,
     UvCoverageView,
     link_crosshairs,
+    link_zoom,
 )
 from uvlab.widgets._pg import pg
 from uvlab.widgets.image_view import ARCMIN
@@ -62,30 +63,6 @@ def _scrolled(widget: QtWidgets.QWidget) -> QtWidgets.QScrollArea:
     area.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
     area.setWidget(widget)
     return area
-
-
-def link_zoom(*views: SkyImageView) -> None:
-    """Share zoom and pan between image views of different sizes.
-
-    pyqtgraph's ``setXLink``/``setYLink`` fight with locked aspect ratios when
-    the views differ in shape; here a zoom or pan by the user in one view gives
-    the others the same centre and extent (each keeps its own aspect ratio).
-    """
-
-    def follow(src: SkyImageView) -> None:
-        (x0, x1), (y0, y1) = src.view_box.viewRange()
-        for dst in views:
-            if dst is not src and dst.image() is not None:
-                dst.set_view_range((x0, x1), (y0, y1), by_user=True)
-
-    def fit_all(src: SkyImageView) -> None:
-        for dst in views:
-            if dst is not src:
-                dst.fit_to_image()
-
-    for v in views:
-        v.view_box.sigRangeChangedManually.connect(lambda _mask, v=v: follow(v))
-        v.zoom_reset.connect(lambda v=v: fit_all(v))
 
 
 class ViewTabs(QtWidgets.QTabWidget):
@@ -133,8 +110,7 @@ class ViewTabs(QtWidgets.QTabWidget):
         right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         for s in (overview, right):
             s.setChildrenCollapsible(False)
-        self.dirty_box = _boxed("Dirty image (click to add a source)", self.dirty_view)
-        overview.addWidget(self.dirty_box)
+        overview.addWidget(_boxed("Dirty image (click to add a source)", self.dirty_view))
         right.addWidget(_boxed("PSF", self.psf_view))
         right.addWidget(_boxed("uv coverage", self.uv_view))
         right.addWidget(_boxed("Array (drag an antenna to move it)", self.array_view))
@@ -146,7 +122,6 @@ class ViewTabs(QtWidgets.QTabWidget):
         # the first show divides by these (the stretch factors only share later growth)
         overview.setSizes([100 * OVERVIEW_SHARES[0], 100 * OVERVIEW_SHARES[1]])
         right.setSizes([100 * s for s in RIGHT_SHARES])
-        self.right_column = right
         return overview
 
     # ---------------------------------------------------------------- inputs

@@ -35,8 +35,8 @@ class FileHost(Protocol):
 
     def apply_session(self, state: SessionState, *, run: bool = True) -> None: ...
 
-    def select_ms(self, selection: MSSelection) -> bool:
-        """Show ``selection`` in the Observation panel and read it (False if refused)."""
+    def select_ms(self, selection: MSSelection) -> None:
+        """Show ``selection`` (a path checked to be an MS) in the Observation panel and read it."""
 
     def report_error(self, message: str) -> None:
         """Show a one-line problem in the status bar and the log."""
@@ -102,7 +102,8 @@ class FileActions:
         self._settings.add_recent_ms(path)
         self._settings.set_last_dir("ms", path)
         self._fill_recent_menu()
-        return self._window.select_ms(MSSelection(os.fspath(path)))
+        self._window.select_ms(MSSelection(os.fspath(path)))
+        return True
 
     # -------------------------------------------------------------- sessions
     def save_session(self, path) -> bool:

@@ -18,14 +18,7 @@ MS field's), an absolute one (a sky file) stays where it is. When every
 component of the sky lies outside the image, the first partial carries a
 one-line warning (:func:`outside_image_note`).
 
-A sky edit re-predicts only what changed. The visibilities are linear in the
-sky, so when the held prediction is of the same observation, smearing,
-precision and device, and its sky differs from the request's by a few added
-and removed components (:func:`sky_edit`; a changed one is one removed and
-one added), the held visibilities are updated in place: ``V += V(added) −
-V(removed)``, one prediction of the added components and the removed ones
-with negated flux. More than :data:`MAX_EDIT_FRACTION` of the sky changed, or
-:data:`MAX_EDITS` updates in a row, predict everything again.
+A sky edit re-predicts only what changed (:mod:`uvlab.app.lab.sky_edits`).
 
 The preview image of a synthetic run is the natural-weighted ``conv`` (ducc0,
 ε = 1e-4) image of the chunks predicted so far, accumulated linearly:
@@ -44,9 +37,7 @@ import itertools
 import math
 import os
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 
 import numpy as np
 
@@ -60,6 +51,7 @@ from uvlab.app.lab.samples import (
     ms_key,
     uv_rows,
 )
+from uvlab.app.lab.sky_edits import edit_sources, held_edit
 from uvlab.app.skymodel import SkyModel
 
 #: Source·visibility products per prediction chunk (≈ 0.2 s on one CPU core).
@@ -75,10 +67,6 @@ PREVIEW_INTERVAL_S = 0.25
 
 #: The part of a job's progress its source takes (the task has the rest).
 SHARE = {"synthetic": 0.7, "ms": 0.6}
-#: A sky edit changing more than this fraction of the request's components is predicted in full.
-MAX_EDIT_FRACTION = 0.5
-#: After this many incremental updates in a row the next edit is predicted in full (rounding).
-MAX_EDITS = 64
 
 Report = Callable[[float, str], None]
 
@@ -162,7 +150,7 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     dev = resolve_device(request.device)
     key = (request.observation, request.sky, request.smearing, im.precision, dev)
     predicted = cache.prediction(key) is not None
-    edit = None if predicted else _edit_of_held(cache, key)
+    edit = None if predicted else held_edit(cache, key)
     if not predicted and edit is None:
         cache.store_prediction(None, None)  # about to be replaced: free it before sizing
     # before anything the size of the data is made; an edit's chunks are small
@@ -216,11 +204,7 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     vis = cache.prediction(key)
     if vis is None and edit is not None:
         vis = cache.take_prediction()  # changed in place: a cancelled edit leaves none held
-        added, removed = edit
-        delta = SkyModel(
-            (*added, *(replace(c, stokes=tuple(-x for x in c.stokes)) for c in removed)),
-            centre_deg=request.sky.centre_deg,
-        ).sources_for(obs.ra0_rad, obs.dec0_rad)
+        delta = edit_sources(edit, request.sky.centre_deg, obs.ra0_rad, obs.dec0_rad)
         t_pred = 0.0
         chunks = time_chunks(ntime, nbl * nchan * delta.nsrc) if delta.nsrc else []
         for k, sl in enumerate(chunks):
@@ -235,7 +219,7 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
         cache.store_prediction(key, vis)
         cache.prediction_edits += 1
         cache.last_prediction_kind = "incremental"
-        cache.last_prediction_delta = (len(added), len(removed))
+        cache.last_prediction_delta = tuple(map(len, edit))
         yield complete()
     elif vis is None:
         cdtype = np.complex64 if im.precision == "single" else np.complex128
@@ -315,46 +299,6 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     )
 
 
-def sky_edit(old: SkyModel, new: SkyModel) -> tuple[tuple, tuple] | None:
-    """(added, removed) components that make ``old`` into ``new``; None if not an edit.
-
-    Counted with multiplicity, whatever their order (a changed component is
-    one removed and one added). Not an edit (None): the two skies are laid out
-    differently (``centre_deg`` differs), so equal components sit at other
-    (l, m). Components are compared by identity first (an edit keeps the
-    others' objects), so a large sky costs little.
-    """
-    if old.centre_deg != new.centre_deg:
-        return None
-    a, b = old.components, new.components
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and (a[i] is b[i] or a[i] == b[i]):
-        i += 1
-    j = 0
-    while j < n - i and (a[-1 - j] is b[-1 - j] or a[-1 - j] == b[-1 - j]):
-        j += 1
-    was, now = Counter(a[i : len(a) - j]), Counter(b[i : len(b) - j])
-    return tuple((now - was).elements()), tuple((was - now).elements())
-
-
-def _edit_of_held(cache: WorkCache, key: tuple) -> tuple[tuple, tuple] | None:
-    """The sky edit from the held prediction to ``key``, when updating it is worth it.
-
-    Only the sky may differ, by at most :data:`MAX_EDIT_FRACTION` of the
-    request's components, and fewer than :data:`MAX_EDITS` updates in a row.
-    """
-    held = cache.prediction_key
-    if held is None or held[0] != key[0] or held[2:] != key[2:]:
-        return None
-    if cache.prediction_edits >= MAX_EDITS:
-        return None
-    edit = sky_edit(held[1], key[1])
-    if edit is None or len(edit[0]) + len(edit[1]) > MAX_EDIT_FRACTION * len(key[1]):
-        return None
-    return edit
-
-
 def image_note(request: JobRequest, spec) -> str | None:
     """One line when the automatic (or requested) cell meets the horizon; None otherwise.
 
@@ -382,15 +326,8 @@ def outside_image_note(sky: SkyModel, spec, ra0_rad: float, dec0_rad: float) -> 
     """
     if not len(sky):
         return None
-    ref = (ra0_rad, dec0_rad)
-    if sky.centre_deg is not None:
-        ref = tuple(math.radians(x) for x in sky.centre_deg)
-    ra = np.deg2rad([c.ra_deg for c in sky])
-    dec = np.deg2rad([c.dec_deg for c in sky])
-    dra = ra - ref[0]
-    l = np.cos(dec) * np.sin(dra)
-    m = np.sin(dec) * math.cos(ref[1]) - np.cos(dec) * math.sin(ref[1]) * np.cos(dra)
-    n = np.sin(dec) * math.sin(ref[1]) + np.cos(dec) * math.cos(ref[1]) * np.cos(dra)
+    ref = sky.centre_deg or (math.degrees(ra0_rad), math.degrees(dec0_rad))
+    l, m, n = sky.lmn_about(*ref).T  # a relative sky sits at its offsets
     half = 0.5 * spec.npix * spec.cell_rad
     if np.any((n > 0) & (np.abs(l) <= half) & (np.abs(m) <= half)):
         return None

@@ -293,10 +293,7 @@ class SkyModel:
             return self
         if not self.components:
             return SkyModel((), self.name, target)
-        ra = np.deg2rad([c.ra_deg for c in self.components])
-        dec = np.deg2rad([c.dec_deg for c in self.components])
-        d = np.stack([np.cos(dec) * np.cos(ra), np.cos(dec) * np.sin(ra), np.sin(dec)], axis=-1)
-        d = d @ _frame(*self.centre_deg).T @ _frame(*target)  # offsets about old → new
+        d = self.lmn_about(*self.centre_deg) @ _frame(*target)  # offsets about old → new
         new_ra = np.rad2deg(np.arctan2(d[:, 1], d[:, 0])) % 360.0
         new_dec = np.rad2deg(np.arctan2(d[:, 2], np.hypot(d[:, 0], d[:, 1])))
         comps = tuple(
@@ -304,6 +301,19 @@ class SkyModel:
             for c, r, de in zip(self.components, new_ra.tolist(), new_dec.tolist(), strict=True)
         )
         return SkyModel(comps, self.name, target)
+
+    def lmn_about(self, ra0_deg: float, dec0_deg: float) -> np.ndarray:
+        """(ncomp, 3) direction cosines (l, m, n) of the components about (α0, δ0), degrees.
+
+        The rotation into the phase centre's frame (DESIGN §1), so n keeps its
+        sign: n ≤ 0 on or behind that centre's horizon (where
+        :func:`uvlab.gpu.geometry.radec_to_lmn`, for sources in front, takes
+        n = √(1 − l² − m²)).
+        """
+        ra = np.deg2rad([c.ra_deg for c in self.components])
+        dec = np.deg2rad([c.dec_deg for c in self.components])
+        d = np.stack([np.cos(dec) * np.cos(ra), np.cos(dec) * np.sin(ra), np.sin(dec)], axis=-1)
+        return d.reshape(-1, 3) @ _frame(ra0_deg, dec0_deg).T
 
     def total_flux(self, freq_hz=None):
         """Summed Stokes I at ``freq_hz`` (each at its own ν0 when None), Jy.

@@ -229,8 +229,7 @@ class ObservationPanel(QtWidgets.QWidget):
 
     def set_declination(self, dec_deg: float, *, emit: bool = False) -> None:
         """Point at another declination (emits ``changed`` only if asked)."""
-        with QtCore.QSignalBlocker(self.dec):
-            self.dec.set_value(dec_deg)
+        self.dec.set_value(dec_deg)  # emits nothing itself
         if emit:
             self._emit_if_valid()
 

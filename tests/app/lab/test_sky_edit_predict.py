@@ -14,7 +14,8 @@ from uvlab.app.lab.jobs import JobRequest, Partial, Progress
 from uvlab.app.lab.live import iter_job, run_job
 from uvlab.app.lab.placement import demo_sky_for
 from uvlab.app.lab.samples import WorkCache
-from uvlab.app.lab.sources import read_samples, sky_edit
+from uvlab.app.lab.sky_edits import sky_edit
+from uvlab.app.lab.sources import read_samples
 from uvlab.app.skymodel import Component
 
 IMAGING = ImagingOptions(npix=128)
@@ -100,7 +101,7 @@ def test_edits_in_single_precision(teaching):
 
 
 def test_large_changes_and_other_changes_predict_in_full(teaching, monkeypatch):
-    import uvlab.app.lab.sources as sources
+    import uvlab.app.lab.sky_edits as sky_edits
 
     cache = WorkCache()
     read_samples(request(teaching), cache)
@@ -121,7 +122,7 @@ def test_large_changes_and_other_changes_predict_in_full(teaching, monkeypatch):
     read_samples(request(edited, smearing=False, imaging=replace(IMAGING, npix=64)), cache)
     assert cache.last_prediction_kind == "cached"  # imaging alone changes nothing
     # too many edits in a row: one full prediction resets the count
-    monkeypatch.setattr(sources, "MAX_EDITS", 2)
+    monkeypatch.setattr(sky_edits, "MAX_EDITS", 2)
     sky = edited
     kinds = []
     for k in range(4):
