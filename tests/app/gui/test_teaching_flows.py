@@ -8,8 +8,9 @@ import math
 import numpy as np
 import pytest
 
+from uvlab.app.elevation import field_visibility
 from uvlab.app.lab.lessons import LESSONS
-from uvlab.app.observation import field_visibility, simulate_observation
+from uvlab.app.observation import simulate_observation
 from uvlab.gpu.geometry import radec_to_lmn
 from uvlab.widgets.image_view import ARCMIN
 

@@ -15,22 +15,24 @@ import pytest
 from astropy.coordinates import AltAz, EarthLocation, SkyCoord
 from astropy.time import Time
 
-from uvlab.app.lab.session import DEFAULT_OBSERVATION
-from uvlab.app.layouts import load_layout
-from uvlab.app.observation import (
-    DEFAULT_DATE,
+from uvlab.app.elevation import (
     VISIBLE_MARGIN_DEG,
     elevation_deg,
-    field_ha_range_h,
     field_visibility,
     min_elevation_deg,
-    simulate_observation,
     transit_elevation_deg,
-    transit_mjd_s,
     visible_declination,
     visible_declination_for,
     visible_fraction,
     with_visible_declination,
+)
+from uvlab.app.lab.session import DEFAULT_OBSERVATION
+from uvlab.app.layouts import load_layout
+from uvlab.app.observation import (
+    DEFAULT_DATE,
+    field_ha_range_h,
+    simulate_observation,
+    transit_mjd_s,
 )
 
 
