@@ -12,6 +12,7 @@ bar and the log while the last good result stays on screen.
 from __future__ import annotations
 
 import math
+import os
 
 from PyQt6 import QtCore, QtGui, QtWidgets
 
@@ -100,8 +101,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self._playing = False
         self._play_target = 0.0
         self._last_warning: str | None = None  # a job's warning is logged once, not per job
-        self._opening_ms: str | None = None  # an MS whose summary has not arrived yet
-        self._before_open: tuple | None = None  # (source, MS page) to restore if it fails
+        # (path, source, MS page) of an MS whose summary has not arrived yet: what a
+        # failed open restores
+        self._pending_open: tuple[str, str, tuple] | None = None
         self._build_menus()
         self._connect()
         self.obs_panel.set_recent(self.settings.recent_ms())
@@ -293,9 +295,10 @@ class MainWindow(QtWidgets.QMainWindow):
         the summary arrives (a corrupt MS), the previous data source and
         selection come back.
         """
-        if self._opening_ms is None:  # the state to come back to, should this open fail
-            self._before_open = (self.obs_panel.source(), self.obs_panel.ms.snapshot())
-        self._opening_ms = selection.path
+        # the state to come back to, should this open fail (kept across a second open)
+        before = self._pending_open[1:] if self._pending_open else None
+        before = before or (self.obs_panel.source(), self.obs_panel.ms.snapshot())
+        self._pending_open = (selection.path, *before)
         self.obs_panel.set_recent(self.settings.recent_ms())
         self.obs_panel.set_ms_selection(selection)
         self.panel_tabs.setCurrentIndex(0)
@@ -304,22 +307,17 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _open_succeeded(self, info) -> None:
         """The summary of the MS being opened arrived: the old data's views go."""
-        import os
-
-        if self._opening_ms is None:
-            return
-        if os.path.realpath(info.path) != os.path.realpath(self._opening_ms):
-            return
-        self._opening_ms = None
-        self._before_open = None
-        self.views.clear_results()
+        pending = self._pending_open
+        if pending is not None and os.path.realpath(info.path) == os.path.realpath(pending[0]):
+            self._pending_open = None
+            self.views.clear_results()
 
     def _open_failed(self) -> None:
         """Put back the data source and MS selection shown before a failed open."""
-        if self._opening_ms is None or self._before_open is None:
+        if self._pending_open is None:
             return
-        source, snap = self._before_open
-        self._opening_ms = self._before_open = None
+        _, source, snap = self._pending_open
+        self._pending_open = None
         self.obs_panel.ms.restore(snap)
         self.obs_panel.set_source(source)
         self._show_layout()
