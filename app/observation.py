@@ -2,9 +2,10 @@
 
 How the uvw are computed (DESIGN §1 plus what a real MS's UVW carry):
 
-1. Times are integration centroids in UTC. astropy gives UT1 (IERS table
-   bundled by astropy-iers-data; never downloaded), TT and the Greenwich
-   apparent sidereal time (IAU 2006/2000A).
+1. Times are integration centroids in UTC. :mod:`uvlab.app.eop` gives UT1
+   (IERS table bundled by astropy-iers-data; never downloaded) and TT with
+   ERFA, as astropy's Time does; ERFA the Greenwich apparent sidereal time
+   (IAU 2006/2000A).
 2. The J2000 phase centre s0 is moved to the true equator and equinox of date
    with the IAU 2006/2000A bias-precession-nutation matrix N(t)
    (``erfa.pnm06a``): (α_d, δ_d). Aberration is *not* applied: the uvw are a
@@ -31,16 +32,12 @@ the leap-second table assume no new leap seconds; neither raises a warning.
 
 from __future__ import annotations
 
-import re
-import warnings
 from dataclasses import dataclass
 
 import erfa
 import numpy as np
-from astropy.time import Time
-from astropy.utils import iers
 
-from uvlab.app import iers_cache  # also puts astropy's IERS handling offline
+from uvlab.app import eop
 from uvlab.app.layouts import ArrayLayout, load_layout
 from uvlab.gpu.geometry import baseline_uvw, ecef_to_equatorial
 
@@ -227,10 +224,6 @@ class Observation:
         return np.repeat(self.times_mjd_s, self.nbl)
 
 
-def _astropy_times(mjd_s: np.ndarray) -> Time:
-    return Time(mjd_s / 86400.0, format="mjd", scale="utc")
-
-
 def earth_orientation(mjd_s, node_step_s: float = 3600.0):
     """Greenwich apparent sidereal time, bias-precession-nutation and polar motion.
 
@@ -253,26 +246,19 @@ def earth_orientation(mjd_s, node_step_s: float = 3600.0):
         Polar-motion matrix W (``erfa.pom00``, TIRS → ITRS) at the middle time,
         from the IERS table's x_p, y_p.
     """
-    iers_cache.install()  # astropy's IERS table from uvlab's cache: saves ~2 s per process
     mjd_s = np.atleast_1d(np.asarray(mjd_s, dtype=np.float64))
     nnode = max(2, int(np.ceil(np.ptp(mjd_s) / node_step_s)) + 1)
     nodes = np.linspace(mjd_s.min(), mjd_s.max() + 1.0, nnode)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*dubious year", category=erfa.ErfaWarning)
-        t = _astropy_times(mjd_s)
-        gmst = t.sidereal_time("mean", "greenwich", model="IAU2006").radian
-        tn = _astropy_times(nodes)
-        ee = _wrap(
-            tn.sidereal_time("apparent", "greenwich", model="IAU2006A").radian
-            - tn.sidereal_time("mean", "greenwich", model="IAU2006").radian
-        )
-        ttn = tn.tt
-        npb_nodes = erfa.pnm06a(ttn.jd1, ttn.jd2).reshape(nnode, 9)
-        mid = _astropy_times(np.array([np.median(mjd_s)]))
-        xp, yp = iers.earth_orientation_table.get().pm_xy(mid)
-        pom = erfa.pom00(
-            xp.to_value("rad")[0], yp.to_value("rad")[0], erfa.sp00(mid.tt.jd1, mid.tt.jd2)[0]
-        )
+    utc = eop.utc_jd(mjd_s)
+    gmst = erfa.gmst06(*eop.ut1_jd(*utc), *eop.tt_jd(*utc))
+    utc_n = eop.utc_jd(nodes)
+    ut1_n, tt_n = eop.ut1_jd(*utc_n), eop.tt_jd(*utc_n)
+    ee = _wrap(erfa.gst06a(*ut1_n, *tt_n) - erfa.gmst06(*ut1_n, *tt_n))
+    npb_nodes = erfa.pnm06a(*tt_n).reshape(nnode, 9)
+    ordered = np.sort(mjd_s)  # the median without np.median (which imports numpy.ma)
+    utc_mid = eop.utc_jd(0.5 * (ordered[(ordered.size - 1) // 2] + ordered[ordered.size // 2]))
+    xp, yp = eop.polar_motion(*utc_mid)
+    pom = erfa.pom00(float(xp), float(yp), float(erfa.sp00(*eop.tt_jd(*utc_mid))))
     npb = np.stack([np.interp(mjd_s, nodes, npb_nodes[:, k]) for k in range(9)], axis=-1)
     gast = np.asarray(gmst, dtype=np.float64) + np.interp(mjd_s, nodes, ee)
     return gast, npb.reshape(-1, 3, 3), pom
@@ -291,9 +277,6 @@ def _wrap(angle):
     return np.mod(angle + np.pi, 2.0 * np.pi) - np.pi
 
 
-_ERFA_REASON = re.compile(r'yielded \d+ of "([^"]+)"')
-
-
 def _parse_time(iso: str, what: str, date_only: bool = False) -> float:
     """MJD seconds UTC of an ISO 8601 date/time; ValueError in one line naming ``what``.
 
@@ -304,13 +287,9 @@ def _parse_time(iso: str, what: str, date_only: bool = False) -> float:
         raise ValueError(f"{what} must be a date/time string such as {example!r}, got {iso!r}")
     text = iso.split("T")[0] if date_only else iso
     try:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=".*dubious year", category=erfa.ErfaWarning)
-            return float(Time(text, scale="utc").mjd * 86400.0)
-    except (ValueError, TypeError) as exc:
-        # astropy lists every format it tried, over many lines: keep ERFA's reason only.
-        reason = _ERFA_REASON.search(str(exc))
-        why = f" ({reason.group(1)})" if reason else ""
+        return eop.parse_utc(text)
+    except ValueError as exc:
+        why = f" ({exc})" if str(exc) else ""
         raise ValueError(
             f"{what} {iso!r} is not a valid UTC date/time{why}; expected ISO 8601 "
             f"such as {example!r}"

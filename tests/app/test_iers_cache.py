@@ -1,5 +1,9 @@
 """uvlab's cache of astropy's Earth-orientation table. Oracle: astropy's own parsed table."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from astropy.time import Time
@@ -37,16 +41,34 @@ def test_cached_table_equals_astropys(cache):
     assert iers_cache.install() == "cached"  # once per process
 
 
-def test_simulated_uvw_is_unchanged_by_the_cache(cache):
+def test_simulated_uvw_is_unchanged_by_the_cache(cache, monkeypatch):
     from uvlab.app.observation import ObservationSpec, simulate_observation
 
     spec = ObservationSpec("vla.a", 150.0, 20.0, ha_start_h=-2, ha_stop_h=2, int_s=1800.0)
-    iers.earth_orientation_table.set(iers.IERS_Auto.open())
-    plain = simulate_observation(spec).uvw_rows()
-    assert iers_cache.install() == "built"
+    monkeypatch.setenv("UVLAB_CACHE", "off")  # astropy parses its own table
     iers_cache.reset()
-    assert iers_cache.install() == "cached"
-    np.testing.assert_array_equal(simulate_observation(spec).uvw_rows(), plain)
+    plain = simulate_observation(spec).uvw_rows()
+    monkeypatch.setenv("UVLAB_CACHE", str(cache))
+    iers_cache.reset()
+    assert simulate_observation(spec).uvw_rows().tobytes() == plain.tobytes()  # fills the cache
+    assert len(list(cache.glob("iers-a-*.npz"))) == 1
+    iers_cache.reset()
+    np.testing.assert_array_equal(simulate_observation(spec).uvw_rows(), plain)  # reads it
+
+
+def test_columns_equal_astropys_table_and_need_no_astropy_once_cached(cache):
+    want = iers.IERS_Auto.open()
+    got = iers_cache.columns()  # first call: astropy parses, the cache is filled
+    for name, unit in iers_cache.COLUMNS.items():
+        col = want[name].to_value(unit) if unit else want[name]
+        np.testing.assert_array_equal(got[name], np.asarray(col), err_msg=name)
+    code = (
+        "import sys; from uvlab.app import iers_cache; c = iers_cache.columns();"
+        "print(c['MJD'].size, 'astropy' in sys.modules)"
+    )
+    env = {**os.environ, "UVLAB_CACHE": str(cache)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.split() == [str(got["MJD"].size), "False"], out.stderr
 
 
 def test_damaged_cache_is_rebuilt(cache):
@@ -55,6 +77,11 @@ def test_damaged_cache_is_rebuilt(cache):
     path.write_bytes(b"not an npz file")
     iers_cache.reset()
     assert iers_cache.install() == "built"
+    iers_cache.reset()
+    assert iers_cache.install() == "cached"
+    path.write_bytes(b"not an npz file")
+    iers_cache.reset()
+    assert iers_cache.columns()["MJD"].size > 10_000  # rebuilt, then read
     iers_cache.reset()
     assert iers_cache.install() == "cached"
 
@@ -69,6 +96,7 @@ def test_cache_off_or_unwritable_falls_back_to_astropy(tmp_path, monkeypatch):
     iers_cache.reset()
     assert iers_cache.install() == "astropy"
     assert iers.earth_orientation_table.get().ut1_utc(DATES[:3]).shape == (3,)
+    assert iers_cache.columns()["UT1_UTC"].size > 10_000  # astropy's table, parsed
     iers_cache.reset()
 
 
