@@ -13,7 +13,9 @@ from PyQt6 import QtCore  # noqa: F401  (import first so pyqtgraph picks PyQt6)
 pg.setConfigOptions(imageAxisOrder="row-major", antialias=False)
 
 #: Colour maps offered by the image view: display name → (source, pyqtgraph name).
-#: ``"RdBu"`` is a diverging map for signed images (residuals, differences).
+#: ``"blue-red"`` (CET-D1, blue → white → red) is a diverging map for signed
+#: images (residuals, differences). Every map ships with pyqtgraph: matplotlib's
+#: would import pyplot, over a second of the window's start.
 COLORMAPS: dict[str, tuple[str | None, str]] = {
     "viridis": (None, "viridis"),
     "inferno": (None, "inferno"),
@@ -21,11 +23,11 @@ COLORMAPS: dict[str, tuple[str | None, str]] = {
     "plasma": (None, "plasma"),
     "cividis": (None, "cividis"),
     "gray": ("uvlab", "gray"),
-    "RdBu": ("matplotlib", "RdBu_r"),
+    "blue-red": (None, "CET-D1"),
 }
 
 #: Colour maps meant for signed data: levels are made symmetric about zero.
-DIVERGING = frozenset({"RdBu"})
+DIVERGING = frozenset({"blue-red"})
 
 #: Twelve distinguishable colours (Tableau 10 plus two), for categories.
 PALETTE = (
@@ -56,8 +58,6 @@ def get_colormap(name: str) -> pg.ColorMap:
         source, key = COLORMAPS[name]
     except KeyError:
         raise ValueError(f"unknown colour map {name!r}; choose from {list(COLORMAPS)}") from None
-    if source == "matplotlib":
-        return pg.colormap.getFromMatplotlib(key)
     if source == "uvlab":  # plain black → white, R = G = B
         return pg.ColorMap([0.0, 1.0], [(0, 0, 0), (255, 255, 255)], name=key)
     return pg.colormap.get(key)

@@ -76,7 +76,7 @@ class CompareView(OnDemand, QtWidgets.QWidget):
         self._image_boxes: list[QtWidgets.QGroupBox] = []
         self._error_boxes: list[QtWidgets.QGroupBox] = []
         self.diff_a, self.diff_b = QtWidgets.QComboBox(), QtWidgets.QComboBox()
-        self.diff_view = self._new_view("RdBu", "linear")
+        self.diff_view = self._new_view("blue-red", "linear")
         pick = QtWidgets.QHBoxLayout()
         for text, w in (("A", self.diff_a), ("B", self.diff_b)):
             pick.addWidget(QtWidgets.QLabel(text))
