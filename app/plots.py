@@ -9,15 +9,6 @@ import numpy as np
 from uvlab.gpu.imaging.spec import ImageSpec
 
 
-def _pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
 def image_extent_arcmin(spec: ImageSpec):
     """extent= for imshow with l increasing to the left (east), m up, in arcmin."""
     half = spec.npix / 2 * np.degrees(spec.cell_rad) * 60
@@ -85,9 +76,9 @@ def scene_figure(output, sky, path) -> Path:
         The components predicted.
     path : path of the PNG
     """
-    from uvlab.app.report import save_figure
+    from uvlab.app.report import pyplot, save_figure
 
-    plt = _pyplot()
+    plt = pyplot()
     spec = output.spec
     # fixed margins: constrained layout costs ~0.6 s of solver for a fixed 2×2 grid
     fig, axes = plt.subplots(2, 2, figsize=(11, 10))

@@ -48,7 +48,8 @@ def save_figure(fig, path, dpi: float) -> Path:
     width, height = (fig.get_size_inches() * dpi).round().astype(int)
     need = png_size_bound(width, height)
     with atomic_path(path, need_bytes=need, what="the PNG image") as tmp:
-        fig.savefig(tmp, dpi=dpi, format="png")
+        # zlib level 1: a tenth of the encoding time for a few per cent more bytes
+        fig.savefig(tmp, dpi=dpi, format="png", pil_kwargs={"compress_level": 1})
     return path
 
 
