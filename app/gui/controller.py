@@ -4,8 +4,11 @@ It knows nothing of widgets. It is given a ``freeze(task)`` callable that
 builds a :class:`~uvlab.app.lab.jobs.JobRequest` from the current model on
 the GUI thread, and re-emits the worker's signals only for the newest job
 (napari's ``if job_id != self._latest_job_id: return``). Parameter edits go
-through :meth:`schedule`, a single-shot QTimer debounce; when it fires the
-running job is cancelled and a new one submitted.
+through :meth:`schedule`: the first edit after a quiet spell, with no job
+running, is submitted at once (a click answers without waiting for the
+debounce); the edits of a burst (a slider dragged, a number typed) restart a
+single-shot QTimer debounce, and when it fires the running job is cancelled
+and a new one submitted.
 
 Partial results arriving faster than the GUI draws them are coalesced: only
 the newest pending partial is delivered, from a zero-delay timer (urgent ones,
@@ -17,6 +20,7 @@ A new job type needs only a task name understood by ``freeze`` and
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from PyQt6 import QtCore
@@ -39,6 +43,9 @@ class Controller(QtCore.QObject):
     worker : Worker, optional
         Default: a new :class:`Worker` (its thread starts at once).
     debounce_ms : int
+        Quiet time that ends a burst of edits.
+    leading : bool
+        Submit the first edit of a burst at once when idle (default True).
 
     Signals
     -------
@@ -69,6 +76,7 @@ class Controller(QtCore.QObject):
         worker: Worker | None = None,
         *,
         debounce_ms: int = DEBOUNCE_MS,
+        leading: bool = True,
         parent: QtCore.QObject | None = None,
     ):
         super().__init__(parent)
@@ -82,6 +90,8 @@ class Controller(QtCore.QObject):
         self.debounce.setSingleShot(True)
         self.debounce.setInterval(int(debounce_ms))
         self.debounce.timeout.connect(self.submit)
+        self.leading = leading
+        self._last_edit = -float("inf")  # time.monotonic() of the last schedule()
         self._partial_timer = QtCore.QTimer(self)
         self._partial_timer.setSingleShot(True)
         self._partial_timer.setInterval(0)
@@ -114,8 +124,18 @@ class Controller(QtCore.QObject):
 
     # --------------------------------------------------------------- actions
     def schedule(self) -> None:
-        """Debounce an edit: (re)start the single-shot timer that submits."""
-        self.debounce.start()
+        """An edit: submit now when idle and quiet, else (re)start the debounce timer.
+
+        "Quiet": no edit in the last debounce interval and none pending, so a
+        burst's later edits always wait for the burst to end.
+        """
+        now = time.monotonic()
+        quiet = now - self._last_edit >= self.debounce.interval() / 1e3
+        self._last_edit = now
+        if self.leading and quiet and not self._busy and not self.debounce.isActive():
+            self.submit()
+        else:
+            self.debounce.start()
 
     def submit(self, task: str = "image") -> JobRequest | None:
         """Freeze the model and submit it now; returns the request (None if invalid)."""

@@ -96,7 +96,7 @@ class ViewTabs(QtWidgets.QTabWidget):
         self.addTab(self.timing_view, "Timing")
         self.addTab(self.log_view, "Log")
         self._runs: dict[str, tuple[str, dict]] = {}
-        self._last_partial_draw = -np.inf
+        self._last_partial_draw = {"uv": -np.inf, "dirty": -np.inf}  # monotonic s
         self.last_image: ImageOutput | None = None
 
     def _build_overview(self) -> QtWidgets.QSplitter:
@@ -157,14 +157,15 @@ class ViewTabs(QtWidgets.QTabWidget):
         """Draw a partial result of the newest job (uv and preview at most every PARTIAL_S)."""
         if p.antennas is not None and source == "ms":
             self.set_antennas(p.antennas)
-        if time.monotonic() - self._last_partial_draw < PARTIAL_S:
-            return
-        if p.uv is not None:
+        now = time.monotonic()  # the uv and the preview image each at most every PARTIAL_S
+        if p.uv is not None and now - self._last_partial_draw["uv"] >= PARTIAL_S:
             self._set_live_uv(p.uv)
+            self._last_partial_draw["uv"] = now
         if p.dirty is not None and p.spec is not None:
-            # the same title every time: a changing label would re-lay out the splitters
-            self.dirty_view.set_image(p.dirty, p.spec, title=PREVIEW_TITLE)
-        self._last_partial_draw = time.monotonic()
+            if now - self._last_partial_draw["dirty"] >= PARTIAL_S:
+                # the same title every time: a changing label would re-lay out the splitters
+                self.dirty_view.set_image(p.dirty, p.spec, title=PREVIEW_TITLE)
+                self._last_partial_draw["dirty"] = now
 
     def show_result(self, result: JobResult) -> float:
         """Draw a complete result; returns the seconds spent drawing."""

@@ -22,6 +22,12 @@ shares with the next (the selected samples, the weights, ``conv``'s gridding
 plan, the PSF) is kept there too (``cache.imaging``), so that an imaging-only
 change or a sky edit grids only what it changed.
 
+An imaging-only change (the prediction or the MS data reused, so no preview
+came while predicting) on the CPU first shows a quick preview
+(:func:`quick_preview`: the requested weighting on every k-th row, at most
+:data:`PREVIEW_VIS` visibilities, ``conv`` at ε = 1e-3, no PSF), tens of
+milliseconds before the full image: the first image a change shows.
+
 Threads: the image task's gridding runs on every core
 (:data:`IMAGING_THREADS`): the window has nothing to draw until it ends (no
 partials), and the worker thread runs at a lower priority
@@ -36,21 +42,81 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-from uvlab.app.lab.jobs import Done, ImageOutput, JobRequest, Progress
+from uvlab.app.lab.jobs import Done, ImageOutput, JobRequest, Partial, Progress
 from uvlab.app.lab.samples import Samples, WorkCache, check, model_image
 from uvlab.app.lab.sources import Report, iter_samples
 
 #: CPU threads of the image task's gridding (ducc0): 0, every core.
 IMAGING_THREADS = 0
+#: Visibilities (rows × channels) in the quick preview of an imaging-only change, at most.
+PREVIEW_VIS = 2.0e5
+#: Accuracy of the quick preview's gridding.
+QUICK_PREVIEW_EPS = 1e-3
 
 
-def iter_image(request: JobRequest, s: Samples, cancelled, cache: WorkCache) -> Iterator:
-    """The ``image`` task: dirty image and PSF of the samples, and the model image."""
+def quick_preview(request: JobRequest, s: Samples) -> np.ndarray | None:
+    """A dirty image of every k-th row of ``s``, ≤ PREVIEW_VIS visibilities; None if no rows.
+
+    The request's weighting and taper on the subset (their density is the
+    subset's, so Briggs and uniform look close to, not exactly like, the full
+    image), ``conv`` at ε = :data:`QUICK_PREVIEW_EPS`, normalised by its own
+    weight sum: the same units as the full image.
+    """
+    from uvlab.gpu.gridders.params import GridParams
+    from uvlab.gpu.imaging.imager import ImagingError, make_image
+
+    nrow, nchan = s.vis.shape
+    step = max(1, int(np.ceil(nrow * nchan / PREVIEW_VIS)))
+    weight = s.weight if np.ndim(s.weight) == 0 else s.weight[::step]
+    try:
+        res = make_image(
+            s.uvw[::step],
+            s.freq_hz,
+            s.vis[::step],
+            weight,
+            s.spec,
+            flag=s.flag[::step],
+            weighting=request.imaging.weighting_spec(),
+            algorithm="conv",
+            params=GridParams.from_eps(QUICK_PREVIEW_EPS).with_(threads=IMAGING_THREADS),
+            device="cpu",
+            psf=False,
+        )
+    except ImagingError:  # e.g. every row of the subset flagged
+        return None
+    return res.dirty
+
+
+def _wants_quick_preview(request: JobRequest, s: Samples, previewed: bool) -> bool:
+    """CPU, previews on, none shown while the samples were made, and enough data to wait for."""
+    from uvlab.gpu.backend import resolve_device
+
+    return (
+        request.preview
+        and not previewed
+        and resolve_device(request.device) == "cpu"
+        and s.vis.size > 4 * PREVIEW_VIS
+    )
+
+
+def iter_image(
+    request: JobRequest, s: Samples, cancelled, cache: WorkCache, previewed: bool = True
+) -> Iterator:
+    """The ``image`` task: dirty image and PSF of the samples, and the model image.
+
+    ``previewed``: a preview image was already shown by this job (else, on the
+    CPU, :func:`quick_preview` comes first).
+    """
     from uvlab.gpu.backend import resolve_device
     from uvlab.gpu.imaging.imager import make_image
 
     im = request.imaging
     yield Progress(0.72, f"imaging ({im.algorithm})")
+    if _wants_quick_preview(request, s, previewed):
+        preview = quick_preview(request, s)
+        check(cancelled)
+        if preview is not None:
+            yield Partial("imaging", 0.75, dirty=preview, spec=s.spec)
     vis = s.vis
     params = request.grid_params()
     if request.params is None and params is not None:  # threads from the request's
@@ -119,10 +185,13 @@ def iter_job(
     """
     cache = cache or WorkCache()
     report = report or (lambda f, s: None)
-    samples = yield from iter_samples(request, cache, cancelled, report)
+    previewed = []  # the source's partials that carried a preview image
+    samples = yield from _noting_previews(
+        iter_samples(request, cache, cancelled, report), previewed
+    )
     check(cancelled)
     if request.task == "image":
-        yield from iter_image(request, samples, cancelled, cache)
+        yield from iter_image(request, samples, cancelled, cache, previewed=bool(previewed))
     elif request.task == "aliasing":
         from uvlab.app.lab.aliasing import iter_aliasing
 
@@ -133,6 +202,18 @@ def iter_job(
         yield from iter_compare(request, samples, cancelled)
     else:  # a new task gets its branch here
         raise ValueError(f"unknown task {request.task!r}")
+
+
+def _noting_previews(events: Iterator, seen: list) -> Iterator:
+    """Re-yield ``events``, noting in ``seen`` each Partial with an image; returns their value."""
+    while True:
+        try:
+            event = next(events)
+        except StopIteration as stop:
+            return stop.value
+        if isinstance(event, Partial) and event.dirty is not None:
+            seen.append(event)
+        yield event
 
 
 def run_job(request: JobRequest, cache: WorkCache | None = None):

@@ -178,7 +178,7 @@ def test_partials_are_rate_limited(qtbot, make_worker):
 def test_edits_are_debounced_into_one_job(qtbot, make_worker):
     w = make_worker(scripted(1))
     submitted = []
-    c = Controller(lambda task: request(), w, debounce_ms=80)
+    c = Controller(lambda task: request(), w, debounce_ms=80, leading=False)
     c.submitted.connect(submitted.append)
     for _ in range(5):
         c.schedule()
@@ -187,3 +187,24 @@ def test_edits_are_debounced_into_one_job(qtbot, make_worker):
     with qtbot.waitSignal(c.result_ready, timeout=5000):
         pass
     assert len(submitted) == 1
+
+
+def test_first_edit_when_idle_runs_at_once_and_a_burst_ends_in_one_more(qtbot, make_worker):
+    w = make_worker(scripted(1))
+    submitted = []
+    c = Controller(lambda task: request(), w, debounce_ms=80)
+    c.submitted.connect(submitted.append)
+    shown = []
+    c.result_ready.connect(lambda r: shown.append(r.job_id))
+    c.schedule()  # idle and quiet: no debounce wait
+    assert len(submitted) == 1 and not c.debounce.isActive()
+    for _ in range(4):  # the rest of the burst: one job when it ends
+        qtbot.wait(20)
+        c.schedule()
+        assert len(submitted) == 1 and c.debounce.isActive()
+    qtbot.waitUntil(lambda: len(submitted) == 2, timeout=2000)
+    qtbot.waitUntil(lambda: not c.busy, timeout=5000)
+    assert shown[-1] == submitted[-1].job_id == c.latest_job_id
+    qtbot.wait(100)  # quiet again: the next edit runs at once
+    c.schedule()
+    assert len(submitted) == 3
