@@ -12,6 +12,7 @@ import argparse
 import importlib
 import sys
 
+from uvlab.app import process_clock  # noqa: F401  (its clock starts here where /proc is absent)
 from uvlab.app._version import __version__
 
 #: Subcommand modules, each with ``register(subparsers)`` that sets ``func``.

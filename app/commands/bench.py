@@ -23,6 +23,10 @@
   nearest-cell floor they share and the GCF's own aliasing (see
   :mod:`uvlab.gpu.bench.alias_bench`).
 
+- ``uvlab bench startup [--repeats N] [--no-gui] [--json PATH]``: ``uvlab
+  demo``'s wall time and the window's first image from a fresh process (see
+  :mod:`uvlab.app.bench_startup`).
+
 Each benchmark is one sub-action registered in :func:`register`. Heavy
 imports happen inside the run functions, so this works on a machine with only
 NumPy and CuPy.
@@ -52,6 +56,7 @@ def register(subparsers) -> None:
     _register_tune(actions)
     _register_aliasing(actions)
     _register_worker(actions)
+    _register_startup(actions)
 
 
 def _common_options(p, quick_help: str) -> None:
@@ -87,6 +92,32 @@ def _register_worker(actions) -> None:
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     p.set_defaults(func=run_worker)
+
+
+def _register_startup(actions) -> None:
+    p = actions.add_parser(
+        "startup",
+        help="uvlab demo's wall time and the window's first image, from fresh processes",
+        description="Start `uvlab demo` and `uvlab gui --screenshot` as fresh processes and "
+        "report the demo's wall time and the seconds to the window's first image and first "
+        "complete image (offscreen without a display).",
+    )
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--no-gui", action="store_true", help="time the demo only (no Qt needed)")
+    p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    p.set_defaults(func=run_startup)
+
+
+def run_startup(args) -> int:
+    from uvlab.app.bench_startup import bench_startup, format_startup_bench
+
+    result = bench_startup(max(1, args.repeats), gui=not args.no_gui)
+    print(format_startup_bench(result))
+    if args.json:
+        from uvlab.app.atomic import write_text
+
+        write_text(args.json, json.dumps(result, indent=2))
+    return 0
 
 
 def run_worker(args) -> int:

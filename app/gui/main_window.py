@@ -104,6 +104,10 @@ class MainWindow(QtWidgets.QMainWindow):
         # (path, source, MS page) of an MS whose summary has not arrived yet: what a
         # failed open restores
         self._pending_open: tuple[str, str, tuple] | None = None
+        #: Seconds from the process's start to the first image on screen (any preview)
+        #: and to the first complete image; None until then (logged once each).
+        self.first_image_s: float | None = None
+        self.first_result_s: float | None = None
         self._build_menus()
         self._connect()
         self.obs_panel.set_recent(self.settings.recent_ms())
@@ -481,6 +485,19 @@ class MainWindow(QtWidgets.QMainWindow):
             self.statusBar().showMessage(partial.warning)
             self.views.log_view.append("warning", partial.warning)
         self.views.show_partial(partial, self.obs_panel.source())
+        if partial.dirty is not None:
+            self._note_first_image()
+
+    def _note_first_image(self, complete: bool = False) -> None:
+        from uvlab.app.process_clock import process_age_s
+
+        if self.first_image_s is None:
+            self.first_image_s = process_age_s()
+            self.views.log_view.append(
+                "info", f"first image on screen {self.first_image_s:.2f} s after uvlab started"
+            )
+        if complete and self.first_result_s is None:
+            self.first_result_s = process_age_s()
 
     def _on_result(self, result: JobResult) -> None:
         elapsed_draw = self.views.show_result(result)
@@ -488,6 +505,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if isinstance(out, CompareOutput):
             elapsed_draw, text = self.compare.show_result(result)
         elif isinstance(out, ImageOutput):
+            self._note_first_image(complete=True)
             if out.info is not None:
                 self.obs_panel.set_ms_info(out.info)
             text = (

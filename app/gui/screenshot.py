@@ -61,6 +61,12 @@ def screenshot_when_ready(window, path, timeout_s: float = 300.0, task: str = "i
 
     def on_result(result) -> None:
         if result.task == task:
+            if window.first_result_s is not None and outcome.get("timed") is None:
+                outcome["timed"] = True  # for `uvlab bench startup`: one line, parsed
+                print(
+                    f"uvlab gui: first image {window.first_image_s:.2f} s, complete image "
+                    f"{window.first_result_s:.2f} s after the process started"
+                )
             QtCore.QTimer.singleShot(SETTLE_MS, save)
 
     def on_failed(message: str) -> None:

@@ -28,6 +28,12 @@ def test_first_result_matches_engine(make_window, small_state, wait_result, engi
     assert "Done" in w.statusBar().currentMessage()
     assert w.views.uv_view.points()[0].size == 2 * out.uv.nrow * 2  # both halves, 2 channels
     assert len(w.views.array_view.positions()) == 7
+    # the start-up clock (process start → first image, first complete image), logged once
+    from uvlab.app.process_clock import process_age_s
+
+    assert 0.0 < w.first_image_s <= w.first_result_s <= process_age_s()
+    logged = [line for line in w.views.log_view.lines() if "first image on screen" in line]
+    assert len(logged) == 1 and f"{w.first_image_s:.2f} s after uvlab started" in logged[0]
 
 
 def test_algorithm_change_updates_timing_and_image(make_window, small_state, wait_result):
