@@ -365,9 +365,11 @@ def simulate_observation(spec: ObservationSpec) -> Observation:
         ant1=ant1,
         ant2=ant2,
         ant_uvw=ant_uvw,
-        uvw=ant_uvw[:, ant1] - ant_uvw[:, ant2],
+        # np.take keeps C order (x[:, ant1] would make baselines the slowest axis), so the
+        # lab's (row, 3) and (row,) views of these are free
+        uvw=np.take(ant_uvw, ant1, axis=1) - np.take(ant_uvw, ant2, axis=1),
         elevation_rad=elevation,
-        flag=low[:, ant1] | low[:, ant2],
+        flag=np.take(low, ant1, axis=1) | np.take(low, ant2, axis=1),
     )
 
 

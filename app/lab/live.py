@@ -135,6 +135,8 @@ def iter_image(
         params=params,
         device=request.device,
         cache=cache.imaging,
+        data_key=s.data_key,
+        vis_key=s.vis_key if vis is s.vis else None,  # a single-precision copy is not s.vis
     )
     check(cancelled)
     freq = float(np.mean(s.freq_hz))

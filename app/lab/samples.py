@@ -179,18 +179,27 @@ class Samples:
     description: str = ""
     sky_key: object = None  # what ``sources`` came from: a key for caching the model image
     raw: object = None  # what they were read from: the simulated Observation, or the VisData
+    # names of the content of (uvw, freq_hz, weight, flag) and of vis, for the imaging cache
+    # (:func:`uvlab.gpu.imaging.imager.make_image`'s data_key and vis_key); None: unnamed
+    data_key: object = None
+    vis_key: object = None
 
 
-def image_spec_for(request, uvw, freq_hz):
+def image_spec_for(request, uvw, freq_hz, cache=None, data_key=None):
     """The job's image geometry: the request's ``spec`` when given, else the imaging's.
 
     The imaging's is its npix at the cell of :func:`cell_rad_for`, which keeps
     an automatic cell inside the horizon
-    (:func:`uvlab.gpu.imaging.spec.horizon_note` says when it had to).
+    (:func:`uvlab.gpu.imaging.spec.horizon_note` says when it had to). With a
+    ``cache`` and a ``data_key`` that names ``uvw`` and ``freq_hz`` (the
+    observation), the cell is remembered for the next job of the same data.
     """
     if request.spec is not None:
         return request.spec
-    return request.imaging.image_spec(cell_rad_for(request.imaging, uvw, freq_hz))
+    im = request.imaging
+    key = None if cache is None or data_key is None else (data_key, im.cell_arcsec, im.npix)
+    derived = cache.derived if key is not None else (lambda kind, k, make: make())
+    return im.image_spec(derived("cell", key, lambda: cell_rad_for(im, uvw, freq_hz)))
 
 
 def cell_rad_for(imaging, uvw, freq_hz) -> float:
@@ -227,6 +236,10 @@ def antennas_from_ecef(ecef, names, diameter_m) -> Antennas:
     return Antennas(enu, tuple(str(n) for n in names), np.asarray(diameter_m, dtype=np.float64))
 
 
+#: A Gaussian of the model image is evaluated this many FWHM (major) from its centre.
+GAUSS_REACH = 4.0
+
+
 def model_image(sources, spec, freq_hz: float) -> np.ndarray:
     """The sky model on the image grid, Jy/pixel (Stokes I at ``freq_hz``).
 
@@ -253,16 +266,20 @@ def model_image(sources, spec, freq_hz: float) -> np.ndarray:
     for k in range(sources.nsrc):
         l, m = sources.lmn[k, :2]
         maj, mnr, pa = sources.shape[k]
+        jf, if_ = spec.pixel_of(l, m)
         if maj > 0:
-            dl, dm = l_ax[None, :] - l, m_ax[:, None] - m
+            # pixels within GAUSS_REACH FWHM only: past it the profile is < 1e-19 of its peak
+            reach = GAUSS_REACH * maj / spec.cell_rad + 1.0
+            rows = slice(max(0, int(jf - reach)), max(0, int(np.ceil(jf + reach)) + 1))
+            cols = slice(max(0, int(if_ - reach)), max(0, int(np.ceil(if_ + reach)) + 1))
+            dl, dm = l_ax[None, cols] - l, m_ax[rows, None] - m
             along = dl * np.sin(pa) + dm * np.cos(pa)
             across = dl * np.cos(pa) - dm * np.sin(pa)
             mnr = max(mnr, 1e-3 * maj)
             g = np.exp(-4.0 * np.log(2.0) * ((along / maj) ** 2 + (across / mnr) ** 2))
             if g.sum() > 1e-3:
-                img += flux[k] * g / g.sum()
+                img[rows, cols] += flux[k] * g / g.sum()
                 continue
-        jf, if_ = spec.pixel_of(l, m)
         j, i = int(np.floor(jf + 0.5)), int(np.floor(if_ + 0.5))
         if 0 <= j < n and 0 <= i < n:
             img[j, i] += flux[k]

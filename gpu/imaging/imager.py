@@ -29,7 +29,7 @@ import numpy as np
 from uvlab.gpu.backend import resolve_device, to_numpy
 from uvlab.gpu.imaging.reuse import ImagingCache, select_samples
 from uvlab.gpu.imaging.spec import ImageSpec
-from uvlab.gpu.imaging.weighting import Weighting, imaging_weights
+from uvlab.gpu.imaging.weighting import Weighting
 from uvlab.gpu.timing import StageTimer
 
 
@@ -95,6 +95,8 @@ def make_image(
     device: str = "auto",
     psf: bool = True,
     cache: ImagingCache | None = None,
+    data_key=None,
+    vis_key=None,
 ) -> ImageResult:
     """Image (row, chan) visibilities with one algorithm.
 
@@ -116,9 +118,14 @@ def make_image(
     psf : bool
         Also make the PSF.
     cache : ImagingCache, optional
-        On the CPU, what earlier images of the same samples left to reuse
+        What earlier images of the same samples left to reuse
         (:mod:`uvlab.gpu.imaging.reuse`: the selection, weights, gridding
         plan and PSF); a fresh one when None. The image is the same either way.
+    data_key, vis_key : hashable, optional
+        Names the caller vouches for: of the content of ``uvw``, ``freq_hz``,
+        ``weight`` and ``flag``, and of ``vis``. With a cache they replace the
+        fingerprint on the CPU, and on the GPU keep the samples and the
+        visibilities on the device between calls.
 
     Raises
     ------
@@ -129,35 +136,65 @@ def make_image(
     dev = resolve_device(device)
     if dev != "gpu":
         return _cpu_image(
-            uvw, freq_hz, vis, weight, spec, flag, weighting, algorithm, params, psf, cache
+            uvw,
+            freq_hz,
+            vis,
+            weight,
+            spec,
+            flag,
+            weighting,
+            algorithm,
+            params,
+            psf,
+            cache,
+            data_key,
         )
-    timer = StageTimer(gpu=True)
+    return _gpu_image(
+        uvw, freq_hz, vis, weight, spec, flag, weighting, algorithm, params, psf, cache,
+        data_key, vis_key,
+    )  # fmt: skip
+
+
+def _gpu_image(
+    uvw, freq_hz, vis, weight, spec, flag, weighting, algorithm, params, psf, cache,
+    data_key, vis_key,
+):  # fmt: skip
+    """:func:`make_image` on the GPU; with keys, what ``cache`` kept stays on the device."""
     import cupy as xp
 
-    # Move the (row, chan) arrays once and select the usable samples there.
+    cache = cache if cache is not None else ImagingCache()
+    timer = StageTimer(gpu=True)
+    # Move the (row, chan) arrays once (or not at all: kept) and select the usable samples.
     with timer.stage("host→device"):
-        uvw, vis = xp.asarray(uvw), xp.asarray(vis)
-        weight = weight if np.ndim(weight) == 0 else xp.asarray(weight)
-        flag = None if flag is None else xp.asarray(flag)
-    u, v, w, vis_f, wt = flatten_samples(uvw, freq_hz, vis, weight, flag, xp=xp)
-    if u.size == 0:
+        s = cache.samples(uvw, freq_hz, weight, flag, data_key=data_key, xp=xp)
+        vis_f = s.take(cache.device_vis(vis, vis_key, xp))
+        if not bool(xp.isfinite(vis_f.sum())):  # some non-finite: drop them too, keep nothing
+            s = select_samples(uvw, freq_hz, weight, flag, vis=xp.asarray(vis), xp=xp)
+            vis_f = s.take(xp.asarray(vis))
+    if s.nvis == 0:
         raise ImagingError("every sample is flagged or has zero weight: nothing to image")
     with timer.stage("weighting"):
-        wt = imaging_weights(u, v, wt, spec, weighting)
-        sumw = float(wt.sum())
-    if not sumw > 0:
+        wts = cache.weights(s, spec, weighting)
+    if not wts.total > 0:
         raise ImagingError("the imaging weights sum to zero: nothing to image")
     fn = _algorithm(algorithm, params, xp)
-    dirty = fn(u, v, wt * vis_f, spec, w=w, timer=timer)
-    psf_img = fn(u, v, wt.astype(xp.complex128), spec, w=w, timer=timer) if psf else None
-    nvis = int(xp.count_nonzero(wt))
+    dirty = fn(s.u, s.v, wts.weight * vis_f, spec, w=s.w, timer=timer)
+    psf_img = cache.psf(s, spec, weighting, algorithm, params) if psf else None
+    make_psf = psf and psf_img is None
+    if make_psf:
+        psf_img = fn(s.u, s.v, wts.weight.astype(xp.complex128), spec, w=s.w, timer=timer)
     with timer.stage("device→host"):
-        dirty = np.asarray(to_numpy(dirty), dtype=np.float64) / sumw
-        psf_img = None if psf_img is None else np.asarray(to_numpy(psf_img), np.float64) / sumw
-    return ImageResult(dirty, psf_img, sumw, nvis, algorithm, dev, timer.seconds())
+        dirty = np.asarray(to_numpy(dirty), dtype=np.float64) / wts.total
+        if make_psf:
+            psf_img = np.asarray(to_numpy(psf_img), np.float64)
+            cache.store_psf(s, spec, weighting, algorithm, params, psf_img)
+    psf_img = None if psf_img is None else psf_img / wts.total
+    return ImageResult(dirty, psf_img, wts.total, wts.nonzero, algorithm, "gpu", timer.seconds())
 
 
-def _cpu_image(uvw, freq_hz, vis, weight, spec, flag, weighting, algorithm, params, psf, cache):
+def _cpu_image(
+    uvw, freq_hz, vis, weight, spec, flag, weighting, algorithm, params, psf, cache, data_key=None
+):
     """:func:`make_image` on the CPU, reusing what ``cache`` kept (the same image).
 
     The samples, their weights, ``conv``'s NUFFT plan and the PSF come from
@@ -171,7 +208,7 @@ def _cpu_image(uvw, freq_hz, vis, weight, spec, flag, weighting, algorithm, para
     params = params or GridParams()
     timer = StageTimer()
     with timer.stage("sort / bin"):
-        s = cache.samples(uvw, freq_hz, weight, flag)
+        s = cache.samples(uvw, freq_hz, weight, flag, data_key=data_key)
         vis_f = s.take(vis)
         if not np.isfinite(vis_f.sum()):  # some non-finite: drop them too, keep nothing
             s = select_samples(uvw, freq_hz, weight, flag, vis=vis)

@@ -106,6 +106,44 @@ def test_time_chunks_cover_all_times():
         assert first == 1 or first * work <= FIRST_CHUNK_WORK
 
 
+def test_gpu_time_chunks_are_few_and_bounded():
+    from uvlab.app.lab.sources import GPU_WORK_PER_CHUNK
+
+    assert time_chunks(180, 5 * 2016 * 4, "gpu") == [slice(0, 180)]  # the default scene: one
+    for ntime, work in ((1, 1e12), (500, 1e6), (3000, 2e6)):
+        chunks = time_chunks(ntime, work, "gpu")
+        covered = np.concatenate([np.arange(s.start, s.stop) for s in chunks])
+        np.testing.assert_array_equal(covered, np.arange(ntime))
+        assert len(chunks) == min(ntime, int(np.ceil(ntime * work / GPU_WORK_PER_CHUNK)))
+        sizes = [s.stop - s.start for s in chunks]
+        assert max(sizes) - min(sizes) <= 1
+
+
+def test_model_image_gaussians_equal_the_whole_grid_evaluation():
+    """Evaluated near their centre only; oracle: every pixel, written out here."""
+    spec = ImageSpec(256, 1e-4)
+    cases = [
+        (0.0, 0.0, 6e-4, 3e-4, 0.3),
+        (-0.0125, 0.011, 9e-4, 5e-4, 1.2),
+        (0.0, 0.013, 4e-4, 4e-4, 0.0),
+    ]
+    for l0, m0, maj, mnr, pa in cases:  # centre, a corner, half past the top edge
+        src = SourceArrays(
+            lmn=np.array([[l0, m0, 1.0]]),
+            stokes=np.array([[3.0, 0, 0, 0]]),
+            spectral_index=np.array([0.0]),
+            ref_freq=np.array([1e9]),
+            shape=np.array([[maj, mnr, pa]]),
+        )
+        dl = spec.l_axis()[None, :] - l0
+        dm = spec.m_axis()[:, None] - m0
+        along, across = dl * np.sin(pa) + dm * np.cos(pa), dl * np.cos(pa) - dm * np.sin(pa)
+        g = np.exp(-4.0 * np.log(2.0) * ((along / maj) ** 2 + (across / mnr) ** 2))
+        np.testing.assert_allclose(
+            model_image(src, spec, 1e9), 3.0 * g / g.sum(), rtol=0, atol=1e-15
+        )
+
+
 def test_model_image_points_and_gaussian_flux():
     spec = ImageSpec(64, 1e-4)
     fwhm = 6e-4  # 6 pixels
