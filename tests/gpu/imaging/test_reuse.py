@@ -7,69 +7,25 @@ must change, and equal a run with no cache at all.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from tests.support.oracles import C_LIGHT, dft_image, sky_vis
-from tests.support.scenes import PIXEL_SKY, layout_uv, meerkat_spec
+from tests.support.imaging_data import FREQ, NATURAL, PARAMS, Data, channel_uv, make_data  # noqa: F401
+from tests.support.oracles import dft_image
 from uvlab.gpu import ducc_engine
 from uvlab.gpu.aliasing import error_map
 from uvlab.gpu.gridders.conv import dirty_ducc
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.imaging.imager import make_image
 from uvlab.gpu.imaging.reuse import ImagingCache, fingerprint, select_samples
 from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.imaging.weighting import Weighting
 
-FREQ = np.array([1.3e9, 1.4e9, 1.5e9])
-NATURAL = Weighting()
-PARAMS = GridParams.from_eps(1e-6, threads=1)
-
-
-@dataclass(frozen=True, eq=False)
-class Data:
-    """(row, chan) data as make_image takes them, and its image choices."""
-
-    uvw: np.ndarray  # (row, 3) m
-    freq: np.ndarray
-    vis: np.ndarray  # (row, chan)
-    weight: object
-    flag: np.ndarray | None
-    spec: ImageSpec
-    weighting: Weighting = NATURAL
-    algorithm: str = "conv"
-    params: GridParams = PARAMS
-
-    def image(self, cache=None):
-        return make_image(
-            self.uvw,
-            self.freq,
-            self.vis,
-            self.weight,
-            self.spec,
-            flag=self.flag,
-            weighting=self.weighting,
-            algorithm=self.algorithm,
-            params=self.params,
-            device="cpu",
-            cache=cache,
-        )
-
-
-def channel_uv(uvw, freq):
-    """(row, chan) u, v in wavelengths, written out here."""
-    return uvw[:, 0, None] * freq / C_LIGHT, uvw[:, 1, None] * freq / C_LIGHT
-
 
 @pytest.fixture(scope="module")
 def data() -> Data:
-    u, v, w = layout_uv(n_times=8)  # wavelengths at 1.4 GHz
-    uvw = np.stack([u, v, w], axis=1) * (C_LIGHT / 1.4e9)
-    cu, cv = channel_uv(uvw, FREQ)
-    spec = meerkat_spec(cu, cv, 64)
-    return Data(uvw, FREQ, sky_vis(cu, cv, spec, PIXEL_SKY), 1.0, np.zeros((len(u), 1), bool), spec)
+    return make_data()
 
 
 def test_conv_nufft_matches_the_dft_and_ducc0_wgridder(data):

@@ -11,11 +11,16 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from tests.gpu.imaging.test_reuse import Data, data  # noqa: F401  (the fixture)
+from tests.support.imaging_data import Data, make_data
 from uvlab.gpu.imaging import reuse
 from uvlab.gpu.imaging.imager import make_image
 from uvlab.gpu.imaging.reuse import ImagingCache
 from uvlab.gpu.imaging.weighting import Weighting
+
+
+@pytest.fixture(scope="module")
+def data() -> Data:
+    return make_data()
 
 
 def image(d: Data, device: str, cache=None, data_key=None, vis_key=None):
@@ -33,7 +38,7 @@ def assert_same(a, b, atol=1e-12):
     assert a.sum_weights == pytest.approx(b.sum_weights, rel=1e-12)
 
 
-def test_a_data_key_replaces_the_fingerprint_on_the_cpu(data, monkeypatch):  # noqa: F811
+def test_a_data_key_replaces_the_fingerprint_on_the_cpu(data, monkeypatch):
     briggs = replace(data, weighting=Weighting("briggs", 0.0))
     other = replace(data, uvw=data.uvw * 1.1)
     fresh = [image(d, "cpu") for d in (data, briggs, other)]  # no cache: the references
@@ -47,7 +52,7 @@ def test_a_data_key_replaces_the_fingerprint_on_the_cpu(data, monkeypatch):  # n
 
 
 @pytest.mark.gpu
-def test_gpu_keeps_samples_and_visibilities_on_the_device_under_their_names(data):  # noqa: F811
+def test_gpu_keeps_samples_and_visibilities_on_the_device_under_their_names(data):
     cache = ImagingCache()
     first = image(data, "gpu", cache, "obs", "vis-1")
     assert_same(first, image(data, "gpu"))  # no cache, nothing named
