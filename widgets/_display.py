@@ -35,9 +35,22 @@ LEVEL_PERCENTILE = 0.5
 _PERCENTILE_SAMPLES = 1 << 20
 
 
-def _abs_peak(img: np.ndarray) -> float:
-    finite = img[np.isfinite(img)]
-    return float(np.max(np.abs(finite))) if finite.size else 0.0
+def finite_values(x) -> np.ndarray:
+    """The finite values of ``x``, flattened: ``x`` itself (no copy) when all are finite."""
+    flat = np.asarray(x).ravel()
+    finite = np.isfinite(flat)
+    return flat if finite.all() else flat[finite]
+
+
+def finite_range(x) -> tuple[float, float] | None:
+    """(min, max) of the finite values of ``x``; None when it has none."""
+    values = finite_values(x)
+    return (float(values.min()), float(values.max())) if values.size else None
+
+
+def abs_peak(data_range: tuple[float, float] | None) -> float:
+    """max |value| of the values spanning ``data_range`` (:func:`finite_range`); 0 for None."""
+    return max(-data_range[0], data_range[1]) if data_range is not None else 0.0
 
 
 @dataclass(frozen=True)
@@ -81,9 +94,13 @@ def make_stretch(img: np.ndarray, name: str) -> Stretch:
     linear near zero, logarithmic for bright pixels, and it keeps the sign of
     negative sidelobes.
     """
+    return stretch_for_peak(name, abs_peak(finite_range(img)))
+
+
+def stretch_for_peak(name: str, peak: float) -> Stretch:
+    """:func:`make_stretch` for an image whose largest finite |value| is ``peak``."""
     if name not in STRETCHES:
         raise ValueError(f"unknown stretch {name!r}; choose from {STRETCHES}")
-    peak = _abs_peak(np.asarray(img))
     if name == "log":
         return Stretch("log", peak * LOG_FLOOR if peak > 0 else 1.0)
     if name == "asinh":
@@ -125,8 +142,7 @@ def auto_levels(
         for larger images). The high limit is always the maximum, so the
         peak is the top of the colour range.
     """
-    flat = np.asarray(shown).ravel()
-    finite = flat[np.isfinite(flat)]
+    finite = finite_values(shown)
     if finite.size == 0:
         return 0.0, 1.0
     hi = float(finite.max())

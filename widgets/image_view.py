@@ -17,6 +17,14 @@ Programmatic ranges never count as a user zoom, except through
 :meth:`~SkyImageView.set_view_range` with ``by_user=True`` (for views that
 follow a user's zoom in another view).
 
+Deferred drawing. ``set_image(..., defer=True)`` only stores the image:
+:meth:`~SkyImageView.image`, :meth:`~SkyImageView.spec` and the other data
+accessors answer with it at once, and the stretch, levels, title and zoom are
+drawn by :meth:`~SkyImageView.flush` (the main window calls it one view per
+event-loop iteration, so that drawing a result never stalls the GUI), when
+the view is next shown (a view in a hidden tab costs nothing until then), or
+before anything that reads or changes the drawn state (levels, ticks, PNG).
+
 Display. The default stretch is ``asinh`` and levels run from the 0.5th
 percentile to the peak (:mod:`uvlab.widgets._display`), so sidelobes and faint
 sources show at once. The colour bar is labelled with the units and the
@@ -45,11 +53,14 @@ from uvlab.gpu.geometry import lmn_to_radec
 from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.widgets._display import (
     STRETCHES,
+    abs_peak,
     auto_levels,
     data_ticks,
+    finite_range,
     format_dms,
     format_hms,
     make_stretch,
+    stretch_for_peak,
 )
 from uvlab.widgets._pg import COLORMAPS, DIVERGING, get_colormap, pg, plain_axes
 from uvlab.widgets._save import save_image
@@ -119,6 +130,8 @@ class SkyImageView(QtWidgets.QWidget):
         self._stretch_fn = make_stretch(np.zeros(1), stretch)
         self._ticks: list[tuple[float, str]] = []
         self._data_range: tuple[float, float] | None = None
+        #: Not None while an image set with defer=True waits to be drawn: keep its levels?
+        self._pending_keep_levels: bool | None = None
 
         self.plot_widget = pg.GraphicsLayoutWidget()
         self.plot_widget.ci.setContentsMargins(1, 1, 1, 1)  # pyqtgraph's ~9 px: room for the image
@@ -231,6 +244,7 @@ class SkyImageView(QtWidgets.QWidget):
         title: str = "",
         units: str = "Jy/beam",
         keep_levels: bool = False,
+        defer: bool = False,
     ) -> None:
         """Show an image, fitted to the view unless the user has zoomed.
 
@@ -247,6 +261,9 @@ class SkyImageView(QtWidgets.QWidget):
             tooltip) and colour-bar units.
         keep_levels : bool
             Keep the current colour levels instead of fitting them to the data.
+        defer : bool
+            Store the image now (the data accessors return it) and draw it at
+            :meth:`flush`, or when the view is next shown if it is hidden.
         """
         img = np.asarray(img)
         if img.ndim != 2 or img.shape != (spec.npix, spec.npix):
@@ -256,16 +273,39 @@ class SkyImageView(QtWidgets.QWidget):
         has_centre = ra0_rad is not None and dec0_rad is not None
         self._radec0 = (float(ra0_rad), float(dec0_rad)) if has_centre else None
         self._units = units
-        self._set_title(title)
-        self.image_item.setTransform(pixel_transform(spec))
+        self._title = title or ""
+        # two deferred images in a row keep the levels only if both asked to
+        pending = self._pending_keep_levels
+        self._pending_keep_levels = keep_levels and (pending is None or pending)
+        if not defer:
+            self.flush()
+
+    def needs_drawing(self) -> bool:
+        """Whether an image set with ``defer=True`` waits for :meth:`flush`."""
+        return self._pending_keep_levels is not None
+
+    def flush(self) -> bool:
+        """Draw the image set with ``defer=True``, if any; returns whether it drew."""
+        keep_levels = self._pending_keep_levels
+        if keep_levels is None:
+            return False
+        self._pending_keep_levels = None
+        self._set_title(self._title)
+        self.image_item.setTransform(pixel_transform(self._spec))
         self._refresh(keep_levels=keep_levels)
         self._refresh_readout()  # a new scene's phase centre: the old RA/Dec must not stay
         if not self._user_zoomed:
             self._apply_zoom()
+        return True
+
+    def showEvent(self, event: QtGui.QShowEvent) -> None:
+        super().showEvent(event)
+        self.flush()  # an image set while the view was hidden
 
     def clear(self) -> None:
         """Show nothing (e.g. before a new data set's first image); the zoom is fitted anew."""
         self._data = self._spec = self._radec0 = self._data_range = None
+        self._pending_keep_levels = None
         self.image_item.clear()
         self._set_title("")
         self._ticks = []
@@ -290,15 +330,21 @@ class SkyImageView(QtWidgets.QWidget):
 
     def levels(self) -> tuple[float, float]:
         """Colour-scale limits, in displayed (stretched) units."""
+        self.flush()
         lo, hi = self.color_bar.levels()
         return float(lo), float(hi)
 
     def set_levels(self, lo: float, hi: float) -> None:
         """Set the colour-scale limits, in displayed (stretched) units."""
+        self.flush()
         self.color_bar.setLevels((float(lo), float(hi)))
 
     def auto_levels(self) -> None:
         """Fit the colour scale to the displayed image: 0.5th percentile to the peak."""
+        if self.needs_drawing():
+            self._pending_keep_levels = False  # drawn with its levels fitted
+            self.flush()
+            return
         shown = self.image_item.image
         if shown is not None:
             symmetric = self._cmap_name in DIVERGING and self._stretch != "log"
@@ -310,9 +356,8 @@ class SkyImageView(QtWidgets.QWidget):
     def _refresh(self, keep_levels: bool = False) -> None:
         if self._data is None:
             return
-        self._stretch_fn = make_stretch(self._data, self._stretch)
-        finite = self._data[np.isfinite(self._data)]
-        self._data_range = (float(finite.min()), float(finite.max())) if finite.size else None
+        self._data_range = finite_range(self._data)
+        self._stretch_fn = stretch_for_peak(self._stretch, abs_peak(self._data_range))
         self.image_item.setImage(self._stretch_fn(self._data), autoLevels=False)
         self.color_bar.getAxis("left").setLabel(self._stretch_fn.label(self._units))
         if keep_levels:
@@ -325,7 +370,7 @@ class SkyImageView(QtWidgets.QWidget):
         """Label a log or asinh colour bar in data units (linear: pyqtgraph's own ticks)."""
         ticks: list[tuple[float, str]] = []
         if self._stretch != "linear" and self._data_range is not None:
-            lo, hi = self.levels()
+            lo, hi = self.color_bar.levels()  # as drawn: never a flush from a resize
             vmin, vmax = self._data_range
             if self._stretch == "log":  # only values above the floor have a place on the bar
                 vmin = max(vmin, self._stretch_fn.scale)
@@ -340,6 +385,7 @@ class SkyImageView(QtWidgets.QWidget):
 
     def colorbar_ticks(self) -> list[tuple[float, str]]:
         """The colour bar's (stretched position, data-unit label) ticks; [] when linear."""
+        self.flush()
         return list(self._ticks)
 
     # ------------------------------------------------------------------ title
@@ -380,6 +426,7 @@ class SkyImageView(QtWidgets.QWidget):
 
     def shown_title(self) -> str:
         """The title as drawn (elided), plain text."""
+        self.flush()
         shown = getattr(self.plot_item.titleLabel, "_uvlab_shown", None)
         return html.unescape(shown[0]) if shown and self._title else ""
 
@@ -480,7 +527,11 @@ class SkyImageView(QtWidgets.QWidget):
         self._stretch = name
         with QtCore.QSignalBlocker(self.stretch_combo):
             self.stretch_combo.setCurrentText(name)
-        self._refresh(keep_levels=False)
+        if self.needs_drawing():
+            self._pending_keep_levels = False  # a new stretch always refits the levels
+            self.flush()
+        else:
+            self._refresh(keep_levels=False)
 
     def stretch(self) -> str:
         return self._stretch
@@ -574,6 +625,7 @@ class SkyImageView(QtWidgets.QWidget):
         Saved through :func:`uvlab.widgets._save.save_image` (atomic in the
         desktop lab); raises :class:`OSError` naming the file on failure.
         """
+        self.flush()
         return save_image(self.plot_widget.grab(), path, "PNG")
 
     def _ask_png(self) -> None:

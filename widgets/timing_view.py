@@ -2,7 +2,9 @@
 
 Stages are drawn left to right in DESIGN §4 order (``uvlab.gpu.timing.STAGES``)
 with one colour per stage that never changes between updates, so CPU and GPU
-runs, or several algorithms, can be compared side by side.
+runs, or several algorithms, can be compared side by side. New runs with the
+same stages only move the bars (the legend stays); ``set_runs(..., defer=True)``
+draws at :meth:`TimingView.flush` or when the view is next shown.
 """
 
 from __future__ import annotations
@@ -27,6 +29,16 @@ def stage_color(stage: str, extra: list[str]) -> str:
     return STAGE_COLORS[k % len(STAGE_COLORS)]
 
 
+def stage_order(runs: dict[str, dict[str, float]]) -> tuple[list[str], list[str]]:
+    """The stages of ``runs`` as drawn left to right, and those of them not in STAGES.
+
+    Known stages come in DESIGN §4 order, then the others in order of first appearance.
+    """
+    seen = {s for r in runs.values() for s in r}
+    extra = list(dict.fromkeys(s for r in runs.values() for s in r if s not in STAGES))
+    return [s for s in STAGES if s in seen] + extra, extra
+
+
 def _si(x: float) -> str:
     for factor, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(x) >= factor:
@@ -46,15 +58,16 @@ class TimingView(QtWidgets.QWidget):
         self.plot_item.showGrid(x=True, alpha=0.25)
         self.plot_item.setMouseEnabled(y=False)
         self.legend = self.plot_item.addLegend(offset=(-10, 10), labelTextSize="8pt")
-        self.bars: dict[str, pg.BarGraphItem] = {}
+        self._bars: dict[str, pg.BarGraphItem] = {}
         self._runs: dict[str, dict[str, float]] = {}
+        self._pending = False
         self.throughput_label = QtWidgets.QLabel(" ")
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addWidget(self.plot_widget, 1)
         layout.addWidget(self.throughput_label)
 
-    def set_runs(self, runs: dict[str, dict[str, float]]) -> None:
+    def set_runs(self, runs: dict[str, dict[str, float]], *, defer: bool = False) -> None:
         """Show runs.
 
         Parameters
@@ -62,28 +75,57 @@ class TimingView(QtWidgets.QWidget):
         runs : dict
             ``{run label: {stage: seconds}}``, e.g. ``{"GPU conv": timer.seconds()}``.
             The first run is drawn at the top.
+        defer : bool
+            Draw at :meth:`flush` (or when the view is next shown), not now.
         """
         self._runs = {str(k): {str(s): float(t) for s, t in v.items()} for k, v in runs.items()}
-        for item in self.bars.values():
-            self.plot_item.removeItem(item)
-        self.legend.clear()
-        self.bars = {}
+        self._pending = True
+        if not defer:
+            self.flush()
+
+    def needs_drawing(self) -> bool:
+        """Whether runs given with ``defer=True`` wait for :meth:`flush`."""
+        return self._pending
+
+    def flush(self) -> bool:
+        """Draw the runs given with ``defer=True``, if any; returns whether it drew."""
+        if not self._pending:
+            return False
+        self._pending = False
+        self._draw()
+        return True
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.flush()  # runs given while the view was hidden
+
+    @property
+    def bars(self) -> dict[str, pg.BarGraphItem]:
+        """{stage: its bar item}, in the order drawn (left to right)."""
+        self.flush()
+        return self._bars
+
+    def _draw(self) -> None:
         labels = list(self._runs)
-        seen = {s for r in self._runs.values() for s in r}
-        extra = [s for r in self._runs.values() for s in r if s not in STAGES]
-        extra = list(dict.fromkeys(extra))
-        stages = [s for s in STAGES if s in seen] + extra
+        stages, extra = stage_order(self._runs)
+        if list(self._bars) != stages:  # other stages: new bars and legend
+            for item in self._bars.values():
+                self.plot_item.removeItem(item)
+            self.legend.clear()
+            self._bars = {}
+            for stage in stages:
+                item = pg.BarGraphItem(
+                    x0=[], y=[], width=[], height=BAR_HEIGHT,
+                    brush=stage_color(stage, extra), pen=None,
+                )  # fmt: skip
+                self.plot_item.addItem(item)
+                self.legend.addItem(item, stage)
+                self._bars[stage] = item
         y = -np.arange(len(labels), dtype=float)  # first run on top
         left = np.zeros(len(labels))
         for stage in stages:
             ms = np.array([self._runs[k].get(stage, 0.0) * 1e3 for k in labels])
-            color = stage_color(stage, extra)
-            item = pg.BarGraphItem(
-                x0=left.copy(), y=y, width=ms, height=BAR_HEIGHT, brush=color, pen=None
-            )
-            self.plot_item.addItem(item)
-            self.legend.addItem(item, stage)
-            self.bars[stage] = item
+            self._bars[stage].setOpts(x0=left.copy(), y=y, width=ms)
             left += ms
         ticks = [(yy, f"{k}\n{tot:.3g} ms") for yy, k, tot in zip(y, labels, left)]
         self.plot_item.getAxis("left").setTicks([ticks])

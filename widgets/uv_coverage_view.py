@@ -26,6 +26,10 @@ Two looks, chosen by the number of points to draw (both halves):
 Either way the label says how many samples are shown: all of them, never a
 subset. :meth:`UvCoverageView.set_live_uv` draws growing tracks in one colour
 during a run; :meth:`UvCoverageView.set_uv` replaces them with the final look.
+With ``defer=True`` both only store the samples (:meth:`~UvCoverageView.points`
+answers with them at once); the binning and drawing wait for
+:meth:`~UvCoverageView.flush`, for the view to be shown if it is hidden, or for
+a query of the drawn state (:meth:`~UvCoverageView.mode`, ...).
 """
 
 from __future__ import annotations
@@ -103,6 +107,8 @@ class UvCoverageView(QtWidgets.QWidget):
         self._density: UvDensity | None = None
         self._half_width = 1.0
         self._user_zoomed = False
+        #: What flush() owes: None, "live" (refit unless zoomed) or "fit" (a final look, refitted).
+        self._pending: str | None = None
         self.plot_widget = pg.PlotWidget()
         self.plot_item = self.plot_widget.getPlotItem()
         self.plot_item.setAspectLocked(True)
@@ -133,7 +139,7 @@ class UvCoverageView(QtWidgets.QWidget):
         self._update_labels()
 
     # ------------------------------------------------------------------ input
-    def set_uv(self, u_m, v_m, *, freq_hz, time=None, baseline=None) -> None:
+    def set_uv(self, u_m, v_m, *, freq_hz, time=None, baseline=None, defer=False) -> None:
         """Show the uv coverage of a complete result (ends the live look), fitted.
 
         Parameters
@@ -147,6 +153,8 @@ class UvCoverageView(QtWidgets.QWidget):
             Time of each row (any unit), for ``color_by="time"``.
         baseline : (nrow,) int, optional
             Baseline id of each row, for ``color_by="baseline"``.
+        defer : bool
+            Store the samples now and draw them at :meth:`flush` (or when shown).
         """
         u_m, v_m = self._check_uv(u_m, v_m)
         for name, arr in (("time", time), ("baseline", baseline)):
@@ -157,21 +165,45 @@ class UvCoverageView(QtWidgets.QWidget):
         self._time = None if time is None else np.asarray(time, dtype=np.float64)
         self._baseline = None if baseline is None else np.asarray(baseline)
         self._live = None
-        self._redraw()
-        self.fit()
+        self._pending = "fit"
+        if not defer:
+            self.flush()
 
-    def set_live_uv(self, u_m, v_m, freq_hz) -> None:
+    def set_live_uv(self, u_m, v_m, freq_hz, *, defer: bool = False) -> None:
         """Show the tracks so far (a running job): all samples, density, one colour.
 
         Cheap enough to call a few times a second (pass ``freq_hz[:1]`` to
         bin one channel only). Refits unless the user has zoomed;
-        :meth:`set_uv` ends the live look.
+        :meth:`set_uv` ends the live look. ``defer`` as for :meth:`set_uv`.
         """
         u_m, v_m = self._check_uv(u_m, v_m)
         self._live = (u_m, v_m, np.atleast_1d(np.asarray(freq_hz, dtype=np.float64)))
+        if self._pending is None:  # a final look still owed keeps its refit
+            self._pending = "live"
+        if not defer:
+            self.flush()
+
+    def needs_drawing(self) -> bool:
+        """Whether samples given with ``defer=True`` wait for :meth:`flush`."""
+        return self._pending is not None
+
+    def flush(self) -> bool:
+        """Bin and draw the samples given with ``defer=True``, if any; returns whether it drew."""
+        pending, self._pending = self._pending, None
+        if pending is None:
+            return False
         self._redraw()
-        if not self._user_zoomed:
-            self._fit_range()
+        if pending == "fit":
+            self.fit()
+        else:
+            colormap_rgb(TIME_COLORMAP)  # read from a file once (~10 ms): now, not with the result
+            if not self._user_zoomed:
+                self._fit_range()
+        return True
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self.flush()  # samples given while the view was hidden
 
     def is_live(self) -> bool:
         """Whether the live look (:meth:`set_live_uv`) is shown."""
@@ -180,6 +212,7 @@ class UvCoverageView(QtWidgets.QWidget):
     def clear(self) -> None:
         """Show no coverage (e.g. before a new data set's first result)."""
         self._u_m = self._v_m = self._time = self._baseline = self._live = None
+        self._pending = None
         self._redraw()
         self._user_zoomed = False
 
@@ -188,6 +221,7 @@ class UvCoverageView(QtWidgets.QWidget):
         if units not in UNITS:
             raise ValueError(f"unknown units {units!r}; choose from {list(UNITS)}")
         self._units = units
+        self._pending = None  # drawn and refitted here
         self._redraw()
         self.fit()
 
@@ -196,7 +230,8 @@ class UvCoverageView(QtWidgets.QWidget):
         if what not in COLOR_BY:
             raise ValueError(f"unknown colouring {what!r}; choose from {COLOR_BY}")
         self._color_by = what
-        self._redraw()
+        if not self.flush():
+            self._redraw()
 
     @staticmethod
     def _check_uv(u_m, v_m) -> tuple[np.ndarray, np.ndarray]:
@@ -212,17 +247,20 @@ class UvCoverageView(QtWidgets.QWidget):
 
     def mode(self) -> str:
         """``"density"``, ``"scatter"`` or ``"empty"``: how the coverage is drawn."""
+        self.flush()
         if self._density is not None:
             return "density"
         return "scatter" if self._scatter else "empty"
 
     def density(self) -> UvDensity | None:
         """The histogram drawn (None unless :meth:`mode` is ``"density"``)."""
+        self.flush()
         return self._density
 
     @property
     def coverage_items(self) -> list:
         """The graphics items drawing the coverage: the density image or the scatter items."""
+        self.flush()
         return [self.density_item] if self._density is not None else list(self._scatter)
 
     @property
@@ -249,6 +287,7 @@ class UvCoverageView(QtWidgets.QWidget):
     # ------------------------------------------------------------------- zoom
     def fit(self) -> None:
         """Show the whole coverage; later live updates refit too, until the user zooms."""
+        self.flush()  # the extent of samples given with defer=True
         self._user_zoomed = False
         self._fit_range()
 
@@ -272,7 +311,7 @@ class UvCoverageView(QtWidgets.QWidget):
         return n if n % 2 else n - 1
 
     def _rebin_if_resized(self) -> None:
-        if self._density is None or self.bins is not None:
+        if self._density is None or self.bins is not None or self._pending is not None:
             return
         n = self._auto_bins()
         if abs(n - self._density.nbins) > 0.2 * self._density.nbins:

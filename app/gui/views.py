@@ -12,6 +12,14 @@ never stalls the GUI); the
 final result replaces it with every sample of every channel, coloured by time.
 Each image view fits its image after every result until the user zooms; the
 PSF opens zoomed on its main lobe and inner sidelobes (:data:`PSF_ZOOM`).
+
+Drawing in stages. A result or partial is handed to the views at once (their
+``image()``, ``points()``, ... answer with it), but the stretching, binning and
+drawing happen one view per event-loop iteration, in :data:`DRAW_ORDER`, so
+that the GUI never stalls for the whole result; a view in a hidden tab draws
+when its tab is shown. :meth:`ViewTabs.is_drawing` says whether views on
+screen still wait. The *display* stage of the timing view is the time spent
+drawing the result in the views on screen.
 """
 
 from __future__ import annotations
@@ -47,6 +55,11 @@ PSF_ZOOM = 0.25
 OVERVIEW_SHARES = (3, 2)
 #: Height shares of that column: PSF, uv coverage, array.
 RIGHT_SHARES = (4, 4, 3)
+#: The views (ViewTabs attributes) that draw a result in stages, one per event-loop
+#: iteration, in this order; the time they take is the result's *display* stage ...
+RESULT_VIEWS = ("dirty_view", "psf_view", "uv_view", "sky_view")
+#: ... which the timing view, drawn last, shows.
+DRAW_ORDER = (*RESULT_VIEWS, "timing_view")
 
 
 def _boxed(title: str, widget: QtWidgets.QWidget) -> QtWidgets.QGroupBox:
@@ -98,6 +111,12 @@ class ViewTabs(QtWidgets.QTabWidget):
         self._runs: dict[str, tuple[str, dict]] = {}
         self._last_partial_draw = {"uv": -np.inf, "dirty": -np.inf}  # monotonic s
         self.last_image: ImageOutput | None = None
+        self._draw_timer = QtCore.QTimer(self)
+        self._draw_timer.setSingleShot(True)
+        self._draw_timer.setInterval(0)
+        self._draw_timer.timeout.connect(self._draw_next)
+        # the result being drawn and the seconds spent drawing it so far (its "display" time)
+        self._display: tuple[ImageOutput, float] | None = None
 
     def _build_overview(self) -> QtWidgets.QSplitter:
         """The dirty image large on the left; PSF, uv coverage and the array stacked beside it.
@@ -135,14 +154,16 @@ class ViewTabs(QtWidgets.QTabWidget):
             self.array_view.set_antennas(antennas.enu, antennas.names, antennas.diameter_m)
 
     def _set_uv(self, uv) -> None:
-        self.uv_view.set_uv(uv.u_m, uv.v_m, freq_hz=uv.freq_hz, time=uv.time, baseline=uv.baseline)
+        self.uv_view.set_uv(
+            uv.u_m, uv.v_m, freq_hz=uv.freq_hz, time=uv.time, baseline=uv.baseline, defer=True
+        )
 
     def _set_live_uv(self, uv) -> None:
         """The growing tracks: the rows so far (at most UV_LIVE_ROWS), first channel, one colour."""
         rows = slice(None)
         if uv.nrow > UV_LIVE_ROWS:  # drawing must not stall the GUI: a seeded sample
             rows = np.random.default_rng(uv.nrow).integers(0, uv.nrow, UV_LIVE_ROWS)
-        self.uv_view.set_live_uv(uv.u_m[rows], uv.v_m[rows], uv.freq_hz[:1])
+        self.uv_view.set_live_uv(uv.u_m[rows], uv.v_m[rows], uv.freq_hz[:1], defer=True)
 
     def clear_results(self) -> None:
         """Forget the shown results (a new MeasurementSet's views start empty)."""
@@ -152,9 +173,42 @@ class ViewTabs(QtWidgets.QTabWidget):
         self.uv_view.clear()
         self.aliasing_view.mark_stale()
         self.last_image = None
+        self._display = None
+
+    # -------------------------------------------------------- staged drawing
+    def _waiting(self, names: tuple[str, ...] = DRAW_ORDER) -> list:
+        """The views on screen, of ``names``, whose new data wait to be drawn (in that order)."""
+        views = (getattr(self, name) for name in names)
+        return [v for v in views if v.needs_drawing() and v.isVisible()]
+
+    def is_drawing(self) -> bool:
+        """Whether views on screen still wait to draw the newest data (drawn in stages)."""
+        return self._draw_timer.isActive() or bool(self._waiting())
+
+    def _draw_next(self) -> None:
+        """Draw one waiting view; the next one in the next event-loop iteration."""
+        waiting = self._waiting()
+        if waiting:
+            t0 = time.perf_counter()
+            waiting[0].flush()
+            if self._display is not None and waiting[0] is not self.timing_view:
+                out, seconds = self._display
+                self._display = (out, seconds + time.perf_counter() - t0)
+        if not self._waiting(RESULT_VIEWS):
+            self._end_display()
+        if self._waiting():
+            self._draw_timer.start()
+
+    def _end_display(self) -> None:
+        """The result's views on screen are drawn (or newer data came): record its display time."""
+        if self._display is not None:
+            out, seconds = self._display
+            self._display = None
+            self.record_timing(out, seconds)
 
     def show_partial(self, p: Partial, source: str) -> None:
         """Draw a partial result of the newest job (uv and preview at most every PARTIAL_S)."""
+        self._end_display()  # a new job's data: the last result's drawing time ends here
         if p.antennas is not None and source == "ms":
             self.set_antennas(p.antennas)
         now = time.monotonic()  # the uv and the preview image each at most every PARTIAL_S
@@ -164,18 +218,26 @@ class ViewTabs(QtWidgets.QTabWidget):
         if p.dirty is not None and p.spec is not None:
             if now - self._last_partial_draw["dirty"] >= PARTIAL_S:
                 # the same title every time: a changing label would re-lay out the splitters
-                self.dirty_view.set_image(p.dirty, p.spec, title=PREVIEW_TITLE)
+                self.dirty_view.set_image(p.dirty, p.spec, title=PREVIEW_TITLE, defer=True)
                 self._last_partial_draw["dirty"] = now
+        self._draw_timer.start()
 
     def show_result(self, result: JobResult) -> float:
-        """Draw a complete result; returns the seconds spent drawing."""
+        """Hand a complete result to the views, which draw it in stages.
+
+        Returns the seconds spent in this call. The time spent drawing the
+        views on screen is recorded as the *display* stage once they are drawn
+        (when :meth:`is_drawing` turns False).
+        """
         t0 = time.perf_counter()
+        self._end_display()
         out = result.output
         if not isinstance(out, ImageOutput):
             # aliasing or compare: their partials drew the growing tracks; the
             # image's complete coverage comes back (the data are the same)
             if self.uv_view.is_live() and self.last_image is not None:
                 self._set_uv(self.last_image.uv)
+                self._draw_timer.start()
             if isinstance(out, AliasingOutput):
                 self.aliasing_view.show_output(out)
             return time.perf_counter() - t0
@@ -187,14 +249,16 @@ class ViewTabs(QtWidgets.QTabWidget):
             *radec,
             title=f"Dirty image: {out.algorithm}, {out.spec.npix}², "
             f"{out.spec.cell_arcsec:.3g}″ cells",
+            defer=True,
         )
-        self.psf_view.set_image(out.psf, out.spec, *radec, title="PSF (peak 1)")
+        self.psf_view.set_image(out.psf, out.spec, *radec, title="PSF (peak 1)", defer=True)
         self.sky_view.set_image(
             out.model,
             out.spec,
             *radec,
             units="Jy/pixel",
             title=f"Sky model (Stokes I), {out.nsrc} components",
+            defer=True,
         )
         lm = out.sources_lm if out.sources_lm is not None else np.zeros((0, 2))
         self._sky_marks.setData(x=lm[:, 0] / ARCMIN, y=lm[:, 1] / ARCMIN)
@@ -203,7 +267,9 @@ class ViewTabs(QtWidgets.QTabWidget):
             self.set_antennas(out.antennas)
         self.aliasing_view.mark_stale()
         elapsed = time.perf_counter() - t0
-        self.record_timing(out, elapsed)
+        self.record_timing(out, elapsed)  # the stage times now; the display time when drawn
+        self._display = (out, elapsed)
+        self._draw_timer.start()
         return elapsed
 
     def record_timing(self, out: ImageOutput, display_s: float) -> None:
@@ -214,7 +280,8 @@ class ViewTabs(QtWidgets.QTabWidget):
         runs = {
             lab: t for dev in ("cpu", "gpu") if dev in self._runs for lab, t in [self._runs[dev]]
         }
-        self.timing_view.set_runs(runs)
+        self.timing_view.set_runs(runs, defer=True)
+        self._draw_timer.start()  # drawn in a stage of its own when on screen
         grid = timing.get("grid", 0.0)
         predict = timing.get("predict", 0.0)
         samples = out.uv.nrow * out.freq_hz.size

@@ -9,9 +9,12 @@ from astropy.coordinates import Angle
 
 from uvlab.widgets._display import (
     ASINH_SOFTENING,
+    abs_peak,
     apply_stretch,
     auto_levels,
     data_ticks,
+    finite_range,
+    finite_values,
     format_dms,
     format_hms,
     make_stretch,
@@ -46,6 +49,19 @@ def test_asinh_formula_and_softening(rng):
     np.testing.assert_allclose(apply_stretch(img, "asinh"), np.arcsinh(img / s), rtol=1e-6)
     assert make_stretch(img, "asinh").scale == pytest.approx(s)
     assert make_stretch(img, "asinh").label("Jy/beam") == "Jy/beam (asinh stretch)"
+
+
+@pytest.mark.parametrize("bad", [None, np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_finite_range_and_peak_match_the_masked_reductions(rng, bad, sign):
+    img = sign * np.abs(rng.normal(size=(64, 64)))  # all one sign: the peak is max or -min
+    if bad is not None:
+        img[3, :5] = bad
+    finite = img[np.isfinite(img)]
+    assert finite_range(img) == (finite.min(), finite.max())
+    assert abs_peak(finite_range(img)) == np.max(np.abs(finite))  # exactly: the same float
+    np.testing.assert_array_equal(np.sort(finite_values(img)), np.sort(finite))
+    assert finite_range(np.full((4, 4), np.nan)) is None and abs_peak(None) == 0.0
 
 
 def test_auto_levels_low_percentile_to_peak(rng):

@@ -187,6 +187,61 @@ def test_keep_levels_and_in_place_update(view, img):
         view.set_image(img[:, :-2], SPEC)
 
 
+@pytest.fixture
+def other(qtbot):
+    """A second shown view, the size of ``view``."""
+    v = SkyImageView()
+    qtbot.addWidget(v)
+    v.resize(640, 560)
+    v.show()
+    qtbot.waitExposed(v)
+    return v
+
+
+def test_deferred_image_answers_at_once_and_is_drawn_as_without_defer(view, other, img):
+    view.set_image(img, SPEC, RA0, DEC0, title="noise")
+    other.set_image(img, SPEC, RA0, DEC0, title="noise", defer=True)
+    assert np.array_equal(other.image(), img) and other.spec() == SPEC
+    assert other.title() == "noise" and other.readout_at(0.0, 0.0)["ra_hms"] is not None
+    assert other.needs_drawing() and other.image_item.image is None  # nothing drawn yet
+    assert other.flush() and not other.needs_drawing() and not other.flush()
+    np.testing.assert_array_equal(other.image_item.image, view.image_item.image)
+    assert other.levels() == view.levels() and other.colorbar_ticks() == view.colorbar_ticks()
+    assert other.shown_title() == view.shown_title()
+    np.testing.assert_allclose(other.view_box.viewRange(), view.view_box.viewRange())
+
+
+def test_a_hidden_view_draws_its_deferred_image_when_shown(qtbot, img):
+    v = SkyImageView()
+    qtbot.addWidget(v)
+    v.set_image(img, SPEC, defer=True)
+    assert v.needs_drawing() and v.image_item.image is None
+    v.show()
+    qtbot.waitExposed(v)
+    assert not v.needs_drawing()
+    np.testing.assert_allclose(v.image_item.image, np.arcsinh(img / (0.002 * np.abs(img).max())))
+
+
+def test_deferred_images_keep_the_levels_only_if_all_asked_to(view, img):
+    view.set_stretch("linear")
+    view.set_image(img, SPEC)
+    view.set_levels(-0.5, 0.5)
+    view.set_image(2 * img, SPEC, keep_levels=True, defer=True)
+    view.set_image(3 * img, SPEC, keep_levels=True, defer=True)
+    assert view.levels() == pytest.approx((-0.5, 0.5))  # levels() draws the waiting image first
+    np.testing.assert_array_equal(view.image_item.image, (3 * img).astype(np.float32))
+    view.set_image(2 * img, SPEC, defer=True)
+    view.set_image(3 * img, SPEC, keep_levels=True, defer=True)  # the 2·img levels were never fit
+    assert view.levels() == pytest.approx((3 * low_level(img), 3 * img.max()), rel=1e-6)
+    view.set_levels(-0.5, 0.5)
+    view.set_image(img, SPEC, keep_levels=True, defer=True)
+    view.auto_levels()  # the user's Auto levels: drawn and fitted
+    assert view.levels() == pytest.approx((low_level(img), img.max()), rel=1e-6)
+    view.set_image(2 * img, SPEC, defer=True)
+    view.clear()
+    assert not view.needs_drawing() and view.image() is None
+
+
 def test_crosshair_linking(qtbot, img):
     views = [SkyImageView() for _ in range(3)]
     for v in views:

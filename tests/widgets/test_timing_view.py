@@ -53,3 +53,29 @@ def test_throughput_label(view):
     assert view.throughput_label.text() == "gridding 650 Mvis/s   predict 590 Gsource·vis/s"
     view.set_throughput(vis_per_s=1234.0)
     assert view.throughput_label.text() == "gridding 1.23 kvis/s"
+
+
+def test_same_stages_move_the_bars_and_keep_the_legend(view):
+    view.set_runs(RUNS)
+    items, legend = dict(view.bars), list(view.legend.items)
+    faster = {k: {s: t / 2 for s, t in v.items()} for k, v in RUNS.items()}
+    view.set_runs(faster)
+    assert view.bars == items and view.legend.items == legend  # the same objects
+    np.testing.assert_allclose(view.stage_widths_ms("grid"), [175.0, 6.0])
+    np.testing.assert_allclose(view.bars["FFT"].opts["x0"], [180.0, 16.0])
+    ticks = view.plot_item.getAxis("left")._tickLevels[0]
+    assert [t[1].split("\n")[1] for t in ticks] == ["205 ms", "17.5 ms"]
+    view.set_runs({"one run": {stage: 0.001 for stage in items}})  # the same stages, one run
+    assert view.bars == items and view.stage_widths_ms("grid").tolist() == [1.0]
+
+
+def test_deferred_runs_are_drawn_when_shown_or_asked_for(qtbot, view):
+    view.set_runs(RUNS, defer=True)
+    assert view.needs_drawing() and view.legend.items == []
+    view.show()
+    qtbot.waitExposed(view)
+    assert not view.needs_drawing() and len(view.legend.items) == 6
+    view.hide()
+    view.set_runs({"only FFT": {"FFT": 1.0}}, defer=True)
+    assert view.needs_drawing() and list(view.bars) == ["FFT"]  # bars draws first
+    assert not view.needs_drawing()

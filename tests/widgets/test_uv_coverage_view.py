@@ -257,6 +257,25 @@ def test_fit_shows_the_whole_coverage(qtbot, rng):
     assert shows_all(view.density().half_width)
 
 
+def test_deferred_samples_answer_at_once_and_are_drawn_when_shown(qtbot, rng):
+    view = UvCoverageView(max_points=0, bins=101)
+    qtbot.addWidget(view)
+    u, v = rng.normal(size=(2, 3000)) * 1e3
+    view.set_live_uv(u[:100], v[:100], [1.4e9], defer=True)
+    assert view.is_live() and view.points()[0].size == 200
+    assert view.needs_drawing() and not view.density_item.isVisible()
+    view.set_uv(u, v, freq_hz=[1.4e9, 1.5e9], defer=True)
+    assert not view.is_live() and view.points()[0].size == 4 * u.size
+    view.show()
+    qtbot.waitExposed(view)
+    assert not view.needs_drawing() and view.density_item.isVisible()
+    assert view._density.counts.sum() == 4 * u.size
+    assert "all 12,000 samples" in view.info_label.text()
+    view.set_live_uv(u, v, [1.4e9], defer=True)
+    assert view.mode() == "density" and view.density().counts.sum() == 2 * u.size  # drawn
+    assert not view.needs_drawing() and "so far" in view.info_label.text()
+
+
 def test_rejects_mismatched_inputs(view):
     with pytest.raises(ValueError):
         view.set_uv(np.zeros(3), np.zeros(4), freq_hz=1e9)

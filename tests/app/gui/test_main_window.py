@@ -11,6 +11,7 @@ import pytest
 
 from uvlab.app.gui.panels.fields import is_marked_invalid
 from uvlab.app.lab.jobs import ImageOutput
+from uvlab.app.lab.placement import demo_sky_for
 
 
 def test_first_result_matches_engine(make_window, small_state, wait_result, engine_image):
@@ -47,6 +48,33 @@ def test_algorithm_change_updates_timing_and_image(make_window, small_state, wai
     assert set(w.views.timing_view.bars) != conv_stages  # nn has FFT/correct stages
     assert "FFT" in w.views.timing_view.bars and "display" in w.views.timing_view.bars
     assert np.abs(w.views.dirty_view.image() - first.dirty).max() > 1e-3
+
+
+def test_results_are_drawn_in_stages_and_hidden_tabs_when_shown(
+    make_window, small_state, wait_result, qtbot
+):
+    from uvlab.widgets import SkyImageView
+
+    w = make_window(small_state)
+    result = wait_result(w)
+    out, v = result.output, w.views
+    label = f"CPU {out.algorithm} {out.spec.npix}²"
+    handed_over = v.show_result(result)  # again, to look between the stages
+    assert v.is_drawing() and v.timing_runs()[label]["display"] == handed_over
+    np.testing.assert_array_equal(v.sky_view.image(), out.model)  # the data at once
+    qtbot.waitUntil(lambda: not v.is_drawing(), timeout=5_000)
+    assert not any(view.needs_drawing() for view in (v.dirty_view, v.psf_view, v.uv_view))
+    assert v.sky_view.needs_drawing() and v.timing_view.needs_drawing()  # hidden tabs wait
+    assert v.timing_runs()[label]["display"] > handed_over  # the stages' drawing time
+    w.show_tab("sky")
+    assert not v.sky_view.needs_drawing()
+    ref = SkyImageView(stretch="asinh")  # what drawing at once shows
+    qtbot.addWidget(ref)
+    ref.set_image(out.model, out.spec, units="Jy/pixel")
+    np.testing.assert_array_equal(v.sky_view.image_item.image, ref.image_item.image)
+    assert v.sky_view.levels() == ref.levels()
+    w.show_tab("timing")
+    assert not v.timing_view.needs_drawing() and "display" in v.timing_view.bars
 
 
 def test_rapid_changes_end_with_the_last(make_window, small_state, wait_result, qtbot):
@@ -111,6 +139,38 @@ def test_cancel_long_run_gui_stays_responsive(make_window, small_state, qtbot):
     gaps = np.diff(ticks)
     assert len(ticks) > 50 and gaps.max() < 0.2, f"GUI stalled {gaps.max():.3f} s"
     assert cancel_latency < 2.0
+
+
+def test_a_job_and_its_drawing_never_stall_the_gui(make_window, small_state, qtbot):
+    """Issue 13: no event-loop stall over 100 ms while a job runs, its result drawn included."""
+    obs = replace(small_state.observation, layout="meerkat", int_s=120.0, nchan=4)
+    imaging = replace(small_state.imaging, npix=512)
+    sky = demo_sky_for("teaching", obs, imaging)
+    state = replace(small_state, observation=obs, sky=sky, imaging=imaging)
+    w = make_window(state)  # the default scene's size: 1.45e6 visibilities, 512² images
+    qtbot.waitExposed(w)
+    # warm-up outside the timing: the first job, its first drawing of every view
+    qtbot.waitUntil(lambda: w.views.last_image is not None, timeout=30_000)
+    qtbot.waitUntil(lambda: not w.views.is_drawing(), timeout=5_000)
+    qtbot.wait(300)
+    gc.collect()  # earlier tests' garbage is not collected inside the timing either
+    results = []
+    w.controller.result_ready.connect(results.append)
+    ticks = []
+    timer = w.startTimer(10)  # QObject timer on the window: its ticks show GUI stalls
+    w.timerEvent = lambda ev: ticks.append(time.perf_counter())
+    w.obs_panel.set_ha_range(-2.5, 3.0)  # a new prediction: partials, then the result
+    w.controller.submit()
+    qtbot.waitUntil(lambda: bool(results), timeout=30_000)
+    qtbot.waitUntil(lambda: not w.views.is_drawing(), timeout=5_000)
+    qtbot.wait(300)  # the last repaint
+    w.killTimer(timer)
+    assert results[0].output.nvis == 165 * 2016 * 4 and w.views.last_image is results[0].output
+    gaps = np.diff(ticks)
+    worst = int(np.argmax(gaps))
+    assert len(ticks) > 50 and gaps.max() < 0.1, (
+        f"GUI stalled {gaps.max():.3f} s, {ticks[worst] - ticks[0]:.2f} s after the submit"
+    )
 
 
 def test_invalid_input_is_marked_and_not_accepted(make_window, small_state, wait_result, qtbot):
