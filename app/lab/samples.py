@@ -197,9 +197,11 @@ def image_spec_for(request, uvw, freq_hz, cache=None, data_key=None):
     if request.spec is not None:
         return request.spec
     im = request.imaging
-    key = None if cache is None or data_key is None else (data_key, im.cell_arcsec, im.npix)
-    derived = cache.derived if key is not None else (lambda kind, k, make: make())
-    return im.image_spec(derived("cell", key, lambda: cell_rad_for(im, uvw, freq_hz)))
+    cell = lambda: cell_rad_for(im, uvw, freq_hz)  # noqa: E731
+    if cache is None:
+        return im.image_spec(cell())
+    key = None if data_key is None else (data_key, im.cell_arcsec, im.npix)
+    return im.image_spec(cache.derived("cell", key, cell))  # a None key is never kept
 
 
 def cell_rad_for(imaging, uvw, freq_hz) -> float:

@@ -165,18 +165,10 @@ def _gpu_image(
     cache = cache if cache is not None else ImagingCache()
     timer = StageTimer(gpu=True)
     # Move the (row, chan) arrays once (or not at all: kept) and select the usable samples.
-    with timer.stage("host→device"):
-        s = cache.samples(uvw, freq_hz, weight, flag, data_key=data_key, xp=xp)
-        vis_f = s.take(cache.device_vis(vis, vis_key, xp))
-        if not bool(xp.isfinite(vis_f.sum())):  # some non-finite: drop them too, keep nothing
-            s = select_samples(uvw, freq_hz, weight, flag, vis=xp.asarray(vis), xp=xp)
-            vis_f = s.take(xp.asarray(vis))
-    if s.nvis == 0:
-        raise ImagingError("every sample is flagged or has zero weight: nothing to image")
-    with timer.stage("weighting"):
-        wts = cache.weights(s, spec, weighting)
-    if not wts.total > 0:
-        raise ImagingError("the imaging weights sum to zero: nothing to image")
+    s, vis_f, wts = _weighted_samples(
+        cache, uvw, freq_hz, vis, weight, flag, spec, weighting, timer, "host→device",
+        data_key=data_key, vis_key=vis_key, xp=xp,
+    )  # fmt: skip
     fn = _algorithm(algorithm, params, xp)
     dirty = fn(s.u, s.v, wts.weight * vis_f, spec, w=s.w, timer=timer)
     psf_img = cache.psf(s, spec, weighting, algorithm, params) if psf else None
@@ -190,6 +182,33 @@ def _gpu_image(
             cache.store_psf(s, spec, weighting, algorithm, params, psf_img)
     psf_img = None if psf_img is None else psf_img / wts.total
     return ImageResult(dirty, psf_img, wts.total, wts.nonzero, algorithm, "gpu", timer.seconds())
+
+
+def _weighted_samples(
+    cache, uvw, freq_hz, vis, weight, flag, spec, weighting, timer, stage,
+    *, data_key=None, vis_key=None, xp=np,
+):  # fmt: skip
+    """(samples, their visibilities, their imaging Weights) from ``cache``, on ``xp``.
+
+    The selection is timed as ``stage``; on the GPU the visibilities' device
+    copy is kept under ``vis_key``. Non-finite visibilities are dropped too
+    (nothing is then kept). ImagingError when nothing is left to image.
+    """
+    with timer.stage(stage):
+        s = cache.samples(uvw, freq_hz, weight, flag, data_key=data_key, xp=xp)
+        vis_x = vis if xp is np else cache.device_vis(vis, vis_key, xp)
+        vis_f = s.take(vis_x)
+        if not bool(xp.isfinite(vis_f.sum())):  # some non-finite: drop them too, keep nothing
+            vis_x = xp.asarray(vis)
+            s = select_samples(uvw, freq_hz, weight, flag, vis=vis_x, xp=xp)
+            vis_f = s.take(vis_x)
+    if s.nvis == 0:
+        raise ImagingError("every sample is flagged or has zero weight: nothing to image")
+    with timer.stage("weighting"):
+        wts = cache.weights(s, spec, weighting)
+    if not wts.total > 0:
+        raise ImagingError("the imaging weights sum to zero: nothing to image")
+    return s, vis_f, wts
 
 
 def _cpu_image(
@@ -207,18 +226,10 @@ def _cpu_image(
     cache = cache if cache is not None else ImagingCache()
     params = params or GridParams()
     timer = StageTimer()
-    with timer.stage("sort / bin"):
-        s = cache.samples(uvw, freq_hz, weight, flag, data_key=data_key)
-        vis_f = s.take(vis)
-        if not np.isfinite(vis_f.sum()):  # some non-finite: drop them too, keep nothing
-            s = select_samples(uvw, freq_hz, weight, flag, vis=vis)
-            vis_f = s.take(vis)
-    if s.nvis == 0:
-        raise ImagingError("every sample is flagged or has zero weight: nothing to image")
-    with timer.stage("weighting"):
-        wts = cache.weights(s, spec, weighting)
-    if not wts.total > 0:
-        raise ImagingError("the imaging weights sum to zero: nothing to image")
+    s, vis_f, wts = _weighted_samples(
+        cache, uvw, freq_hz, vis, weight, flag, spec, weighting, timer, "sort / bin",
+        data_key=data_key,
+    )  # fmt: skip
     psf_img = cache.psf(s, spec, weighting, algorithm, params) if psf else None
     make_psf = psf and psf_img is None
     if algorithm == "conv" and uses_nufft(params, spec.npix):
