@@ -251,10 +251,10 @@ def earth_orientation(mjd_s, node_step_s: float = 3600.0):
     nodes = np.linspace(mjd_s.min(), mjd_s.max() + 1.0, nnode)
     utc = eop.utc_jd(mjd_s)
     gmst = erfa.gmst06(*eop.ut1_jd(*utc), *eop.tt_jd(*utc))
+    gast_n, npb_nodes = _apparent(nodes)
     utc_n = eop.utc_jd(nodes)
-    ut1_n, tt_n = eop.ut1_jd(*utc_n), eop.tt_jd(*utc_n)
-    ee = _wrap(erfa.gst06a(*ut1_n, *tt_n) - erfa.gmst06(*ut1_n, *tt_n))
-    npb_nodes = erfa.pnm06a(*tt_n).reshape(nnode, 9)
+    ee = _wrap(gast_n - erfa.gmst06(*eop.ut1_jd(*utc_n), *eop.tt_jd(*utc_n)))
+    npb_nodes = npb_nodes.reshape(nnode, 9)
     ordered = np.sort(mjd_s)  # the median without np.median (which imports numpy.ma)
     utc_mid = eop.utc_jd(0.5 * (ordered[(ordered.size - 1) // 2] + ordered[ordered.size // 2]))
     xp, yp = eop.polar_motion(*utc_mid)
@@ -262,6 +262,18 @@ def earth_orientation(mjd_s, node_step_s: float = 3600.0):
     npb = np.stack([np.interp(mjd_s, nodes, npb_nodes[:, k]) for k in range(9)], axis=-1)
     gast = np.asarray(gmst, dtype=np.float64) + np.interp(mjd_s, nodes, ee)
     return gast, npb.reshape(-1, 3, 3), pom
+
+
+def _apparent(mjd_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(GAST, NPB matrix) at ``mjd_s`` UTC, from one nutation evaluation per time.
+
+    ``erfa.gst06`` with ``erfa.pnm06a``'s matrix is what ``erfa.gst06a`` computes
+    (it calls both), so the series is summed once instead of twice.
+    """
+    utc = eop.utc_jd(mjd_s)
+    ut1, tt = eop.ut1_jd(*utc), eop.tt_jd(*utc)
+    npb = erfa.pnm06a(*tt)
+    return erfa.gst06(*ut1, *tt, npb), npb
 
 
 def _of_date(npb: np.ndarray, ra0: float, dec0: float):
@@ -300,7 +312,7 @@ def transit_mjd_s(layout: ArrayLayout, ra0_rad: float, dec0_rad: float, date_iso
     """UTC (MJD s) of the phase centre's first upper transit after 00:00 UTC on ``date_iso``."""
     t = _parse_time(date_iso, "date_iso", date_only=True)
     for i in range(4):
-        gast, npb, _ = earth_orientation([t])
+        gast, npb = _apparent(np.array([t]))  # at t itself: no nodes, no polar motion
         ra_d = _of_date(npb, ra0_rad, dec0_rad)[0]
         ha = gast[0] + layout.site_lon_rad - ra_d[0]
         t += (np.mod(-ha, 2 * np.pi) if i == 0 else -_wrap(ha)) / _OMEGA_UTC
@@ -365,12 +377,21 @@ def simulate_observation(spec: ObservationSpec) -> Observation:
         ant1=ant1,
         ant2=ant2,
         ant_uvw=ant_uvw,
-        # np.take keeps C order (x[:, ant1] would make baselines the slowest axis), so the
-        # lab's (row, 3) and (row,) views of these are free
-        uvw=np.take(ant_uvw, ant1, axis=1) - np.take(ant_uvw, ant2, axis=1),
+        uvw=baseline_rows(ant_uvw, ant1, ant2),
         elevation_rad=elevation,
         flag=np.take(low, ant1, axis=1) | np.take(low, ant2, axis=1),
     )
+
+
+def baseline_rows(ant_uvw: np.ndarray, ant1: np.ndarray, ant2: np.ndarray) -> np.ndarray:
+    """(time, bl, 3) ``ant_uvw[:, ant1] − ant_uvw[:, ant2]``, C-ordered.
+
+    np.take keeps C order (``x[:, ant1]`` would make baselines the slowest axis),
+    so the lab's (row, 3) and (row,) views of it are free; the difference is
+    taken in place of the first operand (one temporary fewer, ~1 ms at 363k rows).
+    """
+    out = np.take(ant_uvw, ant1, axis=1)
+    return np.subtract(out, np.take(ant_uvw, ant2, axis=1), out=out)
 
 
 def layout_of(spec: ObservationSpec) -> ArrayLayout:

@@ -51,8 +51,9 @@ def predict_integrations(
     smearing: bool = True,
     dtype=np.float64,
     device: str = "auto",
-) -> np.ndarray:
-    """The visibilities of integrations ``times`` of ``obs`` (NumPy).
+    host: bool = True,
+):
+    """The visibilities of integrations ``times`` of ``obs`` (NumPy, or CuPy with ``host=False``).
 
     Parameters
     ----------
@@ -70,6 +71,9 @@ def predict_integrations(
     dtype : float32 or float64
         Working precision.
     device : {"auto", "cpu", "gpu"}
+    host : bool
+        Return a NumPy array (default); ``False`` keeps the GPU's result on the
+        device (a CuPy array; the CPU's is NumPy either way).
 
     Returns
     -------
@@ -87,4 +91,5 @@ def predict_integrations(
         smearing=observation_smearing(obs, smearing),
         dtype=dtype,
         device=device,
+        host=host,
     )

@@ -192,6 +192,8 @@ def iter_job(
         iter_samples(request, cache, cancelled, report), previewed
     )
     check(cancelled)
+    if request.task != "image":  # the comparisons read the visibilities on the host
+        samples = samples.on_host()
     if request.task == "image":
         yield from iter_image(request, samples, cancelled, cache, previewed=bool(previewed))
     elif request.task == "aliasing":

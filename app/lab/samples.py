@@ -13,7 +13,7 @@ import math
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -165,7 +165,7 @@ class Samples:
     source: str
     uvw: np.ndarray  # (row, 3) m
     freq_hz: np.ndarray  # (chan,)
-    vis: np.ndarray  # (row, chan)
+    vis: np.ndarray  # (row, chan); a CuPy array when predicted on the GPU (see on_host)
     weight: object  # (row, chan) or scalar
     flag: np.ndarray  # (row, chan) or (row, 1)
     spec: object
@@ -183,6 +183,12 @@ class Samples:
     # (:func:`uvlab.gpu.imaging.imager.make_image`'s data_key and vis_key); None: unnamed
     data_key: object = None
     vis_key: object = None
+
+    def on_host(self) -> Samples:
+        """These samples with NumPy visibilities (a GPU prediction stays on the device)."""
+        from uvlab.gpu.backend import to_numpy
+
+        return self if isinstance(self.vis, np.ndarray) else replace(self, vis=to_numpy(self.vis))
 
 
 def image_spec_for(request, uvw, freq_hz, cache=None, data_key=None):
@@ -216,14 +222,15 @@ def cell_rad_for(imaging, uvw, freq_hz) -> float:
 
 
 def uv_rows(uvw, time_s, ant1, ant2, nant: int, freq_hz, keep) -> UvData:
-    """The uv view's rows: those with ``keep`` true."""
+    """The uv view's rows: those with ``keep`` true (every row when all are: no selection)."""
     keep = np.asarray(keep, dtype=bool)
+    rows = slice(None) if keep.all() else keep
     return UvData(
-        u_m=np.ascontiguousarray(uvw[keep, 0]),
-        v_m=np.ascontiguousarray(uvw[keep, 1]),
+        u_m=np.ascontiguousarray(uvw[rows, 0]),
+        v_m=np.ascontiguousarray(uvw[rows, 1]),
         freq_hz=np.asarray(freq_hz, dtype=np.float64),
-        time=np.asarray(time_s, dtype=np.float64)[keep],
-        baseline=(np.asarray(ant1, dtype=np.int64) * nant + ant2)[keep],
+        time=np.asarray(time_s, dtype=np.float64)[rows],
+        baseline=(np.asarray(ant1, dtype=np.int64)[rows] * nant + np.asarray(ant2)[rows]),
     )
 
 

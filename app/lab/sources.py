@@ -154,10 +154,12 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     component is predicted (``"full"``).
     """
     from uvlab.app.predict_obs import predict_integrations
-    from uvlab.gpu.backend import resolve_device
+    from uvlab.gpu.backend import get_xp, resolve_device
+    from uvlab.gpu.timing import StageTimer
 
     im = request.imaging
     dev = resolve_device(request.device)
+    xp = get_xp(device=dev)  # the visibilities stay where they are predicted
     key = (request.observation, request.sky, request.smearing, im.precision, dev)
     predicted = cache.prediction(key) is not None
     edit = None if predicted else held_edit(cache, key)
@@ -180,6 +182,8 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     flag = obs.flag.reshape(-1)
     times = obs.time_rows()
     timing = {"uvw": t_uvw} if t_uvw else {}  # cached parts cost nothing this run
+    # CUDA events on the GPU: its prediction stays there, so the time is the device's too
+    timer = StageTimer(gpu=dev == "gpu")
 
     def rows_until(t: int) -> UvData:
         r = t * nbl
@@ -215,17 +219,21 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     if vis is None and edit is not None:
         vis = cache.take_prediction()  # changed in place: a cancelled edit leaves none held
         delta = edit_sources(edit, request.sky.centre_deg, obs.ra0_rad, obs.dec0_rad)
-        t_pred = 0.0
         chunks = time_chunks(ntime, nbl * nchan * delta.nsrc, dev) if delta.nsrc else []
         for k, sl in enumerate(chunks):
-            t0 = time.perf_counter()
-            vis[sl] += predict_integrations(
-                obs, delta, sl, smearing=request.smearing, dtype=im.dtype, device=dev
-            )
-            t_pred += time.perf_counter() - t0
+            with timer.stage("predict"):
+                vis[sl] += predict_integrations(
+                    obs,
+                    delta,
+                    sl,
+                    smearing=request.smearing,
+                    dtype=im.dtype,
+                    device=dev,
+                    host=False,
+                )
             check(cancelled)
             yield Progress(0.05 + 0.65 * (k + 1) / len(chunks), "predict")
-        timing["predict"] = t_pred
+        timing["predict"] = timer.seconds().get("predict", 0.0)
         cache.store_prediction(key, vis)
         cache.prediction_edits += 1
         cache.last_prediction_kind = "incremental"
@@ -233,18 +241,23 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
         yield complete()
     elif vis is None:
         cdtype = np.complex64 if im.precision == "single" else np.complex128
-        vis = np.zeros((ntime, nbl, nchan), dtype=cdtype)
-        t_pred = t_prev = 0.0
-        acc, wsum = np.zeros((spec.npix, spec.npix)), 0.0
+        vis = xp.zeros((ntime, nbl, nchan), dtype=cdtype)
+        t_prev = 0.0
+        acc, wsum = 0.0, 0.0  # the preview's Σ D_k·W_k (an image once one is made) and Σ W_k
         shown, last_shown = 0, -math.inf  # times in the preview so far; when it was drawn
         chunks = time_chunks(ntime, nbl * nchan * sources.nsrc, dev)
         for k, sl in enumerate(chunks):
-            t0 = time.perf_counter()
             if sources.nsrc:
-                vis[sl] = predict_integrations(
-                    obs, sources, sl, smearing=request.smearing, dtype=im.dtype, device=dev
-                )
-            t_pred += time.perf_counter() - t0
+                with timer.stage("predict"):
+                    vis[sl] = predict_integrations(
+                        obs,
+                        sources,
+                        sl,
+                        smearing=request.smearing,
+                        dtype=im.dtype,
+                        device=dev,
+                        host=False,
+                    )
             check(cancelled)
             frac = 0.05 + 0.65 * (k + 1) / len(chunks)
             yield Progress(frac, "predict")
@@ -279,7 +292,7 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
                 urgent=k == 0 and note is not None,
                 warning=note if k == 0 else None,
             )
-        timing["predict"] = t_pred
+        timing["predict"] = timer.seconds().get("predict", 0.0)
         if t_prev:
             timing["preview"] = t_prev
         cache.store_prediction(key, vis)
@@ -458,7 +471,7 @@ def read_samples(
     progress: Report | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> Samples:
-    """The request's Samples, its source run to the end (the commands).
+    """The request's Samples, its source run to the end (the commands), on the host.
 
     ``progress(fraction, stage)`` follows the source's progress; ``warn(line)``
     gets each warning it gives (e.g. non-finite values flagged).
@@ -475,4 +488,5 @@ def read_samples(
         elif isinstance(event, Partial) and event.warning and warn is not None:
             warn(event.warning)
 
-    return run_to_end(iter_samples(request, cache or WorkCache(), None, report), on_event)
+    samples = run_to_end(iter_samples(request, cache or WorkCache(), None, report), on_event)
+    return samples.on_host()
