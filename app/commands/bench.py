@@ -23,6 +23,11 @@
   nearest-cell floor they share and the GCF's own aliasing (see
   :mod:`uvlab.gpu.bench.alias_bench`).
 
+- ``uvlab bench pareto [--device cpu|gpu] [--quick] [--json PATH] [--png PATH]``:
+  each gridder's accuracy-vs-time front against the float64 DFT, and every
+  setting quoted against conv's front at the same error (see
+  :mod:`uvlab.app.bench_pareto` and :mod:`uvlab.gpu.bench.pareto`).
+
 - ``uvlab bench startup [--repeats N] [--no-gui] [--json PATH]``: ``uvlab
   demo``'s wall time and the window's first image from a fresh process (see
   :mod:`uvlab.app.bench_startup`).
@@ -57,6 +62,9 @@ def register(subparsers) -> None:
     _register_aliasing(actions)
     _register_worker(actions)
     _register_startup(actions)
+    from uvlab.app.bench_pareto import register as register_pareto
+
+    register_pareto(actions)
 
 
 def _common_options(p, quick_help: str) -> None:

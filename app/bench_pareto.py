@@ -1,0 +1,146 @@
+"""``uvlab bench pareto``: the gridders' accuracy-vs-time fronts (issue 14).
+
+The sweep and the matched-accuracy table are :mod:`uvlab.gpu.bench.pareto`;
+this module sizes the run per device, draws the PNG (error against time,
+log-log, one curve per algorithm, one panel per sky) and registers the
+command.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+#: Sizes per (device, quick).
+SIZES = {
+    ("cpu", True): dict(
+        npix=64, ntime=8, nchan=2, dft_step=1, table_betas=(16,), betas=(16, 64), nn_betas=(2, 8)
+    ),
+    ("cpu", False): dict(
+        npix=256, ntime=30, nchan=4, dft_step=4, betas=(16, 64, 256), nn_betas=(2, 4, 8, 16)
+    ),
+    ("gpu", True): dict(npix=1024, ntime=300, nchan=4, dft_step=16),
+    ("gpu", False): dict(
+        npix=4096, ntime=1200, nchan=8, dft_step=32, conv_supports=tuple(range(2, 11))
+    ),
+}
+
+#: Curve style per algorithm: colour and marker.
+STYLE = {
+    "conv": ("tab:blue", "o"),
+    "conv-table": ("tab:cyan", "s"),
+    "hybrid": ("tab:orange", "^"),
+    "pruned-nn": ("tab:red", "v"),
+    "nn-oversampled": ("tab:gray", "D"),
+}
+
+
+def pareto_size(device: str, quick: bool):
+    from uvlab.gpu.bench.pareto import ParetoSize
+
+    return ParetoSize(**SIZES[(device, bool(quick))])
+
+
+def pareto_figure(report: dict, path) -> Path:
+    """Error against total time, log-log: every point, each algorithm's front joined."""
+    from uvlab.app.report import pyplot, save_figure
+    from uvlab.gpu.bench.pareto import SKIES, front
+
+    plt = pyplot()
+    precisions = sorted({p["precision"] for p in report["points"]})
+    fig, axes = plt.subplots(1, len(SKIES), figsize=(6.2 * len(SKIES), 4.8), squeeze=False)
+    for ax, sky in zip(axes[0], SKIES, strict=True):
+        for alg, (colour, marker) in STYLE.items():
+            for k, prec in enumerate(precisions):
+                pts = [
+                    p
+                    for p in report["points"]
+                    if p["algorithm"] == alg and p["sky"] == sky and p["precision"] == prec
+                ]
+                if not pts:
+                    continue
+                name = alg if len(precisions) == 1 else f"{alg} ({prec})"
+                fill = colour if k == 0 else "none"
+                ax.scatter(
+                    [p["total_s"] * 1e3 for p in pts],
+                    [p["error"] for p in pts],
+                    marker=marker,
+                    edgecolors=colour,
+                    facecolors=fill,
+                    s=22,
+                    alpha=0.6,
+                )
+                fr = front(report["points"], alg, sky, prec)
+                ax.plot(
+                    [t * 1e3 for _, t in fr],
+                    [e for e, _ in fr],
+                    color=colour,
+                    ls="-" if k == 0 else "--",
+                    label=name,
+                )
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("time to image (ms, sort/bin included)")
+        ax.set_ylabel("‖I − I_dft‖ / ‖I_dft‖")
+        ax.set_title(f"{sky} sky", fontsize=10)
+        ax.grid(True, which="both", alpha=0.25)
+        ax.legend(fontsize=7)
+    fig.suptitle(
+        f"accuracy vs time: {report['npix']}², {report['nvis']:.2e} visibilities, "
+        f"{report['device_info']}",
+        fontsize=9,
+    )
+    fig.tight_layout()
+    out = save_figure(fig, path, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def register(actions) -> None:
+    """Add ``bench pareto`` to ``uvlab bench``'s sub-commands."""
+    p = actions.add_parser(
+        "pareto",
+        help="accuracy-vs-time fronts of the gridders; speed-ups at matched error",
+        description="Sweep each gridder's accuracy knob (conv: exact ES supports and nearest-"
+        "lookup tables; hybrid and pruned-nn: beta; nn-oversampled: beta) on noise-like and "
+        "point-source skies of a MeerKAT observation, time the whole image and measure its "
+        "error against the float64 DFT, and quote every setting against conv's front at the "
+        "same error.",
+    )
+    p.add_argument("--device", default="auto", choices=("auto", "cpu", "gpu"))
+    p.add_argument("--quick", action="store_true", help="a small image and fewer settings")
+    p.add_argument("--json", metavar="PATH", help="write the points and the table as JSON")
+    p.add_argument("--png", metavar="PATH", help="plot error against time (log-log)")
+    p.add_argument("--repeats", type=int, help="timed calls per setting (default 5 GPU, 2 CPU)")
+    p.add_argument("--array", default="meerkat", help="antenna layout name or file")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from uvlab.app.layouts import load_layout
+    from uvlab.gpu.backend import resolve_device
+    from uvlab.gpu.bench.pareto import format_table, run_pareto
+
+    device = resolve_device(args.device)
+    layout = load_layout(args.array)
+    size = pareto_size(device, args.quick)
+    print(f"uvlab bench pareto: {layout.name}, {layout.nant} antennas, device {device}")
+    report = run_pareto(
+        layout.equatorial(),
+        size,
+        device=device,
+        repeats=args.repeats or (5 if device == "gpu" else 2),
+        precisions=("single", "double") if device == "gpu" else ("double",),
+    )
+    report["array"] = layout.name
+    report["quick"] = bool(args.quick)
+    print()
+    print(format_table(report))
+    if args.json:
+        from uvlab.app.atomic import write_text
+
+        write_text(args.json, json.dumps(report, indent=2))
+        print(f"wrote {args.json}")
+    if args.png:
+        print(f"wrote {pareto_figure(report, args.png)}")
+    return 0
