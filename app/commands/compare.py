@@ -1,13 +1,21 @@
 """``uvlab compare``: gridding algorithms against the exact DFT, on an MS or a simulation.
 
 Writes into DIR, per algorithm: ``<algorithm>-dirty.fits``,
-``<algorithm>-error.fits`` (``|I − I_dft| / peak(I_dft)``) and
+``<algorithm>-error.fits`` (``|I − I_dft| / peak(I_dft)``),
 ``<algorithm>-analytic.fits`` (the data-independent aliasing map E(l, m) of
-DESIGN §3, max over record offsets); and ``dft-dirty.fits`` (the reference),
-``metrics.json`` and ``report.png``. When the reference DFT is subsampled
+DESIGN §3, supremum over record offsets, :func:`uvlab.gpu.aliasing.analytic_map`)
+and ``<algorithm>-bound.fits`` (``(Σ|wV|/Σw)·E / peak(I_dft)``, the units of
+the error map, which it bounds pixel by pixel); and ``dft-dirty.fits`` (the
+reference), ``metrics.json`` (with ``bound_max`` and ``error_over_bound_max``
+per algorithm) and ``report.png``. When the reference DFT is subsampled
 (every k-th pixel, see :mod:`uvlab.app.lab.compare`) the error maps and the
 reference are written on that coarser grid (cell × k, same centre) and
-``metrics.json`` says ``"reference": "dft subsampled every k pixels"``.
+``metrics.json`` says ``"reference": "dft subsampled every k pixels"``. The
+analytic and bound maps share the error map's pixels unless their cost
+(:data:`uvlab.app.lab.compare.BOUND_BUDGET`) asks for fewer: then they are on
+every ``bound_step``-th pixel, and ``error_over_bound_max`` is taken there.
+``conv`` run by ducc0 has an analytic map (of uvlab's exact ES chain) but no
+bound: ducc0 grids with its own kernel.
 
 The data come through the lab (:mod:`uvlab.app.lab.sources`: a synthetic
 observation is sized from its options before it is simulated and refused,
@@ -23,10 +31,6 @@ from uvlab.app.commands.ms_imaging import add_imaging_args, add_selection_args, 
 from uvlab.app.commands.simulate import add_observation_args
 from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
 from uvlab.gpu.gridders.registry import COMPARED as DEFAULT_ALGORITHMS
-
-#: Record offsets per axis for the analytic maps written as FITS: a quick look
-#: (the tests of the bound use the full default sampling of gpu.aliasing).
-ANALYTIC_OFFSETS = 32
 
 
 def register(sub) -> None:
@@ -203,6 +207,7 @@ def run(args) -> int:
             device=args.device,
             step=args.dft_step,
             progress=bar,
+            bound=True,
         )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -212,24 +217,16 @@ def run(args) -> int:
         print(
             f"{name:>15}: rms central {m['rms_central']:.3e}, full {m['rms_full']:.3e}, "
             f"max {m['max_error']:.3e}; grid {r.timing.get('grid', 0) * 1e3:.1f} ms"
+            + (
+                f"; error/bound max {m['error_over_bound_max']:.3f}"
+                if m.get("error_over_bound_max") is not None
+                else ""
+            )
         )
     print(f'reference: {cmp.reference_label}; {spec.npix}² × {spec.cell_arcsec:.3g}" ({rule})')
     for f in files:
         print(f"wrote {f}")
     return 0
-
-
-def analysed_params(name: str, params):
-    """The parameters whose 1-D chain the analytic map follows.
-
-    ``conv`` with the ES kernel on the ducc0 engine evaluates its kernel
-    exactly (no table), so its map is that of the exact-evaluation chain.
-    """
-    from dataclasses import replace
-
-    if name == "conv" and params.kernel == "es" and params.engine in ("auto", "ducc"):
-        return replace(params, exact=True)
-    return params
 
 
 def write_outputs(cmp, out, ra, dec, freq, params, label):
@@ -239,7 +236,6 @@ def write_outputs(cmp, out, ra, dec, freq, params, label):
     from uvlab.app.fits_io import write_image_fits
     from uvlab.app.lab.compare import write_metrics_json
     from uvlab.app.report import compare_report
-    from uvlab.gpu.aliasing import analytic_map
     from uvlab.gpu.imaging.spec import ImageSpec
 
     spec, k = cmp.spec, cmp.step
@@ -284,18 +280,27 @@ def write_outputs(cmp, out, ra, dec, freq, params, label):
                 **common,
             )
         )
-        files.append(
-            write_image_fits(
-                out / f"{name}-analytic.fits",
-                analytic_map(name, spec, analysed_params(name, params), n_delta=ANALYTIC_OFFSETS),
-                spec,
-                ra,
-                dec,
-                bunit="",
-                history={**hist, "map": f"analytic E(l,m), max over {ANALYTIC_OFFSETS}^2 offsets"},
-                **common,
+        kb = r.bound_step or k
+        grid = spec if kb == 1 else ImageSpec(spec.npix // kb, spec.cell_rad * kb)
+        on = "" if kb == k else f"; every {kb} pixels"
+        maps = [("analytic", r.analytic, "analytic E(l,m): sup over record offsets")]
+        if r.bound is not None:
+            maps.append(("bound", r.bound, "bound (sum|wV|/sumw) E(l,m) / peak(I_dft)"))
+        for kind, data, what in maps:
+            if data is None:
+                continue
+            files.append(
+                write_image_fits(
+                    out / f"{name}-{kind}.fits",
+                    data,
+                    grid,
+                    ra,
+                    dec,
+                    bunit="",
+                    history={**hist, "map": what + on},
+                    **common,
+                )
             )
-        )
     files.append(write_metrics_json(cmp, out / "metrics.json", label))
     files.append(
         compare_report(cmp, out / "report.png", title=f"{label} — vs {cmp.reference_label}")

@@ -30,7 +30,7 @@ import json
 import math
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,6 +51,12 @@ DFT_CHUNK_BYTES = 256 * 2**20
 #: Pixel·visibility products per chunk of a reference that can be cancelled between
 #: chunks (≈ 1–3 s on one CPU core): the window's tasks.
 REFERENCE_CHUNK_WORK = 5.0e8
+#: Pixel·offset-pair products the bound (:func:`uvlab.gpu.aliasing.iter_bound_rows`,
+#: ~50 ns each on the CPU) may cost per algorithm before it is subsampled further.
+BOUND_BUDGET = 6.0e7
+#: Bound values below this (units of the DFT peak) are float rounding, left out of
+#: ``error_over_bound_max`` (the error there is rounding too).
+BOUND_FLOOR = 1e-12
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,9 @@ class AlgorithmResult:
     metrics: dict
     timing: dict
     nvis: int
+    analytic: np.ndarray | None = None
+    bound: np.ndarray | None = None
+    bound_step: int | None = None
 
     @property
     def rate_vis_per_s(self) -> float | None:
@@ -112,7 +121,9 @@ class Comparison:
             "cell_arcsec": self.spec.cell_arcsec,
             "nvis": self.nvis,
             "note": "rms_central, rms_full and max_error are |I - I_dft| relative to the "
-            "DFT image's peak; rate_vis_per_s = nvis / grid seconds",
+            "DFT image's peak; rate_vis_per_s = nvis / grid seconds; bound_max is the "
+            "largest (sum|wV|/sumw) E(l,m) in the same units, error_over_bound_max the "
+            "largest error/bound on every bound_step-th pixel (at most 1)",
             "algorithms": {
                 name: {
                     **r.metrics,
@@ -123,6 +134,73 @@ class Comparison:
                 for name, r in self.results.items()
             },
         }
+
+
+def analysed_params(name: str, params: GridParams, npix: int) -> tuple[GridParams, bool]:
+    """The parameters whose 1-D chain the analytic map follows, and whether it bounds the image.
+
+    ``conv`` run by ducc0 (the ES kernel, engine "auto" or "ducc") grids with
+    ducc0's own kernel and padding: its map is that of uvlab's exact ES chain
+    of the same support and σ, a guide and not a bound of that image. With
+    ``wstack`` the image carries the w-term that the reference leaves out.
+    """
+    from uvlab.gpu.gridders.conv import uses_ducc
+
+    if name == "conv" and uses_ducc(params, npix):
+        return replace(params, exact=True), False
+    return params, not (name == "conv" and params.wstack)
+
+
+def bound_maps(name: str, params: GridParams, spec, step: int) -> tuple[np.ndarray, int]:
+    """``(E, k)``: the analytic bound map on every k-th pixel, k a multiple of ``step``.
+
+    k is the smallest multiple of ``step`` dividing N/2 for which the
+    bound's cost, (N/k)² pixels × offset pairs, stays within
+    :data:`BOUND_BUDGET` (N/2 at most).
+    """
+    from uvlab.gpu.aliasing import BoundSamples, bound_samples, iter_bound_rows
+    from uvlab.gpu.gridders.registry import axis_plans
+
+    plan_u, plan_v = axis_plans(name, spec, params)
+    su = bound_samples(plan_u, step)
+    sv = su if plan_v is plan_u else bound_samples(plan_v, step)
+    pairs = su.values.shape[0] * sv.values.shape[0]
+    half = spec.npix // 2
+    k = step
+    while k < half and (half % k or (spec.npix / k) ** 2 * pairs > BOUND_BUDGET):
+        k += step
+    m = k // step
+    su, sv = (BoundSamples(x.values[:, ::m], x.halfwidth[::m], x.spacing) for x in (su, sv))
+    out = np.empty((sv.values.shape[1], su.values.shape[1]))
+    for sl, rows in iter_bound_rows(su, sv):
+        out[sl] = rows
+    return out, k
+
+
+def with_bound(
+    result: AlgorithmResult, algorithm: str, params, spec, step: int, abs_sum: float, peak: float
+) -> AlgorithmResult:
+    """``result`` with its analytic map, bound and their metrics (``uvlab compare``).
+
+    bound = (Σ|w·V|/Σw)·E / peak(I_dft): the units of the error map, on every
+    ``bound_step``-th pixel (the error map's pixels when the cost allows).
+    Metrics: ``bound_max``, ``error_over_bound_max`` (over pixels where the
+    bound exceeds :data:`BOUND_FLOOR`) and ``bound_step``; both null for a
+    chain that the map does not describe (:func:`analysed_params`).
+    """
+    chain, bounds = analysed_params(algorithm, params, spec.npix)
+    e, k = bound_maps(algorithm, chain, spec, step)
+    metrics = {**result.metrics, "bound_max": None, "error_over_bound_max": None}
+    metrics["bound_step"] = k
+    if not bounds:
+        metrics["bound_note"] = "no bound: ducc0's kernel or the w-term is not uvlab's chain"
+        return replace(result, metrics=metrics, analytic=e, bound_step=k)
+    bound = e * (abs_sum / peak)
+    err = result.error[:: k // step, :: k // step]
+    lit = bound > BOUND_FLOOR
+    ratio = float((err[lit] / bound[lit]).max()) if lit.any() else 0.0
+    metrics.update(bound_max=float(bound.max()), error_over_bound_max=ratio)
+    return replace(result, metrics=metrics, analytic=e, bound=bound, bound_step=k)
 
 
 def write_metrics_json(cmp: Comparison, path, data_label: str) -> Path:
@@ -226,6 +304,7 @@ def iter_comparison(
     step: int | None = None,
     chunk_work: float | None = None,
     cancelled: Callable[[], bool] | None = None,
+    bound: bool = False,
 ) -> Iterator[Progress]:
     """Image with each entry and measure its error against the DFT; returns a Comparison.
 
@@ -250,9 +329,12 @@ def iter_comparison(
         Pixel·visibility products per chunk of the reference (None: one chunk).
     cancelled : callable() -> bool, optional
         Polled between chunks and entries (:class:`~uvlab.app.errors.Cancelled`).
+    bound : bool
+        Also each entry's analytic map and bound (:func:`with_bound`).
     """
     from uvlab.gpu.aliasing import error_map
     from uvlab.gpu.backend import resolve_device
+    from uvlab.gpu.gridders.params import GridParams
     from uvlab.gpu.imaging.imager import ImagingError, flatten_samples, make_image
     from uvlab.gpu.imaging.weighting import Weighting, imaging_weights
 
@@ -265,6 +347,7 @@ def iter_comparison(
         raise ImagingError("every sample is flagged or has zero weight: nothing to image")
     wt = imaging_weights(u, v, wt, spec, weighting)
     sumw = float(wt.sum())
+    abs_sum = float(np.abs(wt * vis_f).sum()) / sumw
     nvis = int(np.count_nonzero(wt))
     if step is None:
         step = dft_step(spec.npix, nvis, DFT_BUDGET[dev])
@@ -297,9 +380,12 @@ def iter_comparison(
             psf=False,
         )
         err, metrics = error_map(res.dirty[::step, ::step], ref)
-        results[e.label] = AlgorithmResult(
-            e.label, res.dirty, err, metrics, dict(res.timing), res.nvis
-        )
+        result = AlgorithmResult(e.label, res.dirty, err, metrics, dict(res.timing), res.nvis)
+        if bound:
+            params = e.params or GridParams()
+            peak = float(np.abs(ref).max())
+            result = with_bound(result, e.algorithm, params, spec, step, abs_sum, peak)
+        results[e.label] = result
     check(cancelled)
     yield Progress(1.0, "done")
     return Comparison(spec, ref, step, results, {"dft": t_ref}, dev, nvis)
@@ -344,6 +430,7 @@ def compare_algorithms(
     step: int | None = None,
     progress: Callable[[float, str], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    bound: bool = False,
 ) -> Comparison:
     """:func:`iter_comparison` run to the end, for gridders that share one ``params``.
 
@@ -370,6 +457,7 @@ def compare_algorithms(
             device=device,
             step=step,
             cancelled=cancelled,
+            bound=bound,
         ),
         progress,
     )

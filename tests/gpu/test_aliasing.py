@@ -9,6 +9,8 @@ from uvlab.gpu.aliasing import (
     analytic_map,
     central_half,
     error_map,
+    fine_factor,
+    is_stepwise,
     point_source_scan,
     transfer_functions,
 )
@@ -19,6 +21,9 @@ from uvlab.gpu.gridders.registry import ALGORITHMS, axis_plans, get_gridder
 from uvlab.gpu.imaging.spec import ImageSpec
 
 MUSCAT = GridParams.muscat(16)
+#: Every tabulated GCF (support) and every closed-form one evaluated exactly.
+GCF_TABLES = (("es", 7), ("kb", 6), ("pswf", 6), ("gauss", 4), ("lm", 6))
+GCF_EXACT = (("es", 7), ("es", 6), ("kb", 5), ("pswf", 6), ("gauss", 4))
 
 
 @pytest.fixture(scope="module")
@@ -128,3 +133,87 @@ def test_point_source_scan_grows_toward_the_edge_and_ranks(meerkat):
 def test_analytic_map_rejects_unknown_kind():
     with pytest.raises(ValueError, match="kind"):
         analytic_map("conv", ImageSpec(32, 1e-5), MUSCAT, kind="mean")
+
+
+def _regular_max(name, spec, params):
+    """The old map: maximum over the regular offsets −½ + j/n only (one side of each tie)."""
+    lu, lv = transfer_functions(name, spec, params)
+    out = np.zeros((lv.shape[1], lu.shape[1]))
+    for row in lv:
+        np.maximum(out, np.abs(row[:, None, None] * lu[None, :, :] - 1.0).max(axis=1), out=out)
+    return out
+
+
+TABLE = GridParams.muscat(16)
+TIE_CASES = [
+    ("nn", GridParams()),
+    ("nn-oversampled", GridParams(oversample=8)),
+    ("pruned-nn", TABLE),
+    ("pruned-nn", TABLE.with_(oversample=8, prune_kernel="es", prune_support=8)),
+    ("hybrid", TABLE),
+    ("hybrid", TABLE.with_(kernel="kb", support=5, sigma=2.0)),
+    *[("conv", TABLE.with_(kernel=k, support=s, sigma=2.0)) for k, s in GCF_TABLES],
+    ("conv", GridParams("pswf", 6, oversample=64, sigma=2.0, engine="numpy")),
+    *[("conv", GridParams(k, s, exact=True, engine="numpy")) for k, s in GCF_EXACT],
+]
+
+
+def _tie_offsets(plan, rng, n):
+    """n offsets (FFT cells) just either side of rounding ties (exact kernels: window steps)."""
+    f = fine_factor(plan)
+    if is_stepwise(plan):
+        ties = (rng.integers(-2 * f, 2 * f, n) + 0.5) / f
+    else:
+        ties = rng.integers(-2, 2, n) + (plan.rule.support / 2.0) % 1.0
+    return ties + rng.choice([-1e-9, 1e-9], n)
+
+
+def _one_record(plan_u, plan_v, spec, du, dv):
+    """(u, v) in wavelengths of a record at (δu, δv) FFT-grid cells."""
+    return (
+        np.array([du / (plan_u.n_fft * spec.cell_rad)]),
+        np.array([-dv / (plan_v.n_fft * spec.cell_rad)]),
+    )
+
+
+@pytest.mark.parametrize(("name", "params"), TIE_CASES)
+def test_records_beside_rounding_ties_stay_within_the_bound(rng, name, params):
+    """One record at ±½ of a fine cell: |I − I_dft| ≤ |V|·E at every pixel, against the DFT."""
+    spec = ImageSpec(32, 1e-3)
+    plan_u, plan_v = axis_plans(name, spec, params)
+    bound = analytic_map(name, spec, params)
+    n = 24
+    du, dv = _tie_offsets(plan_u, rng, n), _tie_offsets(plan_v, rng, n)
+    if not is_stepwise(plan_u):  # smooth between steps: anywhere, too (the 2 % widening)
+        du[::2], dv[::2] = rng.uniform(-0.5, 0.5, (2, n // 2))
+    gridder = get_gridder(name)
+    lit = bound > 1e-9  # elsewhere both are float rounding (the centre of pruned-nn)
+    worst = 0.0
+    for k in range(n):
+        u, v = _one_record(plan_u, plan_v, spec, du[k], dv[k])
+        a = np.exp(2j * np.pi * rng.uniform(size=1))
+        err = np.abs(gridder(u, v, a, spec, params) - dft_image(u, v, a, spec))
+        assert np.all(err <= bound + 1e-12), (k, (err[lit] / bound[lit]).max())
+        worst = max(worst, float((err[lit] / bound[lit]).max()))
+    if is_stepwise(plan_u) or is_stepwise(plan_v):
+        assert worst > 0.97  # the bound is the supremum: records at the ties come close
+
+
+@pytest.mark.parametrize(
+    ("name", "tie_u", "tie_v", "old_ratio"),
+    [("pruned-nn", 0.5, 7.5, 1.130), ("hybrid", 11.5, 0.5, 1.141), ("conv", 0.5, 15.5, 1.137)],
+)
+def test_the_worst_tie_pair_broke_the_sampled_map_and_not_the_bound(name, tie_u, tie_v, old_ratio):
+    """Issue 14: a record just below a u tie and just above a v tie (fine cells) gave
+    1.14 × the map sampled at the offsets −½ + j/n, which see each tie from one side."""
+    spec, params = ImageSpec(32, 1e-3), MUSCAT
+    plan_u, plan_v = axis_plans(name, spec, params)
+    fu, fv = fine_factor(plan_u), fine_factor(plan_v)
+    u, v = _one_record(plan_u, plan_v, spec, tie_u / fu - 1e-9, tie_v / fv + 1e-9)
+    a = np.ones(1, complex)
+    err = np.abs(get_gridder(name)(u, v, a, spec, params) - dft_image(u, v, a, spec))
+    old, bound = _regular_max(name, spec, params), analytic_map(name, spec, params)
+    lit = bound > 1e-9
+    assert (err[lit] / old[lit]).max() == pytest.approx(old_ratio, abs=1e-3)
+    assert np.all(err <= bound + 1e-12)
+    assert (err[lit] / bound[lit]).max() <= 1.0 + 1e-9

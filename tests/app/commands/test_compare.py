@@ -57,11 +57,11 @@ def test_compare_on_an_ms_writes_fits_metrics_and_report(tmp_path):
         assert err_hdr["CDELT1"] == pytest.approx(
             2 * fits.getheader(out / "nn-dirty.fits")["CDELT1"]
         )
-    # The analytic maps: full-size, with the WCS, and ranking conv (ES) far below nn.
+    # The analytic maps: on the error maps' pixels, with the WCS, conv (ES) far below nn.
     analytic = {}
     for name in ("conv", "nn", "pruned-nn"):
         data = fits.getdata(out / f"{name}-analytic.fits")[0, 0]
-        assert data.shape == (64, 64) and np.all(data >= 0)
+        assert data.shape == (32, 32) and np.all(data >= 0)
         assert fits.getheader(out / f"{name}-analytic.fits")["CTYPE1"] == "RA---SIN"
         analytic[name] = float(np.sqrt(np.mean(data**2)))
     assert analytic["conv"] < 1e-3 * analytic["nn"]
@@ -75,6 +75,10 @@ def test_compare_on_an_ms_writes_fits_metrics_and_report(tmp_path):
         assert m["rate_vis_per_s"] > 0 and "grid" in m["timing"]
     assert algos["conv"]["rms_full"] < algos["nn"]["rms_full"]
     assert algos["pruned-nn"]["rms_full"] < algos["nn"]["rms_full"]
+    # conv ran on ducc0 (ES, engine auto): its own kernel, so no bound; the others have one.
+    assert algos["conv"]["bound_max"] is None and not (out / "conv-bound.fits").exists()
+    for name in ("nn", "pruned-nn"):
+        assert 0 < algos[name]["error_over_bound_max"] <= 1.0
     assert (out / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "subsampled every 2 pixels" in stdout
 
@@ -137,3 +141,50 @@ def test_a_synthetic_observation_too_large_for_memory_is_refused_first(tmp_path,
     ), err
     assert "only 1.0 GiB of memory is available (cgroup limit); use fewer channels" in err
     assert not (tmp_path / "o").exists()
+
+
+def test_compare_writes_bounds_in_the_error_maps_units(tmp_path):
+    """<alg>-bound.fits shares the error map's grid, header and units; error ≤ bound."""
+    from astropy.io import fits
+
+    out = tmp_path / "b"
+    code, stdout, err = run_cli(
+        "compare",
+        *SYNTH,
+        "--algorithms",
+        "conv,hybrid,pruned-nn,nn-oversampled",
+        "--kernel",
+        "pswf",
+        "--support",
+        "6",
+        "--oversample",
+        "16",
+        "--npix",
+        "64",
+        "--dft-step",
+        "2",
+        "--device",
+        "cpu",
+        "--out",
+        out,
+    )
+    assert code == 0, err
+    metrics = json.loads((out / "metrics.json").read_text())["algorithms"]
+    for name, m in metrics.items():
+        err_hdr, err_map = (
+            fits.getheader(out / f"{name}-error.fits"),
+            fits.getdata(out / f"{name}-error.fits"),
+        )
+        b_hdr, b_map = (
+            fits.getheader(out / f"{name}-bound.fits"),
+            fits.getdata(out / f"{name}-bound.fits"),
+        )
+        for key in ("NAXIS1", "NAXIS2", "CRPIX1", "CRPIX2", "CDELT1", "CDELT2", "CTYPE1", "BUNIT"):
+            assert b_hdr[key] == err_hdr[key], (name, key)
+        assert m["bound_step"] == 2
+        assert np.all(err_map <= b_map * (1 + 1e-9) + 1e-12), name
+        assert m["bound_max"] == pytest.approx(float(b_map.max()))
+        assert 0 < m["error_over_bound_max"] <= 1.0
+        lit = b_map > 1e-12
+        assert m["error_over_bound_max"] == pytest.approx(float(np.max(err_map[lit] / b_map[lit])))
+    assert "error/bound max" in stdout
