@@ -73,9 +73,12 @@ def is_stepwise(plan) -> bool:
     """Whether a record's grid contents are constant between nearest-cell ties.
 
     True for nearest-cell gridding and nearest table lookup (the record is
-    moved to a fine point first); False for an exactly evaluated kernel.
+    moved to a fine point first); False for an exactly evaluated kernel and a
+    table read by linear interpolation (the taps move with the record).
     """
-    return isinstance(plan.rule, (NearestTaps, TableTaps))
+    if isinstance(plan.rule, TableTaps):
+        return plan.rule.lookup == "nearest"
+    return isinstance(plan.rule, NearestTaps)
 
 
 #: Record offsets per FFT cell at which an exactly evaluated kernel's L is
@@ -170,6 +173,8 @@ def bound_samples(
         half = np.pi * np.abs(n) / (f * plan.n_fft)
     else:
         ratio = plan.n_grid // plan.n_fft
+        if isinstance(plan.rule, TableTaps):  # linear lookup: L kinks at the table's nodes
+            n_exact = max(n_exact, 2 * fine_factor(plan))  # every node, and between each pair
         first = (plan.rule.support / 2.0 / ratio) % (1.0 / ratio)
         jumps = (first + np.arange(ratio) / ratio + 0.5) % 1.0 - 0.5
         delta = np.concatenate(

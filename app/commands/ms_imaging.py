@@ -56,6 +56,12 @@ def add_imaging_args(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--support", type=int, help="kernel support, cells")
     g.add_argument("--oversample", type=int, help="kernel table / uv grid oversampling β")
+    g.add_argument(
+        "--lookup",
+        choices=("nearest", "linear"),
+        help="how a kernel table (--support) is read: its nearest entry, or linear "
+        "interpolation between two (error ~1/β² instead of ~1/β; default nearest)",
+    )
     g.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
     g.add_argument(
         "--precision",
@@ -105,7 +111,7 @@ def grid_params(args):
     """The :class:`~uvlab.gpu.gridders.params.GridParams` the options ask for."""
     from uvlab.gpu.gridders.params import GridParams
 
-    given = {k: getattr(args, k) for k in ("kernel", "support", "oversample")}
+    given = {k: getattr(args, k, None) for k in ("kernel", "support", "oversample", "lookup")}
     given = {k: v for k, v in given.items() if v is not None}
     given["precision"] = getattr(args, "precision", None) or "double"
     if args.eps is not None:

@@ -35,6 +35,8 @@ def entry_summary(o: ImagingOptions) -> str:
         parts.append(f"ε={o.eps:g}" if o.kernel_size == "eps" else f"S={o.support}")
     if "oversample" in uses and (record.fine_grid or o.kernel_size == "support"):
         parts.append(f"β={o.oversample}")
+    if "lookup" in uses and o.kernel_size == "support" and o.lookup != "nearest":
+        parts.append(o.lookup)
     if "sigma" in uses:
         parts.append(f"σ={o.sigma:g}")
     return " ".join(parts)

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from uvlab.gpu.gridders.params import GCF_NAMES
+from uvlab.gpu.gridders.params import GCF_NAMES, LOOKUPS
 from uvlab.gpu.gridders.registry import NAMES
 from uvlab.gpu.gridders.registry import algorithm as catalogue_entry
 
@@ -51,6 +51,8 @@ ALGORITHMS = NAMES
 KERNELS = GCF_NAMES
 #: How the GCF support is chosen: from the accuracy ε, or given.
 KERNEL_SIZES = ("eps", "support")
+#: How a kernel table is read (``kernel_size="support"``): nearest entry or linear interpolation.
+TABLE_LOOKUPS = LOOKUPS
 PRECISIONS = ("single", "double")
 DEVICES = ("auto", "cpu", "gpu")
 #: CPU gridding threads in the window: every core but one, which stays with the window.
@@ -89,6 +91,10 @@ class ImagingOptions:
         Grid padding σ in [1, 4].
     precision : {"single", "double"}
         Working precision of the prediction.
+    lookup : {"nearest", "linear"}
+        How the kernel table (``kernel_size="support"``) of ``conv`` and of
+        hybrid's u axis is read: its nearest entry, or linear interpolation
+        between two (:attr:`uvlab.gpu.gridders.params.GridParams.lookup`).
     """
 
     npix: int = DEFAULT_NPIX
@@ -104,6 +110,7 @@ class ImagingOptions:
     oversample: int = 16
     sigma: float = 2.0
     precision: str = "double"
+    lookup: str = "nearest"
 
     def __post_init__(self):
         npix = self.npix
@@ -125,6 +132,7 @@ class ImagingOptions:
             "kernel": KERNELS,
             "kernel_size": KERNEL_SIZES,
             "precision": PRECISIONS,
+            "lookup": TABLE_LOOKUPS,
         }
         for name, allowed in choices.items():
             if getattr(self, name) not in allowed:
@@ -166,6 +174,7 @@ class ImagingOptions:
             oversample=int(self.oversample),
             sigma=float(self.sigma),
             threads=int(threads),
+            lookup=self.lookup,
         )
         if self.kernel_size == "eps":
             return GridParams.from_eps(float(self.eps), **common)

@@ -1,7 +1,7 @@
 """Convolutional gridding (Muscat alg. 2.4; DESIGN §2 ``conv``).
 
 Each record is convolved with a separable GCF of support S — read from a
-table oversampled β times by nearest lookup, or evaluated exactly — onto a
+table oversampled β times by nearest or linear lookup, or evaluated exactly — onto a
 grid padded σ times; the grid is inverse-FFT'd, cropped and divided by the
 numerically computed response of the taps actually used
 (:mod:`~uvlab.gpu.gridders.correction`).
@@ -39,6 +39,7 @@ def conv_axis(spec: ImageSpec, params: GridParams) -> AxisPlan:
         n_grid / spec.npix,
         exact=params.exact,
         shape=params.shape,
+        lookup=params.lookup,
     )
     return AxisPlan(spec.npix, spec.cell_rad, n_grid, rule)
 

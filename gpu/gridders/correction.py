@@ -12,6 +12,10 @@ by the size of the grid the stage works on (cycles per grid cell).
 - a table oversampled β times read by nearest lookup (Muscat eq. 2.26–2.27):
   the DFT of the table entries used, divided by β, times sinc(t/β) — the
   zero-padded FFT of the table evaluated exactly at the pixel offsets;
+- the same table read by linear interpolation: the Fourier transform of its
+  piecewise-linear interpolant, i.e. of the table convolved with a triangle
+  one table step wide (``sinc²(t/β)`` in place of ``sinc(t/β)``), less the
+  triangle's two tails past ±D/β, which the taps never reach;
 - an exactly evaluated kernel: its continuous Fourier transform by
   Gauss–Legendre quadrature;
 - a pruner (Muscat alg. 2.7): the DFT of its taps on the fine grid divided by α.
@@ -73,6 +77,37 @@ def table_response(table, oversample: int, used_offsets, t) -> np.ndarray:
     d = np.asarray(used_offsets)
     dft = taps_dft(np.asarray(table)[d + half], d, oversample, t) / oversample
     return dft * np.sinc(np.asarray(t, dtype=np.float64) / oversample)
+
+
+def linear_table_response(table, oversample: int, t) -> np.ndarray:
+    """Mean response of a table of ``2D+1`` entries read by linear interpolation.
+
+    The kernel used is ``Σ_d C[d]·Λ(z·β − d)`` (Λ the unit triangle) on
+    ``|z| ≤ D/β`` and zero outside
+    (:class:`~uvlab.gpu.gridders.tables.TableTaps`). Its Fourier transform is
+    ``sinc²(τ)·Σ_d C[d]·cos(2π·d·τ)/β`` with ``τ = t/β``, less the tails
+    ``(C[D] + C[−D])/β·∫₀¹ (1 − y)·cos(2π·τ·(D + y)) dy`` past ±D/β
+    (Gauss–Legendre, exact to rounding for |τ| ≤ 1).
+
+    Parameters
+    ----------
+    table : (2D+1,) float
+        ``C(d/β)`` for ``d = −D … D`` (an even kernel).
+    oversample : int
+        β.
+    t : (m,) float
+        Cycles per grid cell.
+    """
+    table = np.asarray(table, dtype=np.float64)
+    half = (len(table) - 1) // 2
+    t = np.asarray(t, dtype=np.float64)
+    tau = t / oversample
+    d = np.arange(-half, half + 1)
+    body = taps_dft(table, d, oversample, t) / oversample * np.sinc(tau) ** 2
+    x, w = _gauss_legendre(16)
+    y, w = 0.5 * (x + 1.0), 0.5 * w
+    tail = np.cos(2.0 * np.pi * np.outer(tau, half + y)) @ ((1.0 - y) * w)
+    return body - (table[0] + table[-1]) / oversample * tail
 
 
 def kernel_ft(kernel: Callable, support: int, t, nodes: int = 0) -> np.ndarray:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from uvlab.gpu.gridders.cuda_rules import AxisRule, GpuChain
+from uvlab.gpu.gridders.cuda_rules import TABLE_KINDS, AxisRule, GpuChain
 
 
 @dataclass(frozen=True)
@@ -102,8 +102,8 @@ def iparams(layout: TileLayout, ru: AxisRule, rv: AxisRule) -> np.ndarray:
 
 
 def _units(rule: AxisRule) -> int:
-    """Position units per cell: B for a table rule (q), else 1."""
-    return rule.oversample if rule.kind == "table" else 1
+    """Position units per cell: B for a table rule (q or x·B), else 1."""
+    return rule.oversample if rule.kind in TABLE_KINDS else 1
 
 
 def bin_reference(u, v, wvis, chain: GpuChain, layout: TileLayout) -> dict:

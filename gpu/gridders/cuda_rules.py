@@ -1,6 +1,6 @@
 """Tap rules and algorithm chains of the CUDA gridders (DESIGN §2).
 
-The CUDA kernels (``gpu/kernels/grid_*.cu``) know three tap rules per axis,
+The CUDA kernels (``gpu/kernels/grid_*.cu``) know four tap rules per axis,
 each with a NumPy reference here (:class:`AxisRule`):
 
 - ``"es"``: the exponential of semicircle evaluated exactly in the kernel
@@ -8,6 +8,11 @@ each with a NumPy reference here (:class:`AxisRule`):
 - ``"table"``: a kernel table oversampled B times read by nearest lookup
   (:class:`~uvlab.gpu.gridders.tables.TableTaps`): ``q = ⌊x·B + ½⌋``,
   ``k0 = ⌈(q − D)/B⌉``, weight ``table[(k0 + j)·B − q + D]``;
+- ``"linear"``: the same table read by linear interpolation
+  (``TableTaps(lookup="linear")``): stored position ``s = x·B`` (table
+  steps, not rounded), ``k0 = ⌈(⌈s⌉ − D)/B⌉``, and with ``d0 = k·B − ⌊s⌋``,
+  ``f = s − ⌊s⌋`` the weight ``(1 − f)·table[d0 + D] + f·table[d0 − 1 + D]``,
+  zero for ``d0 > D``;
 - ``"nearest"``: the nearest cell, weight 1.
 
 :func:`gpu_chain` turns an algorithm's NumPy :class:`AxisPlan` pair (from its
@@ -35,11 +40,13 @@ from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.gcf import default_shape
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.pruning import Pruner
-from uvlab.gpu.gridders.tables import ExactTaps, NearestTaps, TableTaps
+from uvlab.gpu.gridders.tables import ExactTaps, NearestTaps, TableTaps, linear_read
 from uvlab.gpu.imaging.spec import ImageSpec
 
 #: Rule name → the kernels' template/integer id.
-RULE_IDS = {"es": 0, "table": 1, "nearest": 2}
+RULE_IDS = {"es": 0, "table": 1, "nearest": 2, "linear": 3}
+#: Rules whose stored position counts table steps (B per cell) rather than cells.
+TABLE_KINDS = ("table", "linear")
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,7 +55,7 @@ class AxisRule:
 
     Attributes
     ----------
-    kind : {"es", "table", "nearest"}
+    kind : {"es", "table", "nearest", "linear"}
     support : int
         Taps per record S.
     n_grid : int
@@ -58,9 +65,9 @@ class AxisRule:
     beta : float
         ES shape β (``"es"`` only).
     table : (2D+1,) float64 or None
-        Kernel samples at ``d/B``, ``d = −D … D`` (``"table"`` only).
+        Kernel samples at ``d/B``, ``d = −D … D`` (``"table"``, ``"linear"``).
     oversample : int
-        B (``"table"`` only).
+        B (``"table"``, ``"linear"``).
     """
 
     kind: str
@@ -83,13 +90,16 @@ class AxisRule:
     def window(self, x) -> tuple[np.ndarray, np.ndarray]:
         """Window start k0 and stored position of records at coordinate x (cells).
 
-        The position is x itself (``"es"``), ``q`` (``"table"``) or k0
-        (``"nearest"``), as float64; the same formulas serve absolute and
-        tile-local coordinates.
+        The position is x itself (``"es"``), ``q`` (``"table"``), ``x·B``
+        (``"linear"``) or k0 (``"nearest"``), as float64; the same formulas
+        serve absolute and tile-local coordinates.
         """
         x = np.asarray(x, dtype=np.float64)
         if self.kind == "es":
             return np.ceil(x - 0.5 * self.support).astype(np.int64), x
+        if self.kind == "linear":
+            s = x * self.oversample
+            return self.start_from_position(s), s
         if self.kind == "table":
             q = np.floor(x * self.oversample + 0.5).astype(np.int64)
             return -((self.half - q) // self.oversample), q.astype(np.float64)
@@ -103,6 +113,8 @@ class AxisRule:
             return np.ceil(pos - 0.5 * self.support).astype(np.int64)
         if self.kind == "table":
             return -((self.half - pos.astype(np.int64)) // self.oversample)
+        if self.kind == "linear":
+            return -((self.half - np.ceil(pos).astype(np.int64)) // self.oversample)
         return pos.astype(np.int64)
 
     def weights(self, k0, pos) -> np.ndarray:
@@ -117,6 +129,9 @@ class AxisRule:
             d = k * self.oversample - pos.astype(np.int64)
             ok = np.abs(d) <= self.half
             return np.where(ok, np.asarray(self.table)[np.where(ok, d + self.half, 0)], 0.0)
+        if self.kind == "linear":
+            q0 = np.floor(pos)
+            return linear_read(self.table, k * self.oversample - q0.astype(np.int64), pos - q0)
         return np.ones(k.shape)
 
 
@@ -159,7 +174,8 @@ def rule_from_plan(plan: AxisPlan, spec: ImageSpec, params: GridParams) -> AxisR
         return AxisRule("nearest", 1, n, scale)
     if isinstance(rule, TableTaps):
         table = np.asarray(rule.table, dtype=np.float64)
-        return AxisRule("table", rule.support, n, scale, table=table, oversample=rule.oversample)
+        kind = "linear" if rule.lookup == "linear" else "table"
+        return AxisRule(kind, rule.support, n, scale, table=table, oversample=rule.oversample)
     if isinstance(rule, ExactTaps) and params.kernel == "es":
         beta = params.shape or default_shape("es", rule.support, n / spec.npix)
         return AxisRule("es", rule.support, n, scale, beta=float(beta))

@@ -1,13 +1,14 @@
 """Hybrid gridding (Muscat 2021, alg. 2.5).
 
 Along u each record is convolved with the GCF (support S, table oversampled
-β, grid of σN cells — Muscat's σ = 1 makes it the N × Nβ grid of the
-thesis); along v it goes to the nearest cell of a β-times finer grid of Nβ
-cells. A column pruner (:mod:`~uvlab.gpu.gridders.pruning`) then convolves
-the v axis with the least-misfit kernel Z(2v) and decimates it by α = β/2 to
-2N cells (Muscat eq. 2.56). The σN × 2N grid is inverse-FFT'd, cropped to
-N×N and corrected by ``h_co(l)·h_pr(m)``, both computed from the taps used
-(the corrector along m includes the nearest-cell sinc).
+β and read by nearest or linear lookup, grid of σN cells — Muscat's σ = 1
+makes it the N × Nβ grid of the thesis); along v it goes to the nearest
+cell of a β-times finer grid of Nβ cells. A column pruner
+(:mod:`~uvlab.gpu.gridders.pruning`) then convolves the v axis with the
+least-misfit kernel Z(2v) and decimates it by α = β/2 to 2N cells (Muscat
+eq. 2.56). The σN × 2N grid is inverse-FFT'd, cropped to N×N and corrected
+by ``h_co(l)·h_pr(m)``, both computed from the taps used (the corrector
+along m includes the nearest-cell sinc).
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ from uvlab.gpu.gridders.gcf import KERNELS
 GCF_NAMES = (*KERNELS, "lm")
 ENGINES = ("auto", "numpy", "ducc")
 PRECISIONS = ("single", "double")
+#: How a GCF table is read: the nearest entry, or linear interpolation between two.
+LOOKUPS = ("nearest", "linear")
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,12 @@ class GridParams:
         one home for σ (default 2). Muscat's algorithms use σ = 1.
     exact : bool
         Evaluate the GCF at the exact offsets instead of the table.
+    lookup : {"nearest", "linear"}
+        How the GCF table of ``conv`` and of hybrid's u axis is read: the
+        nearest of its entries (Muscat's choice, error ∝ 1/β), or linear
+        interpolation between the two neighbouring ones (error ∝ 1/β²; the
+        corrector follows the interpolated kernel). Ignored with ``exact``
+        and by the ducc0 engine.
     eps : float or None
         Requested accuracy (set by :meth:`from_eps`; the ducc0 engine uses it).
     shape : float or None
@@ -74,6 +82,7 @@ class GridParams:
     chunk: int = 1 << 22
     precision: str = "double"
     threads: int = 0
+    lookup: str = "nearest"
 
     def __post_init__(self):
         if self.kernel not in GCF_NAMES:
@@ -90,6 +99,8 @@ class GridParams:
             raise ValueError(f"pruning support must be 2–32, got {self.prune_support}")
         if self.engine not in ENGINES:
             raise ValueError(f"unknown engine {self.engine!r}; choose one of {ENGINES}")
+        if self.lookup not in LOOKUPS:
+            raise ValueError(f"lookup must be one of {LOOKUPS}, got {self.lookup!r}")
         if self.precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {PRECISIONS}, got {self.precision!r}")
         if self.eps is not None and not 0 < self.eps < 1:

@@ -36,8 +36,8 @@ SEPARABLE_CUDA = "uvlab.gpu.gridders.cuda_gridders:dirty_gpu"
 
 #: The GCF and its size, read by the gridders that convolve with a kernel:
 #: the kernel, its support S (or the accuracy ε that chooses S, evaluated
-#: exactly), its shape, its table's oversampling β and the padding σ.
-_GCF = frozenset({"kernel", "support", "eps", "exact", "shape", "oversample", "sigma"})
+#: exactly), its shape, its table's oversampling β and lookup, and the padding σ.
+_GCF = frozenset({"kernel", "support", "eps", "exact", "shape", "oversample", "lookup", "sigma"})
 #: Muscat's pruner: the uv oversampling β (decimated by α = β/2) and the kernel Z.
 _PRUNER = frozenset({"oversample", "prune_kernel", "prune_support"})
 

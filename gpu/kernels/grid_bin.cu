@@ -17,7 +17,9 @@
 //   0 = ES evaluated exactly: window start k0 = ceil(x - S/2), stored local x;
 //   1 = table read by nearest lookup: q = floor(x*B + 0.5),
 //       k0 = ceil((q - D)/B), stored local q (an exact integer);
-//   2 = nearest cell: k0 = floor(x + 0.5), stored local k0 (exact integer).
+//   2 = nearest cell: k0 = floor(x + 0.5), stored local k0 (exact integer);
+//   3 = table read by linear interpolation: s = x*B, k0 = ceil((ceil(s) - D)/B),
+//       stored local s (table steps, not rounded).
 // Tile t covers window starts [t*T, (t+1)*T); local coordinates are taken
 // from the tile origin t*T - 1, so local window starts lie in [1, T].
 // Key = (tile_v * ntile_u + tile_u) * P + (local k0v mod P): P > 1 splits a
@@ -47,9 +49,19 @@ __device__ __forceinline__ int window_start(double x, int rule, int S, int B, in
         *pos = (double)q;
         return -floordiv_i(D - q, B);
     }
+    if (rule == 3) {
+        double s = x * B;
+        *pos = s;
+        return -floordiv_i(D - (int)ceil(s), B);
+    }
     int k = (int)floor(x + 0.5);
     *pos = (double)k;
     return k;
+}
+
+// Position units per cell: B for the table rules (1, 3), else 1.
+__device__ __forceinline__ double units(int rule, int B) {
+    return (rule == 1 || rule == 3) ? (double)B : 1.0;
 }
 
 struct Located {
@@ -82,7 +94,7 @@ __device__ __forceinline__ bool locate(const TIN* __restrict__ u, const TIN* __r
     int wrap = k0v < 0 ? -1 : (k0v >= Mv ? 1 : 0);
     if (wrap != 0) {
         k0v -= wrap * Mv;
-        pv -= (double)(wrap * Mv) * (ip[7] == 1 ? (double)ip[9] : 1.0);
+        pv -= (double)(wrap * Mv) * units(ip[7], ip[9]);
     }
     const int TU = ip[11], TV = ip[12], ntu = ip[13], ntv = ip[14], P = ip[15];
     int tu = k0u / TU;  // k0u >= 0 (pad), k0v >= 0
@@ -91,8 +103,8 @@ __device__ __forceinline__ bool locate(const TIN* __restrict__ u, const TIN* __r
     tv = tv < 0 ? 0 : (tv >= ntv ? ntv - 1 : tv);
     const int ou = tu * TU - 1, ov = tv * TV - 1;
     // Local positions: subtract the origin in the rule's own units.
-    L->pu = pu - (double)ou * (ip[3] == 1 ? (double)ip[5] : 1.0);
-    L->pv = pv - (double)ov * (ip[7] == 1 ? (double)ip[9] : 1.0);
+    L->pu = pu - (double)ou * units(ip[3], ip[5]);
+    L->pv = pv - (double)ov * units(ip[7], ip[9]);
     int res = P > 1 ? (k0v - ov) % P : 0;
     L->key = ((tv * ntu) + tu) * P + res;
     L->re = re;

@@ -25,7 +25,8 @@
 // k >= Mu/2 also give conj(G) to column -k or Mu - k of the mirrored row.
 //
 // Tap rules (template RU / RV): 0 = ES exact, 1 = table (nearest lookup),
-// 2 = nearest cell; see grid_bin.cu for the stored positions.
+// 2 = nearest cell, 3 = table (linear interpolation); see grid_bin.cu for the
+// stored positions.
 
 template <typename T> struct Rec { T pu, pv, re, im; };
 template <typename T> struct cplx_of;
@@ -48,17 +49,22 @@ __device__ __forceinline__ double es_weight(double z, double inv_half, double be
     return y > 0.0 ? exp(beta * (sqrt(y) - 1.0)) : 0.0;
 }
 
+__device__ __forceinline__ float floor_t(float x) { return floorf(x); }
+__device__ __forceinline__ double floor_t(double x) { return floor(x); }
+
 // Local window start of a record's stored position p under rule R.
 template <int R, int S>
 __device__ __forceinline__ int win_start(float p, int B, int D) {
     if (R == 0) return (int)ceilf(p - 0.5f * S);
     if (R == 1) return -floordiv_i(D - (int)p, B);
+    if (R == 3) return -floordiv_i(D - (int)ceilf(p), B);
     return (int)p;
 }
 template <int R, int S>
 __device__ __forceinline__ int win_start(double p, int B, int D) {
     if (R == 0) return (int)ceil(p - 0.5 * S);
     if (R == 1) return -floordiv_i(D - (int)p, B);
+    if (R == 3) return -floordiv_i(D - (int)ceil(p), B);
     return (int)p;
 }
 
@@ -70,6 +76,16 @@ __device__ __forceinline__ T tap_weight(int k, T p, T beta, const T* __restrict_
     if (R == 1) {
         int d = k * B - (int)p;
         return (d <= D && d >= -D) ? table[d + D] : (T)0;
+    }
+    if (R == 3) {
+        // (1 - f) * table[d0] + f * table[d0 - 1], zero past +-D (TableTaps, linear).
+        const T q0 = floor_t(p);
+        const T f = p - q0;
+        const int d0 = k * B - (int)q0;
+        if (d0 > D || d0 < -D) return (T)0;
+        const T hi = table[d0 + D];
+        const T lo = d0 > -D ? table[d0 - 1 + D] : (T)0;
+        return hi + f * (lo - hi);
     }
     return (T)1;
 }

@@ -155,6 +155,10 @@ TIE_CASES = [
     *[("conv", TABLE.with_(kernel=k, support=s, sigma=2.0)) for k, s in GCF_TABLES],
     ("conv", GridParams("pswf", 6, oversample=64, sigma=2.0, engine="numpy")),
     *[("conv", GridParams(k, s, exact=True, engine="numpy")) for k, s in GCF_EXACT],
+    # linear table lookup: the taps move with the record (not stepwise), L kinks at table nodes
+    ("conv", TABLE.with_(support=6, sigma=2.0, lookup="linear")),
+    ("conv", GridParams("es", 5, oversample=8, sigma=2.0, engine="numpy", lookup="linear")),
+    ("hybrid", TABLE.with_(lookup="linear")),
 ]
 
 

@@ -19,18 +19,25 @@ from uvlab.gpu.imaging.spec import ImageSpec
 
 SPEC = ImageSpec(32, 1e-3)
 
-#: (algorithm, params) pairs covering every tap rule and kernel path.
+#: (algorithm, params) pairs covering every tap rule and kernel path (tables read by
+#: nearest and by linear lookup, S·β even and odd).
 CASES = [
     ("conv", GridParams.from_eps(1e-6, engine="numpy")),
     ("conv", GridParams(support=5, oversample=8, engine="numpy")),
     ("conv", GridParams(kernel="kb", support=6, sigma=1.5, engine="numpy")),
+    ("conv", GridParams(support=5, oversample=8, engine="numpy", lookup="linear")),
+    ("conv", GridParams(kernel="kb", support=5, oversample=7, sigma=1.5, lookup="linear")),
     ("nn", GridParams()),
     ("nn-oversampled", GridParams(oversample=4)),
     ("hybrid", GridParams.from_eps(1e-5, oversample=8)),
     ("hybrid", GridParams.muscat(oversample=8)),
+    ("hybrid", GridParams(support=6, oversample=8, lookup="linear")),
     ("pruned-nn", GridParams(oversample=4)),
 ]
-IDS = [f"{n}-{p.kernel}{p.support}{'x' if p.exact else 't'}" for n, p in CASES]
+IDS = [
+    f"{n}-{p.kernel}{p.support}{'x' if p.exact else 't'}{'-linear' if p.lookup == 'linear' else ''}"
+    for n, p in CASES
+]
 
 #: Small tiles and few threads: many tiles, wraps and groups in a small grid.
 SMALL = KernelConfig(tile_2d=(8, 4), maxsub_2d=7, tile_row=(4, 8), maxsub_row=3, threads_row=32)

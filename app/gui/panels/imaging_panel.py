@@ -4,7 +4,8 @@ Only the parameters the chosen algorithm reads are enabled (DESIGN §2), as
 its record in the algorithm catalogue (:mod:`uvlab.gpu.gridders.registry`)
 lists them: the kernel and its accuracy (ε, or the support S) for ``conv``
 and ``hybrid``, the oversampling β for the tables and the NN variants, the
-padding σ for the padded grids. The algorithms, their order and their
+padding σ for the padded grids, the table lookup (nearest or linear) for
+a kernel table of given support. The algorithms, their order and their
 tooltips come from the catalogue too. Invalid values get a red border and
 are not accepted.
 """
@@ -20,7 +21,7 @@ from uvlab.app.gui.panels.fields import (
     parse_open_unit,
     parse_positive_or_auto,
 )
-from uvlab.app.lab.imaging import DEVICES, KERNELS, PRECISIONS, ImagingOptions
+from uvlab.app.lab.imaging import DEVICES, KERNELS, PRECISIONS, TABLE_LOOKUPS, ImagingOptions
 from uvlab.gpu.gridders.registry import CATALOGUE, NAMES
 
 #: Parameter widget, by the ImagingOptions field it shows → the GridParams field it sets
@@ -48,6 +49,15 @@ def enabled_params(name: str, by_eps: bool) -> set[str]:
     if by_eps and "kernel_size" in keys and not record.fine_grid:
         keys.discard("oversample")
     return keys
+
+
+def lookup_enabled(name: str, by_eps: bool) -> bool:
+    """Whether algorithm ``name`` reads a kernel table whose lookup can be chosen.
+
+    Only with a given support (``by_eps`` evaluates the kernel exactly).
+    """
+    record = CATALOGUE.get(name)
+    return record is not None and "lookup" in record.uses and not by_eps
 
 
 def algorithm_combo(names=NAMES) -> QtWidgets.QComboBox:
@@ -127,6 +137,13 @@ class ImagingPanel(QtWidgets.QWidget):
         self.oversample_spin.setRange(1, 4096)
         self.oversample_spin.setKeyboardTracking(False)
         form.addRow("Oversampling β", self.oversample_spin)
+        self.lookup_combo = QtWidgets.QComboBox()
+        self.lookup_combo.addItems(TABLE_LOOKUPS)
+        self.lookup_combo.setToolTip(
+            "how the kernel table is read: its nearest entry, or linear interpolation "
+            "between two (error ~1/β² instead of ~1/β)"
+        )
+        form.addRow("Table lookup", self.lookup_combo)
         self.sigma_spin = self._dspin(1.0, 4.0, 0.25, 2)
         form.addRow("Padding σ", self.sigma_spin)
         self.precision_combo = QtWidgets.QComboBox()
@@ -155,6 +172,7 @@ class ImagingPanel(QtWidgets.QWidget):
             self.algorithm_combo,
             self.kernel_combo,
             self.kernel_size_combo,
+            self.lookup_combo,
             self.precision_combo,
             self.device_combo,
         ):
@@ -201,6 +219,7 @@ class ImagingPanel(QtWidgets.QWidget):
                 oversample=int(self.oversample_spin.value()),
                 sigma=float(self.sigma_spin.value()),
                 precision=self.precision_combo.currentText(),
+                lookup=self.lookup_combo.currentText(),
             )
         except ValueError as exc:
             self._show_invalid(str(exc))
@@ -228,6 +247,7 @@ class ImagingPanel(QtWidgets.QWidget):
             self.support_spin,
             self.oversample_spin,
             self.sigma_spin,
+            self.lookup_combo,
             self.precision_combo,
         ]
         blockers = [QtCore.QSignalBlocker(w) for w in widgets]
@@ -244,6 +264,7 @@ class ImagingPanel(QtWidgets.QWidget):
         self.oversample_spin.setValue(int(o.oversample))
         self.sigma_spin.setValue(float(o.sigma))
         self.precision_combo.setCurrentText(o.precision)
+        self.lookup_combo.setCurrentText(o.lookup)
         del blockers
         self._update_enabled()
         self._show_invalid(None)
@@ -261,6 +282,7 @@ class ImagingPanel(QtWidgets.QWidget):
         enabled = enabled_params(self.algorithm_combo.currentData(), by_eps)
         for key, w in self._params.items():
             w.setEnabled(key in enabled)
+        self.lookup_combo.setEnabled(lookup_enabled(self.algorithm_combo.currentData(), by_eps))
         sized = "kernel_size" in enabled
         self.eps_edit.setEnabled(sized and by_eps)
         self.support_spin.setEnabled(sized and not by_eps)

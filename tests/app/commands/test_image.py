@@ -195,6 +195,29 @@ def test_the_image_is_the_labs_image_job(sims, tmp_path, extra, algorithm, param
     assert np.array_equal(psf, out.psf.astype(np.float32))
 
 
+@pytest.mark.parametrize(
+    ("argv", "lookup"),
+    [((), "nearest"), (("--lookup", "linear"), "linear"), (("--lookup", "nearest"), "nearest")],
+)
+def test_lookup_option_reaches_the_gridder_parameters(argv, lookup):
+    import argparse
+
+    from uvlab.app.commands.ms_imaging import add_imaging_args, grid_params
+
+    parser = argparse.ArgumentParser()
+    add_imaging_args(parser)
+    args = parser.parse_args(["--support", "6", "--oversample", "32", *argv])
+    params = grid_params(args)
+    assert (params.lookup, params.support, params.oversample, params.exact) == (
+        lookup,
+        6,
+        32,
+        False,
+    )
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--lookup", "cubic"])
+
+
 def test_outputs_timing_history_and_default_geometry(sims, tmp_path):
     from astropy.io import fits
 

@@ -106,3 +106,18 @@ def test_widgets_are_named_for_the_record_fields(qtbot, make):
         assert len(found) == 1, name
     for old in ("accuracy_combo", "padding_spin"):
         assert not hasattr(widget, old)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("kernel_size", ["eps", "support"])
+def test_table_lookup_is_offered_for_a_kernel_table_only(qtbot, name, kernel_size):
+    """conv and hybrid read a table when the support is given; ε evaluates the kernel exactly."""
+    panel = ImagingPanel()
+    qtbot.addWidget(panel)
+    panel.set_options(ImagingOptions(algorithm=name, kernel_size=kernel_size, lookup="linear"))
+    want = name in ("conv", "hybrid") and kernel_size == "support"
+    assert panel.lookup_combo.isEnabled() == want
+    assert panel.options().lookup == "linear"
+    with qtbot.waitSignal(panel.changed, timeout=1000):
+        panel.lookup_combo.setCurrentText("nearest")
+    assert panel.options().lookup == "nearest"

@@ -200,3 +200,13 @@ def test_gpu_reference_equals_the_cpu_one(three_points):
     np.testing.assert_allclose(gpu.results["nn"].error, cpu.results["nn"].error, atol=1e-12)
     sub = compare_algorithms(uvw, freq, vis, 1.0, spec, algorithms=["nn"], device="gpu", step=8)
     np.testing.assert_allclose(sub.reference, cpu.reference[::8, ::8], atol=1e-12)
+
+
+def test_entry_summary_names_a_linear_table_lookup():
+    from uvlab.app.lab.compare_task import entry_summary
+    from uvlab.app.lab.imaging import ImagingOptions
+
+    table = ImagingOptions(kernel_size="support", support=6, oversample=32, lookup="linear")
+    assert entry_summary(table) == "es S=6 β=32 linear σ=2"
+    assert entry_summary(table.__class__(lookup="linear")) == "es ε=1e-05 σ=2"  # exact kernel
+    assert "linear" not in entry_summary(table.__class__(kernel_size="support"))

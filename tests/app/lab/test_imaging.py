@@ -20,6 +20,15 @@ def test_defaults_and_the_gridder_parameters():
     assert ImagingOptions(algorithm="dft").grid_params() is None
 
 
+def test_table_lookup_reaches_the_gridder_and_the_session():
+    o = ImagingOptions(kernel_size="support", support=6, oversample=32, lookup="linear")
+    p = o.grid_params()
+    assert (p.lookup, p.exact, p.oversample) == ("linear", False, 32)
+    assert ImagingOptions().lookup == "nearest" == ImagingOptions().grid_params().lookup
+    assert ImagingOptions.from_dict(o.to_dict()) == o
+    assert ImagingOptions.from_dict({"npix": 64}).lookup == "nearest"  # older files
+
+
 def test_older_names_are_read_and_unknown_keys_skipped_or_refused():
     old = {"npix": 64, "accuracy": "support", "support": 4, "padding": 1.25, "newer": 1}
     o = ImagingOptions.from_dict(old)
@@ -42,6 +51,7 @@ def test_older_names_are_read_and_unknown_keys_skipped_or_refused():
         ({"weighting": "briggs", "robust": 3.0}, "robust"),
         ({"sigma": 5.0}, "σ must be in"),
         ({"robust": "0.5"}, "robust must be a number"),
+        ({"lookup": "cubic"}, "lookup 'cubic' is not one of nearest, linear"),
     ],
 )
 def test_bad_values_are_refused_in_one_line(changes, message):

@@ -95,3 +95,24 @@ def test_pruned_algorithms_need_even_oversampling(run):
         get_gridder("hybrid")(
             run["u"], run["v"], run["vis"], run["spec"], MUSCAT.with_(oversample=9)
         )
+
+
+def test_hybrid_with_linear_lookup_on_its_convolved_axis(run):
+    """Muscat's setting with hybrid's u-axis table read by linear interpolation.
+
+    Measured: |I_linear − I_exact| = 6.2e-5 of the peak against 2.7e-3 for nearest lookup;
+    against the DFT, central-half RMS 1.95e-4 (exact PSWF on u: 1.96e-4, nearest 2.6e-4),
+    2.07e-4 predicted from the analytic RMS map of the linear-lookup chain.
+    """
+    u, v, vis, spec, ref = (run[k] for k in ("u", "v", "vis", "spec", "ref"))
+    linear = MUSCAT.with_(lookup="linear")
+    img = get_gridder("hybrid")(u, v, vis, spec, linear)
+    exact = get_gridder("hybrid")(u, v, vis, spec, MUSCAT.with_(exact=True))
+    peak = np.abs(ref).max()
+    assert np.abs(img - exact).max() < np.abs(run["img"]["hybrid"] - exact).max() / 20
+    met = error_map(img, ref)[1]
+    assert met["rms_central"] < 0.85 * run["met"]["hybrid"]["rms_central"]
+    erms = analytic_map("hybrid", spec, linear, kind="rms")
+    c = central_half(spec.npix)
+    pred = np.sqrt(0.5 * np.sum(np.abs(vis) ** 2) * np.mean(erms[c, c] ** 2))
+    assert 0.67 * pred < met["rms_central"] * peak < 1.5 * pred

@@ -74,6 +74,36 @@ def test_table_converges_to_exact_as_oversampling_grows(meerkat, kernel):
     assert diffs[0] > 3 * diffs[1] > 9 * diffs[2]
 
 
+@pytest.fixture(scope="module")
+def noise_like(meerkat):
+    """Noise-like visibilities on the same coverage (every uv cell matters) and their DFT."""
+    u, v, _, _, spec, _ = meerkat
+    g = np.random.default_rng(1)
+    vis = g.normal(size=u.size) + 1j * g.normal(size=u.size)
+    return vis, dft_image(u, v, vis, spec)
+
+
+def test_linear_lookup_is_close_to_exact_es_and_far_below_nearest(meerkat, noise_like):
+    """ES S = 6, σ = 2, RMS of |I − I_dft|/peak over the image (50 560 records, 64²).
+
+    Measured: exact ES 3.1e-6; β = 16, 32, 64: nearest lookup 7.4e-3, 3.4e-3, 1.7e-3,
+    linear 6.9e-5, 2.1e-5, 5.7e-6 (error ∝ 1/β² down to the kernel's own aliasing).
+    """
+    u, v, _, _, spec, _ = meerkat
+    vis, ref = noise_like
+    params = GridParams(support=6, engine="numpy")
+
+    def err(p):
+        return error_map(dirty(u, v, vis, spec, p), ref)[1]["rms_full"]
+
+    exact = err(params.with_(exact=True))
+    lin = {b: err(params.with_(oversample=b, lookup="linear")) for b in (16, 32, 64)}
+    for b in (16, 32, 64):
+        assert lin[b] < err(params.with_(oversample=b)) / 50
+    assert lin[64] < 2.5 * exact
+    assert lin[16] > 8 * lin[64]
+
+
 def test_records_beyond_the_grid_edge_wrap_exactly(rng):
     """u beyond the padded grid's Nyquist and u < 0: periodic at pixel centres."""
     spec = ImageSpec(32, 1e-3)

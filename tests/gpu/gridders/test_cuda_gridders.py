@@ -81,12 +81,19 @@ def test_small_tiles_and_many_subproblems_agree(rng, name, params):
     assert peak_error(img, ref) <= 1e-10
 
 
+@pytest.mark.parametrize(
+    "params",
+    [
+        GridParams.from_eps(1e-6, oversample=16, engine="numpy"),
+        GridParams(support=6, oversample=32, engine="numpy", lookup="linear"),
+    ],
+    ids=["es-exact", "es-linear"],
+)
 @pytest.mark.parametrize("name", ["conv", "hybrid"])
-def test_meerkat_image_equals_numpy_twin(meerkat, name):
+def test_meerkat_image_equals_numpy_twin(meerkat, name, params):
     import cupy
 
     u, v, vis, spec = meerkat
-    params = GridParams.from_eps(1e-6, oversample=16, engine="numpy")
     ref = get_gridder(name)(u, v, vis, spec, params)
     dev = [cupy.asarray(a) for a in (u, v, vis)]
     assert peak_error(get_gridder(name, xp=cupy)(*dev, spec, params), ref) <= 1e-10
@@ -105,6 +112,25 @@ def test_conv_es_1e6_matches_dft_over_central_half(meerkat):
     _, met = error_map(cupy.asnumpy(img), ref)
     assert met["rms_central"] <= 1e-5
     assert met["max_error"] <= 1e-4
+
+
+@pytest.mark.parametrize("precision", ["double", "single"])
+def test_conv_linear_lookup_on_the_gpu_is_close_to_exact_es(meerkat, precision):
+    """Against the DFT: linear lookup at β = 32 near exact ES, far below nearest lookup."""
+    import cupy
+
+    u, v, vis, spec = meerkat
+    ref = dft_image(u, v, vis, spec)
+    dev = [cupy.asarray(a) for a in (u, v, vis)]
+    base = GridParams(support=6, oversample=32, precision=precision)
+    conv = get_gridder("conv", xp=cupy)
+
+    def err(p):
+        return error_map(cupy.asnumpy(conv(*dev, spec, p)), ref)[1]["rms_full"]
+
+    exact, linear = err(base.with_(exact=True)), err(base.with_(lookup="linear"))
+    assert linear < err(base) / 30
+    assert linear < 10 * exact + 1e-6
 
 
 def test_bin_kernels_match_reference(rng):
