@@ -29,6 +29,7 @@ SIZES = {
 STYLE = {
     "conv": ("tab:blue", "o"),
     "conv-table": ("tab:cyan", "s"),
+    "conv-linear": ("tab:green", "P"),
     "hybrid": ("tab:orange", "^"),
     "pruned-nn": ("tab:red", "v"),
     "nn-oversampled": ("tab:gray", "D"),

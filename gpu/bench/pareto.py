@@ -11,8 +11,9 @@ the float64 direct DFT on every k-th pixel
 
 - ``conv``, exact ES: support S = 2 … 8 (ε = 10^(1−S), ducc0's NUFFT on the
   CPU, the CUDA gridder on the GPU, where S goes to 10 in double precision);
-- ``conv``, ES table of the same supports read by nearest lookup at β = 16
-  and 64 (the table rung, :class:`~uvlab.gpu.gridders.tables.TableTaps`);
+- ``conv-table`` and ``conv-linear``: ES tables of the same supports read by
+  nearest or by linear-interpolation lookup at β = 16 and 64 (the table rung,
+  :class:`~uvlab.gpu.gridders.tables.TableTaps`);
 - ``hybrid`` (ES u axis at ε = 1e-7, nearest-cell v axis) and ``pruned-nn``
   at β = 16, 64, 256, … while their grids fit :data:`GRID_BUDGET_BYTES`;
 - ``nn-oversampled`` at β = 2, 4, 8, … likewise.
@@ -45,7 +46,7 @@ GRID_BUDGET_BYTES = 2 << 30
 #: Skies of the sweep.
 SKIES = ("noise", "points")
 #: The swept algorithms (``conv-table`` is conv with a nearest-lookup table: a front of its own).
-STYLE_ORDER = ("conv", "conv-table", "hybrid", "pruned-nn", "nn-oversampled")
+STYLE_ORDER = ("conv", "conv-table", "conv-linear", "hybrid", "pruned-nn", "nn-oversampled")
 #: Point sources of the ``points`` sky.
 NPOINTS = 8
 
@@ -102,6 +103,8 @@ def sweep_cases(
                 kernel="es", support=s, oversample=beta, engine="numpy", precision=precision
             )
             cases.append(ParetoCase("conv-table", p, f"conv table S={s} β={beta}"))
+            linear = p.with_(lookup="linear")
+            cases.append(ParetoCase("conv-linear", linear, f"conv linear S={s} β={beta}"))
     hyb = GridParams.from_eps(1e-7, precision=precision)
     for beta in size.betas:
         cases.append(ParetoCase("hybrid", hyb.with_(oversample=beta), f"hybrid β={beta}"))
@@ -118,8 +121,8 @@ def sweep_cases(
 
 
 def _gridder_name(algorithm: str) -> str:
-    """The registry's name: ``conv-table`` is conv with a table (a curve of its own)."""
-    return "conv" if algorithm == "conv-table" else algorithm
+    """The registry's name: ``conv-table`` and ``conv-linear`` are conv with a table."""
+    return "conv" if algorithm.startswith("conv") else algorithm
 
 
 def point_sky_vis(u, v, spec: ImageSpec, seed: int = 3, nsrc: int = NPOINTS):
@@ -215,6 +218,7 @@ def run_pareto(
 
 def _params_dict(p: GridParams) -> dict:
     keep = ("kernel", "support", "oversample", "sigma", "exact", "eps", "engine", "precision")
+    keep = (*keep, "lookup")
     d = asdict(p)
     return {k: d[k] for k in keep}
 

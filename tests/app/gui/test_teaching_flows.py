@@ -144,5 +144,9 @@ def test_readout_follows_a_new_phase_centre(make_window, small_state, wait_resul
     assert "Dec -43d" in before
     w.obs_panel.dec.spin.setValue(-20.0)
     wait_result(w)
-    after = view.readout_label.text()
-    assert "Dec -19d" in after or "Dec -20d" in after
+
+    def follows():  # the views draw one per event-loop turn after the result arrives
+        after = view.readout_label.text()
+        assert "Dec -19d" in after or "Dec -20d" in after
+
+    qtbot.waitUntil(follows, timeout=5000)
