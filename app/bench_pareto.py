@@ -33,7 +33,83 @@ STYLE = {
     "hybrid": ("tab:orange", "^"),
     "pruned-nn": ("tab:red", "v"),
     "nn-oversampled": ("tab:gray", "D"),
+    "cufinufft": ("black", "x"),
 }
+
+
+#: cuFINUFFT tolerances of the peer curve (single precision stops where it can reach).
+PEER_EPS = {
+    "single": (1e-2, 1e-3, 1e-4, 1e-5, 1e-6),
+    "double": (1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9),
+}
+
+
+def cufinufft_peer():
+    """cuFINUFFT type 1 as a peer curve of the GPU sweep, or None when not importable.
+
+    Built from ``../shared/anchors`` on the GPU machine (its README). uvlab's
+    ``img[j, i] = Re Σ V·exp(−2πi(u·l_i + v·m_j))`` with ``l_i = −(i − N/2)·cell``,
+    ``m_j = (j − N/2)·cell`` is cuFINUFFT's type 1 with isign −1 on
+    ``x = −2π·u·cell``, ``y = 2π·v·cell``, transposed. Timed whole (setpts and
+    execute, its sort included), CUDA events, each gpu_method (1: GM-sort,
+    2: SM); scored on the real part against the same DFT pixels as uvlab.
+    """
+    try:
+        import cufinufft
+    except ImportError:
+        return None
+
+    def points(u, v, vis, spec, ref, step, precision, sky, repeats):
+        import cupy as cp
+        import numpy as np
+
+        from uvlab.gpu.bench.grid_data import sampled_error
+        from uvlab.gpu.bench.predict_bench import _timer
+
+        rdt = np.float32 if precision == "single" else np.float64
+        x = (-2 * np.pi * spec.cell_rad * u).astype(rdt)
+        y = (2 * np.pi * spec.cell_rad * v).astype(rdt)
+        measure, out = _timer("gpu"), []
+        for eps in PEER_EPS[precision]:
+            for method in (1, 2):
+                try:
+                    plan = cufinufft.Plan(
+                        1, (spec.npix, spec.npix), eps=eps, isign=-1,
+                        dtype=np.dtype(vis.dtype).name, gpu_method=method,
+                    )  # fmt: skip
+                except Exception as exc:  # an ε it refuses, say, in single precision
+                    print(f"cufinufft eps={eps:g} method {method}: {exc}")
+                    continue
+                res = {}
+
+                def run(plan=plan, res=res):
+                    plan.setpts(x, y)
+                    res["f"] = plan.execute(vis)
+
+                measure(run)  # warm-up
+                total = float(np.median([measure(run) for _ in range(max(1, repeats))]))
+                f = res["f"]  # axis 0 pairs with x (l): uvlab's [j, i] is its transpose
+                acc = min(
+                    (sampled_error(cp.ascontiguousarray(g.real), ref, step) for g in (f.T, f)),
+                    key=lambda a: a["rel_l2"],
+                )  # the other orientation too, as the anchors' example checks
+                out.append(
+                    {
+                        "algorithm": "cufinufft",
+                        "label": f"cuFINUFFT ε={eps:.0e} m{method}",
+                        "params": {"eps": eps, "gpu_method": method},
+                        "precision": precision,
+                        "sky": sky,
+                        "total_s": total,
+                        "grid_s": float("nan"),
+                        "error": acc["rel_l2"],
+                        "error_central": acc["rel_l2_central"],
+                    }
+                )
+                del plan, res, f
+        return out
+
+    return points
 
 
 def pareto_size(device: str, quick: bool):
@@ -132,6 +208,7 @@ def run(args) -> int:
         device=device,
         repeats=args.repeats or (5 if device == "gpu" else 2),
         precisions=("single", "double") if device == "gpu" else ("double",),
+        peer=cufinufft_peer() if device == "gpu" else None,
     )
     report["array"] = layout.name
     report["quick"] = bool(args.quick)

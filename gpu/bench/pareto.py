@@ -155,9 +155,22 @@ def sky_vis(sky: str, u, v, spec: ImageSpec, dtype):
 
 
 def run_pareto(
-    ant_eq, size: ParetoSize, *, device: str, repeats: int = 3, precisions=("double",), log=print
+    ant_eq,
+    size: ParetoSize,
+    *,
+    device: str,
+    repeats: int = 3,
+    precisions=("double",),
+    peer=None,
+    log=print,
 ) -> dict:
-    """Time and measure every case on every sky; returns the JSON-ready report."""
+    """Time and measure every case on every sky; returns the JSON-ready report.
+
+    ``peer(u, v, vis, spec, ref, step, precision, sky, repeats)``, optional,
+    returns points of another library on the same data, scored against the same
+    DFT (``uvlab bench pareto`` passes cuFINUFFT's when it is importable); they
+    are quoted against uvlab's best front in ``report["peer"]`` (:func:`against_peer`).
+    """
     from uvlab.gpu.backend import device_info, get_xp
     from uvlab.gpu.bench.grid_bench import BenchCase, bench_case
 
@@ -211,8 +224,15 @@ def run_pareto(
                 }
                 report["points"].append(point)
                 log(format_point(point))
+            if peer is not None:
+                for point in peer(u, v, vis, spec, ref, size.dft_step, precision, sky, repeats):
+                    report["points"].append(point)
+                    log(format_point(point))
             del vis
-    report["matched"] = matched(report["points"])
+    peers = {p["algorithm"] for p in report["points"]} - set(STYLE_ORDER)
+    uvlab_points = [p for p in report["points"] if p["algorithm"] in STYLE_ORDER]
+    report["matched"] = matched(uvlab_points)
+    report["peer"] = [row for name in sorted(peers) for row in against_peer(report["points"], name)]
     return report
 
 
@@ -302,6 +322,52 @@ def matched(points: list[dict], reference: str = "conv") -> list[dict]:
     return rows
 
 
+def best_front(points: list[dict], sky: str, precision: str | None = None):
+    """The front of every uvlab algorithm's points together: the fastest uvlab way to each error."""
+    pooled = [dict(p, algorithm="uvlab") for p in points if p["algorithm"] in STYLE_ORDER]
+    return front(pooled, "uvlab", sky, precision)
+
+
+def against_peer(points: list[dict], peer: str) -> list[dict]:
+    """Each of ``peer``'s points against uvlab's best front at the same error and precision.
+
+    ``ratio`` = peer time / uvlab's interpolated time (None where uvlab's
+    front does not reach the peer's error); ``uvlab_best``: the fastest uvlab
+    point at least as accurate (its label, algorithm, error and time).
+    """
+    rows = []
+    for p in points:
+        if p["algorithm"] != peer:
+            continue
+        fr = best_front(points, p["sky"], p["precision"])
+        t = time_at(fr, p["error"])
+        ok = [
+            q
+            for q in points
+            if q["algorithm"] in STYLE_ORDER
+            and q["sky"] == p["sky"]
+            and q["precision"] == p["precision"]
+            and q["error"] <= p["error"]
+        ]
+        best = min(ok, key=lambda q: q["total_s"], default=None)
+        rows.append(
+            {
+                "peer": peer,
+                "label": p["label"],
+                "sky": p["sky"],
+                "precision": p["precision"],
+                "error": p["error"],
+                "peer_s": p["total_s"],
+                "uvlab_s": t,
+                "ratio": None if t is None else p["total_s"] / t,
+                "uvlab_best": None
+                if best is None
+                else {k: best[k] for k in ("label", "algorithm", "error", "total_s")},
+            }
+        )
+    return rows
+
+
 def format_point(p: dict) -> str:
     return (
         f"{p['sky']:<6} {p['precision']:<6} {p['label']:<26} total {p['total_s'] * 1e3:9.3f} ms "
@@ -326,5 +392,21 @@ def format_table(report: dict) -> str:
         lines.append(
             f"{r['sky']:<6} {r['precision']:<6} {r['label']:<26} {r['error']:9.2e} "
             f"{r['total_s'] * 1e3:9.3f} {conv:>12} {speed:>8}  {match}"
+        )
+    if report.get("peer"):
+        lines.append(
+            f"{'sky':<6} {'prec':<6} {'peer setting':<26} {'error':>9} {'peer ms':>9} "
+            f"{'uvlab ms':>12} {'peer/uvlab':>10}  fastest uvlab setting at least as accurate"
+        )
+    for r in report.get("peer", ()):
+        t = "—" if r["uvlab_s"] is None else f"{r['uvlab_s'] * 1e3:.3f}"
+        ratio = "—" if r["ratio"] is None else f"{r['ratio']:.2f}×"
+        b = r["uvlab_best"]
+        best = (
+            "none" if b is None else f"{b['label']} ({b['error']:.1e}, {b['total_s'] * 1e3:.3f} ms)"
+        )
+        lines.append(
+            f"{r['sky']:<6} {r['precision']:<6} {r['label']:<26} {r['error']:9.2e} "
+            f"{r['peer_s'] * 1e3:9.3f} {t:>12} {ratio:>10}  {best}"
         )
     return "\n".join(lines)

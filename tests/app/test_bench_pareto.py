@@ -6,6 +6,7 @@ import json
 
 from uvlab.app import bench_pareto
 from uvlab.app.cli import main
+from uvlab.gpu.bench.pareto import STYLE_ORDER
 
 TINY = dict(
     npix=32, ntime=4, nchan=2, dft_step=1, conv_supports=(3, 6), table_betas=(16,),
@@ -21,7 +22,8 @@ def test_bench_pareto_writes_points_matched_rows_and_a_plot(tmp_path, capsys, mo
     report = json.loads(js.read_text())
     keys = {"algorithm", "params", "sky", "total_s", "grid_s", "error", "error_central"}
     assert report["points"] and all(keys <= set(p) for p in report["points"])
-    assert {p["algorithm"] for p in report["points"]} == set(bench_pareto.STYLE)
+    assert {p["algorithm"] for p in report["points"]} == set(STYLE_ORDER)
+    assert report["peer"] == []  # no cuFINUFFT on the CPU
     hybrid = [r for r in report["matched"] if r["algorithm"] == "hybrid"]
     assert hybrid and all("conv_s" in r and "conv_match" in r for r in hybrid)
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000

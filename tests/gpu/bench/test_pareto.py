@@ -14,7 +14,15 @@ import pytest
 
 from tests.support.oracles import dft_image
 from uvlab.gpu.bench import grid_data, pareto
-from uvlab.gpu.bench.pareto import ParetoSize, front, matched, run_pareto, sweep_cases, time_at
+from uvlab.gpu.bench.pareto import (
+    ParetoSize,
+    against_peer,
+    front,
+    matched,
+    run_pareto,
+    sweep_cases,
+    time_at,
+)
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.registry import get_gridder
 from uvlab.gpu.imaging.spec import ImageSpec
@@ -54,6 +62,17 @@ def test_matched_quotes_each_point_against_conv_at_its_error():
     assert r["conv_s"] == pytest.approx(2.0) and r["speedup"] == pytest.approx(4.0)
     assert r["conv_match"]["label"] == "S=6"  # the cheapest conv at least as accurate
     assert rows["β=4096"]["conv_s"] is None and rows["β=4096"]["conv_match"] is None
+
+
+def test_a_peer_is_quoted_against_the_best_of_every_uvlab_front():
+    pts = [pt("conv", 1e-6, 8.0, label="S=8"), pt("conv", 1e-3, 2.0, label="S=4")]
+    pts += [pt("hybrid", 1e-4, 1.0, label="β=1024"), pt("hybrid", 1e-2, 0.5, label="β=16")]
+    pts += [pt("cufinufft", 1e-4, 3.0, label="ε=1e-4"), pt("cufinufft", 1e-8, 9.0, label="ε=1e-8")]
+    rows = {r["label"]: r for r in against_peer(pts, "cufinufft")}
+    r = rows["ε=1e-4"]  # hybrid β=1024 is uvlab's fastest way to 1e-4 here
+    assert r["uvlab_s"] == pytest.approx(1.0) and r["ratio"] == pytest.approx(3.0)
+    assert r["uvlab_best"]["label"] == "β=1024"
+    assert rows["ε=1e-8"]["uvlab_s"] is None and rows["ε=1e-8"]["ratio"] is None
 
 
 def test_sweep_drops_settings_whose_numpy_grid_exceeds_the_budget():
