@@ -8,8 +8,9 @@
   an axis's chain (grid, prune, FFT, crop, correct; :class:`AxisPlan.transfer
   <uvlab.gpu.gridders.axis.AxisPlan>`), giving ``L(δ, x)`` — Muscat's
   ``l_co(δξ, x)·h_co(x)`` of eq. 2.16–2.20 for any algorithm. Then
-  ``E(l, m) = max_{δu, δv} |L_u(δu, l)·L_v(δv, m) − 1|`` bounds the error of
-  any data set: ``|I_algo − I_dft| ≤ Σ|w·V| · E``. The RMS over δ is the
+  ``E(l, m) = sup_{δu, δv} |L_u(δu, l)·L_v(δv, m) − 1|`` bounds the error of
+  any data set in the units of the normalised dirty image:
+  ``|I_algo − I_dft| ≤ (Σ|w·V| / Σw) · E``. The RMS over δ is the
   expected error of one record; for ``conv`` with an exact kernel it is
   ``√(Σ_{b≠0} ĉ(x+b)²)/ĉ(x)`` in one dimension.
 - :func:`point_source_scan`: Muscat's ``R(X) = |1 − I(X, X)|`` for a unit

@@ -21,7 +21,9 @@
   central-half and full-image error of conv, hybrid and pruned-nn against the
   float64 DFT on a MeerKAT track set, per declination, β and sky, with the
   nearest-cell floor they share and the GCF's own aliasing (see
-  :mod:`uvlab.gpu.bench.alias_bench`).
+  :mod:`uvlab.gpu.bench.alias_bench`). With ``--rx [--png PATH]``: Muscat's
+  R(X) experiment in his setting (§8.2.2: 128², β = 128; see
+  :mod:`uvlab.gpu.bench.rx_bench`).
 
 - ``uvlab bench pareto [--device cpu|gpu] [--quick] [--json PATH] [--png PATH]``:
   each gridder's accuracy-vs-time front against the float64 DFT, and every
@@ -310,6 +312,13 @@ def _register_aliasing(actions) -> None:
     p.add_argument("--betas", type=int, nargs="+", metavar="B", help="oversamplings β (even)")
     p.add_argument("--decs", type=float, nargs="+", metavar="DEG", help="declinations")
     p.add_argument("--seeds", type=int, nargs="+", metavar="S", help="sky seeds")
+    p.add_argument(
+        "--rx",
+        action="store_true",
+        help="Muscat's R(X) experiment instead (§8.2.2): a unit source on pixel (X, X) of a "
+        "128² image, X = 0…63, beta = 128; --quick: 6 values of X, fewer records",
+    )
+    p.add_argument("--png", metavar="PATH", help="with --rx: plot R(X) against X")
     p.set_defaults(func=run_aliasing, parser=p)
 
 
@@ -328,6 +337,10 @@ def _check_alias_args(args) -> None:
         bad.append("declinations must lie in [−90°, 90°]")
     if any(s < 0 for s in args.seeds or ()):
         bad.append("seeds must be ≥ 0")
+    if args.png and not args.rx:
+        bad.append("--png plots R(X): use it with --rx")
+    if args.rx and args.betas and len(args.betas) != 1:
+        bad.append("--rx takes one β")
     if bad:
         args.parser.error("; ".join(bad))
 
@@ -341,6 +354,8 @@ def run_aliasing(args) -> int:
 
     _check_alias_args(args)
     device = resolve_device(args.device)
+    if args.rx:
+        return run_rx(args, device)
     npix, ntime, nchan, decs, betas, seeds = ALIAS_SIZES[(device, bool(args.quick))]
     size = AliasSize(
         npix=args.npix or npix,
@@ -360,3 +375,49 @@ def run_aliasing(args) -> int:
     report["array"] = layout.name
     report["quick"] = bool(args.quick)
     return _finish(report, format_table(report), args)
+
+
+#: ``bench aliasing --rx`` sizes: (ntime, nchan, X values or None for 0 … N/2 − 1).
+RX_SIZES = {
+    ("gpu", False): (1200, 8, None),
+    ("gpu", True): (32, 8, None),
+    ("cpu", False): (32, 8, None),
+    ("cpu", True): (8, 4, (0, 16, 31, 48, 56, 63)),
+}
+
+
+def run_rx(args, device: str) -> int:
+    """``uvlab bench aliasing --rx``: Muscat's R(X) at his settings (β = 128, 128²)."""
+    from uvlab.app.layouts import load_layout
+    from uvlab.app.memory import check_memory, imaging_estimate
+    from uvlab.gpu.bench.rx_bench import MUSCAT_BETA, MUSCAT_NPIX, format_rx_table, run_rx_bench
+    from uvlab.gpu.gridders.params import GridParams
+
+    ntime, nchan, xs = RX_SIZES[(device, bool(args.quick))]
+    npix = args.npix or MUSCAT_NPIX
+    beta = args.betas[0] if args.betas else MUSCAT_BETA
+    if xs is not None:  # --quick: its X values, scaled to a smaller image
+        xs = sorted({x * npix // MUSCAT_NPIX for x in xs})
+    layout = load_layout(args.array)
+    if device == "cpu":  # NumPy's pruned-nn holds the whole (N·β)² fine grid
+        need = imaging_estimate(npix, "pruned-nn", GridParams.muscat(beta))
+        check_memory(need, f"pruned-nn at β = {beta} on a {npix}² image (NumPy)")
+    print(f"uvlab bench aliasing --rx: {layout.name}, {layout.nant} antennas, device {device}")
+    report = run_rx_bench(
+        layout.equatorial(),
+        device=device,
+        npix=npix,
+        beta=beta,
+        ntime=args.times or ntime,
+        nchan=args.chans or nchan,
+        decs=tuple(args.decs or (-30.0,)),
+        xs=xs,
+    )
+    report["array"] = layout.name
+    report["quick"] = bool(args.quick)
+    if args.png:
+        from uvlab.app.plots import rx_figure
+
+        rx_figure(report, args.png)
+        print(f"wrote {args.png}")
+    return _finish(report, format_rx_table(report), args)

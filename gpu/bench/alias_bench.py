@@ -1,7 +1,9 @@
 """How conv, hybrid and pruned-nn alias on real data: ``uvlab bench aliasing``.
 
-DESIGN §2 and Muscat (2021 §2.4.6, §8.2.2) expect the aliasing ranking
-``pruned-nn < hybrid < conv`` at equal support. This study measures the
+DESIGN §2 and Muscat (2021 §2.4.6, §8.2.2: R(X) at β = 128) expect the aliasing
+ranking ``pruned-nn < hybrid < conv`` at equal β with conv reading the same
+nearest-lookup table (with an exact or linearly interpolated kernel conv is far
+more accurate; :mod:`uvlab.gpu.bench.rx_bench` runs his R(X)). This study measures the
 central-half and full-image RMS error (DESIGN §3) of each algorithm against
 the float64 DFT of the *same* records, on a MeerKAT track set (the gridding
 benchmark's, :func:`uvlab.gpu.bench.grid_data.make_uv`), for several

@@ -1,7 +1,7 @@
 """nn, nn-oversampled, hybrid and pruned-nn against the DFT on MeerKAT's uv coverage.
 
-Muscat's setting (2021, §8.2.2): PSWF S = 6 tables, σ = 1, β = 16, least-misfit
-pruners S_z = 14. At β = 16 the nearest-cell step that conv (through its
+Muscat's setting (2021, §8.2.2, where he used β = 128) at β = 16: PSWF S = 6 tables,
+σ = 1, least-misfit pruners S_z = 14. At β = 16 the nearest-cell step that conv (through its
 table), hybrid and pruned-nn all share moves each record by up to 1/32 of a
 cell; in the central half its error (~3e-4 of the peak here) is ~100× the
 GCF's aliasing, so there the three agree closely and follow the incoherent
