@@ -142,8 +142,11 @@ def pareto_figure(report: dict, path) -> Path:
                     [p["total_s"] * 1e3 for p in pts],
                     [p["error"] for p in pts],
                     marker=marker,
-                    edgecolors=colour,
-                    facecolors=fill,
+                    **(
+                        {"c": colour}  # an unfilled marker takes no edge colour
+                        if marker == "x"
+                        else {"edgecolors": colour, "facecolors": fill}
+                    ),
                     s=22,
                     alpha=0.6,
                 )
