@@ -23,7 +23,7 @@ device:
 from __future__ import annotations
 
 import platform
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -45,6 +45,7 @@ class BenchCase:
     eps: float | None = None
     label: str = ""
     ducc: bool = False
+    reuse: bool = False  # GPU: the sort / bin of (u, v) made once, outside the timing
 
     @property
     def name(self) -> str:
@@ -71,6 +72,7 @@ def gpu_cases(big: bool = False) -> tuple[BenchCase, ...]:
     """conv-ES at the cuFINUFFT reference settings, and the other algorithms at β = 16."""
     conv = (
         conv_case(1e-5, "single"),
+        replace(conv_case(1e-5, "single", ducc=False), reuse=True, label="conv-ES eps=1e-05 reuse"),
         conv_case(1e-6, "double", ducc=not big),
     )
     if not big:
@@ -114,6 +116,13 @@ def bench_case(case: BenchCase, u, v, vis, spec: ImageSpec, device: str, repeats
     xp = get_xp(u)
     fn = get_gridder(case.algorithm, xp=xp)
     kwargs = {"config": config} if config is not None else {}  # the CUDA path's tile sizes
+    if case.reuse and device == "gpu":  # re-imaging the same points: only the values change
+        from uvlab.gpu.gridders.cuda_gridders import bin_plan
+        from uvlab.gpu.gridders.registry import algorithm
+
+        plan = bin_plan(algorithm(case.algorithm), u, v, spec, case.params, config=config)
+        if plan is not None:
+            kwargs["plan"] = plan
     out = {}
 
     def call(timer=None):
@@ -132,6 +141,7 @@ def bench_case(case: BenchCase, u, v, vis, spec: ImageSpec, device: str, repeats
     grid_s = med.get("grid", 0.0)
     rec = {
         "case": case.name,
+        "reuse": case.reuse,
         "algorithm": case.algorithm,
         "precision": case.params.precision,
         "eps": case.eps,

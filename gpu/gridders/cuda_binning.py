@@ -191,7 +191,74 @@ def _ctype(dtype) -> str:
     return "float" if np.dtype(dtype) in (np.float32, np.complex64) else "double"
 
 
-def bin_records(u, v, wvis, chain: GpuChain, layout: TileLayout, real):
+@dataclass(frozen=True, eq=False)
+class BinPlan:
+    """The sort / bin of one set of (u, v), to grid other visibilities at the same points.
+
+    Every record is binned, zero or not, so the plan does not depend on the
+    visibilities; :func:`fill_bins` writes new ones into ``recs``.
+
+    Attributes
+    ----------
+    recs : (nvis, 4) cupy real
+        ``(pu, pv, re, im)`` sorted by key; ``re, im`` those of the last fill.
+    counts, offsets : (nkeys,) cupy int32
+    code : (nvis,) cupy int32
+        ``2·dest + mirrored`` of input record i (−1: not binned).
+    subs : (sub_tile, sub_chunk)
+        The subproblems (:func:`subproblems`).
+    nvis : int
+    """
+
+    recs: object
+    counts: object
+    offsets: object
+    code: object
+    subs: tuple
+    nvis: int
+
+
+def plan_bins(u, v, chain: GpuChain, layout: TileLayout, real, maxsub: int) -> BinPlan:
+    """Bin every record of (u, v) once; :func:`fill_bins` then reuses it for any visibilities."""
+    import cupy
+
+    n = int(u.size)
+    if n >= 2**30:
+        raise ValueError(f"{n} records: a bin plan codes destinations in int32 (< 2^30)")
+    ones = cupy.ones(n, dtype=np.complex64 if np.dtype(real) == np.float32 else np.complex128)
+    recs, counts, offsets, code = bin_records(u, v, ones, chain, layout, real, plan=True)
+    subs = subproblems(counts, layout.groups, maxsub, cupy)
+    return BinPlan(recs, counts, offsets, code, subs, n)
+
+
+def fill_bins(plan: BinPlan, wvis):
+    """Write ``wvis`` (nvis,) complex into the plan's sorted records; returns ``plan.recs``."""
+    import cupy
+
+    from uvlab.gpu.predict.cuda_compile import get_kernel
+
+    if int(wvis.size) != plan.nvis:
+        raise ValueError(f"{wvis.size} visibilities for a plan of {plan.nvis} records")
+    tvis, tout = _ctype(wvis.dtype), _ctype(plan.recs.dtype)
+    fill = get_kernel("grid_bin.cu", f"bin_fill<{tvis}, {tout}>")
+    blocks = (max(1, -(-plan.nvis // 256)),)
+    fill(blocks, (256,), (cupy.ascontiguousarray(wvis), np.int64(plan.nvis), plan.code, plan.recs))
+    return plan.recs
+
+
+def fill_reference(code, wvis, recs) -> np.ndarray:
+    """NumPy twin of ``bin_fill``: ``recs`` (nvis, 4) with new (re, im) at each record's slot."""
+    recs = np.array(recs, dtype=np.float64, copy=True)
+    code = np.asarray(code)
+    vis = np.asarray(wvis, dtype=np.complex128)
+    ok = code >= 0
+    dest, flip = code[ok] >> 1, (code[ok] & 1).astype(bool)
+    recs[dest, 2] = vis[ok].real
+    recs[dest, 3] = np.where(flip, -vis[ok].imag, vis[ok].imag)
+    return recs
+
+
+def bin_records(u, v, wvis, chain: GpuChain, layout: TileLayout, real, plan: bool = False):
     """Counting-sort records by tile on the GPU (kernels of grid_bin.cu).
 
     Parameters
@@ -201,12 +268,17 @@ def bin_records(u, v, wvis, chain: GpuChain, layout: TileLayout, real):
     chain, layout
     real : numpy.float32 or numpy.float64
         Precision of the packed records.
+    plan : bool
+        Keep records whose visibility is zero, and return each record's
+        destination code too (:func:`plan_bins`).
 
     Returns
     -------
     recs : (nvis, 4) cupy ``real``
         ``(pu, pv, re, im)`` sorted by key (rows past the last record unused).
     counts, offsets : (nkeys,) cupy int32
+    code : (nvis,) cupy int32, with ``plan`` only
+        ``2·dest + mirrored`` per input record.
     """
     import cupy
 
@@ -223,8 +295,11 @@ def bin_records(u, v, wvis, chain: GpuChain, layout: TileLayout, real):
     recs = cupy.empty((n, 4), dtype=real)
     blocks = (max(1, -(-n // 256)),)
     count = get_kernel("grid_bin.cu", f"bin_count<{tin}, {tvis}>")
-    count(blocks, (256,), (u, v, wvis, np.int64(n), *scales, ip, counts, rank))
+    keep = np.int32(1 if plan else 0)
+    count(blocks, (256,), (u, v, wvis, np.int64(n), *scales, ip, keep, counts, rank))
     offsets = (cupy.cumsum(counts, dtype=cupy.int64) - counts).astype(cupy.int32)
     scatter = get_kernel("grid_bin.cu", f"bin_scatter<{tin}, {tvis}, {tout}>")
-    scatter(blocks, (256,), (u, v, wvis, np.int64(n), *scales, ip, offsets, rank, recs))
-    return recs, counts, offsets
+    code = cupy.empty(n, dtype=cupy.int32) if plan else None
+    args = (u, v, wvis, np.int64(n), *scales, ip, keep, offsets, rank, recs)
+    scatter(blocks, (256,), (*args, code if plan else np.uint64(0)))
+    return (recs, counts, offsets, code) if plan else (recs, counts, offsets)

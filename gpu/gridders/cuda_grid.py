@@ -30,7 +30,9 @@ import numpy as np
 from uvlab.gpu.gridders.cuda_binning import (
     TileLayout,
     bin_records,
+    fill_bins,
     make_layout,
+    plan_bins,
     subproblems,
 )
 from uvlab.gpu.gridders.cuda_post import correct_crop, irfft2, prune_rows
@@ -180,7 +182,25 @@ def _as_inputs(u, v, wvis, cplx):
     return real_in(u).ravel(), real_in(v).ravel(), cupy.ascontiguousarray(w).ravel()
 
 
-def dirty_chain(u, v, wvis, chain: GpuChain, *, precision="double", timer=None, config=None):
+def chain_plan(u, v, chain: GpuChain, *, precision="double", config=None, timer=None):
+    """A :class:`~uvlab.gpu.gridders.cuda_binning.BinPlan` of (u, v) for ``chain``.
+
+    :func:`dirty_chain` with ``plan=`` then grids any visibilities at these
+    points without sorting them again (only :func:`~uvlab.gpu.gridders.cuda_binning.fill_bins`).
+    """
+    import cupy
+
+    real = np.float32 if precision == "single" else np.float64
+    config = config or KernelConfig()
+    u, v, _ = _as_inputs(u, v, cupy.zeros(0, dtype=np.complex64), np.complex64)
+    layout, maxsub = plan_layout(chain, config)
+    with timed(timer, "sort / bin"):
+        return plan_bins(u, v, chain, layout, real, maxsub)
+
+
+def dirty_chain(
+    u, v, wvis, chain: GpuChain, *, precision="double", timer=None, config=None, plan=None
+):
     """Unnormalised dirty image ``Re Σ wvis·exp(−2πi(u·l + v·m))`` on the GPU.
 
     Parameters
@@ -192,6 +212,9 @@ def dirty_chain(u, v, wvis, chain: GpuChain, *, precision="double", timer=None, 
         float32 records, complex64 grid and float32 accumulation, or float64.
     timer : StageTimer, optional
     config : KernelConfig, optional
+    plan : BinPlan, optional
+        The sort / bin of these (u, v) for this chain, precision and config
+        (:func:`chain_plan`): only the visibilities are written into it.
 
     Returns
     -------
@@ -210,8 +233,16 @@ def dirty_chain(u, v, wvis, chain: GpuChain, *, precision="double", timer=None, 
     if u.size == 0:
         return cupy.zeros((chain.npix, chain.npix), dtype=real)
     with timed(timer, "sort / bin"):
-        recs, counts, offsets = bin_records(u, v, wvis, chain, layout, real)
-        subs = subproblems(counts, layout.groups, maxsub, cupy)
+        if plan is not None:  # the same points: the new visibilities into their slots
+            recs, counts, offsets, subs = (
+                fill_bins(plan, wvis),
+                plan.counts,
+                plan.offsets,
+                plan.subs,
+            )
+        else:
+            recs, counts, offsets = bin_records(u, v, wvis, chain, layout, real)
+            subs = subproblems(counts, layout.groups, maxsub, cupy)
     with timed(timer, "grid"):
         half = grid_records(
             recs, counts, offsets, subs, chain, layout, maxsub, dev, real, config.batch_2d

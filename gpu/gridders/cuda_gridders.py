@@ -25,7 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from uvlab.gpu.gridders.cuda_grid import KernelConfig, dirty_chain
+from uvlab.gpu.gridders.cuda_grid import KernelConfig, chain_plan, dirty_chain
 from uvlab.gpu.gridders.cuda_rules import GpuChain, gpu_chain
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.imaging.spec import ImageSpec
@@ -57,6 +57,7 @@ def dirty_gpu(
     w=None,
     timer=None,
     config: KernelConfig | None = None,
+    plan=None,
 ):
     """Unnormalised dirty image of a separable algorithm on the GPU.
 
@@ -75,6 +76,9 @@ def dirty_gpu(
         Used only by the host fallback (w-stacking).
     timer : StageTimer, optional
     config : KernelConfig, optional
+    plan : BinPlan, optional
+        :func:`bin_plan` of these (u, v), spec and params: the sort / bin is
+        reused and only the visibilities are written (ignored on the host path).
 
     Returns
     -------
@@ -93,4 +97,18 @@ def dirty_gpu(
             to_numpy(u), to_numpy(v), to_numpy(wvis), spec, params, w=wh, timer=timer
         )
         return cupy.asarray(img, dtype=real)
-    return dirty_chain(u, v, wvis, chain, precision=params.precision, timer=timer, config=config)
+    return dirty_chain(
+        u, v, wvis, chain, precision=params.precision, timer=timer, config=config, plan=plan
+    )
+
+
+def bin_plan(algorithm, u, v, spec: ImageSpec, params: GridParams, *, config=None, timer=None):
+    """The sort / bin of (u, v) for an algorithm on the GPU, to reuse; None on the host path.
+
+    For images of other visibilities at the same points (another weighting,
+    the PSF, a CLEAN major cycle): ``dirty_gpu(..., plan=bin_plan(...))``.
+    """
+    chain = cached_chain(algorithm.plans, spec, params)
+    if chain is None:
+        return None
+    return chain_plan(u, v, chain, precision=params.precision, config=config, timer=timer)

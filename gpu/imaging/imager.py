@@ -170,11 +170,15 @@ def _gpu_image(
         data_key=data_key, vis_key=vis_key, xp=xp,
     )  # fmt: skip
     fn = _algorithm(algorithm, params, xp)
-    dirty = fn(s.u, s.v, wts.weight * vis_f, spec, w=s.w, timer=timer)
     psf_img = cache.psf(s, spec, weighting, algorithm, params) if psf else None
     make_psf = psf and psf_img is None
+    # the sort / bin of these points, kept with the samples: dirty and PSF share it, and
+    # so does the next image of the same samples (another weighting, a sky edit)
+    plan = cache.gpu_bin_plan(s, spec, algorithm, params, timer)
+    opts = {} if plan is None else {"plan": plan}
+    dirty = fn(s.u, s.v, wts.weight * vis_f, spec, w=s.w, timer=timer, **opts)
     if make_psf:
-        psf_img = fn(s.u, s.v, wts.weight.astype(xp.complex128), spec, w=s.w, timer=timer)
+        psf_img = fn(s.u, s.v, wts.weight.astype(xp.complex128), spec, w=s.w, timer=timer, **opts)
     with timer.stage("device→host"):
         dirty = np.asarray(to_numpy(dirty), dtype=np.float64) / wts.total
         if make_psf:
@@ -260,8 +264,8 @@ def _algorithm(name: str, params, xp=np):
     gridder = algorithm(name).gridder(xp)
     params = params or GridParams()
     if xp is not np:
-        return lambda u, v, wvis, spec, *, w=None, timer=None: gridder(
-            u, v, wvis, spec, params, w=w, timer=timer
+        return lambda u, v, wvis, spec, *, w=None, timer=None, **opts: gridder(
+            u, v, wvis, spec, params, w=w, timer=timer, **opts
         )
 
     def run(u, v, wvis, spec, *, w=None, timer=None):

@@ -236,6 +236,26 @@ class ImagingCache:
 
         return self._get("weights", (s.key, spec, weighting), make)
 
+    def gpu_bin_plan(self, s: FlatSamples, spec, algorithm: str, params, timer=None):
+        """The CUDA sort / bin of ``s``'s points for ``algorithm`` (None where none applies).
+
+        :func:`uvlab.gpu.gridders.cuda_gridders.bin_plan`: dirty image and PSF
+        share it, and an image of other visibilities at the same points
+        (another weighting, a sky edit) reuses it. None for the DFT and for
+        what runs on the host (w-stacking, ``engine="ducc"``).
+        """
+        from uvlab.gpu.gridders.registry import algorithm as record
+
+        rec = record(algorithm)
+        if not rec.is_gridder or rec.cuda is None:
+            return None
+        from uvlab.gpu.gridders.cuda_gridders import bin_plan
+
+        key = (s.key, spec, algorithm, params)
+        return self._get(
+            "bin plan", key, lambda: bin_plan(rec, s.u, s.v, spec, params, timer=timer)
+        )
+
     def nufft_plan(self, s: FlatSamples, spec, params, timer=None):
         """ducc0's NUFFT plan of ``s`` (:func:`uvlab.gpu.gridders.conv.nufft_plan`)."""
         from uvlab.gpu.gridders.conv import nufft_plan

@@ -66,19 +66,24 @@ __device__ __forceinline__ double units(int rule, int B) {
 
 struct Located {
     int key;
+    bool flip;  // mirrored into the half plane: the visibility is conjugated
     double pu, pv, re, im;
 };
 
+// keep_zeros = 0 skips records whose visibility is zero; 1 (a reusable plan,
+// bin_fill) keeps every record, so the plan does not depend on the values.
 template <typename TIN, typename TVIS>
 __device__ __forceinline__ bool locate(const TIN* __restrict__ u, const TIN* __restrict__ v,
                                        const TVIS* __restrict__ vis, long long i, double su,
-                                       double sv, const int* __restrict__ ip, Located* L) {
+                                       double sv, const int* __restrict__ ip, int keep_zeros,
+                                       Located* L) {
     double re = (double)vis[2 * i], im = (double)vis[2 * i + 1];
-    if (re == 0.0 && im == 0.0) return false;
+    if (re == 0.0 && im == 0.0 && !keep_zeros) return false;
     const int Mu = ip[0], Mv = ip[1], pad = ip[2];
     double xu = (double)u[i] * su;
     xu -= (double)Mu * rint(xu / (double)Mu);
     double xv = -((double)v[i] * sv);
+    L->flip = xu < 0.0;
     if (xu < 0.0) {
         xu = -xu;
         xv = -xv;
@@ -115,12 +120,12 @@ __device__ __forceinline__ bool locate(const TIN* __restrict__ u, const TIN* __r
 template <typename TIN, typename TVIS>
 __global__ void bin_count(const TIN* __restrict__ u, const TIN* __restrict__ v,
                           const TVIS* __restrict__ vis, long long n, double su, double sv,
-                          const int* __restrict__ ip, int* __restrict__ counts,
+                          const int* __restrict__ ip, int keep_zeros, int* __restrict__ counts,
                           int* __restrict__ rank) {
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     int key = -1;
     Located L;
-    if (i < n && locate(u, v, vis, i, su, sv, ip, &L)) key = L.key;
+    if (i < n && locate(u, v, vis, i, su, sv, ip, keep_zeros, &L)) key = L.key;
     unsigned active = __ballot_sync(0xffffffffu, key >= 0);
     if (key >= 0) {
         unsigned peers = __match_any_sync(active, key);
@@ -138,18 +143,38 @@ __global__ void bin_count(const TIN* __restrict__ u, const TIN* __restrict__ v,
 template <typename TIN, typename TVIS, typename T>
 __global__ void bin_scatter(const TIN* __restrict__ u, const TIN* __restrict__ v,
                             const TVIS* __restrict__ vis, long long n, double su, double sv,
-                            const int* __restrict__ ip, const int* __restrict__ offsets,
-                            const int* __restrict__ rank, Rec<T>* __restrict__ out) {
+                            const int* __restrict__ ip, int keep_zeros,
+                            const int* __restrict__ offsets, const int* __restrict__ rank,
+                            Rec<T>* __restrict__ out, int* __restrict__ code) {
     long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     int r = rank[i];
-    if (r < 0) return;
+    if (r < 0) {
+        if (code) code[i] = -1;
+        return;
+    }
     Located L;
-    locate(u, v, vis, i, su, sv, ip, &L);
+    locate(u, v, vis, i, su, sv, ip, keep_zeros, &L);
     Rec<T> rec;
     rec.pu = (T)L.pu;
     rec.pv = (T)L.pv;
     rec.re = (T)L.re;
     rec.im = (T)L.im;
-    out[(long long)offsets[L.key] + r] = rec;
+    const int dest = offsets[L.key] + r;
+    out[dest] = rec;
+    if (code) code[i] = 2 * dest + (L.flip ? 1 : 0);  // a plan: where record i went, mirrored?
+}
+
+// Reuse of a plan (the same u, v): write new visibilities into the sorted
+// records, conjugated where the record was mirrored; positions stay.
+template <typename TVIS, typename T>
+__global__ void bin_fill(const TVIS* __restrict__ vis, long long n,
+                         const int* __restrict__ code, Rec<T>* __restrict__ out) {
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const int c = code[i];
+    if (c < 0) return;
+    const T re = (T)vis[2 * i], im = (T)vis[2 * i + 1];
+    out[c >> 1].re = re;
+    out[c >> 1].im = (c & 1) ? -im : im;
 }
