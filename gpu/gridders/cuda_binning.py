@@ -204,7 +204,8 @@ class BinPlan:
         ``(pu, pv, re, im)`` sorted by key; ``re, im`` those of the last fill.
     counts, offsets : (nkeys,) cupy int32
     code : (nvis,) cupy int32
-        ``2·dest + mirrored`` of input record i (−1: not binned).
+        ``2·i + mirrored`` of the input record i in each sorted slot (every
+        record is binned, so this is a permutation).
     subs : (sub_tile, sub_chunk)
         The subproblems (:func:`subproblems`).
     nvis : int
@@ -247,14 +248,12 @@ def fill_bins(plan: BinPlan, wvis):
 
 
 def fill_reference(code, wvis, recs) -> np.ndarray:
-    """NumPy twin of ``bin_fill``: ``recs`` (nvis, 4) with new (re, im) at each record's slot."""
+    """NumPy twin of ``bin_fill``: ``recs`` (nvis, 4) with each slot's new (re, im)."""
     recs = np.array(recs, dtype=np.float64, copy=True)
     code = np.asarray(code)
-    vis = np.asarray(wvis, dtype=np.complex128)
-    ok = code >= 0
-    dest, flip = code[ok] >> 1, (code[ok] & 1).astype(bool)
-    recs[dest, 2] = vis[ok].real
-    recs[dest, 3] = np.where(flip, -vis[ok].imag, vis[ok].imag)
+    vis = np.asarray(wvis, dtype=np.complex128)[code >> 1]
+    recs[:, 2] = vis.real
+    recs[:, 3] = np.where(code & 1, -vis.imag, vis.imag)
     return recs
 
 
@@ -278,7 +277,7 @@ def bin_records(u, v, wvis, chain: GpuChain, layout: TileLayout, real, plan: boo
         ``(pu, pv, re, im)`` sorted by key (rows past the last record unused).
     counts, offsets : (nkeys,) cupy int32
     code : (nvis,) cupy int32, with ``plan`` only
-        ``2·dest + mirrored`` per input record.
+        ``2·i + mirrored`` of the input record in each sorted slot.
     """
     import cupy
 

@@ -250,7 +250,9 @@ class ImagingCache:
         if not rec.is_gridder or rec.cuda is None:
             return None
         from uvlab.gpu.gridders.cuda_gridders import bin_plan
+        from uvlab.gpu.gridders.params import GridParams
 
+        params = params or GridParams()  # what the gridder is called with (make_image's None)
         key = (s.key, spec, algorithm, params)
         return self._get(
             "bin plan", key, lambda: bin_plan(rec, s.u, s.v, spec, params, timer=timer)

@@ -162,19 +162,26 @@ __global__ void bin_scatter(const TIN* __restrict__ u, const TIN* __restrict__ v
     rec.im = (T)L.im;
     const int dest = offsets[L.key] + r;
     out[dest] = rec;
-    if (code) code[i] = 2 * dest + (L.flip ? 1 : 0);  // a plan: where record i went, mirrored?
+    if (code) code[dest] = 2 * (int)i + (L.flip ? 1 : 0);  // a plan: slot <- record, mirrored?
 }
 
-// Reuse of a plan (the same u, v): write new visibilities into the sorted
-// records, conjugated where the record was mirrored; positions stay.
+template <typename T> struct Pair;
+template <> struct Pair<float> { typedef float2 type; };
+template <> struct Pair<double> { typedef double2 type; };
+
+// Reuse of a plan (the same u, v): gather each sorted slot's new visibility,
+// conjugated where the record was mirrored, and store (re, im) as one vector
+// (reads scattered, writes coalesced); positions stay.
 template <typename TVIS, typename T>
 __global__ void bin_fill(const TVIS* __restrict__ vis, long long n,
                          const int* __restrict__ code, Rec<T>* __restrict__ out) {
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    const int c = code[i];
-    if (c < 0) return;
+    long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= n) return;
+    const int c = code[j];
+    const long long i = c >> 1;
     const T re = (T)vis[2 * i], im = (T)vis[2 * i + 1];
-    out[c >> 1].re = re;
-    out[c >> 1].im = (c & 1) ? -im : im;
+    typename Pair<T>::type val;
+    val.x = re;
+    val.y = (c & 1) ? -im : im;
+    *reinterpret_cast<typename Pair<T>::type*>(&out[j].re) = val;
 }

@@ -8,7 +8,7 @@ imager's GPU image against its CPU image.
 import numpy as np
 import pytest
 
-from tests.support.gridding import CASES, IDS, SPEC, edge_records
+from tests.support.gridding import CASES, IDS, SPEC, amplification, edge_records
 from uvlab.gpu.gridders.cuda_binning import fill_reference
 from uvlab.gpu.gridders.cuda_gridders import bin_plan
 from uvlab.gpu.gridders.params import GridParams
@@ -38,7 +38,8 @@ def test_a_plan_grids_any_visibilities_as_a_fresh_sort(rng, name, params, precis
     for wvis in others:
         ref = cupy.asnumpy(fn(u, v, wvis, SPEC, params)).astype(np.float64)
         got = cupy.asnumpy(fn(u, v, wvis, SPEC, params, plan=plan)).astype(np.float64)
-        assert np.abs(got - ref).max() <= TOL[precision] * np.abs(ref).max()
+        tol = TOL[precision] * amplification(name, params)  # float32 rounding, summed anew
+        assert np.abs(got - ref).max() <= tol * np.abs(ref).max()
 
 
 def test_the_fill_kernel_equals_its_numpy_twin(rng):
@@ -51,9 +52,11 @@ def test_the_fill_kernel_equals_its_numpy_twin(rng):
     new = cupy.asarray(rng.normal(size=vis.size) + 1j * rng.normal(size=vis.size))
     get_gridder(name, xp=cupy)(u, v, new, SPEC, params, plan=plan)  # fills the plan
     want = fill_reference(cupy.asnumpy(plan.code), cupy.asnumpy(new), before)
-    np.testing.assert_array_equal(cupy.asnumpy(plan.recs), want)
+    got = cupy.asnumpy(plan.recs)
+    np.testing.assert_array_equal(got[:, :2], before[:, :2])  # positions stay
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-15 * np.abs(want).max())
     code = cupy.asnumpy(plan.code)
-    assert (code >= 0).all() and np.unique(code >> 1).size == code.size  # a permutation
+    assert np.array_equal(np.sort(code >> 1), np.arange(code.size))  # a permutation
 
 
 def test_the_imager_keeps_one_plan_for_dirty_psf_and_the_next_weighting(rng):
