@@ -2,7 +2,10 @@
 
 - ``uvlab sky list``: the demo skies and the bundled example skies;
 - ``uvlab sky show NAME_OR_FILE [--ra DEG --dec DEG]``: one row per component;
-- ``uvlab sky convert IN OUT``: WSClean or uvlab (or a demo) → uvlab v1 text.
+- ``uvlab sky convert IN OUT``: WSClean or uvlab (or a demo) → uvlab v1 text;
+- ``uvlab sky render IN OUT.fits --npix N --cell-arcsec C --ra DEG --dec DEG``: an
+  image sky (a picture, a FITS image or a drawn demo picture) on a model grid, as
+  a FITS image in Jy/pixel (:mod:`uvlab.app.skymodel.image_sky`).
 
 Data errors are raised as ``SkyModelError``; ``uvlab.app.cli`` prints them as
 ``uvlab sky: error: <message>`` and exits 1.
@@ -49,6 +52,26 @@ def register(subparsers) -> None:
     p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
     demo_options(p)
     p.set_defaults(func=run_convert)
+
+    p = actions.add_parser(
+        "render",
+        help="an image sky (picture, FITS or demo picture) on a model grid, as FITS (Jy/pixel)",
+    )
+    p.add_argument(
+        "input", metavar="IN", help="a .fits image, a picture (.png, .jpg, …) or a demo picture "
+        "(radio-galaxy, spiral, ring)",
+    )  # fmt: skip
+    p.add_argument("output", metavar="OUT", help="FITS file to write")
+    p.add_argument("--npix", type=count, default=256, help="model grid side (default 256)")
+    p.add_argument("--cell-arcsec", type=float, default=1.0, help="model pixel (default 1″)")
+    p.add_argument("--ra", type=float, default=0.0, metavar="DEG", help="phase centre RA")
+    p.add_argument("--dec", type=float, default=-30.0, metavar="DEG", help="phase centre Dec")
+    p.add_argument(
+        "--width-arcmin", type=float, help="angular width of a picture (demo pictures: 4′)"
+    )
+    p.add_argument("--flux-jy", type=float, default=1.0, help="total flux of a picture (1 Jy)")
+    p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    p.set_defaults(func=run_render)
 
 
 def _load(source: str, args):
@@ -144,4 +167,37 @@ def run_convert(args, out=None) -> int:
     model = _load(args.input, args)
     write_sky(model, target, overwrite=args.force)  # atomic: OUT stays intact on failure
     print(f"wrote {len(model)} component(s) to {target}", file=out)
+    return 0
+
+
+def run_render(args, out=None) -> int:
+    """Sample an image sky on a model grid about (--ra, --dec) and write it as FITS."""
+    from pathlib import Path
+
+    from uvlab.app.fits_io import write_image_fits
+    from uvlab.app.skymodel import SkyModelError
+    from uvlab.app.skymodel.image_sky import load_image_sky
+    from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
+
+    out = out or sys.stdout
+    target = Path(args.output)
+    if target.exists() and not args.force:
+        raise SkyModelError("already exists (use --force to overwrite)", target)
+    if not (args.cell_arcsec > 0 and math.isfinite(args.cell_arcsec)):
+        raise SkyModelError(f"--cell-arcsec must be > 0, got {args.cell_arcsec}")
+    sky = load_image_sky(args.input, width_arcmin=args.width_arcmin, flux_jy=args.flux_jy)
+    spec = ImageSpec(args.npix + args.npix % 2, args.cell_arcsec * ARCSEC)
+    model, total = sky.on_grid(spec, args.ra, args.dec)
+    history = {"sky": args.input, "sky_total_jy": f"{sky.total_jy:.6g}"}
+    write_image_fits(
+        target, model, spec, args.ra, args.dec, freq_hz=sky.ref_freq_hz, bunit="Jy/pixel",
+        history=history, overwrite=args.force,
+    )  # fmt: skip
+    for note in sky.notes:
+        print(f"note: {note}", file=out)
+    print(
+        f'wrote {target}: {spec.npix}² × {args.cell_arcsec:g}" of {sky.name!r}, '
+        f"{total:.6g} Jy on the grid of {sky.total_jy:.6g} Jy",
+        file=out,
+    )
     return 0

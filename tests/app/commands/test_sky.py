@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+import numpy as np
 import pytest
 
 from uvlab.app.commands import sky
@@ -104,3 +105,24 @@ def test_a_random_sky_too_large_is_refused_at_once(tmp_path, monkeypatch):
         "64.0 MiB of memory is available (cgroup limit); use a smaller n\n"
     )
     assert not (tmp_path / "r.txt").exists()
+
+
+def test_sky_render_writes_a_picture_on_the_model_grid_in_jy_per_pixel(tmp_path, capsys):
+    from astropy.io import fits
+
+    out = tmp_path / "rg.fits"
+    argv = ["sky", "render", "radio-galaxy", str(out), "--npix", "128", "--cell-arcsec", "2"]
+    assert run([*argv, "--flux-jy", "2", "--ra", "150", "--dec", "30"]) == 0
+    with fits.open(out) as hdul:
+        h, data = hdul[0].header, hdul[0].data
+    assert h["BUNIT"] == "Jy/pixel" and h["CRVAL1"] == 150.0 and data.shape[-2:] == (128, 128)
+    assert data.sum() == pytest.approx(2.0, rel=0.01)  # the picture's 4′ fit in 4.3′
+    assert "on the grid of 2 Jy" in capsys.readouterr().out
+    with pytest.raises(SkyModelError, match="already exists"):
+        run(argv)
+    # the written FITS reads back as an absolute sky in the same place
+    again = tmp_path / "again.fits"
+    assert run(["sky", "render", str(out), str(again), "--npix", "128", "--cell-arcsec", "2",
+                "--ra", "150", "--dec", "30"]) == 0  # fmt: skip
+    with fits.open(again) as hdul:
+        np.testing.assert_allclose(hdul[0].data, data, atol=1e-6 * data.max())
