@@ -24,6 +24,14 @@ class SourceArrays:
     shape : (nsrc, 3) float64
         Gaussian FWHM major, FWHM minor (radians) and position angle
         (radians, east of north). All zero for a point source.
+    spectral_terms : (nsrc, K) float64 or None
+        WSClean's spectral terms c_1 … c_K, when some component has more than
+        a power law; they then replace ``spectral_index`` (with x = ν/ν0):
+        logarithmic ``S(ν) = S0·exp(Σ c_k·(ln x)^k)``, ordinary
+        ``I(ν) = I0 + Σ c_k·(x − 1)^k`` (Q, U, V scaled as I). None: the power
+        law ``S0·x^α`` for every component.
+    log_si : (nsrc,) bool or None
+        Logarithmic (True) or ordinary (False) terms; with ``spectral_terms``.
     """
 
     lmn: np.ndarray
@@ -31,6 +39,8 @@ class SourceArrays:
     spectral_index: np.ndarray
     ref_freq: np.ndarray
     shape: np.ndarray
+    spectral_terms: np.ndarray | None = None
+    log_si: np.ndarray | None = None
 
     def __post_init__(self):
         n = self.lmn.shape[0]
@@ -44,6 +54,14 @@ class SourceArrays:
             got = np.shape(getattr(self, name))
             if tuple(got) != want:
                 raise ValueError(f"SourceArrays.{name} has shape {got}, expected {want}")
+        if (self.spectral_terms is None) != (self.log_si is None):
+            raise ValueError("SourceArrays.spectral_terms and log_si come together")
+        if self.spectral_terms is not None:
+            terms, log = np.shape(self.spectral_terms), np.shape(self.log_si)
+            if len(terms) != 2 or terms[0] != n or log != (n,):
+                raise ValueError(
+                    f"SourceArrays.spectral_terms {terms} and log_si {log} do not fit {n} sources"
+                )
 
     @property
     def nsrc(self) -> int:
@@ -73,10 +91,13 @@ class SourceArrays:
 
     def select(self, index) -> SourceArrays:
         """A subset of the components (slice or index array)."""
+        terms = None if self.spectral_terms is None else self.spectral_terms[index]
         return SourceArrays(
             self.lmn[index],
             self.stokes[index],
             self.spectral_index[index],
             self.ref_freq[index],
             self.shape[index],
+            terms,
+            None if terms is None else self.log_si[index],
         )

@@ -2,7 +2,8 @@
 
 - ``uvlab sky list``: the demo skies and the bundled example skies;
 - ``uvlab sky show NAME_OR_FILE [--ra DEG --dec DEG]``: one row per component;
-- ``uvlab sky convert IN OUT``: WSClean or uvlab (or a demo) → uvlab v1 text;
+- ``uvlab sky convert IN OUT [--format uvlab|wsclean]``: WSClean or uvlab (or a
+  demo) → uvlab v1 text or a WSClean component list, spectral terms exactly;
 - ``uvlab sky render IN OUT.fits --npix N --cell-arcsec C --ra DEG --dec DEG``: an
   image sky (a picture, a FITS image or a drawn demo picture) on a model grid, as
   a FITS image in Jy/pixel (:mod:`uvlab.app.skymodel.image_sky`).
@@ -46,9 +47,17 @@ def register(subparsers) -> None:
     demo_options(p)
     p.set_defaults(func=run_show)
 
-    p = actions.add_parser("convert", help="write a sky (WSClean, uvlab or demo) in uvlab format")
+    p = actions.add_parser(
+        "convert", help="write a sky (WSClean, uvlab or demo) in uvlab or WSClean format"
+    )
     p.add_argument("input", metavar="IN", help="a sky file, a demo name or a bundled name")
-    p.add_argument("output", metavar="OUT", help="uvlab sky file to write")
+    p.add_argument("output", metavar="OUT", help="sky file to write")
+    p.add_argument(
+        "--format",
+        choices=("uvlab", "wsclean"),
+        default="uvlab",
+        help="uvlab v1 text (default) or a WSClean component list",
+    )
     p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
     demo_options(p)
     p.set_defaults(func=run_convert)
@@ -165,8 +174,13 @@ def run_convert(args, out=None) -> int:
     if target.exists() and not args.force:
         raise SkyModelError("already exists (use --force to overwrite)", target)
     model = _load(args.input, args)
-    write_sky(model, target, overwrite=args.force)  # atomic: OUT stays intact on failure
-    print(f"wrote {len(model)} component(s) to {target}", file=out)
+    if getattr(args, "format", "uvlab") == "wsclean":
+        from uvlab.app.skymodel.wsclean import write_wsclean
+
+        write_wsclean(model, target, overwrite=args.force)  # atomic as well
+    else:
+        write_sky(model, target, overwrite=args.force)  # atomic: OUT stays intact on failure
+    print(f"wrote {len(model)} component(s) to {target} ({args.format} format)", file=out)
     return 0
 
 

@@ -270,7 +270,9 @@ def model_image(sources, spec, freq_hz: float) -> np.ndarray:
     img = np.zeros((n, n))
     if sources.nsrc == 0:
         return img
-    flux = sources.stokes[:, 0] * (freq_hz / sources.ref_freq) ** sources.spectral_index
+    from uvlab.gpu.predict.terms import spectral_flux
+
+    flux = spectral_flux(np.array([freq_hz], dtype=np.float64), sources, npol=1)[0, :, 0]
     l_ax, m_ax = spec.l_axis(), spec.m_axis()
     for k in range(sources.nsrc):
         l, m = sources.lmn[k, :2]

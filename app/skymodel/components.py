@@ -115,7 +115,14 @@ class Component:
     ref_freq_hz : float
         ν0 > 0, Hz.
     spectral_index : float
-        α in S(ν) = S0·(ν/ν0)^α (DESIGN §1), applied to all four Stokes.
+        α in S(ν) = S0·(ν/ν0)^α (DESIGN §1), applied to all four Stokes. With
+        ``spectral_terms`` it is derived: the log-log slope at ν0 (for display).
+    spectral_terms : tuple of float
+        WSClean's spectral terms c_1 … c_K (empty: the power law). With x = ν/ν0,
+        logarithmic (``log_si``) ``S(ν) = S0·exp(Σ c_k·(ln x)^k)``; ordinary
+        ``I(ν) = I0 + Σ c_k·(x − 1)^k``, Q, U and V scaled as I.
+    log_si : bool
+        Whether ``spectral_terms`` are logarithmic (WSClean's LogarithmicSI).
     major_arcsec, minor_arcsec : float
         Gaussian FWHMs, arcsec, ``major ≥ minor ≥ 0`` and ``major > 0``; both
         0 for a point.
@@ -133,6 +140,8 @@ class Component:
     major_arcsec: float = 0.0
     minor_arcsec: float = 0.0
     pa_deg: float = 0.0
+    spectral_terms: tuple[float, ...] = ()
+    log_si: bool = True
 
     def __post_init__(self):
         put = object.__setattr__
@@ -161,6 +170,23 @@ class Component:
             raise SkyModelError(f"ref_freq_hz must be > 0, got {nu0!r}")
         put(self, "ref_freq_hz", nu0)
         put(self, "spectral_index", _finite(self.spectral_index, "spectral_index"))
+        try:
+            terms = tuple(_finite(t, "spectral term") for t in self.spectral_terms)
+        except TypeError:
+            raise SkyModelError(
+                f"spectral_terms must be numbers, got {self.spectral_terms!r}"
+            ) from None
+        put(self, "log_si", bool(self.log_si))
+        if not any(terms) or (self.log_si and len(terms) == 1):  # a power law, α its one term
+            alpha = terms[0] if terms else self.spectral_index  # zero terms: flat
+            put(self, "spectral_index", alpha)
+            put(self, "log_si", True)
+            terms = ()
+        elif terms:  # the slope at ν0, d ln S / d ln ν, for tables and the power-law readers
+            i0 = self.stokes[0]  # checked above: a tuple of 4
+            slope = terms[0] if self.log_si else (terms[0] / i0 if i0 else 0.0)
+            put(self, "spectral_index", float(slope))
+        put(self, "spectral_terms", terms)
         major = _finite(self.major_arcsec, "major_arcsec")
         minor = _finite(self.minor_arcsec, "minor_arcsec")
         put(self, "pa_deg", _finite(self.pa_deg, "pa_deg"))
@@ -177,8 +203,11 @@ class Component:
 
     def flux(self, freq_hz) -> np.ndarray:
         """(I, Q, U, V) at ``freq_hz``: shape ``np.shape(freq_hz) + (4,)``, Jy."""
-        scale = (np.asarray(freq_hz, dtype=np.float64) / self.ref_freq_hz) ** self.spectral_index
-        return scale[..., None] * np.asarray(self.stokes)
+        from uvlab.gpu.predict.terms import spectral_flux
+
+        freq = np.asarray(freq_hz, dtype=np.float64)
+        sources = SkyModel((self,)).to_source_arrays(0.0, 0.0)
+        return spectral_flux(freq.reshape(-1), sources)[:, 0, :].reshape(*freq.shape, 4)
 
 
 def check_centre(centre) -> tuple[float, float]:
@@ -377,10 +406,20 @@ class SkyModel:
             ],
             dtype=np.float64,
         ).reshape(n, 3)
+        terms = log_si = None
+        nterm = max((len(c.spectral_terms) for c in comps), default=0)
+        if nterm:  # some component has more than a power law: every one as terms
+            terms = np.zeros((n, nterm))
+            for k, c in enumerate(comps):
+                row = c.spectral_terms or (c.spectral_index,)
+                terms[k, : len(row)] = row
+            log_si = np.array([c.log_si for c in comps], dtype=bool)
         return SourceArrays(
             lmn=lmn,
             stokes=stokes,
             spectral_index=np.array([c.spectral_index for c in comps], dtype=np.float64),
             ref_freq=np.array([c.ref_freq_hz for c in comps], dtype=np.float64),
             shape=shape,
+            spectral_terms=terms,
+            log_si=log_si,
         )

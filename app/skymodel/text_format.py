@@ -28,7 +28,12 @@ Rules:
   written by hand or by other programs, positions are absolute. Delete the
   line to pin a saved demo sky to its RA/Dec. Readers before this line
   existed read such a file as absolute.
-- Every component line has exactly 13 fields, in the order above. ``name`` is
+- An optional 14th column, ``spectrum``, holds WSClean-style spectral terms:
+  ``log:c1,c2,…`` (``S0·exp(Σ c_k·(ln x)^k)``, x = ν/ν0) or ``lin:c1,c2,…``
+  (``I0 + Σ c_k·(x − 1)^k``), or ``-`` for the power law of ``spectral_index``.
+  uvlab writes it only when some component has such terms (and then the
+  ``spectral_index`` column holds the slope at ν0, for reading by eye).
+- Every component line has 13 fields (14 with ``spectrum``), in the order above. ``name`` is
   one token (no whitespace, no ``#``); ``type`` is ``point`` or ``gaussian``
   (any case).
 - ``ra`` is decimal degrees, ``hh:mm:ss.s`` (hours) or ``12h34m56.7s``;
@@ -128,11 +133,25 @@ def _number(field: str, column: str) -> float:
     return value
 
 
+def _spectrum(text: str) -> tuple[tuple[float, ...], bool]:
+    """(terms, logarithmic) of a ``spectrum`` field: ``-``, ``log:c1,…`` or ``lin:c1,…``."""
+    if text == "-":
+        return (), True
+    kind, sep, body = text.partition(":")
+    if not sep or kind.lower() not in ("log", "lin"):
+        raise SkyModelError(f"spectrum: {text!r} is not '-', 'log:c1,c2,…' or 'lin:c1,c2,…'")
+    terms = tuple(_number(t, "spectrum") for t in body.split(",") if t.strip())
+    return terms, kind.lower() == "log"
+
+
 def _parse_row(fields: list[str]) -> Component:
-    if len(fields) != len(COLUMNS):
+    if len(fields) not in (len(COLUMNS), len(COLUMNS) + 1):
         raise SkyModelError(
-            f"expected {len(COLUMNS)} columns ({' '.join(COLUMNS)}), got {len(fields)}"
+            f"expected {len(COLUMNS)} columns ({' '.join(COLUMNS)}; 14 with 'spectrum'), "
+            f"got {len(fields)}"
         )
+    terms, log_si = _spectrum(fields[13]) if len(fields) > len(COLUMNS) else ((), True)
+    fields = fields[: len(COLUMNS)]
     name, kind, ra_text, dec_text = fields[:4]
     if kind.lower() not in ("point", "gaussian"):
         raise SkyModelError(f"unknown component type {kind!r} (expected point or gaussian)")
@@ -156,6 +175,8 @@ def _parse_row(fields: list[str]) -> Component:
         major_arcsec=nums[6],
         minor_arcsec=nums[7],
         pa_deg=nums[8],
+        spectral_terms=terms,
+        log_si=log_si,
     )
 
 
@@ -241,8 +262,16 @@ def format_sky(model: SkyModel) -> str:
         ]
         for c in model.components
     ]
-    table = [list(COLUMNS), list(UNITS), *rows]
-    widths = [max(len(r[k]) for r in table) for k in range(len(COLUMNS))]
+    columns, units = list(COLUMNS), list(UNITS)
+    if any(c.spectral_terms for c in model.components):  # the optional 14th column
+        columns.append("spectrum")
+        units.append("-")
+        for row, c in zip(rows, model.components, strict=True):
+            kind = "log" if c.log_si else "lin"
+            terms = ",".join(repr(t) for t in c.spectral_terms)
+            row.append(f"{kind}:{terms}" if c.spectral_terms else "-")
+    table = [columns, units, *rows]
+    widths = [max(len(r[k]) for r in table) for k in range(len(columns))]
 
     def line(cells: list[str], lead: str) -> str:
         return (lead + "  ".join(c.ljust(w) for c, w in zip(cells, widths))).rstrip()

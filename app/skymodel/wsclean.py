@@ -29,17 +29,20 @@ What is read (WSClean wiki "ComponentList"; LOFAR wiki "makesourcedb"):
   position angle turned by 90° (the same Gaussian); one with both axes 0 is
   stored as a point.
 
-Spectra. WSClean writes ``SpectralIndex = [c0, c1, ...]``:
+Spectra. WSClean writes ``SpectralIndex = [c1, c2, ...]`` (x = ν/ν0):
 
-- ``LogarithmicSI = true``: ``S(ν) = I·exp(Σ c_k·ln(ν/ν0)^(k+1))``;
-- ``LogarithmicSI = false``: ``S(ν) = I + Σ c_k·(ν/ν0 − 1)^(k+1)``.
+- ``LogarithmicSI = true``: ``S(ν) = I·exp(Σ c_k·(ln x)^k)``;
+- ``LogarithmicSI = false``: ``S(ν) = I + Σ c_k·(x − 1)^k``.
 
-uvlab holds one power law per component, so it keeps the tangent power law at
-ν0: the exact flux at ν0 and the exact log-log slope there,
-``α = d ln S / d ln ν |ν0``, which is ``c0`` for logarithmic terms and
-``c0 / I`` for ordinary ones (0 when I = 0). Curvature is dropped silently.
-With ``strict=True`` any spectrum that a single α cannot represent exactly
-raises :class:`SkyModelError` instead.
+Every term is kept (:attr:`Component.spectral_terms
+<uvlab.app.skymodel.components.Component.spectral_terms>`), and the prediction
+evaluates them exactly (:func:`uvlab.gpu.predict.terms.spectral_flux`): 1 Jy
+with an ordinary linear term −0.5 at 1.4 GHz is 1.1429 Jy at 1 GHz, as WSClean
+has it. A single logarithmic term is the power law ``I·x^α``.
+
+:func:`format_wsclean` / :func:`write_wsclean` write any sky model back as a
+component list (``uvlab sky convert IN OUT --format wsclean``), exactly: RA and
+Dec to 1e-9 arcsec, ``repr`` numbers, Q, U, V and every spectral term.
 """  # noqa: E501
 
 from __future__ import annotations
@@ -168,19 +171,6 @@ def _bool(text: str) -> bool:
     raise SkyModelError(f"LogarithmicSI: {text!r} is not true or false")
 
 
-def spectral_index(i_jy: float, terms: list[float], logarithmic: bool, strict: bool) -> float:
-    """One power-law α from WSClean spectral terms (tangent at ν0; see module doc)."""
-    if not any(terms):
-        return 0.0
-    if logarithmic:
-        if strict and any(terms[1:]):
-            raise SkyModelError(f"curvature terms {terms[1:]} need more than one spectral index")
-        return terms[0]
-    if strict:
-        raise SkyModelError(f"ordinary-polynomial spectrum {terms} is not a power law")
-    return terms[0] / i_jy if i_jy != 0 else 0.0
-
-
 def _row(values: dict[str, str], strict: bool) -> Component | None:
     name, kind = values.get("name", ""), values.get("type", "") or "POINT"
     if not name:
@@ -207,7 +197,7 @@ def _row(values: dict[str, str], strict: bool) -> Component | None:
         raise SkyModelError("no ReferenceFrequency")
     nu0 = _float(values["referencefrequency"], "ReferenceFrequency")
     log_si = _bool(values.get("logarithmicsi", "") or "true")
-    alpha = spectral_index(stokes[0], _terms(values.get("spectralindex", "")), log_si, strict)
+    terms = _terms(values.get("spectralindex", ""))
     major, minor, pa = (
         _float(values.get(k, "") or "0", _USED[k])
         for k in ("majoraxis", "minoraxis", "orientation")
@@ -223,10 +213,11 @@ def _row(values: dict[str, str], strict: bool) -> Component | None:
         dec_deg=dec,
         stokes=tuple(stokes),
         ref_freq_hz=nu0,
-        spectral_index=alpha,
         major_arcsec=major,
         minor_arcsec=minor,
         pa_deg=pa,
+        spectral_terms=tuple(terms),
+        log_si=log_si,
     )
 
 
@@ -277,7 +268,66 @@ def read_wsclean(path: str | os.PathLike, *, strict: bool = False) -> SkyModel:
     ----------
     path : str or path
     strict : bool
-        Refuse spectra that one power law cannot represent exactly, instead of
-        keeping the tangent power law at ν0.
+        Kept for callers; every spectrum is now read exactly, so nothing is refused for it.
     """
     return parse_wsclean_text(read_text_file(path), source=path, strict=strict)
+
+
+#: The columns :func:`format_wsclean` writes.
+WRITE_COLUMNS = (
+    "Name, Type, Ra, Dec, I, Q, U, V, SpectralIndex, LogarithmicSI, ReferenceFrequency, "
+    "MajorAxis, MinorAxis, Orientation"
+)
+
+
+def _wsclean_ra(ra_deg: float) -> str:
+    from uvlab.app.skymodel.angles import format_ra
+
+    return format_ra(ra_deg, decimals=10)
+
+
+def _wsclean_dec(dec_deg: float) -> str:
+    from uvlab.app.skymodel.angles import format_dec
+
+    return format_dec(dec_deg, decimals=9).replace(":", ".")
+
+
+def format_wsclean(model: SkyModel) -> str:
+    """``model`` as a WSClean component list (exact; see the module docstring).
+
+    A relative model (a demo sky) is written where it lies about its own centre.
+    """
+    lines = [f"Format = {WRITE_COLUMNS}"]
+    if model.name:
+        lines.insert(0, f"# {model.name}")
+    for c in model.components:
+        terms = c.spectral_terms or (c.spectral_index,)
+        size = (
+            (repr(c.major_arcsec), repr(c.minor_arcsec), repr(c.pa_deg))
+            if c.kind == "gaussian"
+            else ("", "", "")
+        )
+        fields = [
+            c.name,
+            c.kind.upper(),
+            _wsclean_ra(c.ra_deg),
+            _wsclean_dec(c.dec_deg),
+            *(repr(float(v)) for v in c.stokes),
+            "[" + ",".join(repr(float(t)) for t in terms) + "]",
+            "true" if c.log_si else "false",
+            repr(c.ref_freq_hz),
+            *size,
+        ]
+        lines.append(",".join(fields))
+    return "\n".join(lines) + "\n"
+
+
+def write_wsclean(model: SkyModel, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
+    """Write :func:`format_wsclean` of ``model`` atomically (a complete file or none)."""
+    from uvlab.app.atomic import write_text
+
+    path = Path(path)
+    if path.exists() and not overwrite:
+        raise SkyModelError("already exists (use --force to overwrite)", path)
+    write_text(path, format_wsclean(model))
+    return path

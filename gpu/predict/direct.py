@@ -46,11 +46,9 @@ class PreparedSources:
 
 
 def prepare_sources(sources: SourceArrays, freq_hz, mode: str, dtype, xp=np) -> PreparedSources:
-    """Move the sky to ``xp`` and apply the spectral index per channel."""
+    """Move the sky to ``xp`` and evaluate its spectra per channel (:func:`terms.spectral_flux`)."""
     npol = terms.check_mode(mode)
-    scale = terms.spectral_scale(freq_hz, sources.spectral_index, sources.ref_freq, xp)
-    stokes = xp.asarray(sources.stokes[:, :npol], dtype=xp.float64)
-    per_chan = (scale[:, :, None] * stokes[None, :, :]).astype(dtype)
+    per_chan = terms.spectral_flux(freq_hz, sources, npol, xp).astype(dtype)
     quad = terms.gaussian_quadratic(sources.shape, xp) if sources.has_gaussians else None
     return PreparedSources(xp.asarray(sources.lmn, dtype=xp.float64), per_chan, quad, npol)
 

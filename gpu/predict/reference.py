@@ -81,7 +81,22 @@ def predict_reference(uvw, freq_hz, sources, mode="scalar", smearing=None):
                     vp = ul * math.cos(pa) - vl * math.sin(pa)
                     k = math.pi**2 / (4.0 * math.log(2.0))
                     term *= math.exp(-k * (fwhm_maj**2 * up**2 + fwhm_min**2 * vp**2))
-                scale = (nu / float(sources.ref_freq[s])) ** float(sources.spectral_index[s])
-                i, q, us, vs = (scale * float(x) for x in sources.stokes[s])
+                i, q, us, vs = _stokes_at(sources, s, nu)
                 out[r, c] += term * _brightness(i, q, us, vs, mode)
     return out
+
+
+def _stokes_at(sources, s: int, nu: float) -> tuple[float, float, float, float]:
+    """(I, Q, U, V) of source s at ν, written out term by term (the power law or WSClean's)."""
+    x = nu / float(sources.ref_freq[s])
+    stokes = [float(v) for v in sources.stokes[s]]
+    if sources.spectral_terms is None:
+        scale = x ** float(sources.spectral_index[s])
+        return tuple(scale * v for v in stokes)
+    coeffs = [float(c) for c in sources.spectral_terms[s]]
+    if bool(sources.log_si[s]):
+        scale = math.exp(sum(c * math.log(x) ** (k + 1) for k, c in enumerate(coeffs)))
+        return tuple(scale * v for v in stokes)
+    i = stokes[0] + sum(c * (x - 1.0) ** (k + 1) for k, c in enumerate(coeffs))
+    scale = i / stokes[0] if stokes[0] != 0 else 1.0
+    return (i, *(scale * v for v in stokes[1:]))

@@ -126,3 +126,23 @@ def test_sky_render_writes_a_picture_on_the_model_grid_in_jy_per_pixel(tmp_path,
                 "--ra", "150", "--dec", "30"]) == 0  # fmt: skip
     with fits.open(again) as hdul:
         np.testing.assert_allclose(hdul[0].data, data, atol=1e-6 * data.max())
+
+
+def test_sky_convert_to_wsclean_keeps_every_spectral_term(tmp_path, capsys):
+    src = tmp_path / "in.txt"
+    src.write_text(
+        "Format = Name, Type, Ra, Dec, I, SpectralIndex, LogarithmicSI, ReferenceFrequency\n"
+        "a,POINT,10:00:00,+30.00.00,1.0,[-0.5],false,1.4e9\n"
+        "b,POINT,10:00:10,+30.01.00,2.0,[-0.7,0.05,-0.01],true,1.4e9\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "out.txt"
+    assert run(["sky", "convert", str(src), str(out), "--format", "wsclean"]) == 0
+    assert "(wsclean format)" in capsys.readouterr().out
+    again = read_wsclean(out)
+    assert again[0].flux(1.0e9)[0] == pytest.approx(1.0 + 0.5 * (1 - 1 / 1.4), rel=1e-15)
+    assert again[1].spectral_terms == (-0.7, 0.05, -0.01) and again[1].log_si
+    # and through the uvlab format, which holds the terms in its spectrum column
+    uv = tmp_path / "uv.sky"
+    assert run(["sky", "convert", str(out), str(uv)]) == 0
+    assert [c.spectral_terms for c in read_sky(uv)] == [(-0.5,), (-0.7, 0.05, -0.01)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import astropy.units as u
 import numpy as np
 import pytest
@@ -57,33 +59,67 @@ def test_read_wsclean_file(tmp_path):
     assert g.stokes == (0.000723326710524984, 0.0, 0.0, 0.0)
     assert g.ref_freq_hz == 125584411.621094
     assert g.spectral_index == -0.8  # logarithmic: first term is alpha
-    assert model[1].spectral_index == -0.7  # curvature dropped (tangent power law)
+    assert model[1].spectral_index == -0.7  # the slope at ν0; the curvature is kept too
+    assert model[1].spectral_terms[0] == -0.7 and len(model[1].spectral_terms) == 2
     assert model[3].ref_freq_hz == 125584411.621094  # empty field takes the header default
     assert model[3].spectral_index == 0.0
     assert model[0].major_arcsec == 0.0
 
 
-def test_ordinary_polynomial_becomes_tangent_power_law():
-    """WSClean 'false': S = I + c0 (x-1) + c1 (x-1)^2; α keeps S and dS/dν at ν0."""
+def test_ordinary_polynomial_spectra_are_exact():
+    """WSClean 'false': S = I + c1 (x-1) + c2 (x-1)^2, evaluated as written at any ν."""
     model = parse_wsclean_text(WSCLEAN)
     c = model[0]
-    i0, c0, c1 = 0.0125, -0.7, -0.0849693907803257
-    assert c.spectral_index == pytest.approx(c0 / i0, rel=1e-15)
-    h = 1e-6
-    for x in (1 - h, 1 + h):
-        poly = i0 + c0 * (x - 1) + c1 * (x - 1) ** 2
-        power = c.flux(c.ref_freq_hz * x)[0]
-        assert power == pytest.approx(poly, rel=1e-8)  # agree to first order in h
+    i0, c1, c2 = 0.0125, -0.7, -0.0849693907803257
+    assert not c.log_si and c.spectral_terms == (c1, c2)
+    assert c.spectral_index == pytest.approx(c1 / i0, rel=1e-15)  # the slope at ν0
+    for x in (0.5, 0.9, 1.0, 1.7):
+        poly = i0 + c1 * (x - 1) + c2 * (x - 1) ** 2
+        assert c.flux(c.ref_freq_hz * x)[0] == pytest.approx(poly, rel=1e-14)
 
 
-def test_strict_refuses_inexact_spectra():
-    with pytest.raises(SkyModelError, match="line 2: ordinary-polynomial spectrum"):
-        parse_wsclean_text(WSCLEAN, "x.txt", strict=True)
+def test_logarithmic_curvature_is_exact_and_the_issues_example_matches_wsclean():
     lines = WSCLEAN.splitlines()
-    with pytest.raises(SkyModelError, match="line 2: curvature terms"):
-        parse_wsclean_text("\n".join([lines[0], lines[2]]), strict=True)
-    ok = parse_wsclean_text("\n".join([lines[0], lines[3], lines[4]]), strict=True)
-    assert [c.spectral_index for c in ok] == [-0.8, 0.0]
+    c = parse_wsclean_text("\n".join([lines[0], lines[2]]))[0]
+    c1, c2 = c.spectral_terms
+    for x in (0.5, 2.0):
+        want = c.stokes[0] * math.exp(c1 * math.log(x) + c2 * math.log(x) ** 2)
+        assert c.flux(c.ref_freq_hz * x)[0] == pytest.approx(want, rel=1e-14)
+    fmt = "Format = Name, Type, Ra, Dec, I, SpectralIndex, LogarithmicSI, ReferenceFrequency"
+    one = parse_wsclean_text(fmt + "\ns,POINT,10:00:00,+30.00.00,1.0,[-0.5],false,1.4e9\n")[0]
+    assert one.flux(1.0e9)[0] == pytest.approx(1.0 + 0.5 * (1 - 1.0 / 1.4), rel=1e-15)  # 1.1429
+
+
+def test_strict_reads_every_spectrum_exactly_now():
+    strict = parse_wsclean_text(WSCLEAN, "x.txt", strict=True)
+    assert strict == parse_wsclean_text(WSCLEAN, "x.txt")
+
+
+def test_a_component_list_round_trips_through_the_writer(tmp_path):
+    from uvlab.app.skymodel.wsclean import format_wsclean, read_wsclean, write_wsclean
+
+    model = parse_wsclean_text(WSCLEAN)
+    path = write_wsclean(model, tmp_path / "out.txt")
+    again = read_wsclean(path)
+    assert len(again) == len(model)
+    for a, b in zip(model, again, strict=True):
+        assert (a.name, a.kind, a.stokes, a.ref_freq_hz) == (
+            b.name,
+            b.kind,
+            b.stokes,
+            b.ref_freq_hz,
+        )
+        assert (a.spectral_terms, a.log_si, a.spectral_index) == (
+            b.spectral_terms, b.log_si, b.spectral_index,
+        )  # fmt: skip
+        assert abs(a.ra_deg - b.ra_deg) < 1e-12 and abs(a.dec_deg - b.dec_deg) < 1e-12
+        assert (a.major_arcsec, a.minor_arcsec, a.pa_deg) == (
+            b.major_arcsec, b.minor_arcsec, b.pa_deg,
+        )  # fmt: skip
+    body = lambda m: [ln for ln in format_wsclean(m).splitlines() if not ln.startswith("#")]  # noqa: E731
+    assert body(again) == body(model)  # the name comment aside, the same text
+    with pytest.raises(SkyModelError, match="already exists"):
+        write_wsclean(model, path)
 
 
 def test_makesourcedb_header_defaults_and_patches():
