@@ -6,24 +6,29 @@ How the uvw are computed (DESIGN §1 plus what a real MS's UVW carry):
    (IERS table bundled by astropy-iers-data; never downloaded) and TT with
    ERFA, as astropy's Time does; ERFA the Greenwich apparent sidereal time
    (IAU 2006/2000A).
-2. The J2000 phase centre s0 is moved to the true equator and equinox of date
-   with the IAU 2006/2000A bias-precession-nutation matrix N(t)
-   (``erfa.pnm06a``): (α_d, δ_d). Aberration is *not* applied: the uvw are a
-   geometric projection on the J2000 axes, as in a CASA MeasurementSet.
+2. The J2000 phase centre s0 is moved to its apparent place, as CASA's UVW
+   recomputation (fixvis, the simulator) and pyuvdata's phasing do: annual
+   aberration, light deflection by the Sun and precession-nutation
+   (``erfa.atci13``, geocentric CIRS place), then to the true equinox of date
+   with the equation of the origins: (α_d, δ_d). Aberration moves the phase
+   centre by up to ~20″, which rotates every baseline by that much (~1e-4 of
+   its length) against a purely geometric projection.
 3. Antenna offsets from the site are corrected for polar motion (IERS x_p,
    y_p at the middle time, ``erfa.pom00``), rotated to local equatorial
    (Lx, Ly, Lz), and put through the DESIGN §1 formula
    (:func:`uvlab.gpu.geometry.baseline_uvw`) with ``H = GAST + λ_site − α_d``
    and the middle time's δ_d; (v, w) are then rotated about u by each time's
    small change of δ_d (precession, nutation: ~1e-7 rad in hours), which is exact.
-4. (u, v) is rotated about w by the angle between the of-date and J2000
-   north directions at the phase centre (up to ~0.4° in 2026), so that u, v, w
+4. (u, v) is rotated about w by the frame position angle (up to ~0.4° in
+   2026): the angle between the J2000 and the apparent north at the phase
+   centre, measured as pyuvdata does (:func:`apparent_place`), so that u, v, w
    lie on the J2000 axes of the phase centre.
 
-Against an independent astropy ITRS→GCRS rotation of the baselines projected
-on the J2000 (u, v, w) basis, the residual is ~1e-9 of the baseline length
-(tests/app/test_observation.py); it would be ~7e-8 without the δ_d rotation,
-~2e-6 without polar motion and up to ~5e-3 without step 4.
+Against pyuvdata 3.2's recomputation (apparent coordinates, frame position
+angle, antenna positions) the residual is ≤ 1e-5 of the baseline length on
+northern and southern tracks (pyuvdata leaves out polar motion, ~2e-6), and
+against an astropy ITRS→GCRS rotation projected on the phase centre's
+geocentric apparent (GCRS) direction ~1e-8 (tests/app/test_observation.py).
 
 Dates past the bundled IERS table use its last UT1−UTC and polar motion
 (a UT1 error of ≲ 1 s shifts the hour angles by ≲ 7e-5 rad), and dates past
@@ -225,10 +230,10 @@ class Observation:
 
 
 def earth_orientation(mjd_s, node_step_s: float = 3600.0):
-    """Greenwich apparent sidereal time, bias-precession-nutation and polar motion.
+    """Greenwich apparent sidereal time and polar motion.
 
-    The nutation series (IAU 2000A) is costly, so the nutation-dependent parts
-    (the equation of the equinoxes and the NPB matrix) are evaluated on nodes
+    The nutation series (IAU 2000A) is costly, so the nutation-dependent part
+    (the equation of the equinoxes) is evaluated on nodes
     ``node_step_s`` apart and interpolated linearly; nutation's shortest
     significant period is ~5 days, so the interpolation error is < 1e-10 rad.
     GMST (IAU 2006) is evaluated at every time.
@@ -240,8 +245,6 @@ def earth_orientation(mjd_s, node_step_s: float = 3600.0):
     Returns
     -------
     gast_rad : (ntime,)
-    npb : (ntime, 3, 3)
-        GCRS (≈ J2000) → true equator and equinox of date (``erfa.pnm06a``).
     pom : (3, 3)
         Polar-motion matrix W (``erfa.pom00``, TIRS → ITRS) at the middle time,
         from the IERS table's x_p, y_p.
@@ -251,17 +254,15 @@ def earth_orientation(mjd_s, node_step_s: float = 3600.0):
     nodes = np.linspace(mjd_s.min(), mjd_s.max() + 1.0, nnode)
     utc = eop.utc_jd(mjd_s)
     gmst = erfa.gmst06(*eop.ut1_jd(*utc), *eop.tt_jd(*utc))
-    gast_n, npb_nodes = _apparent(nodes)
+    gast_n = _apparent(nodes)[0]
     utc_n = eop.utc_jd(nodes)
     ee = _wrap(gast_n - erfa.gmst06(*eop.ut1_jd(*utc_n), *eop.tt_jd(*utc_n)))
-    npb_nodes = npb_nodes.reshape(nnode, 9)
     ordered = np.sort(mjd_s)  # the median without np.median (which imports numpy.ma)
     utc_mid = eop.utc_jd(0.5 * (ordered[(ordered.size - 1) // 2] + ordered[ordered.size // 2]))
     xp, yp = eop.polar_motion(*utc_mid)
     pom = erfa.pom00(float(xp), float(yp), float(erfa.sp00(*eop.tt_jd(*utc_mid))))
-    npb = np.stack([np.interp(mjd_s, nodes, npb_nodes[:, k]) for k in range(9)], axis=-1)
     gast = np.asarray(gmst, dtype=np.float64) + np.interp(mjd_s, nodes, ee)
-    return gast, npb.reshape(-1, 3, 3), pom
+    return gast, pom
 
 
 def _apparent(mjd_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -276,13 +277,47 @@ def _apparent(mjd_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return erfa.gst06(*ut1, *tt, npb), npb
 
 
-def _of_date(npb: np.ndarray, ra0: float, dec0: float):
-    """Phase centre of date (α_d, δ_d), (ntime,), and the J2000 u axis of date, (ntime, 3)."""
-    sa, ca, sd, cd = np.sin(ra0), np.cos(ra0), np.sin(dec0), np.cos(dec0)
-    s = npb @ np.array([cd * ca, cd * sa, sd])
-    ra_d = np.arctan2(s[:, 1], s[:, 0])
-    dec_d = np.arcsin(np.clip(s[:, 2], -1.0, 1.0))
-    return ra_d, dec_d, npb @ np.array([-sa, ca, 0.0])
+#: Offset (radians) either side of the apparent phase centre, north and south, whose
+#: J2000 places give the u-v rotation (pyuvdata's frame position angle takes 0.5°).
+NORTH_OFFSET_RAD = np.radians(0.5)
+
+
+def apparent_place(mjd_s, ra0: float, dec0: float, node_step_s: float = 3600.0):
+    """Apparent (α_d, δ_d) of a J2000 direction and the J2000 east axis there, per time.
+
+    ``erfa.atci13`` (aberration, light deflection, precession-nutation: the
+    geocentric CIRS place) minus the equation of the origins gives the place on
+    the true equator and equinox of date. It is evaluated on nodes
+    ``node_step_s`` apart and interpolated (aberration and nutation change by
+    < 0.02″ an hour, linearly to 1e-12 rad).
+
+    The J2000 east axis at the phase centre, (ntime, 3) in the of-date frame,
+    follows the frame position angle as pyuvdata (3.2) computes it, whose UVW
+    agree with CASA's recomputation to ~1e-5 of the baseline: two points
+    :data:`NORTH_OFFSET_RAD` north and south of the apparent place are taken
+    back to J2000 (``erfa.atic13``), and the position angle φ of the
+    northern one seen from the southern one (``erfa.pas``) is the apparent
+    north's in J2000; the J2000 north is then at −φ in the apparent frame.
+    """
+    mjd_s = np.atleast_1d(np.asarray(mjd_s, dtype=np.float64))
+    nnode = max(2, int(np.ceil(np.ptp(mjd_s) / node_step_s)) + 1)
+    nodes = np.linspace(mjd_s.min(), mjd_s.max() + 1.0, nnode)
+    tt = eop.tt_jd(*eop.utc_jd(nodes))  # TDB − TT < 2 ms: no difference here
+    ri, di, eo = erfa.atci13(ra0, dec0, 0.0, 0.0, 0.0, 0.0, *tt)
+    up = np.minimum(di + NORTH_OFFSET_RAD, np.pi / 2)
+    dn = np.maximum(di - NORTH_OFFSET_RAD, -np.pi / 2)
+    ra_up, dec_up, _ = erfa.atic13(ri, up, *tt)
+    ra_dn, dec_dn, _ = erfa.atic13(ri, dn, *tt)
+    psi = -erfa.pas(ra_dn, dec_dn, ra_up, dec_up)  # J2000 north's PA in the apparent frame
+    ra_d = np.interp(mjd_s, nodes, np.unwrap(ri - eo))
+    dec_d = np.interp(mjd_s, nodes, di)
+    psi = np.interp(mjd_s, nodes, np.unwrap(psi))
+    e_east = np.stack([-np.sin(ra_d), np.cos(ra_d), np.zeros_like(ra_d)], axis=-1)
+    e_north = np.stack(
+        [-np.sin(dec_d) * np.cos(ra_d), -np.sin(dec_d) * np.sin(ra_d), np.cos(dec_d)], axis=-1
+    )
+    e_u0 = np.cos(psi)[:, None] * e_east - np.sin(psi)[:, None] * e_north
+    return np.mod(ra_d, 2 * np.pi), dec_d, e_u0
 
 
 def _wrap(angle):
@@ -312,8 +347,8 @@ def transit_mjd_s(layout: ArrayLayout, ra0_rad: float, dec0_rad: float, date_iso
     """UTC (MJD s) of the phase centre's first upper transit after 00:00 UTC on ``date_iso``."""
     t = _parse_time(date_iso, "date_iso", date_only=True)
     for i in range(4):
-        gast, npb = _apparent(np.array([t]))  # at t itself: no nodes, no polar motion
-        ra_d = _of_date(npb, ra0_rad, dec0_rad)[0]
+        gast = _apparent(np.array([t]))[0]  # at t itself: no nodes, no polar motion
+        ra_d = apparent_place(np.array([t]), ra0_rad, dec0_rad)[0]
         ha = gast[0] + layout.site_lon_rad - ra_d[0]
         t += (np.mod(-ha, 2 * np.pi) if i == 0 else -_wrap(ha)) / _OMEGA_UTC
     return t
@@ -333,8 +368,8 @@ def simulate_observation(spec: ObservationSpec) -> Observation:
     ntime = round(span / spec.int_s)
     times = start + (np.arange(ntime) + 0.5) * spec.int_s
 
-    gast, npb, pom = earth_orientation(times)
-    ra_d, dec_d, e_u0 = _of_date(npb, ra0, dec0)
+    gast, pom = earth_orientation(times)
+    ra_d, dec_d, e_u0 = apparent_place(times, ra0, dec0)
     lst = np.mod(gast + layout.site_lon_rad, 2 * np.pi)
     ha = _wrap(lst - ra_d)
     # Polar motion: ITRS → TIRS is Wᵀ; row vectors, so (X − X_site)·W.
@@ -410,7 +445,9 @@ def field_ha_range_h(spec: ObservationSpec, layout: ArrayLayout | None = None):
         return spec.ha_range_h
     layout = layout or layout_of(spec)
     t0 = _parse_time(spec.start_iso, "start_iso")
-    gast, npb, _ = earth_orientation([t0])
-    ra_d = _of_date(npb, np.radians(spec.ra_deg % 360.0), np.radians(spec.dec_deg))[0]
+    gast = _apparent(np.array([t0]))[0]
+    ra_d = apparent_place(
+        np.array([t0]), np.radians(spec.ra_deg % 360.0), np.radians(spec.dec_deg)
+    )[0]
     h0 = float(np.degrees(_wrap(gast[0] + layout.site_lon_rad - ra_d[0]))) / 15.0
     return h0, h0 + spec.duration_h * SIDEREAL_RATE
