@@ -3,6 +3,9 @@
 One function, :func:`dirty_chain`, runs a :class:`~uvlab.gpu.gridders.cuda_rules.GpuChain`
 on cupy arrays, keeping everything on the device:
 
+0. **compress** (``compress=True``) — records of one nearest cell summed
+   (:mod:`~uvlab.gpu.gridders.compress`: cupy.argsort by cell key and a
+   segment-sum kernel, ``gpu/kernels/grid_compress.cu``);
 1. **sort / bin** — counting sort of the records by grid tile
    (:mod:`~uvlab.gpu.gridders.cuda_binning`) and the subproblem list;
 2. **grid** — zero the Hermitian half grid, then one thread block per
@@ -27,6 +30,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from uvlab.gpu.gridders.compress import compress as compress_records
+from uvlab.gpu.gridders.compress import key_from_chain
 from uvlab.gpu.gridders.cuda_binning import (
     TileLayout,
     bin_records,
@@ -180,7 +185,9 @@ def _as_inputs(u, v, wvis, cplx):
     return real_in(u).ravel(), real_in(v).ravel(), cupy.ascontiguousarray(w).ravel()
 
 
-def dirty_chain(u, v, wvis, chain: GpuChain, *, precision="double", timer=None, config=None):
+def dirty_chain(
+    u, v, wvis, chain: GpuChain, *, precision="double", timer=None, config=None, compress=False
+):
     """Unnormalised dirty image ``Re Σ wvis·exp(−2πi(u·l + v·m))`` on the GPU.
 
     Parameters
@@ -192,6 +199,9 @@ def dirty_chain(u, v, wvis, chain: GpuChain, *, precision="double", timer=None, 
         float32 records, complex64 grid and float32 accumulation, or float64.
     timer : StageTimer, optional
     config : KernelConfig, optional
+    compress : bool
+        Sum the records of each nearest cell before the bin (stage
+        "compress"); ValueError unless the v rule is the nearest cell.
 
     Returns
     -------
@@ -209,6 +219,11 @@ def dirty_chain(u, v, wvis, chain: GpuChain, *, precision="double", timer=None, 
     layout, maxsub = plan_layout(chain, config)
     if u.size == 0:
         return cupy.zeros((chain.npix, chain.npix), dtype=real)
+    if compress:
+        key = key_from_chain(chain, layout.pad)
+        with timed(timer, "compress"):
+            c = compress_records(u, v, wvis, key)
+        u, v, wvis = c.u, c.v, c.wvis  # float64 / complex128: the cells' points exactly
     with timed(timer, "sort / bin"):
         recs, counts, offsets = bin_records(u, v, wvis, chain, layout, real)
         subs = subproblems(counts, layout.groups, maxsub, cupy)

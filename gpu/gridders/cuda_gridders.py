@@ -93,4 +93,13 @@ def dirty_gpu(
             to_numpy(u), to_numpy(v), to_numpy(wvis), spec, params, w=wh, timer=timer
         )
         return cupy.asarray(img, dtype=real)
-    return dirty_chain(u, v, wvis, chain, precision=params.precision, timer=timer, config=config)
+    return dirty_chain(
+        u,
+        v,
+        wvis,
+        chain,
+        precision=params.precision,
+        timer=timer,
+        config=config,
+        compress=params.compress,
+    )
