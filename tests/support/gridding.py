@@ -6,7 +6,8 @@
 - :func:`edge_records`: random records plus the edge cases of the grid;
 - :func:`duplicated`: edge records plus duplicates, Hermitian twins and near neighbours
   (full compression);
-- :func:`chain_of`: the GPU chain of a catalogue algorithm.
+- :func:`chain_of`: the GPU chain of a catalogue algorithm;
+- :func:`amplification`: how much a chain's corrector amplifies float32 rounding at the edge.
 """
 
 from __future__ import annotations
@@ -73,3 +74,14 @@ def duplicated(rng):
 def chain_of(name, params, spec=SPEC):
     """The GPU chain of a catalogue algorithm: its NumPy plans through gpu_chain."""
     return gpu_chain(axis_plans(name, spec, params), spec, params)
+
+
+def amplification(name, params) -> float:
+    """How much the corrector amplifies rounding at the image edge over the centre.
+
+    Muscat's σ = 1 setting divides the edge pixels by a small kernel response,
+    so float32 grid rounding grows there by this factor.
+    """
+    chain = chain_of(name, params)
+    c = SPEC.npix // 2
+    return float(chain.corr_u.max() * chain.corr_v.max() / (chain.corr_u[c] * chain.corr_v[c]))

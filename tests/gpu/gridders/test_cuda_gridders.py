@@ -7,7 +7,15 @@ relative to the peak, float32 ~1e-5 of the peak.
 import numpy as np
 import pytest
 
-from tests.support.gridding import CASES, IDS, SMALL, SPEC, chain_of, edge_records
+from tests.support.gridding import (
+    CASES,
+    IDS,
+    SMALL,
+    SPEC,
+    amplification,
+    chain_of,
+    edge_records,
+)
 from tests.support.oracles import dft_image, sky_vis
 from tests.support.scenes import layout_uv, meerkat_spec
 from uvlab.gpu.aliasing import error_map
@@ -55,17 +63,6 @@ def test_cuda_gridder_equals_numpy_twin(rng, name, params, precision):
     assert isinstance(img, cupy.ndarray) and img.shape == (32, 32)
     assert img.dtype == (np.float32 if precision == "single" else np.float64)
     assert peak_error(img, ref) <= TOL[precision] * amplification(name, params)
-
-
-def amplification(name, params) -> float:
-    """How much the corrector amplifies rounding at the image edge over the centre.
-
-    Muscat's σ = 1 setting divides the edge pixels by a small kernel response,
-    so float32 grid rounding grows there by this factor.
-    """
-    chain = chain_of(name, params)
-    c = SPEC.npix // 2
-    return float(chain.corr_u.max() * chain.corr_v.max() / (chain.corr_u[c] * chain.corr_v[c]))
 
 
 @pytest.mark.parametrize(("name", "params"), CASES, ids=IDS)
