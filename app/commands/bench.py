@@ -5,12 +5,13 @@
   median time and source·visibility rate per case (see
   :mod:`uvlab.gpu.bench.predict_bench`).
 
-- ``uvlab bench grid [--device cpu|gpu] [--json PATH] [--quick]``: dirty
+- ``uvlab bench grid [--device cpu|gpu] [--json PATH] [--quick] [--compress]``: dirty
   imaging by every gridder on a MeerKAT observation (2016 baselines ×
   1200 times × 8 channels at 4096², and 2016 × 3000 × 16 ≈ 1e8 at 8192² on
   the GPU): per-stage times, gridding rate, accuracy against a subsampled
   DFT, and ducc0's time for the same image (see
-  :mod:`uvlab.gpu.bench.grid_bench`).
+  :mod:`uvlab.gpu.bench.grid_bench`). ``--compress``: nn-oversampled, hybrid
+  and pruned-nn at β = 16 without and with full compression instead.
 
 - ``uvlab bench tune [--json PATH] [--array A]``: the GPU tuning sweep of
   the CUDA tile gridders' launch configurations on the 4096² MeerKAT
@@ -205,18 +206,24 @@ def run_predict(args) -> int:
     return _finish(report, table, args)
 
 
-def grid_sizes(device: str, quick: bool):
-    """The BenchSize list of ``bench grid`` for a device (quick: one small size)."""
-    from uvlab.gpu.bench.grid_bench import BenchSize, cpu_cases, gpu_cases
+def grid_sizes(device: str, quick: bool, compress: bool = False):
+    """The BenchSize list of ``bench grid`` for a device (quick: one small size).
+
+    ``compress``: the nearest-cell algorithms at β = 16 without and with full
+    compression instead of the usual cases (GPU: the 4096² size only).
+    """
+    from uvlab.gpu.bench.grid_bench import BenchSize, compress_cases, cpu_cases, gpu_cases
 
     if device == "gpu":
-        small = BenchSize(4096, 1200, 8, gpu_cases(), dft_step=32)
-        if quick:
+        cases = compress_cases("single") if compress else gpu_cases()
+        small = BenchSize(4096, 1200, 8, cases, dft_step=32)
+        if quick or compress:
             return [small]
         return [small, BenchSize(8192, 3000, 16, gpu_cases(big=True))]
+    cases = compress_cases("double") if compress else cpu_cases()
     if quick:
-        return [BenchSize(256, 20, 2, cpu_cases(), dft_step=4)]
-    return [BenchSize(512, 60, 4, cpu_cases(), dft_step=8)]
+        return [BenchSize(256, 20, 2, cases, dft_step=4)]
+    return [BenchSize(512, 60, 4, cases, dft_step=8)]
 
 
 def _register_grid(actions) -> None:
@@ -230,6 +237,12 @@ def _register_grid(actions) -> None:
     _common_options(p, "one smaller size")
     p.add_argument("--repeats", type=int, help="timed calls per case (default 5 GPU, 2 CPU)")
     p.add_argument("--no-ducc", action="store_true", help="skip the ducc0 comparison")
+    p.add_argument(
+        "--compress",
+        action="store_true",
+        help="nn-oversampled, hybrid and pruned-nn at beta=16 without and with full "
+        "compression (Muscat §3.2.4): compression ratio, times, rate and error",
+    )
     p.set_defaults(func=run_grid)
 
 
@@ -240,7 +253,7 @@ def run_grid(args) -> int:
 
     device = resolve_device(args.device)
     layout = load_layout(args.array)
-    sizes = grid_sizes(device, bool(args.quick))
+    sizes = grid_sizes(device, bool(args.quick), bool(args.compress))
     print(f"uvlab bench grid: {layout.name}, {layout.nant} antennas, device {device}")
     report = run_grid_bench(
         layout.equatorial(),

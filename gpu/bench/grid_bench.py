@@ -17,7 +17,12 @@ device:
 - **accuracy**: ‖I − I_dft‖/‖I_dft‖ on every k-th pixel against the float64
   DFT (labelled with k), when ``dft_step`` is given;
 - **ducc0**: ``wgridder`` on all host cores for the same image at the same ε
-  (conv cases), timed in the same run, with its accuracy.
+  (conv cases), timed in the same run, with its accuracy;
+- **full compression** (:func:`compress_cases`, ``uvlab bench grid
+  --compress``): each nearest-cell algorithm at β = 16 without and with
+  ``GridParams.compress``; the compressed record gives the cells gridded,
+  the compression ratio (records in ÷ cells out) and its largest difference
+  from the uncompressed image. Its rate still counts the original records.
 """
 
 from __future__ import annotations
@@ -96,6 +101,21 @@ def gpu_cases(big: bool = False) -> tuple[BenchCase, ...]:
     return conv + others + tail
 
 
+def compress_cases(precision: str, beta: int = 16) -> tuple[BenchCase, ...]:
+    """nn-oversampled, hybrid and pruned-nn at β, each without then with full compression.
+
+    hybrid reads its ES table (S = 7, σ = 2) by nearest lookup, so its u axis
+    is quantised to the table's β points per cell too (Muscat's virtual NN grid).
+    """
+    out = []
+    for name in ("nn-oversampled", "hybrid", "pruned-nn"):
+        params = GridParams(oversample=beta, precision=precision)
+        for on in (False, True):
+            label = f"{name} beta={beta}" + (" compressed" if on else "")
+            out.append(BenchCase(name, params.with_(compress=on), None, label))
+    return tuple(out)
+
+
 def cpu_cases() -> tuple[BenchCase, ...]:
     """The host paths: conv on ducc0 (engine auto) and NumPy, and the NumPy algorithms."""
     return (
@@ -156,6 +176,14 @@ def bench_case(case: BenchCase, u, v, vis, spec: ImageSpec, device: str, repeats
         "grid_rate": nvis / grid_s if grid_s > 0 else float("nan"),
     }
     rec["image_rate"] = nvis / rec["image_s"] if rec["image_s"] > 0 else float("nan")
+    rec["compress"] = case.params.compress
+    if case.params.compress:
+        from uvlab.gpu.gridders.compress import compress, key_from_plans
+        from uvlab.gpu.gridders.registry import axis_plans
+
+        key = key_from_plans(*axis_plans(case.algorithm, spec, case.params))
+        rec["cells"] = compress(u, v, vis, key).n_out
+        rec["compression_ratio"] = nvis / rec["cells"]
     return rec, out["img"]
 
 
@@ -186,10 +214,17 @@ def run_size(ant_eq, size: BenchSize, *, device: str, repeats: int, ducc: bool, 
         ref = None
         if size.dft_step:
             ref = grid_data.dft_reference(u, v, vis, spec, size.dft_step)
+        plain = {}  # algorithm → its uncompressed image, to compare the compressed one with
         for case in cases:
             rec, img = bench_case(case, u, v, vis, spec, device, repeats)
             if ref is not None:
                 rec["accuracy"] = grid_data.sampled_error(img, ref, size.dft_step)
+            if case.params.compress and case.algorithm in plain:
+                p0 = plain.pop(case.algorithm)
+                diff = xp.abs(img.astype(xp.float64) - p0).max() / xp.abs(p0).max()
+                rec["vs_uncompressed"] = float(diff)
+            elif any(c.params.compress and c.algorithm == case.algorithm for c in cases):
+                plain[case.algorithm] = img.astype(xp.float64)
             del img
             if ducc and case.ducc and case.eps is not None:
                 if not host:
@@ -243,6 +278,13 @@ def format_row(rec: dict) -> str:
         f"total {rec['total_s'] * 1e3:8.3f} ms | rate {rec['grid_rate']:.3e}"
         + (f" | err {acc:.1e}" if acc is not None else "")
         + (f" | ducc0 {ducc * 1e3:.0f} ms" if ducc else "")
+        + (
+            f" | compress {st.get('compress', 0) * 1e3:.3f} ms, ratio "
+            f"{rec['compression_ratio']:.2f} ({rec['cells']:.3e} cells)"
+            if "cells" in rec
+            else ""
+        )
+        + (f", vs plain {rec['vs_uncompressed']:.1e}" if "vs_uncompressed" in rec else "")
     )
 
 

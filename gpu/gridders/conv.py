@@ -81,6 +81,8 @@ def dirty(u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None
     (N, N) float64
         ``Re Σ wvis·exp(−2πi(u·l + v·m))`` on the spec's grid.
     """
+    if params.compress:
+        raise ValueError("compress needs a nearest-cell axis: conv has none")
     if uses_ducc(params, spec.npix):
         return dirty_ducc(u, v, wvis, spec, params, w=w, timer=timer)
     plans = conv_plans(spec, params)

@@ -3,6 +3,9 @@
 One function, :func:`dirty_chain`, runs a :class:`~uvlab.gpu.gridders.cuda_rules.GpuChain`
 on cupy arrays, keeping everything on the device:
 
+0. **compress** (``compress=True``) — records of one nearest cell summed
+   (:mod:`~uvlab.gpu.gridders.compress`: cupy.argsort by cell key and a
+   segment-sum kernel, ``gpu/kernels/grid_compress.cu``);
 1. **sort / bin** — counting sort of the records by grid tile
    (:mod:`~uvlab.gpu.gridders.cuda_binning`) and the subproblem list;
 2. **grid** — zero the Hermitian half grid, then one thread block per
@@ -27,6 +30,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from uvlab.gpu.gridders.compress import compress as compress_records
+from uvlab.gpu.gridders.compress import key_from_chain
 from uvlab.gpu.gridders.cuda_binning import (
     TileLayout,
     bin_records,
@@ -199,8 +204,9 @@ def chain_plan(u, v, chain: GpuChain, *, precision="double", config=None, timer=
 
 
 def dirty_chain(
-    u, v, wvis, chain: GpuChain, *, precision="double", timer=None, config=None, plan=None
-):
+    u, v, wvis, chain: GpuChain, *, precision="double", timer=None, config=None, plan=None,
+    compress=False,
+):  # fmt: skip
     """Unnormalised dirty image ``Re Σ wvis·exp(−2πi(u·l + v·m))`` on the GPU.
 
     Parameters
@@ -215,6 +221,10 @@ def dirty_chain(
     plan : BinPlan, optional
         The sort / bin of these (u, v) for this chain, precision and config
         (:func:`chain_plan`): only the visibilities are written into it.
+    compress : bool
+        Sum the records of each nearest cell before the bin (stage
+        "compress"); ValueError unless the v rule is the nearest cell, and
+        with a ``plan`` (made of the uncompressed points).
 
     Returns
     -------
@@ -232,6 +242,13 @@ def dirty_chain(
     layout, maxsub = plan_layout(chain, config)
     if u.size == 0:
         return cupy.zeros((chain.npix, chain.npix), dtype=real)
+    if compress and plan is not None:
+        raise ValueError("a bin plan holds the uncompressed points: compress without one")
+    if compress:
+        key = key_from_chain(chain, layout.pad)
+        with timed(timer, "compress"):
+            c = compress_records(u, v, wvis, key)
+        u, v, wvis = c.u, c.v, c.wvis  # float64 / complex128: the cells' points exactly
     with timed(timer, "sort / bin"):
         if plan is not None:  # the same points: the new visibilities into their slots
             recs, counts, offsets, subs = (

@@ -98,17 +98,20 @@ def dirty_gpu(
         )
         return cupy.asarray(img, dtype=real)
     return dirty_chain(
-        u, v, wvis, chain, precision=params.precision, timer=timer, config=config, plan=plan
-    )
+        u, v, wvis, chain, precision=params.precision, timer=timer, config=config,
+        plan=plan, compress=params.compress,
+    )  # fmt: skip
 
 
 def bin_plan(algorithm, u, v, spec: ImageSpec, params: GridParams, *, config=None, timer=None):
-    """The sort / bin of (u, v) for an algorithm on the GPU, to reuse; None on the host path.
+    """The sort / bin of (u, v) for an algorithm on the GPU, to reuse; None where none applies.
 
     For images of other visibilities at the same points (another weighting,
     the PSF, a CLEAN major cycle): ``dirty_gpu(..., plan=bin_plan(...))``.
+    None on the host path and with ``params.compress`` (which bins the
+    compressed cells, not these points).
     """
     chain = cached_chain(algorithm.plans, spec, params)
-    if chain is None:
+    if chain is None or params.compress:
         return None
     return chain_plan(u, v, chain, precision=params.precision, config=config, timer=timer)

@@ -49,4 +49,6 @@ def dirty(u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None
     Parameters and return as :func:`uvlab.gpu.gridders.conv.dirty`.
     """
     plan_u, plan_v = hybrid_plans(spec, params)
-    return separable_dirty(u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer)
+    return separable_dirty(
+        u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer, compress=params.compress
+    )

@@ -39,7 +39,9 @@ def dirty_nn(u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=N
     Parameters and return as :func:`uvlab.gpu.gridders.conv.dirty`.
     """
     plan_u, plan_v = nn_plans(spec, params)
-    return separable_dirty(u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer)
+    return separable_dirty(
+        u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer, compress=params.compress
+    )
 
 
 def dirty_nn_oversampled(
@@ -47,4 +49,6 @@ def dirty_nn_oversampled(
 ) -> np.ndarray:
     """Unnormalised dirty image by nearest-cell gridding on an Nβ×Nβ grid (alg. 2.2)."""
     plan_u, plan_v = nn_oversampled_plans(spec, params)
-    return separable_dirty(u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer)
+    return separable_dirty(
+        u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer, compress=params.compress
+    )

@@ -66,6 +66,13 @@ class GridParams:
     threads : int
         CPU threads for the ducc0 engine; 0 uses every core. An interactive
         caller leaves one core to its user interface.
+    compress : bool
+        Full compression (Muscat §3.2.4): records falling in the same cell of
+        the nearest-cell grid are summed exactly before gridding, so each
+        occupied cell is gridded once (:mod:`~uvlab.gpu.gridders.compress`).
+        Only for the algorithms with a nearest-cell v axis (``nn``,
+        ``nn-oversampled``, ``hybrid``, ``pruned-nn``; the gridders raise
+        otherwise); the image is unchanged to float rounding.
     """
 
     kernel: str = "es"
@@ -83,6 +90,7 @@ class GridParams:
     precision: str = "double"
     threads: int = 0
     lookup: str = "nearest"
+    compress: bool = False
 
     def __post_init__(self):
         if self.kernel not in GCF_NAMES:
@@ -105,6 +113,10 @@ class GridParams:
             raise ValueError(f"precision must be one of {PRECISIONS}, got {self.precision!r}")
         if self.eps is not None and not 0 < self.eps < 1:
             raise ValueError(f"eps must be in (0, 1), got {self.eps}")
+        if not isinstance(self.compress, bool):
+            raise ValueError(f"compress must be True or False, got {self.compress!r}")
+        if self.compress and (self.wstack or self.engine == "ducc"):
+            raise ValueError("compress needs a nearest-cell axis: not with wstack or ducc (conv)")
 
     @classmethod
     def from_eps(cls, eps: float, sigma: float = 2.0, **kwargs) -> GridParams:

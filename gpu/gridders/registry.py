@@ -40,6 +40,8 @@ SEPARABLE_CUDA = "uvlab.gpu.gridders.cuda_gridders:dirty_gpu"
 _GCF = frozenset({"kernel", "support", "eps", "exact", "shape", "oversample", "lookup", "sigma"})
 #: Muscat's pruner: the uv oversampling β (decimated by α = β/2) and the kernel Z.
 _PRUNER = frozenset({"oversample", "prune_kernel", "prune_support"})
+#: Full compression (Muscat §3.2.4): the algorithms with a nearest-cell axis.
+_COMPRESS = frozenset({"compress"})
 
 
 @dataclass(frozen=True)
@@ -128,13 +130,14 @@ CATALOGUE: dict[str, Algorithm] = {
             "nearest cell of an N×N grid, no correction (raw aliasing)",
             nn.dirty_nn,
             nn.nn_plans,
+            uses=_COMPRESS,
         ),
         Algorithm(
             "nn-oversampled",
             "nearest cell of a β-times finer grid (Muscat alg. 2.2)",
             nn.dirty_nn_oversampled,
             nn.nn_oversampled_plans,
-            uses=frozenset({"oversample"}),
+            uses=frozenset({"oversample"}) | _COMPRESS,
             fine_grid=True,
         ),
         Algorithm(
@@ -142,7 +145,7 @@ CATALOGUE: dict[str, Algorithm] = {
             "GCF along u, nearest cell + pruner along v (Muscat alg. 2.5)",
             hybrid.dirty,
             hybrid.hybrid_plans,
-            uses=_GCF | _PRUNER,
+            uses=_GCF | _PRUNER | _COMPRESS,
             fine_grid=True,
             even_oversample=True,
             compared=True,
@@ -152,7 +155,7 @@ CATALOGUE: dict[str, Algorithm] = {
             "nearest cell on Nβ cells, then least-misfit pruning (Muscat alg. 2.6)",
             pruned_nn.dirty,
             pruned_nn.pruned_nn_plans,
-            uses=_PRUNER,
+            uses=_PRUNER | _COMPRESS,
             fine_grid=True,
             even_oversample=True,
             compared=True,

@@ -31,6 +31,8 @@ from contextlib import nullcontext
 import numpy as np
 
 from uvlab.gpu.gridders.axis import AxisPlan
+from uvlab.gpu.gridders.compress import compress as compress_records
+from uvlab.gpu.gridders.compress import key_from_plans
 from uvlab.gpu.gridders.correction import pixel_offsets
 from uvlab.gpu.gridders.pruning import flip_rows
 
@@ -134,7 +136,15 @@ def grid_half_plane(xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int,
 
 
 def separable_dirty(
-    u, v, wvis, plan_u: AxisPlan, plan_v: AxisPlan, *, chunk: int = 1 << 22, timer=None
+    u,
+    v,
+    wvis,
+    plan_u: AxisPlan,
+    plan_v: AxisPlan,
+    *,
+    chunk: int = 1 << 22,
+    timer=None,
+    compress: bool = False,
 ) -> np.ndarray:
     """Unnormalised dirty image ``Re Σ wvis·exp(−2πi(u·l + v·m))`` by gridding.
 
@@ -149,11 +159,20 @@ def separable_dirty(
     chunk : int
         Tap entries per chunk (memory bound).
     timer : StageTimer, optional
+    compress : bool
+        Sum the records of each nearest cell first
+        (:func:`~uvlab.gpu.gridders.compress.compress`, stage "compress");
+        ValueError unless the v axis is a nearest-cell axis.
 
     Returns
     -------
     (N, N) float64
     """
+    if compress:
+        key = key_from_plans(plan_u, plan_v)
+        with timed(timer, "compress"):
+            c = compress_records(u, v, wvis, key)
+        u, v, wvis = c.u, c.v, c.wvis
     with timed(timer, "sort / bin"):
         xu, xv, vis = to_half_plane(
             plan_u.coords(u), -plan_v.coords(v), np.asarray(wvis, np.complex128), plan_u.n_grid

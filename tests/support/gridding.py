@@ -4,7 +4,10 @@
   kernel path, with their test ids;
 - :data:`SMALL`: small tiles and few threads, for many tiles, wraps and groups in a small grid;
 - :func:`edge_records`: random records plus the edge cases of the grid;
-- :func:`chain_of`: the GPU chain of a catalogue algorithm.
+- :func:`duplicated`: edge records plus duplicates, Hermitian twins and near neighbours
+  (full compression);
+- :func:`chain_of`: the GPU chain of a catalogue algorithm;
+- :func:`amplification`: how much a chain's corrector amplifies float32 rounding at the edge.
 """
 
 from __future__ import annotations
@@ -56,6 +59,16 @@ def edge_records(rng, n=2000, spec=SPEC):
     vis = rng.normal(size=n) + 1j * rng.normal(size=n)
     vis[140:150] = 0.0  # zero records are dropped by the bin
     return u, v, vis
+
+
+def duplicated(rng):
+    """Edge records plus exact duplicates, Hermitian mirrors and near neighbours."""
+    u, v, vis = edge_records(rng)
+    k = 600
+    u2 = np.concatenate([u, u[:k], -u[k : 2 * k], u[:k] * (1 + 1e-9)])
+    v2 = np.concatenate([v, v[:k], -v[k : 2 * k], v[:k]])
+    vis2 = np.concatenate([vis, 0.5 * vis[:k], np.conj(vis[k : 2 * k]), vis[:k]])
+    return u2, v2, vis2
 
 
 def chain_of(name, params, spec=SPEC):

@@ -7,7 +7,15 @@ relative to the peak, float32 ~1e-5 of the peak.
 import numpy as np
 import pytest
 
-from tests.support.gridding import CASES, IDS, SMALL, SPEC, amplification, chain_of, edge_records
+from tests.support.gridding import (
+    CASES,
+    IDS,
+    SMALL,
+    SPEC,
+    amplification,
+    chain_of,
+    edge_records,
+)
 from tests.support.oracles import dft_image, sky_vis
 from tests.support.scenes import layout_uv, meerkat_spec
 from uvlab.gpu.aliasing import error_map
