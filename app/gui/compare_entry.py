@@ -47,10 +47,14 @@ class EntryEditor(QtWidgets.QGroupBox):
     changed()
         Any edit.
     remove_requested()
+    match_requested()
+        Find the exact-ES conv setting whose error matches this entry's (any
+        entry but an exact-ES conv: another algorithm, or a conv kernel table).
     """
 
     changed = pyqtSignal()
     remove_requested = pyqtSignal()
+    match_requested = pyqtSignal()
 
     def __init__(self, title: str = "Entry", parent=None):
         super().__init__(title, parent)
@@ -71,6 +75,12 @@ class EntryEditor(QtWidgets.QGroupBox):
         self.sigma_spin.setSingleStep(0.25)
         for spin in (self.support_spin, self.oversample_spin, self.sigma_spin):
             spin.setKeyboardTracking(False)
+        self.match_button = QtWidgets.QPushButton("Match conv")
+        self.match_button.setToolTip(
+            "Compare again with the exact-ES conv of the smallest support S whose measured "
+            "error is at most this entry's, added as a new entry (speed at matched accuracy)"
+        )
+        self._match_allowed = True
         self.lookup_combo = QtWidgets.QComboBox()
         self.lookup_combo.addItems(TABLE_LOOKUPS)
         self.lookup_combo.setToolTip(
@@ -85,7 +95,7 @@ class EntryEditor(QtWidgets.QGroupBox):
             ("Kernel", self.kernel_combo, "Size", self.kernel_size_combo),
             ("ε", self.eps_edit, "S", self.support_spin),
             ("β", self.oversample_spin, "σ", self.sigma_spin),
-            ("Lookup", self.lookup_combo, None, None),
+            ("Lookup", self.lookup_combo, None, self.match_button),
         )
         for r, (la, wa, lb, wb) in enumerate(rows):
             grid.addWidget(QtWidgets.QLabel(la), r, 0)
@@ -108,6 +118,7 @@ class EntryEditor(QtWidgets.QGroupBox):
             spin.valueChanged.connect(self._edited)
         self.eps_edit.value_changed.connect(self._edited)
         self.remove_button.clicked.connect(self.remove_requested)
+        self.match_button.clicked.connect(self.match_requested)
         make_narrow(self, ENTRY_CHARS)  # two fields a row in a laptop's dock
 
     def algorithm(self) -> str:
@@ -153,6 +164,11 @@ class EntryEditor(QtWidgets.QGroupBox):
         del blockers
         self._update_enabled()
 
+    def set_match_allowed(self, allowed: bool) -> None:
+        """Whether the comparison has room for a matching conv entry."""
+        self._match_allowed = bool(allowed)
+        self._update_enabled()
+
     def _update_enabled(self) -> None:
         by_eps = self.kernel_size_combo.currentData() == "eps"
         enabled = enabled_params(self.algorithm(), by_eps)
@@ -163,6 +179,8 @@ class EntryEditor(QtWidgets.QGroupBox):
         self.oversample_spin.setEnabled("oversample" in enabled)
         self.sigma_spin.setEnabled("sigma" in enabled)
         self.lookup_combo.setEnabled(lookup_enabled(self.algorithm(), by_eps))
+        exact_conv = self.algorithm() == "conv" and by_eps  # its own match
+        self.match_button.setEnabled(self._match_allowed and not exact_conv)
 
     def _edited(self, *_args) -> None:
         self._update_enabled()
