@@ -21,6 +21,18 @@ SYMBOL_SIZE = 10
 CURVE_COLOR = "#888888"
 
 
+def log_ticks(lo: float = -15.0, hi: float = 5.0) -> list[list[tuple[float, str]]]:
+    """Ticks of a log10 axis from 10^lo to 10^hi: decades, then 2× and 5× (two levels).
+
+    pyqtgraph's own log ticks label every integer multiple, which crowds a short axis;
+    it drops the second level's text where it does not fit.
+    """
+    decades = np.arange(np.floor(lo), np.ceil(hi) + 1)
+    major = [(float(d), f"{10.0**d:g}") for d in decades]
+    minor = [(float(d + np.log10(f)), f"{f * 10.0**d:g}") for d in decades for f in (2, 5)]
+    return [major, minor]
+
+
 def _positive(time_s, error) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """float arrays and the mask of points a log-log plot can show (finite, > 0)."""
     t = np.asarray(time_s, dtype=float).ravel()
@@ -57,6 +69,8 @@ class AccuracyTimeView(QtWidgets.QWidget):
         self.plot_item = self.plot_widget.getPlotItem()
         self.plot_item.setLogMode(x=True, y=True)
         plain_axes(self.plot_item)
+        for name in ("bottom", "left"):
+            self.plot_item.getAxis(name).setTicks(log_ticks())
         self.plot_item.showGrid(x=True, y=True, alpha=0.25)
         self.plot_item.setLabel("bottom", time_label)
         self.plot_item.setLabel("left", error_label)
@@ -94,13 +108,19 @@ class AccuracyTimeView(QtWidgets.QWidget):
         for item in self.points + self.labels:
             self.plot_item.removeItem(item)
         self.points, self.labels = [], []
-        for k in np.flatnonzero(ok):
+        shown = np.flatnonzero(ok)
+        lt = np.log10(t[shown]) if shown.size else np.zeros(1)
+        lt_mid = 0.5 * (lt.min() + lt.max())
+        for k in shown:
             color = PALETTE[k % len(PALETTE)]
             item = pg.PlotDataItem(
                 [t[k]], [e[k]], pen=None, symbol="o", symbolSize=SYMBOL_SIZE,
                 symbolPen=pg.mkPen("k", width=0.5), symbolBrush=color, name=labels[k],
             )  # fmt: skip
-            text = pg.TextItem(labels[k], color=color, anchor=(0, 1))
+            # a label reads away from the plot's nearer side edge, so none is cut off
+            text = pg.TextItem(
+                labels[k], color=color, anchor=(1 if np.log10(t[k]) >= lt_mid else 0, 1)
+            )
             text.setPos(np.log10(t[k]), np.log10(e[k]))  # a TextItem is placed in log10 units
             self.plot_item.addItem(item)
             self.plot_item.addItem(text)
@@ -143,6 +163,6 @@ class AccuracyTimeView(QtWidgets.QWidget):
         if not t.size:
             return
         lt, le = np.log10(t), np.log10(e)
-        # room on the right and top for the labels
-        self.plot_item.setXRange(lt.min() - 0.15, lt.max() + 0.6, padding=0)
+        # room at the top for the labels, which sit above their markers
+        self.plot_item.setXRange(lt.min() - 0.25, lt.max() + 0.25, padding=0)
         self.plot_item.setYRange(le.min() - 0.3, le.max() + 0.5, padding=0)
