@@ -17,6 +17,7 @@ _VIEWS = {
     "UvCoverageView": "uv_coverage_view",
     "ArrayLayoutView": "array_layout_view",
     "TimingView": "timing_view",
+    "AccuracyTimeView": "accuracy_time_view",
     "ProfilePlotView": "profile_view",
     "LogView": "log_view",
     "MetricsTable": "metrics_table",

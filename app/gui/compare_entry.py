@@ -3,7 +3,8 @@
 As in the Imaging panel, only the parameters the chosen algorithm reads are
 enabled (:func:`uvlab.app.gui.panels.imaging_panel.enabled_params`, from the
 algorithm catalogue): the kernel and its accuracy (ε, or the support S) for
-``conv`` and ``hybrid``, the oversampling β, the padding σ.
+``conv`` and ``hybrid``, the oversampling β, the padding σ, and the table
+lookup (nearest or linear) where a kernel table of given support is read.
 """
 
 from __future__ import annotations
@@ -14,14 +15,28 @@ from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
 from uvlab.app.gui.panels.fields import ValidatedLineEdit, make_narrow, parse_open_unit
-from uvlab.app.gui.panels.imaging_panel import algorithm_combo, enabled_params, kernel_size_combo
-from uvlab.app.lab.imaging import KERNELS, ImagingOptions
+from uvlab.app.gui.panels.imaging_panel import (
+    algorithm_combo,
+    enabled_params,
+    kernel_size_combo,
+    lookup_enabled,
+)
+from uvlab.app.lab.imaging import KERNELS, TABLE_LOOKUPS, ImagingOptions
 from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
 
 #: The narrowest an entry's fields may become, in characters.
 ENTRY_CHARS = 3
 #: The ImagingOptions fields an entry sets (the rest come from the Imaging panel).
-ENTRY_FIELDS = ("algorithm", "kernel", "kernel_size", "eps", "support", "oversample", "sigma")
+ENTRY_FIELDS = (
+    "algorithm",
+    "kernel",
+    "kernel_size",
+    "eps",
+    "support",
+    "oversample",
+    "sigma",
+    "lookup",
+)
 
 
 class EntryEditor(QtWidgets.QGroupBox):
@@ -32,10 +47,14 @@ class EntryEditor(QtWidgets.QGroupBox):
     changed()
         Any edit.
     remove_requested()
+    match_requested()
+        Find the exact-ES conv setting whose error matches this entry's (any
+        entry but an exact-ES conv: another algorithm, or a conv kernel table).
     """
 
     changed = pyqtSignal()
     remove_requested = pyqtSignal()
+    match_requested = pyqtSignal()
 
     def __init__(self, title: str = "Entry", parent=None):
         super().__init__(title, parent)
@@ -56,6 +75,18 @@ class EntryEditor(QtWidgets.QGroupBox):
         self.sigma_spin.setSingleStep(0.25)
         for spin in (self.support_spin, self.oversample_spin, self.sigma_spin):
             spin.setKeyboardTracking(False)
+        self.match_button = QtWidgets.QPushButton("Match conv")
+        self.match_button.setToolTip(
+            "Compare again with the exact-ES conv of the smallest support S whose measured "
+            "error is at most this entry's, added as a new entry (speed at matched accuracy)"
+        )
+        self._match_allowed = True
+        self.lookup_combo = QtWidgets.QComboBox()
+        self.lookup_combo.addItems(TABLE_LOOKUPS)
+        self.lookup_combo.setToolTip(
+            "how the kernel table is read: its nearest entry, or linear interpolation "
+            "between two (error ~1/β² instead of ~1/β); a table is read with a given support S"
+        )
         grid = QtWidgets.QGridLayout(self)
         grid.setContentsMargins(4, 4, 4, 4)
         grid.setVerticalSpacing(2)
@@ -64,22 +95,30 @@ class EntryEditor(QtWidgets.QGroupBox):
             ("Kernel", self.kernel_combo, "Size", self.kernel_size_combo),
             ("ε", self.eps_edit, "S", self.support_spin),
             ("β", self.oversample_spin, "σ", self.sigma_spin),
+            ("Lookup", self.lookup_combo, None, self.match_button),
         )
         for r, (la, wa, lb, wb) in enumerate(rows):
             grid.addWidget(QtWidgets.QLabel(la), r, 0)
             grid.addWidget(wa, r, 1)
             if lb:
                 grid.addWidget(QtWidgets.QLabel(lb), r, 2)
-            grid.addWidget(wb, r, 3 if lb else 2, 1, 1 if lb else 2)
+            if wb is not None:
+                grid.addWidget(wb, r, 3 if lb else 2, 1, 1 if lb else 2)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
         self.set_options(ImagingOptions())
-        for combo in (self.algorithm_combo, self.kernel_combo, self.kernel_size_combo):
+        for combo in (
+            self.algorithm_combo,
+            self.kernel_combo,
+            self.kernel_size_combo,
+            self.lookup_combo,
+        ):
             combo.currentIndexChanged.connect(self._edited)
         for spin in (self.support_spin, self.oversample_spin, self.sigma_spin):
             spin.valueChanged.connect(self._edited)
         self.eps_edit.value_changed.connect(self._edited)
         self.remove_button.clicked.connect(self.remove_requested)
+        self.match_button.clicked.connect(self.match_requested)
         make_narrow(self, ENTRY_CHARS)  # two fields a row in a laptop's dock
 
     def algorithm(self) -> str:
@@ -96,6 +135,7 @@ class EntryEditor(QtWidgets.QGroupBox):
             support=int(self.support_spin.value()),
             oversample=int(self.oversample_spin.value()),
             sigma=float(self.sigma_spin.value()),
+            lookup=self.lookup_combo.currentText(),
         )
 
     def set_options(self, o: ImagingOptions) -> None:
@@ -107,6 +147,7 @@ class EntryEditor(QtWidgets.QGroupBox):
             self.support_spin,
             self.oversample_spin,
             self.sigma_spin,
+            self.lookup_combo,
         )
         blockers = [QtCore.QSignalBlocker(w) for w in widgets]
         index = self.algorithm_combo.findData(o.algorithm)
@@ -119,7 +160,13 @@ class EntryEditor(QtWidgets.QGroupBox):
         self.support_spin.setValue(int(o.support))
         self.oversample_spin.setValue(int(o.oversample))
         self.sigma_spin.setValue(float(o.sigma))
+        self.lookup_combo.setCurrentText(o.lookup)
         del blockers
+        self._update_enabled()
+
+    def set_match_allowed(self, allowed: bool) -> None:
+        """Whether the comparison has room for a matching conv entry."""
+        self._match_allowed = bool(allowed)
         self._update_enabled()
 
     def _update_enabled(self) -> None:
@@ -131,6 +178,9 @@ class EntryEditor(QtWidgets.QGroupBox):
         self.support_spin.setEnabled("kernel_size" in enabled and not by_eps)
         self.oversample_spin.setEnabled("oversample" in enabled)
         self.sigma_spin.setEnabled("sigma" in enabled)
+        self.lookup_combo.setEnabled(lookup_enabled(self.algorithm(), by_eps))
+        exact_conv = self.algorithm() == "conv" and by_eps  # its own match
+        self.match_button.setEnabled(self._match_allowed and not exact_conv)
 
     def _edited(self, *_args) -> None:
         self._update_enabled()

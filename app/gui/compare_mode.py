@@ -52,6 +52,7 @@ class CompareMode:
         self._controller = controller
         self._panel_tabs = panel_tabs
         self._views = views
+        self._pending_match: int | None = None
         self.panel = ComparePanel()
         self._scroll = QtWidgets.QScrollArea()
         self._scroll.setWidgetResizable(True)
@@ -62,6 +63,7 @@ class CompareMode:
         views.insertTab(views.indexOf(views.timing_view), self.view, "Compare")
         c = controller
         self.panel.compare_requested.connect(lambda: c.submit("compare"))
+        self.panel.match_requested.connect(self.match)
         self.view.compute_requested.connect(lambda: c.submit("compare"))
         self.panel.changed.connect(self.view.mark_stale)
         c.submitted.connect(self._on_submitted)
@@ -72,6 +74,22 @@ class CompareMode:
     def entries(self, task: str, imaging: ImagingOptions) -> tuple[ImagingOptions, ...]:
         """The entries a ``compare`` job needs (none for other tasks; ValueError if invalid)."""
         return self.panel.entries(imaging) if task == "compare" else ()
+
+    def match_index(self, task: str) -> int | None:
+        """The entry a ``compare`` job being frozen should find a matching conv for."""
+        return self._pending_match if task == "compare" else None
+
+    def match(self, index: int) -> JobRequest | None:
+        """Compare, then add the exact-ES conv entry matching entry ``index``'s error.
+
+        A ``compare`` job with ``match=index``
+        (:mod:`uvlab.app.lab.conv_match`), in the worker like any other.
+        """
+        self._pending_match = int(index)
+        try:
+            return self._controller.submit("compare")
+        finally:
+            self._pending_match = None
 
     def mark_stale(self) -> None:
         """Say that the shown comparison no longer matches the parameters."""
@@ -85,12 +103,17 @@ class CompareMode:
     def show_result(self, result: JobResult) -> tuple[float, str]:
         """Draw a compare result; returns (seconds spent drawing, status text)."""
         t0 = time.perf_counter()
-        self.view.show_output(result.output)
-        cmp = result.output.comparison
+        out = result.output
+        if out.match is not None and out.match.added:  # the comparison holds it already
+            self.panel.add_entry(out.entries[-1], emit=False)
+        self.view.show_output(out)
+        cmp = out.comparison
         text = (
             f"Compared {len(cmp.results)} entries in {result.elapsed_s:.2f} s "
             f"(reference: {cmp.reference_label})"
         )
+        if out.match is not None:
+            text += f"; {out.match.describe()}"
         return time.perf_counter() - t0, text
 
     def start(self, algorithms: Sequence[str]) -> None:

@@ -38,10 +38,13 @@ class ComparePanel(QtWidgets.QWidget):
     changed()
         An entry was edited, added or removed.
     compare_requested()
+    match_requested(int)
+        Compare with a conv entry matching entry ``index``'s error (0-based).
     """
 
     changed = pyqtSignal()
     compare_requested = pyqtSignal()
+    match_requested = pyqtSignal(int)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -105,8 +108,13 @@ class ComparePanel(QtWidgets.QWidget):
             raise ValueError(f"cannot compare {', '.join(bad)}; choose from {', '.join(GRIDDERS)}")
         self.set_entries([ImagingOptions(algorithm=n) for n in names], emit=emit)
 
-    def add_entry(self, options: ImagingOptions | None = None) -> EntryEditor | None:
-        """Add an entry (default: the last one's parameters, an algorithm not used yet)."""
+    def add_entry(
+        self, options: ImagingOptions | None = None, *, emit: bool = True
+    ) -> EntryEditor | None:
+        """Add an entry (default: the last one's parameters, an algorithm not used yet).
+
+        ``emit``: say ``changed`` (False for an entry the shown comparison already holds).
+        """
         if len(self.editors) >= MAX_ENTRIES:
             return None
         if options is None:
@@ -119,7 +127,8 @@ class ComparePanel(QtWidgets.QWidget):
                 options = ImagingOptions(algorithm=algo)
         ed = self._append(options)
         self._renumber()
-        self.changed.emit()
+        if emit:
+            self.changed.emit()
         return ed
 
     def remove_entry(self, editor: EntryEditor) -> None:
@@ -137,6 +146,7 @@ class ComparePanel(QtWidgets.QWidget):
         ed.set_options(options)
         ed.changed.connect(self.changed)
         ed.remove_requested.connect(lambda ed=ed: self.remove_entry(ed))
+        ed.match_requested.connect(lambda ed=ed: self.match_requested.emit(self.editors.index(ed)))
         self._list.addWidget(ed)
         self.editors.append(ed)
         return ed
@@ -145,4 +155,5 @@ class ComparePanel(QtWidgets.QWidget):
         for k, ed in enumerate(self.editors, start=1):
             ed.setTitle(f"Entry {k}")
             ed.remove_button.setEnabled(len(self.editors) > MIN_ENTRIES)
+            ed.set_match_allowed(len(self.editors) < MAX_ENTRIES)
         self.add_button.setEnabled(len(self.editors) < MAX_ENTRIES)

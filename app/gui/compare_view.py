@@ -6,7 +6,10 @@ chosen entries and the per-stage timing bars. Every image view shares zoom,
 pan and crosshair; dirty images share one linear colour scale and the error
 maps one logarithmic scale, so colours compare across columns. The metrics
 table holds the RMS error over the central half and the full image, the
-maximum error and the gridding rate. Nothing is computed until *Compare* is
+maximum error and the gridding rate; beside it, each entry's RMS error (full
+image) against its total time, log-log, as ``uvlab bench pareto`` plots its
+fronts (with the conv candidates of a match, :mod:`uvlab.app.lab.conv_match`,
+as a dashed curve). Nothing is computed until *Compare* is
 pressed; the report PNG and ``metrics.json`` are those of ``uvlab compare``.
 """
 
@@ -18,8 +21,12 @@ from PyQt6.QtCore import pyqtSignal
 
 from uvlab.app.gui.on_demand import OnDemand
 from uvlab.app.lab.compare_task import CompareOutput
-from uvlab.widgets import MetricsTable, SkyImageView, TimingView, follow_zoom
+from uvlab.widgets import AccuracyTimeView, MetricsTable, SkyImageView, TimingView, follow_zoom
 
+#: The metric plotted against time (the table's "RMS error (full)").
+PLOT_METRIC = "rms_full"
+#: Height of the metrics row (table and accuracy-time plot), pixels.
+HEAD_HEIGHT = 190
 #: Dynamic range of the shared logarithmic colour scale of the error maps.
 ERROR_RANGE = 1e-6
 NOT_COMPUTED = (
@@ -70,7 +77,15 @@ class CompareView(OnDemand, QtWidgets.QWidget):
         self.note = QtWidgets.QLabel(NOT_COMPUTED)
         self.note.setWordWrap(True)
         self.metrics_table = MetricsTable()
-        self.metrics_table.setMaximumHeight(130)
+        self.accuracy_view = AccuracyTimeView(
+            "RMS |I − I_DFT| / peak", "total time (s): sum of stages"
+        )
+        self._metrics_row = QtWidgets.QWidget()
+        row = QtWidgets.QHBoxLayout(self._metrics_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.metrics_table, 3)
+        row.addWidget(self.accuracy_view, 2)
+        self._metrics_row.setFixedHeight(HEAD_HEIGHT)
         self.image_views: list[SkyImageView] = []
         self.error_views: list[SkyImageView] = []
         self._image_boxes: list[QtWidgets.QGroupBox] = []
@@ -101,9 +116,9 @@ class CompareView(OnDemand, QtWidgets.QWidget):
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addLayout(head)
-        lay.addWidget(self.metrics_table)
+        lay.addWidget(self._metrics_row)
         lay.addWidget(scroll, 1)
-        self.metrics_table.hide()
+        self._metrics_row.hide()
         self._layout_columns(0)
         self.compute_button.clicked.connect(self.compute_requested)
         self.report_button.clicked.connect(self._ask_report)
@@ -165,9 +180,8 @@ class CompareView(OnDemand, QtWidgets.QWidget):
         self._layout_columns(len(labels))
         table = self.metrics_table
         table.set_metrics(out.table())
-        table.show()
-        rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
-        table.setMaximumHeight(table.horizontalHeader().height() + rows + 2 * table.frameWidth())
+        self._metrics_row.show()
+        self._plot(out)
         spec, k = cmp.spec, cmp.step
         coarse = spec if k == 1 else ImageSpec(spec.npix // k, spec.cell_rad * k)
         radec = (out.ra0_rad, out.dec0_rad)
@@ -199,9 +213,24 @@ class CompareView(OnDemand, QtWidgets.QWidget):
             f"{cmp.nvis} visibilities: {out.description}. Reference: {cmp.reference_label} "
             f"({cmp.reference_timing.get('dft', 0.0):.2f} s on the "
             f"{cmp.reference_device.upper()}); error maps on a shared log scale."
+            + (f" Match: {out.match.describe()}." if out.match is not None else "")
         )
         for b in (self.report_button, self.metrics_button):
             b.setEnabled(True)
+
+    def _plot(self, out: CompareOutput) -> None:
+        """Each entry's error against its total time; a match's conv candidates as a curve."""
+        results = [out.comparison.results[lab] for lab in out.labels]
+        self.accuracy_view.set_points(
+            [sum(r.timing.values()) for r in results],
+            [r.metrics[PLOT_METRIC] for r in results],
+            out.labels,
+        )
+        m = out.match
+        if m is None:
+            self.accuracy_view.set_curve()
+        else:
+            self.accuracy_view.set_curve(m.times_s, m.errors, [f"S={s}" for s in m.supports])
 
     def _show_difference(self) -> None:
         out = self.output

@@ -241,6 +241,7 @@ class MainWindow(QtWidgets.QMainWindow):
         device = self.imaging_panel.device()
         sky = self.sky_panel.sky_model()
         compare = self.compare.entries(task, imaging)
+        match = self.compare.match_index(task)
         if self.obs_panel.source() == "synthetic":
             return JobRequest(
                 "synthetic",
@@ -251,11 +252,14 @@ class MainWindow(QtWidgets.QMainWindow):
                 self.obs_panel.smearing(),
                 task=task,
                 compare=compare,
+                match=match,
             )
         sel = self.obs_panel.ms_selection()
         if sel is None:
             raise ValueError("no MeasurementSet opened: use File → Open MeasurementSet…")
-        return JobRequest("ms", imaging, device, sky=sky, ms=sel, task=task, compare=compare)
+        return JobRequest(
+            "ms", imaging, device, sky=sky, ms=sel, task=task, compare=compare, match=match
+        )
 
     def session_state(self) -> SessionState:
         """The whole state, for saving (ValueError if a field is invalid)."""

@@ -286,6 +286,36 @@ class Entry:
     params: GridParams | None = None
 
 
+def measure_entry(
+    uvw, freq_hz, vis, weight, spec, entry: Entry, ref, step: int, *,
+    flag=None, weighting=None, device: str = "auto",
+) -> AlgorithmResult:  # fmt: skip
+    """Image with one entry and measure it against the DFT reference ``ref``.
+
+    ``ref`` is the reference on every ``step``-th pixel (:attr:`Comparison.reference`);
+    the other arguments are those of :func:`iter_comparison`. The error map and
+    metrics are :func:`uvlab.gpu.aliasing.error_map`'s on those pixels.
+    """
+    from uvlab.gpu.aliasing import error_map
+    from uvlab.gpu.imaging.imager import make_image
+
+    res = make_image(
+        uvw,
+        freq_hz,
+        vis,
+        weight,
+        spec,
+        flag=flag,
+        weighting=weighting,
+        algorithm=entry.algorithm,
+        params=entry.params,
+        device=device,
+        psf=False,
+    )
+    err, metrics = error_map(res.dirty[::step, ::step], ref)
+    return AlgorithmResult(entry.label, res.dirty, err, metrics, dict(res.timing), res.nvis)
+
+
 #: Share of the progress given to the DFT reference (the entries share the rest).
 REFERENCE_SHARE = 0.7
 
@@ -332,10 +362,9 @@ def iter_comparison(
     bound : bool
         Also each entry's analytic map and bound (:func:`with_bound`).
     """
-    from uvlab.gpu.aliasing import error_map
     from uvlab.gpu.backend import resolve_device
     from uvlab.gpu.gridders.params import GridParams
-    from uvlab.gpu.imaging.imager import ImagingError, flatten_samples, make_image
+    from uvlab.gpu.imaging.imager import ImagingError, flatten_samples
     from uvlab.gpu.imaging.weighting import Weighting, imaging_weights
 
     if not entries or any(e.algorithm == "dft" for e in entries):
@@ -366,21 +395,10 @@ def iter_comparison(
     for k, e in enumerate(entries):
         check(cancelled)
         yield Progress(REFERENCE_SHARE + (1 - REFERENCE_SHARE) * k / len(entries), e.label)
-        res = make_image(
-            uvw,
-            freq_hz,
-            vis,
-            weight,
-            spec,
-            flag=flag,
-            weighting=weighting,
-            algorithm=e.algorithm,
-            params=e.params,
-            device=device,
-            psf=False,
-        )
-        err, metrics = error_map(res.dirty[::step, ::step], ref)
-        result = AlgorithmResult(e.label, res.dirty, err, metrics, dict(res.timing), res.nvis)
+        result = measure_entry(
+            uvw, freq_hz, vis, weight, spec, e, ref, step,
+            flag=flag, weighting=weighting, device=device,
+        )  # fmt: skip
         if bound:
             params = e.params or GridParams()
             peak = float(np.abs(ref).max())

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -70,6 +70,9 @@ class CompareOutput:
     freq_hz : (chan,) float
     description : str
         The data, as ``metrics.json``'s ``"data"``.
+    match : ConvMatch or None
+        For a job with ``match``: the conv setting matching that entry's error
+        (:mod:`uvlab.app.lab.conv_match`); when ``match.added`` it is the last entry.
     """
 
     comparison: object
@@ -78,6 +81,7 @@ class CompareOutput:
     dec0_rad: float
     freq_hz: np.ndarray
     description: str = ""
+    match: object | None = None
 
     @property
     def labels(self) -> list[str]:
@@ -110,23 +114,47 @@ def iter_compare(request: JobRequest, samples, cancelled) -> Iterator:
     Each entry images with its own gridder parameters and padding σ, the
     reference is summed over chunks (cancellable between them):
     :func:`uvlab.app.lab.compare.iter_comparison`, in the job's last 28 %.
+    With ``request.match``, the conv candidates of
+    :func:`uvlab.app.lab.conv_match.iter_conv_match` follow, measured against
+    the same reference, and the matching one becomes the last entry.
     """
     from uvlab.app.lab.compare import Entry, iter_samples_comparison
 
-    s, entries = samples, request.compare
-    runs = [
-        Entry(label, e.algorithm, request.grid_params(e))
-        for label, e in zip(entry_labels(entries), entries)
-    ]
+    s, entries = samples, tuple(request.compare)
+    labels = entry_labels(entries)
+    runs = [Entry(label, e.algorithm, request.grid_params(e)) for label, e in zip(labels, entries)]
     events = iter_samples_comparison(request, s, runs, cancelled)
-    cmp = yield from within(events, 0.72, 1.0, "compare: ")
+    split = 1.0 if request.match is None else 0.9
+    cmp = yield from within(events, 0.72, split, "compare: ")
+    match = None
+    if request.match is not None:
+        cmp, entries, match = yield from _with_match(request, s, cmp, entries, cancelled)
     yield Done(
         CompareOutput(
             cmp,
-            tuple(entries),
+            entries,
             float(s.ra0_rad),
             float(s.dec0_rad),
             np.asarray(s.freq_hz),
             s.description,
+            match,
         )
     )
+
+
+def _with_match(request, samples, cmp, entries: tuple, cancelled):
+    """The comparison and entries with the conv entry matching entry ``request.match``."""
+    from uvlab.app.lab.conv_match import iter_conv_match, same_conv
+
+    target = entries[request.match]
+    label = entry_labels(entries)[request.match]
+    events = iter_conv_match(request, samples, cmp, label, target, cancelled)
+    match, result = yield from within(events, 0.9, 1.0, "match: ")
+    if result is None or any(same_conv(e, match.options) for e in entries):
+        return cmp, entries, match
+    entries = (*entries, match.options)
+    old = [*cmp.results.values(), result]
+    labels = entry_labels(entries)  # the target's label may gain its parameters
+    results = {lab: replace(r, name=lab) for lab, r in zip(labels, old)}
+    match = replace(match, added=True, target=labels[request.match])
+    return replace(cmp, results=results), entries, match

@@ -88,6 +88,12 @@ class JobRequest:
         From :func:`next_job_id`; newest wins.
     compare : tuple of ImagingOptions
         The entries of a ``compare`` task (gridders; the window gives two or more).
+    match : int or None
+        ``compare`` only: after the comparison, find the exact-ES ``conv``
+        setting whose measured error matches that of entry ``compare[match]``
+        (any entry but an exact-ES conv: another algorithm, or conv with a
+        kernel table) and add it to the comparison
+        (:mod:`uvlab.app.lab.conv_match`).
     threads : int
         CPU threads of the ducc0 gridder for the ``aliasing`` and ``compare``
         tasks: by default every core but one (the window's); 0 uses every core
@@ -120,6 +126,7 @@ class JobRequest:
     preview: bool = True
     job_id: int = field(default_factory=next_job_id)
     compare: tuple[ImagingOptions, ...] = ()
+    match: int | None = None
     threads: int = INTERACTIVE_THREADS
     spec: ImageSpec | None = None
     params: GridParams | None = None
@@ -146,6 +153,12 @@ class JobRequest:
             raise ValueError("no MeasurementSet opened: use File → Open MeasurementSet…")
         if self.task == "compare" and not self.compare:
             raise ValueError("compare needs entries to compare (Compare tab of the controls)")
+        if self.match is not None:
+            if self.task != "compare" or not 0 <= self.match < len(self.compare):
+                raise ValueError(f"match {self.match} is not one of the compare entries")
+            target = self.compare[self.match]
+            if target.algorithm == "conv" and target.kernel_size == "eps":
+                raise ValueError("an exact-ES conv entry needs no conv to match it")
         if self.spec is not None and self.spec.npix != self.imaging.npix:
             raise ValueError(
                 f"the image geometry's {self.spec.npix} pixels are not the imaging's "

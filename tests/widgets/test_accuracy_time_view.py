@@ -1,0 +1,63 @@
+"""AccuracyTimeView: one labelled marker per run at (time, error), on log-log axes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from uvlab.widgets.accuracy_time_view import AccuracyTimeView
+
+
+@pytest.fixture
+def view(qtbot):
+    v = AccuracyTimeView("RMS error", "total time (s)")
+    qtbot.addWidget(v)
+    return v
+
+
+def test_one_marker_per_run_at_its_time_and_error(view):
+    t = np.array([0.09, 0.64, 4.6])
+    e = np.array([1.5e-9, 4.7e-5, 7.3e-5])
+    view.set_points(t, e, ["conv", "hybrid", "pruned-nn"])
+    assert view.plot_item.ctrl.logXCheck.isChecked() and view.plot_item.ctrl.logYCheck.isChecked()
+    assert len(view.points) == 3 and [x.toPlainText() for x in view.labels] == [
+        "conv",
+        "hybrid",
+        "pruned-nn",
+    ]
+    for k, item in enumerate(view.points):
+        np.testing.assert_array_equal(item.xData, [t[k]])
+        np.testing.assert_array_equal(item.yData, [e[k]])
+        x, y = item.getData()  # what is drawn: log10 of both
+        np.testing.assert_allclose([x[0], y[0]], np.log10([t[k], e[k]]))
+        pos = view.labels[k].pos()
+        np.testing.assert_allclose([pos.x(), pos.y()], np.log10([t[k], e[k]]))
+    got_t, got_e = view.point_data()
+    np.testing.assert_array_equal(got_t, t)
+    np.testing.assert_array_equal(got_e, e)
+    # the ranges hold every marker
+    (x0, x1), (y0, y1) = view.plot_item.viewRange()
+    assert x0 < np.log10(t).min() and x1 > np.log10(t).max()
+    assert y0 < np.log10(e).min() and y1 > np.log10(e).max()
+    assert view.note.isHidden()
+
+
+def test_new_points_replace_the_old_and_non_positive_ones_are_named(view):
+    view.set_points([1.0, 2.0, 3.0], [1e-3, 1e-4, 1e-5], ["a", "b", "c"])
+    view.set_points([0.5, 0.2], [0.0, 2e-2], ["zero", "ok"])
+    assert len(view.points) == 1 and view.labels[0].toPlainText() == "ok"
+    items = [i for i in view.plot_item.items if i in view.points or i in view.labels]
+    assert len(items) == 2
+    assert "zero" in view.note.text() and not view.note.isHidden()
+    with pytest.raises(ValueError):
+        view.set_points([1.0], [1e-3], ["a", "b"])
+
+
+def test_reference_curve_is_sorted_by_time(view):
+    view.set_curve([0.3, 0.1, 0.2], [1e-6, 1e-2, 1e-4], ["S=6", "S=2", "S=4"])
+    np.testing.assert_array_equal(view.curve.xData, [0.1, 0.2, 0.3])
+    np.testing.assert_array_equal(view.curve.yData, [1e-2, 1e-4, 1e-6])
+    assert [x.toPlainText() for x in view.curve_labels] == ["S=6", "S=2", "S=4"]
+    view.set_curve()
+    assert view.curve.xData is None or view.curve.xData.size == 0
+    assert not view.curve_labels

@@ -1,0 +1,168 @@
+"""AccuracyTimeView: each run's error against its time, log-log, one labelled marker each.
+
+The window's compare mode draws its entries here the way ``uvlab bench
+pareto`` draws its fronts (issue 14): error against the DFT on y, total
+time on x, both logarithmic, so that speed is read only at matched
+accuracy. An optional reference curve (e.g. conv with exact ES at several
+supports) is drawn as a line with its own markers. The view computes
+nothing: the caller gives the numbers and the axis titles.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PyQt6 import QtWidgets
+
+from uvlab.widgets._pg import PALETTE, pg, plain_axes
+
+#: Marker size, pixels.
+SYMBOL_SIZE = 10
+#: Colour of the reference curve.
+CURVE_COLOR = "#888888"
+
+
+def log_ticks(lo: float = -15.0, hi: float = 5.0) -> list[list[tuple[float, str]]]:
+    """Ticks of a log10 axis from 10^lo to 10^hi: decades, then 2× and 5× (two levels).
+
+    pyqtgraph's own log ticks label every integer multiple, which crowds a short axis;
+    it drops the second level's text where it does not fit.
+    """
+    decades = np.arange(np.floor(lo), np.ceil(hi) + 1)
+    major = [(float(d), f"{10.0**d:g}") for d in decades]
+    minor = [(float(d + np.log10(f)), f"{f * 10.0**d:g}") for d in decades for f in (2, 5)]
+    return [major, minor]
+
+
+def _positive(time_s, error) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """float arrays and the mask of points a log-log plot can show (finite, > 0)."""
+    t = np.asarray(time_s, dtype=float).ravel()
+    e = np.asarray(error, dtype=float).ravel()
+    if t.shape != e.shape:
+        raise ValueError(f"{t.size} times for {e.size} errors")
+    ok = np.isfinite(t) & np.isfinite(e) & (t > 0) & (e > 0)
+    return t, e, ok
+
+
+class AccuracyTimeView(QtWidgets.QWidget):
+    """Error against time, log-log: one coloured, labelled marker per run.
+
+    Parameters
+    ----------
+    error_label : str
+        Title of the y axis (what the error is).
+    time_label : str
+        Title of the x axis.
+
+    Attributes
+    ----------
+    points : list of pg.PlotDataItem
+        One item per shown run, in :meth:`set_points` order (its ``xData``,
+        ``yData`` are the time and error given).
+    labels : list of pg.TextItem
+    curve : pg.PlotDataItem
+        The reference curve (empty when none).
+    """
+
+    def __init__(self, error_label: str = "error", time_label: str = "time (s)", parent=None):
+        super().__init__(parent)
+        self.plot_widget = pg.PlotWidget()
+        self.plot_item = self.plot_widget.getPlotItem()
+        self.plot_item.setLogMode(x=True, y=True)
+        plain_axes(self.plot_item)
+        for name in ("bottom", "left"):
+            self.plot_item.getAxis(name).setTicks(log_ticks())
+        self.plot_item.showGrid(x=True, y=True, alpha=0.25)
+        self.plot_item.setLabel("bottom", time_label)
+        self.plot_item.setLabel("left", error_label)
+        self.curve = pg.PlotDataItem(
+            [], [], pen=pg.mkPen(CURVE_COLOR, width=1, style=pg.QtCore.Qt.PenStyle.DashLine),
+            symbol="o", symbolSize=5, symbolPen=None, symbolBrush=CURVE_COLOR,
+        )  # fmt: skip
+        self.plot_item.addItem(self.curve)
+        self.points: list[pg.PlotDataItem] = []
+        self.labels: list[pg.TextItem] = []
+        self.curve_labels: list[pg.TextItem] = []
+        self.note = QtWidgets.QLabel(" ")
+        self.note.setWordWrap(True)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot_widget, 1)
+        layout.addWidget(self.note)
+        self.note.hide()
+
+    def set_points(self, time_s, error, labels) -> None:
+        """One marker per run at (time, error), labelled; non-positive values are left out.
+
+        Parameters
+        ----------
+        time_s : (n,) float
+            Total time of each run, seconds (> 0 to be shown).
+        error : (n,) float
+            Its error (> 0 to be shown).
+        labels : sequence of n str
+        """
+        t, e, ok = _positive(time_s, error)
+        labels = [str(s) for s in labels]
+        if len(labels) != t.size:
+            raise ValueError(f"{len(labels)} labels for {t.size} points")
+        for item in self.points + self.labels:
+            self.plot_item.removeItem(item)
+        self.points, self.labels = [], []
+        shown = np.flatnonzero(ok)
+        lt = np.log10(t[shown]) if shown.size else np.zeros(1)
+        lt_mid = 0.5 * (lt.min() + lt.max())
+        for k in shown:
+            color = PALETTE[k % len(PALETTE)]
+            item = pg.PlotDataItem(
+                [t[k]], [e[k]], pen=None, symbol="o", symbolSize=SYMBOL_SIZE,
+                symbolPen=pg.mkPen("k", width=0.5), symbolBrush=color, name=labels[k],
+            )  # fmt: skip
+            # a label reads away from the plot's nearer side edge, so none is cut off
+            text = pg.TextItem(
+                labels[k], color=color, anchor=(1 if np.log10(t[k]) >= lt_mid else 0, 1)
+            )
+            text.setPos(np.log10(t[k]), np.log10(e[k]))  # a TextItem is placed in log10 units
+            self.plot_item.addItem(item)
+            self.plot_item.addItem(text)
+            self.points.append(item)
+            self.labels.append(text)
+        left = [labels[k] for k in np.flatnonzero(~ok)]
+        self.note.setText(f"Not shown (error or time not > 0): {', '.join(left)}" if left else " ")
+        self.note.setVisible(bool(left))
+        self._fit()
+
+    def set_curve(self, time_s=(), error=(), labels=()) -> None:
+        """A reference curve through (time, error) (empty: none), its points labelled."""
+        t, e, ok = _positive(time_s, error)
+        labels = [str(s) for s in labels]
+        for item in self.curve_labels:
+            self.plot_item.removeItem(item)
+        self.curve_labels = []
+        order = np.argsort(t[ok], kind="stable")
+        self.curve.setData(t[ok][order], e[ok][order])
+        for k in np.flatnonzero(ok) if len(labels) == t.size else ():
+            text = pg.TextItem(labels[k], color=CURVE_COLOR, anchor=(1, 0))
+            text.setPos(np.log10(t[k]), np.log10(e[k]))
+            self.plot_item.addItem(text)
+            self.curve_labels.append(text)
+        self._fit()
+
+    def point_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """(time, error) of the markers shown, in :meth:`set_points` order."""
+        if not self.points:
+            return np.empty(0), np.empty(0)
+        t = np.concatenate([p.xData for p in self.points])
+        e = np.concatenate([p.yData for p in self.points])
+        return t, e
+
+    def _fit(self) -> None:
+        t, e = self.point_data()
+        ct, ce = self.curve.xData, self.curve.yData
+        if ct is not None and ct.size:
+            t, e = np.concatenate([t, ct]), np.concatenate([e, ce])
+        if not t.size:
+            return
+        lt, le = np.log10(t), np.log10(e)
+        # room at the top for the labels, which sit above their markers
+        self.plot_item.setXRange(lt.min() - 0.25, lt.max() + 0.25, padding=0)
+        self.plot_item.setYRange(le.min() - 0.3, le.max() + 0.5, padding=0)
