@@ -7,7 +7,7 @@ float32 1e-5.
 import numpy as np
 import pytest
 
-from tests.gpu.gridders.test_degrid import ADJOINT_IDS, GPU_CASES, SPEC, rel
+from tests.support.degridding import GPU_CASES, GPU_IDS, SPEC, rel
 from tests.support.gridding import edge_records
 from tests.support.oracles import image_vis
 from uvlab.gpu.degridding import degrid
@@ -31,7 +31,7 @@ def data():
 
 
 @pytest.mark.parametrize("precision", ["double", "single"])
-@pytest.mark.parametrize(("name", "params"), GPU_CASES, ids=ADJOINT_IDS[:3] + ADJOINT_IDS[4:])
+@pytest.mark.parametrize(("name", "params"), GPU_CASES, ids=GPU_IDS)
 def test_cuda_matches_twin_and_numpy(data, name, params, precision):
     import cupy
 

@@ -11,6 +11,7 @@
 import numpy as np
 import pytest
 
+from tests.support.degridding import ADJOINT_CASES, ADJOINT_IDS, GPU_CASES, GPU_IDS, SPEC, rel
 from tests.support.gridding import edge_records
 from tests.support.oracles import image_vis
 from uvlab.gpu import ducc_engine
@@ -21,25 +22,6 @@ from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.registry import DEGRIDDERS, algorithm, axis_plans, get_gridder
 from uvlab.gpu.imaging.spec import ImageSpec
 
-SPEC = ImageSpec(48, 1e-3)
-
-#: (algorithm, params) of every host degridder path with an exact adjoint.
-ADJOINT_CASES = [
-    ("conv", GridParams.from_eps(1e-6, engine="numpy")),
-    ("conv", GridParams(support=5, oversample=8, engine="numpy")),
-    ("conv", GridParams(support=6, oversample=7, engine="numpy", lookup="linear")),
-    ("conv", GridParams(kernel="kb", support=6, sigma=1.5, exact=True, engine="numpy")),
-    ("conv", GridParams(kernel="pswf", support=6, oversample=16, engine="numpy")),
-    ("conv", GridParams(kernel="lm", support=6, oversample=16, sigma=1.5, lookup="linear")),
-    ("nn", GridParams()),
-    ("nn-oversampled", GridParams(oversample=4)),
-]
-ADJOINT_IDS = [
-    f"{n}-{p.kernel}{p.support}{'x' if p.exact else 't'}-{p.lookup}" for n, p in ADJOINT_CASES
-]
-#: The cases a CUDA chain runs (exact ES, tables, nearest cells).
-GPU_CASES = [c for c in ADJOINT_CASES if c[1].kernel != "kb"]
-
 
 @pytest.fixture(scope="module")
 def data():
@@ -47,10 +29,6 @@ def data():
     u, v, _ = edge_records(rng, 1500, SPEC)
     img = rng.normal(size=(SPEC.npix, SPEC.npix))
     return u, v, img, image_vis(img, u, v, SPEC)
-
-
-def rel(a, b) -> float:
-    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
 
 
 @pytest.mark.parametrize("eps", [1e-4, 1e-6, 1e-9])
@@ -91,7 +69,7 @@ def test_degridder_is_the_gridders_adjoint(data, name, params):
     assert abs(lhs - rhs) <= 1e-12 * np.linalg.norm(gx) * np.linalg.norm(img)
 
 
-@pytest.mark.parametrize(("name", "params"), GPU_CASES, ids=ADJOINT_IDS[:3] + ADJOINT_IDS[4:])
+@pytest.mark.parametrize(("name", "params"), GPU_CASES, ids=GPU_IDS)
 def test_cuda_twin_equals_the_numpy_chain(data, name, params):
     from uvlab.gpu.gridders.cuda_degrid import emulate_predict
 
