@@ -10,7 +10,10 @@ uvlab uses two parts of ducc0 (Arras et al. 2021):
   between images of the same samples, :mod:`uvlab.gpu.imaging.reuse`);
 - the w-gridder's ``ducc0.wgridder.experimental.vis2dirty``
   (:func:`dirty_image`), for ``conv`` with the w-term and for the
-  benchmark's CPU comparison (:mod:`uvlab.gpu.bench.grid_data`).
+  benchmark's CPU comparison (:mod:`uvlab.gpu.bench.grid_data`);
+- their adjoints for degridding (:mod:`uvlab.gpu.gridders.degrid`): the
+  type-2 NUFFT (:func:`predict_nufft`) and ``dirty2vis``
+  (:func:`predict_image`).
 
 Nothing else in :mod:`uvlab.gpu` imports ducc0, and this module imports it
 only when called.
@@ -189,3 +192,103 @@ def dirty_image(
         with timer.stage("grid"):
             d = vis2dirty(**args)
     return np.ascontiguousarray(d.T)
+
+
+def predict_nufft(
+    img, u, v, cell_rad: float, epsilon: float, *, sigma: float = 2.0, nthreads: int = 0, timer=None
+) -> np.ndarray:
+    """Visibilities ``Σ img·exp(+2πi(u·l + v·m))`` by ducc0's type-2 NUFFT.
+
+    The adjoint of :func:`nufft_plan` + :func:`plan_images` on the same
+    coordinates ``(2π·cell·v, −2π·cell·u)``, with ``forward=False``.
+
+    Parameters
+    ----------
+    img : (N, N) float or complex
+        ``img[j, i]`` at ``l_i``, ``m_j`` (host array).
+    u, v : (nvis,) float
+        Wavelengths (host arrays).
+    cell_rad, epsilon, sigma, nthreads
+        As :func:`nufft_plan`.
+    timer : StageTimer, optional
+        The ducc0 call is timed as ``"grid"``.
+
+    Returns
+    -------
+    (nvis,) complex128
+    """
+    import ducc0.nufft
+
+    u = np.asarray(u, dtype=np.float64)
+    coord = np.empty((u.size, 2))
+    np.multiply(np.asarray(v, dtype=np.float64), 2.0 * np.pi * cell_rad, out=coord[:, 0])
+    np.multiply(u, -2.0 * np.pi * cell_rad, out=coord[:, 1])
+    args = dict(
+        grid=np.ascontiguousarray(img, dtype=np.complex128),
+        coord=coord,
+        forward=False,
+        epsilon=float(epsilon),
+        nthreads=int(nthreads),
+        sigma_min=min(max(float(sigma), SIGMA_MIN), 2.5),
+        sigma_max=SIGMA_MAX,
+    )
+    if timer is None:
+        return ducc0.nufft.u2nu(**args)
+    with timer.stage("grid"):
+        return ducc0.nufft.u2nu(**args)
+
+
+def predict_image(
+    img,
+    u,
+    v,
+    cell_rad: float,
+    epsilon: float,
+    *,
+    w=None,
+    wgridding: bool = False,
+    nthreads: int = 0,
+    timer=None,
+) -> np.ndarray:
+    """Visibilities of a real model image by ducc0's ``dirty2vis`` (the w-gridder).
+
+    ``V = Σ img·exp(+2πi(u·l + v·m [+ w·(n − 1)]))``: the adjoint of
+    :func:`dirty_image` (same axes: ducc0's dirty is ``img.T`` with
+    ``flip_v=True``, and no division by n).
+
+    Parameters
+    ----------
+    img : (N, N) float32 or float64
+        ``img[j, i]`` at ``l_i``, ``m_j``; its dtype sets ducc0's precision.
+    u, v, w : (nvis,) float
+        Wavelengths (host arrays); w is used only with ``wgridding``.
+    cell_rad, epsilon, nthreads
+        As :func:`dirty_image`.
+    timer : StageTimer, optional
+        The ducc0 call alone is timed as ``"grid"``.
+
+    Returns
+    -------
+    (nvis,) complex64 or complex128
+    """
+    from ducc0.wgridder.experimental import dirty2vis
+
+    u = np.asarray(u, dtype=np.float64)
+    wcol = np.zeros_like(u) if w is None else np.asarray(w, dtype=np.float64)
+    uvw = np.stack([u, np.asarray(v, dtype=np.float64), wcol], axis=1)
+    args = dict(
+        uvw=uvw,
+        freq=np.array([C_LIGHT]),
+        dirty=np.ascontiguousarray(np.asarray(img).T),
+        pixsize_x=float(cell_rad),
+        pixsize_y=float(cell_rad),
+        epsilon=float(epsilon),
+        do_wgridding=bool(wgridding),
+        divide_by_n=False,
+        flip_v=True,
+        nthreads=int(nthreads),
+    )
+    if timer is None:
+        return dirty2vis(**args)[:, 0]
+    with timer.stage("grid"):
+        return dirty2vis(**args)[:, 0]

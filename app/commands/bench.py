@@ -31,6 +31,11 @@
   setting quoted against conv's front at the same error (see
   :mod:`uvlab.app.bench_pareto` and :mod:`uvlab.gpu.bench.pareto`).
 
+- ``uvlab bench degrid [--device cpu|gpu] [--quick] [--json PATH]``: image →
+  visibilities by conv's degridder against the float64 direct sum, with
+  ducc0's dirty2vis and cuFINUFFT type 2 on the same data (see
+  :mod:`uvlab.app.bench_degrid` and :mod:`uvlab.gpu.bench.degrid_bench`).
+
 - ``uvlab bench startup [--repeats N] [--no-gui] [--json PATH]``: ``uvlab
   demo``'s wall time and the window's first image from a fresh process (see
   :mod:`uvlab.app.bench_startup`).
@@ -68,6 +73,9 @@ def register(subparsers) -> None:
     from uvlab.app.bench_pareto import register as register_pareto
 
     register_pareto(actions)
+    from uvlab.app.bench_degrid import register as register_degrid
+
+    register_degrid(actions)
 
 
 def _common_options(p, quick_help: str) -> None:

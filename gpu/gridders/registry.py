@@ -13,6 +13,11 @@ function ``plans(spec, params) -> (AxisPlan u, AxisPlan v)`` describes the
 NumPy chain that the analytic aliasing maps and the CUDA chains are built
 from.
 
+Each record also names its degridder (image → visibilities, the gridder's
+adjoint; :mod:`uvlab.gpu.degridding`) by ``"module:function"`` — for the
+host and, where there is one, for CUDA — imported only when asked for
+(:meth:`Algorithm.degridder`); hybrid and pruned-nn have none.
+
 ``get_gridder(name, xp=cupy)`` returns the CUDA function of the same
 algorithm, imported only then (by the record's ``"module:function"``
 name), so this module stays NumPy-only. The CUDA function receives the
@@ -33,6 +38,9 @@ from uvlab.gpu.imaging import dft
 
 #: The CUDA path shared by the separable gridders.
 SEPARABLE_CUDA = "uvlab.gpu.gridders.cuda_gridders:dirty_gpu"
+#: The CUDA degridder shared by conv, nn and nn-oversampled.
+DEGRID_CUDA = "uvlab.gpu.gridders.cuda_degrid:predict_gpu"
+_DEGRID = "uvlab.gpu.gridders.degrid"
 
 #: The GCF and its size, read by the gridders that convolve with a kernel:
 #: the kernel, its support S (or the accuracy ε that chooses S, evaluated
@@ -78,6 +86,14 @@ class Algorithm:
     compared : bool
         In the default comparison against the DFT (``uvlab compare``, the
         window's Compare panel).
+    degrid : str or None
+        ``"module:function"`` of the host degridder,
+        ``predict(img, u, v, spec, params, *, w=None, timer=None) -> (nvis,)
+        complex``; None: no degridder.
+    degrid_cuda : str or None
+        ``"module:function"`` of the CUDA degridder, called as
+        ``function(record, img, u, v, spec, params, *, w=None, timer=None)``
+        with cupy arrays; None: ``degrid`` runs on cupy arrays as well.
     """
 
     name: str
@@ -89,6 +105,8 @@ class Algorithm:
     fine_grid: bool = False
     even_oversample: bool = False
     compared: bool = False
+    degrid: str | None = None
+    degrid_cuda: str | None = None
 
     @property
     def is_gridder(self) -> bool:
@@ -106,6 +124,19 @@ class Algorithm:
         module, _, attribute = self.cuda.partition(":")
         return partial(getattr(importlib.import_module(module), attribute), self)
 
+    def degridder(self, xp=None) -> Callable:
+        """The ``predict`` function (image → visibilities) for inputs of module ``xp``.
+
+        ``cupy`` selects the CUDA degridder (bound to this record) where there
+        is one. ValueError for an algorithm without a degridder.
+        """
+        if self.degrid is None:
+            raise ValueError(f"{self.name} has no degridder; choose one of {DEGRIDDERS}")
+        cuda = getattr(xp, "__name__", "") == "cupy" and self.degrid_cuda is not None
+        module, _, attribute = (self.degrid_cuda if cuda else self.degrid).partition(":")
+        fn = getattr(importlib.import_module(module), attribute)
+        return partial(fn, self) if cuda else fn
+
 
 #: Every algorithm, the exact DFT first, then the gridders in DESIGN §2 order.
 CATALOGUE: dict[str, Algorithm] = {
@@ -116,6 +147,7 @@ CATALOGUE: dict[str, Algorithm] = {
             "exact direct Fourier transform (slow; the reference)",
             dft.dirty,
             cuda=None,
+            degrid="uvlab.gpu.imaging.dft_predict:predict",
         ),
         Algorithm(
             "conv",
@@ -124,6 +156,8 @@ CATALOGUE: dict[str, Algorithm] = {
             conv.conv_plans,
             uses=_GCF | {"wstack", "engine", "threads"},
             compared=True,
+            degrid=f"{_DEGRID}:predict_conv",
+            degrid_cuda=DEGRID_CUDA,
         ),
         Algorithm(
             "nn",
@@ -131,6 +165,8 @@ CATALOGUE: dict[str, Algorithm] = {
             nn.dirty_nn,
             nn.nn_plans,
             uses=_COMPRESS,
+            degrid=f"{_DEGRID}:predict_nn",
+            degrid_cuda=DEGRID_CUDA,
         ),
         Algorithm(
             "nn-oversampled",
@@ -139,6 +175,8 @@ CATALOGUE: dict[str, Algorithm] = {
             nn.nn_oversampled_plans,
             uses=frozenset({"oversample"}) | _COMPRESS,
             fine_grid=True,
+            degrid=f"{_DEGRID}:predict_nn_oversampled",
+            degrid_cuda=DEGRID_CUDA,
         ),
         Algorithm(
             "hybrid",
@@ -167,6 +205,8 @@ CATALOGUE: dict[str, Algorithm] = {
 NAMES = tuple(CATALOGUE)
 #: The gridders' names (every algorithm but the DFT), in DESIGN §2 order.
 ALGORITHMS = tuple(name for name, a in CATALOGUE.items() if a.is_gridder)
+#: The algorithms with a degridder (the DFT first).
+DEGRIDDERS = tuple(name for name, a in CATALOGUE.items() if a.degrid is not None)
 #: The gridders compared by default.
 COMPARED = tuple(name for name, a in CATALOGUE.items() if a.compared)
 

@@ -5,6 +5,8 @@ checked against these.
 
 - :func:`dft_image`: the direct sum ``Re Σ wvis·exp(−2πi(u·l + v·m [+ w·(n−1)]))`` on an
   ImageSpec's pixels, chunked over records; :func:`plain_dft`, the same sum pixel by pixel.
+- :func:`image_vis`: visibilities ``Σ img·exp(+2πi(u·l + v·m [+ w·(n−1)]))`` of a model
+  image, pixel by pixel (the degridders' reference).
 - :func:`sky_vis`: visibilities ``Σ f·exp(+2πi(u·l + v·m))`` of point sources at pixel offsets.
 - :func:`brightness`: one correlation of DESIGN §1's brightness matrix for Stokes (I, Q, U, V).
 - :func:`pixel_radec`: the direction of a pixel, the SIN projection inverted.
@@ -58,6 +60,21 @@ def plain_dft(u, v, wvis, spec: ImageSpec, w=None) -> np.ndarray:
                 ph = u * l + v * m + w * (np.sqrt(1 - l * l - m * m) - 1)
             img[j, i] = np.real(np.sum(wvis * np.exp(-2j * np.pi * ph)))
     return img
+
+
+def image_vis(img, u, v, spec: ImageSpec, w=None) -> np.ndarray:
+    """Visibilities ``Σ_{j,i} img[j, i]·exp(+2πi(u·l_i + v·m_j [+ w·(n − 1)]))``, per pixel."""
+    u, v = np.asarray(u, float), np.asarray(v, float)
+    vis = np.zeros(u.shape, dtype=complex)
+    for j, m in enumerate(spec.m_axis()):
+        for i, l in enumerate(spec.l_axis()):
+            if img[j, i] == 0:
+                continue
+            ph = u * l + v * m
+            if w is not None:
+                ph = ph + np.asarray(w, float) * (np.sqrt(1 - l * l - m * m) - 1)
+            vis += img[j, i] * np.exp(2j * np.pi * ph)
+    return vis
 
 
 def sky_vis(u, v, spec: ImageSpec, sources) -> np.ndarray:
