@@ -114,3 +114,17 @@ def test_cupy_psf_is_fitted_on_the_host(xp):
     psf = beam_image(Beam(10 * ARCSEC, 6 * ARCSEC, 30.0), 64, CELL, xp)
     fit = fit_beam(psf, CELL, oversample=1)
     assert fit.bmaj_arcsec == pytest.approx(10.0, rel=1e-6)
+
+
+#: CASA 6.7.0 (casatools ``synthesisutils.fitPsfBeam``, psfcutoff 0.35, tclean's beam fit) on
+#: the MeerKAT scene's 256² PSF written by uvlab's FITS writer: BMAJ, BMIN (arcsec), BPA (deg).
+CASA_MEERKAT_BEAM = (31.32132911682129, 20.15933609008789, -15.502426147460938)
+
+
+def test_matches_casas_fit_on_the_same_psf():
+    psf, _, spec = meerkat_psf_and_dirty()
+    fit = fit_beam(psf, spec.cell_rad)
+    bmaj, bmin, bpa = CASA_MEERKAT_BEAM
+    assert fit.bmaj_arcsec == pytest.approx(bmaj, rel=1e-6)  # CASA fits in float32
+    assert fit.bmin_arcsec == pytest.approx(bmin, rel=1e-6)
+    assert fit.bpa_deg == pytest.approx(bpa, abs=1e-4)
