@@ -14,7 +14,8 @@ from tests.support.clean_scenes import meerkat_psf_and_dirty
 pytestmark = pytest.mark.casa
 
 
-def test_fitted_beam_matches_casa(tmp_path):
+def test_fitted_beam_matches_casa(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # CASA writes its log to the working directory
     casatools = pytest.importorskip("casatools")
     from uvlab.app.fits_io import write_image_fits
     from uvlab.gpu.deconvolution import fit_beam
