@@ -48,8 +48,13 @@ def image_header(
     stokes: str = "I",
     bunit: str = "Jy/beam",
     history: Mapping[str, object] | None = None,
+    beam=None,
 ):
-    """Build the astropy Header for a uvlab image."""
+    """Build the astropy Header for a uvlab image.
+
+    ``beam``: a restoring beam (:class:`~uvlab.gpu.deconvolution.beam.Beam`),
+    written as BMAJ, BMIN (FWHM, degrees) and BPA (degrees east of north).
+    """
     from astropy.io import fits
 
     n = spec.npix
@@ -88,6 +93,10 @@ def image_header(
         1.0,
         "",
     )
+    if beam is not None:
+        h["BMAJ"] = (beam.bmaj_deg, "beam major FWHM, deg")
+        h["BMIN"] = (beam.bmin_deg, "beam minor FWHM, deg")
+        h["BPA"] = (beam.bpa_deg, "beam PA, deg E of N")
     h["RADESYS"] = "FK5"
     h["EQUINOX"] = 2000.0
     h["SPECSYS"] = "TOPOCENT"
@@ -111,6 +120,7 @@ def write_image_fits(
     bunit: str = "Jy/beam",
     history: Mapping[str, object] | None = None,
     overwrite: bool = True,
+    beam=None,
 ) -> Path:
     """Write ``image`` (N, N) as a 4-D FITS cube (1, 1, N, N) and return the path."""
     from astropy.io import fits
@@ -127,6 +137,7 @@ def write_image_fits(
         stokes=stokes,
         bunit=bunit,
         history=history,
+        beam=beam,
     )
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -95,8 +95,35 @@ def register(sub) -> None:
         default="conv",
         choices=ALGORITHM_NAMES,
     )
+    add_clean_args(p)
     p.add_argument("--out", required=True, metavar="PREFIX", help="output file prefix")
     p.set_defaults(func=run, parser=p)
+
+
+def add_clean_args(p) -> None:
+    """The CLEAN options, with WSClean's names (--niter, --gain, --mgain, --threshold-jy, ...)."""
+    from uvlab.app.deconvolve import DECONVOLVERS
+
+    g = p.add_argument_group(
+        "deconvolution",
+        "with --niter > 0 also write PREFIX-model.fits, PREFIX-residual.fits, PREFIX-image.fits "
+        "(restored, with BMAJ/BMIN/BPA) and PREFIX-sources.txt (a WSClean component list)",
+    )
+    g.add_argument("--niter", type=int, default=0, help="CLEAN iterations (default 0: no CLEAN)")
+    g.add_argument("--gain", type=float, default=0.1, help="loop gain (default 0.1)")
+    g.add_argument(
+        "--mgain", type=float, default=1.0, help="end a minor cycle at (1 − mgain)·peak (default 1)"
+    )
+    g.add_argument(
+        "--threshold-jy", type=float, default=0.0, help="stop at this residual peak, Jy/beam"
+    )
+    g.add_argument(
+        "--auto-threshold",
+        type=float,
+        metavar="S",
+        help="stop at S·σ, σ = 1.4826·MAD of the residual",
+    )
+    g.add_argument("--deconvolver", choices=DECONVOLVERS, default="hogbom")
 
 
 def run(args) -> int:
@@ -104,6 +131,7 @@ def run(args) -> int:
 
     import numpy as np
 
+    from uvlab.app.deconvolve import check_options
     from uvlab.app.fits_io import write_image_fits
     from uvlab.app.lab.live import run_job
     from uvlab.app.lab.samples import WorkCache
@@ -112,6 +140,9 @@ def run(args) -> int:
 
     if args.npix is not None and (args.npix < 2 or args.npix % 2):
         args.parser.error(f"--npix must be an even number ≥ 2, got {args.npix}")  # exit 2
+    complaint = check_options(args)
+    if complaint:
+        args.parser.error(complaint)  # exit 2, before anything is read
     params = grid_params(args) if args.algorithm != "dft" else None
     wt = weighting(args)
     cache = WorkCache()  # the read, kept for the image job
@@ -124,9 +155,18 @@ def run(args) -> int:
         f"a {spec.npix}² image with {args.algorithm}",
     )
     res = run_job(image_request(args, spec), cache)  # the lab's image task, the window's
+    clean = None
+    if args.niter > 0:  # all of it before the first file is written
+        from uvlab.app.deconvolve import deconvolve
+        from uvlab.gpu.imaging.spec import ImageSpec
+
+        # Högbom subtracts the PSF over the whole image only with a PSF of side 2N; without
+        # major cycles, the N² PSF's missing sidelobes would stay in the residual.
+        wide = run_job(image_request(args, ImageSpec(2 * spec.npix, spec.cell_rad)), cache)
+        clean = deconvolve(res.dirty, wide.psf, spec.cell_rad, args, res.device)
     prefix = Path(args.out)
     prefix.parent.mkdir(parents=True, exist_ok=True)
-    check_outputs_space(prefix, spec.npix)
+    check_outputs_space(prefix, spec.npix, clean)
     ra, dec = np.degrees(vd.ra0_rad) % 360.0, np.degrees(vd.dec0_rad)
     history = fits_history(
         {
@@ -149,6 +189,19 @@ def run(args) -> int:
             "nvis": res.nvis,
             "sum_weights": f"{res.sum_weights:.6g}",
             "weight_source": vd.weight_source,
+            **(
+                {}
+                if clean is None
+                else {
+                    "deconvolver": f"{args.deconvolver} niter={args.niter} gain={args.gain} "
+                    f"mgain={args.mgain} threshold_jy={args.threshold_jy} "
+                    f"auto_threshold={args.auto_threshold}",
+                    "clean": f"{clean.iterations} iterations in {clean.cycles} cycles, "
+                    f"stopped by {clean.stop_reason}",
+                    "beam": f"{clean.beam.bmaj_arcsec:.4g} x {clean.beam.bmin_arcsec:.4g} "
+                    f"arcsec, PA {clean.beam.bpa_deg:.4g} deg",
+                }
+            ),
         }
     )
     common = dict(
@@ -163,6 +216,8 @@ def run(args) -> int:
         write_image_fits(f"{prefix}-psf.fits", res.psf, spec, ra, dec, **common),
         preview(res, spec, vd, f"{prefix}.png"),
     ]
+    if clean is not None:
+        files += write_clean(prefix, clean, spec, ra, dec, common)
     timing = {"read MS": t_read, **res.timing, "write": time.perf_counter() - t0}
     files.append(write_timing(f"{prefix}-timing.json", timing, res, spec, passes=2))
     print(
@@ -170,20 +225,52 @@ def run(args) -> int:
         f"{res.nvis} visibilities, Stokes {vd.stokes}, device {res.device}; "
         f"peak {res.dirty.max():.4g} Jy/beam"
     )
+    if clean is not None:
+        b = clean.beam
+        print(
+            f"CLEAN: {clean.iterations} iterations ({clean.stop_reason}), model flux "
+            f"{clean.model.sum():.4g} Jy, residual peak {np.abs(clean.residual).max():.4g} "
+            f'Jy/beam; beam {b.bmaj_arcsec:.3g}" x {b.bmin_arcsec:.3g}" PA {b.bpa_deg:.3g} deg'
+        )
     for f in files:
         print(f"wrote {f}")
     return 0
 
 
-def check_outputs_space(prefix, npix: int) -> None:
+def write_clean(prefix, clean, spec, ra, dec, common) -> list:
+    """PREFIX-model.fits (Jy/pixel), -residual.fits, -image.fits (with the beam), -sources.txt."""
+    from uvlab.app.fits_io import image_header, write_image_fits
+    from uvlab.app.skymodel.wsclean_write import write_component_list
+
+    return [
+        write_image_fits(f"{prefix}-model.fits", clean.model, spec, ra, dec, **common,
+                         bunit="Jy/pixel"),
+        write_image_fits(f"{prefix}-residual.fits", clean.residual, spec, ra, dec, **common),
+        write_image_fits(f"{prefix}-image.fits", clean.restored, spec, ra, dec, **common,
+                         beam=clean.beam),
+        write_component_list(
+            f"{prefix}-sources.txt", clean.model, image_header(spec, ra, dec,
+            freq_hz=common["freq_hz"]), common["freq_hz"],
+        ),
+    ]  # fmt: skip
+
+
+def check_outputs_space(prefix, npix: int, clean=None) -> None:
     """Refuse (InsufficientSpaceError) before writing when the disk cannot hold all outputs."""
+    import numpy as np
+
     from uvlab.app.atomic import png_size_bound
     from uvlab.app.diskspace import check_space
     from uvlab.app.fits_io import image_fits_bytes
 
     width, height = (round(s * PREVIEW_DPI) for s in PREVIEW_FIGSIZE)
-    need = 2 * image_fits_bytes(npix) + png_size_bound(width, height) + 2**16
-    check_space(f"{prefix}-dirty.fits", need, "the 2 FITS images, the PNG and the JSON")
+    nfits = 2 if clean is None else 5
+    lines = 0 if clean is None else int(np.count_nonzero(clean.model)) + 1
+    need = nfits * image_fits_bytes(npix) + png_size_bound(width, height) + 2**16 + 160 * lines
+    what = f"the {nfits} FITS images, the PNG and the JSON" + (
+        "" if clean is None else ", the list"
+    )
+    check_space(f"{prefix}-dirty.fits", need, what)
 
 
 def write_timing(path, timing: dict, res, spec, passes: int):

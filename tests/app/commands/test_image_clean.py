@@ -1,0 +1,120 @@
+"""``uvlab image --niter``: simulate → image → CLEAN restores point sources at their fluxes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.support.cli import run_cli, write_sky
+from tests.support.oracles import pixel_radec
+
+RA0, DEC0, NPIX, CELL_ARCSEC = 150.0, 30.0, 128, 12.0
+CELL = np.radians(CELL_ARCSEC / 3600)
+#: (name, di, dj, I): on pixels, l = −di·cell, m = dj·cell.
+SOURCES = [("a", 9, -6, 1.0), ("b", -14, 11, 2.0), ("c", 20, 17, 0.8), ("d", -25, -20, 0.5)]
+IMAGE = ("--npix", NPIX, "--cell-arcsec", CELL_ARCSEC, "--eps", "1e-7", "--device", "cpu")
+CLEAN = ("--niter", 3000, "--gain", 0.1, "--threshold-jy", 1e-4)
+
+
+@pytest.fixture(scope="module")
+def vla_ms(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("clean")
+    comps = [(n, *pixel_radec(RA0, DEC0, CELL, di, dj), i, 0, 0, 0) for n, di, dj, i in SOURCES]
+    sky = write_sky(folder / "sky.txt", comps)
+    out = folder / "vla.ms"
+    code, _, err = run_cli(
+        "simulate", "--array", "vla.d", "--ra", RA0, "--dec", DEC0, "--ha-start", -1,
+        "--ha-stop", 1, "--int-s", 300, "--nchan", 1, "--sky", sky, "--no-smearing",
+        "--device", "cpu", "--out", out,
+    )  # fmt: skip
+    assert code == 0, err
+    return out
+
+
+@pytest.fixture(scope="module")
+def cleaned(vla_ms, tmp_path_factory):
+    prefix = tmp_path_factory.mktemp("out") / "vla"
+    code, out, err = run_cli("image", "--ms", vla_ms, *IMAGE, *CLEAN, "--out", prefix)
+    assert code == 0, err
+    return prefix, out
+
+
+def test_restored_peaks_and_model_flux_within_one_percent(cleaned):
+    from astropy.wcs import WCS
+
+    from uvlab.app.fits_io import read_image_fits
+
+    prefix, out = cleaned
+    assert "CLEAN:" in out
+    image, header = read_image_fits(f"{prefix}-image.fits")
+    model, mheader = read_image_fits(f"{prefix}-model.fits")
+    assert mheader["BUNIT"] == "Jy/pixel"
+    wcs = WCS(header).celestial
+    for _, di, dj, flux in SOURCES:
+        ra, dec = pixel_radec(RA0, DEC0, CELL, di, dj)
+        i, j = (round(float(x)) for x in wcs.world_to_pixel_values(ra, dec))
+        assert (j, i) == (NPIX // 2 + dj, NPIX // 2 + di)
+        assert image[j, i] == pytest.approx(flux, rel=0.01)
+    assert model.sum() == pytest.approx(sum(s[3] for s in SOURCES), rel=0.01)
+    for key in ("BMAJ", "BMIN", "BPA"):
+        assert key in header
+    assert 0 < header["BMIN"] <= header["BMAJ"] < 0.1 and -90 < header["BPA"] <= 90
+
+
+def test_restored_is_model_convolved_plus_residual(cleaned):
+    from uvlab.app.fits_io import read_image_fits
+    from uvlab.gpu.deconvolution import Beam, restore
+
+    prefix, _ = cleaned
+    image, h = read_image_fits(f"{prefix}-image.fits")
+    model, _ = read_image_fits(f"{prefix}-model.fits")
+    residual, _ = read_image_fits(f"{prefix}-residual.fits")
+    beam = Beam(np.radians(h["BMAJ"]), np.radians(h["BMIN"]), h["BPA"])
+    np.testing.assert_allclose(image, restore(model, residual, beam, CELL), atol=1e-5)
+
+
+def test_sources_list_reads_back_through_uvlab_sky(cleaned):
+    from uvlab.app.fits_io import read_image_fits
+    from uvlab.app.skymodel import load_sky
+
+    prefix, _ = cleaned
+    model, _ = read_image_fits(f"{prefix}-model.fits")
+    sky = load_sky(f"{prefix}-sources.txt")
+    assert len(sky.components) == np.count_nonzero(model)
+    assert sum(c.stokes[0] for c in sky.components) == pytest.approx(model.sum(), rel=1e-6)
+    brightest = max(sky.components, key=lambda c: c.stokes[0])
+    ra, dec = pixel_radec(RA0, DEC0, CELL, -14, 11)  # source b, 2 Jy
+    assert brightest.ra_deg == pytest.approx(ra, abs=1e-7)
+    assert brightest.dec_deg == pytest.approx(dec, abs=1e-7)
+    code, _out, err = run_cli("sky", "show", f"{prefix}-sources.txt")
+    assert code == 0, err
+
+
+@pytest.mark.parametrize(
+    ("flags", "match"),
+    [
+        (("--niter", "-5"), "--niter"),
+        (("--niter", "10", "--gain", "0"), "--gain"),
+        (("--niter", "10", "--mgain", "1.5"), "--mgain"),
+        (("--niter", "10", "--threshold-jy", "-1"), "--threshold-jy"),
+        (("--niter", "10", "--auto-threshold", "-3"), "--auto-threshold"),
+        (("--niter", "10", "--deconvolver", "cotton-schwab"), "not yet available"),
+    ],
+)
+def test_bad_clean_flags_one_line_and_nothing_written(vla_ms, tmp_path, flags, match):
+    code, _, err = run_cli("image", "--ms", vla_ms, *IMAGE, *flags, "--out", tmp_path / "x")
+    assert code == 2
+    last = err.strip().splitlines()[-1]
+    assert match in last
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_divergence_writes_nothing(vla_ms, tmp_path, monkeypatch):
+    import importlib
+
+    hogbom_module = importlib.import_module("uvlab.gpu.deconvolution.hogbom")
+    monkeypatch.setattr(hogbom_module, "DIVERGENCE_FACTOR", 0.5)  # any iteration "diverges"
+    code, _, err = run_cli("image", "--ms", vla_ms, *IMAGE, *CLEAN, "--out", tmp_path / "x")
+    assert code == 1
+    assert "diverged" in err and len(err.strip().splitlines()) == 1
+    assert list(tmp_path.iterdir()) == []

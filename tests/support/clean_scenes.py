@@ -1,0 +1,32 @@
+"""Scenes for the CLEAN tests: a MeerKAT PSF and point sources on pixels (NumPy and uvlab.gpu only).
+
+- :func:`meerkat_psf_and_dirty`: the exact (DFT) PSF on 2N² and the dirty image on N²
+  of point sources on pixels, for a short MeerKAT track, both normalised by Σw;
+- :data:`CLEAN_SKY`: the sources, ``(di, dj, Jy)`` pixel offsets as
+  :func:`tests.support.oracles.sky_vis` takes them.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from tests.support.oracles import sky_vis
+from tests.support.scenes import layout_uv, meerkat_spec
+from uvlab.gpu.imaging.dft import dirty_dft
+from uvlab.gpu.imaging.spec import ImageSpec
+
+#: Point sources on pixels of a 128² image: (di, dj, Jy); one negative.
+CLEAN_SKY = [(0, 0, 1.0), (17, -9, 0.5), (-25, 20, 0.8), (30, 31, -0.3), (-12, -33, 0.25)]
+
+
+@functools.cache
+def meerkat_psf_and_dirty(npix: int = 128, n_times: int = 6):
+    """(psf (2N, 2N), dirty (N, N), spec): MeerKAT, 2 h, natural weights, exact DFT."""
+    u, v, _ = layout_uv("meerkat", n_times=n_times, hours=2.0)
+    spec = meerkat_spec(u, v, npix)
+    wvis = sky_vis(u, v, spec, CLEAN_SKY)
+    dirty = dirty_dft(u, v, wvis, spec) / u.size
+    psf = dirty_dft(u, v, np.ones(u.size, complex), ImageSpec(2 * npix, spec.cell_rad)) / u.size
+    return psf, dirty, spec
