@@ -173,13 +173,7 @@ def hogbom(
     else:
         reason = "niter" if peak[n_done] > stop else reason
     model = xp.zeros(n * n, dtype=xp.float64)
-    pos_x = xp.asarray(pos)
-    if xp is np:
-        np.add.at(model, pos_x, flux)
-    else:
-        import cupyx
-
-        cupyx.scatter_add(model, pos_x, xp.asarray(flux))
+    xp.add.at(model, xp.asarray(pos), xp.asarray(flux))  # repeated pixels add up
     j, i = np.divmod(pos.astype(np.int64), n)
     return CleanResult(
         model.reshape(n, n), residual, j, i, flux, peak, rms, stop, mgain_level, reason
