@@ -136,6 +136,20 @@ def add_observation_args(p: argparse.ArgumentParser, *, required: bool = True) -
         help="sky model: a file (uvlab v1 or WSClean), a demo or a bundled sky name",
     )
     g.add_argument(
+        "--image-sky",
+        metavar="IMAGE",
+        help="also observe an image: a FITS image (placed by its WCS), a picture (.png, .jpg, "
+        "…, centred) or a demo picture (radio-galaxy, spiral, ring); predicted by degridding",
+    )
+    g.add_argument(
+        "--image-sky-width-arcmin", type=finite, metavar="W",
+        help="angular width of a picture (demo pictures: 4)",
+    )  # fmt: skip
+    g.add_argument(
+        "--image-sky-flux-jy", type=finite, default=1.0, metavar="J",
+        help="total flux of a picture (default 1 Jy)",
+    )  # fmt: skip
+    g.add_argument(
         "--no-smearing", action="store_true", help="predict without time and bandwidth smearing"
     )
     g.add_argument(
@@ -221,6 +235,14 @@ def run(args) -> int:
         raise FileExistsError(f"{out}: already exists; pass --overwrite to replace it")
     spec = observation_spec(args)
     sky = load_sky_for(args, spec)
+    image_sky = None
+    if getattr(args, "image_sky", None):
+        from uvlab.app.skymodel.image_sky import load_image_sky
+
+        image_sky = load_image_sky(
+            args.image_sky, width_arcmin=args.image_sky_width_arcmin,
+            flux_jy=args.image_sky_flux_jy,
+        )  # fmt: skip
     # memory and disk, before the progress bar opens (simulate_ms checks again)
     check_simulation(spec, out, nsrc=len(sky), predict=predict_path(sky, not args.no_smearing))
     command = describe_command("simulate", args)
@@ -237,12 +259,15 @@ def run(args) -> int:
             overwrite=args.overwrite,
             history=command,
             progress=bar,
+            image_sky=image_sky,
         )
     print(
         f"wrote {res.path}: {res.ntime} integration{'s' if res.ntime != 1 else ''} × "
         f"{res.nbl} baselines × {res.nchan} "
         f"channel{'s' if res.nchan != 1 else ''} ({res.nrows} rows, "
         f"{100 * res.flagged_fraction:.1f}% flagged), {res.nsources} source"
-        f"{'s' if res.nsources != 1 else ''}, {args.feeds} feeds, device {res.device}"
+        f"{'s' if res.nsources != 1 else ''}"
+        + (f" and the image {image_sky.name!r}" if image_sky is not None else "")
+        + f", {args.feeds} feeds, device {res.device}"
     )
     return 0

@@ -243,6 +243,7 @@ def visibility_chunks(
     seed: int | None = None,
     device: str = "auto",
     dtype=np.float64,
+    image=None,
 ) -> Callable[[slice], np.ndarray]:
     """A function ``rows → (nrow, chan, 2, 2)`` B-form visibilities (+ noise) for ``obs``.
 
@@ -250,9 +251,10 @@ def visibility_chunks(
     those integrations are predicted by :func:`uvlab.app.predict_obs.predict_integrations`,
     as the lab's synthetic source predicts its own. Noise comes from
     ``numpy.random.default_rng(seed)`` drawn chunk after chunk, so a seed
-    reproduces the same MS.
+    reproduces the same MS. ``image`` = (model, ImageSpec, ImageSky): an image sky
+    degridded on top (:func:`uvlab.app.predict_obs.predict_image_integrations`).
     """
-    from uvlab.app.predict_obs import predict_integrations
+    from uvlab.app.predict_obs import predict_image_integrations, predict_integrations
 
     rng = np.random.default_rng(seed)
     nbl, nchan = obs.nbl, obs.freq_hz.size
@@ -265,6 +267,12 @@ def visibility_chunks(
             obs, sources, times, mode=feeds, smearing=smearing, dtype=dtype, device=device
         )
         b = b.reshape(-1, nchan, 2, 2)
+        if image is not None:
+            model, spec, sky = image
+            b = b + predict_image_integrations(
+                obs, model, spec, times, mode=feeds, ref_freq_hz=sky.ref_freq_hz,
+                spectral_index=sky.spectral_index, device=device,
+            ).reshape(-1, nchan, 2, 2)  # fmt: skip
         if noise_jy > 0:
             shape = b.shape
             b = b + noise_jy * (rng.standard_normal(shape) + 1j * rng.standard_normal(shape))
@@ -287,6 +295,7 @@ def simulate_ms(
     history: str = "uvlab simulate",
     progress: Callable[[float, str], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    image_sky=None,
 ) -> SimulationSummary:
     """Simulate ``spec`` observing ``sky`` and write the MeasurementSet ``path``.
 
@@ -305,6 +314,9 @@ def simulate_ms(
     device : {"auto", "cpu", "gpu"}
     progress : callable(fraction, stage), optional
     cancelled : callable() -> bool, optional
+    image_sky : uvlab.app.skymodel.image_sky.ImageSky, optional
+        A picture or FITS image observed as well (degridded from its native
+        grid, :meth:`~uvlab.app.skymodel.image_sky.ImageSky.native_grid`).
 
     Raises
     ------
@@ -327,9 +339,14 @@ def simulate_ms(
     report(0.0, "uvw")
     obs = simulate_observation(spec)
     sources = sky.to_source_arrays(obs.ra0_rad, obs.dec0_rad)
+    image = None
+    if image_sky is not None:
+        model, grid = image_sky.native_grid(spec.ra_deg, spec.dec_deg)
+        image = (model, grid, image_sky)
     fn = visibility_chunks(
-        obs, sources, feeds=feeds, smearing=smearing, noise_jy=noise_jy, seed=seed, device=dev
-    )
+        obs, sources, feeds=feeds, smearing=smearing, noise_jy=noise_jy, seed=seed, device=dev,
+        image=image,
+    )  # fmt: skip
     sigma = noise_jy if noise_jy > 0 else 1.0
     out = write_ms(
         path,

@@ -84,6 +84,34 @@ class ImageSky:
         """Centred on the phase centre (no WCS of its own)."""
         return self.wcs is None
 
+    def native_grid(self, ra0_deg: float, dec0_deg: float, max_npix: int = 8192):
+        """(model (N, N) Jy/pixel, ImageSpec) on a grid of the sky's own pixel size.
+
+        The grid a prediction degrids: centred on the phase centre, cells as
+        the source's (so nothing is lost to resampling but the half-pixel
+        shift of an odd-sized picture), N even and large enough for all of
+        the source. SkyModelError when that exceeds ``max_npix``.
+        """
+        from uvlab.gpu.imaging.spec import ImageSpec
+
+        if self.relative:
+            cell = self.pixel_rad
+            npix = max(self.image.shape) + 2
+        else:
+            cell = math.radians(math.sqrt(abs(np.linalg.det(self.wcs.pixel_scale_matrix))))
+            ny, nx = self.image.shape
+            x, y = self.wcs.wcs_world2pix([[ra0_deg % 360.0, dec0_deg]], 0)[0]
+            reach = max(abs(x), abs(nx - 1 - x), abs(y), abs(ny - 1 - y))
+            npix = 2 * math.ceil(reach) + 4
+        npix += npix % 2
+        if npix > max_npix:
+            raise SkyModelError(
+                f"this sky needs a {npix}² model grid about the phase centre (limit "
+                f"{max_npix}²): point nearer to it, or shrink the image"
+            )
+        spec = ImageSpec(npix, cell)
+        return self.on_grid(spec, ra0_deg, dec0_deg)[0], spec
+
     def on_grid(self, spec, ra0_deg: float, dec0_deg: float) -> tuple[np.ndarray, float]:
         """(model image (N, N) Jy/pixel on ``spec`` about the phase centre, its total flux).
 
