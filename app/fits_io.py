@@ -49,11 +49,18 @@ def image_header(
     bunit: str = "Jy/beam",
     history: Mapping[str, object] | None = None,
     beam=None,
+    observation: Mapping[str, object] | None = None,
 ):
     """Build the astropy Header for a uvlab image.
 
     ``beam``: a restoring beam (:class:`~uvlab.gpu.deconvolution.beam.Beam`),
     written as BMAJ, BMIN (FWHM, degrees) and BPA (degrees east of north).
+    ``observation``: what CASA and WSClean write about the data, any of
+    ``start_mjd_s`` (DATE-OBS, MJD-OBS, TIMESYS = UTC), ``telescope``
+    (TELESCOP), ``observer`` (OBSERVER), ``object`` (OBJECT) and
+    ``obsgeo_m`` (OBSGEO-X/Y/Z, ITRF metres: the array's centre).
+    CRVALs are rounded to 1e-11 deg (a Dec given as 30 comes back from radians
+    as 29.999999999999996).
     """
     from astropy.io import fits
 
@@ -65,14 +72,14 @@ def image_header(
     h["CTYPE1"], h["CRPIX1"], h["CRVAL1"], h["CDELT1"], h["CUNIT1"] = (
         "RA---SIN",
         n // 2 + 1.0,
-        float(ra0_deg) % 360.0,
+        round(float(ra0_deg) % 360.0, 11) % 360.0,
         -cell_deg,
         "deg",
     )
     h["CTYPE2"], h["CRPIX2"], h["CRVAL2"], h["CDELT2"], h["CUNIT2"] = (
         "DEC--SIN",
         n // 2 + 1.0,
-        float(dec0_deg),
+        round(float(dec0_deg), 11),
         cell_deg,
         "deg",
     )
@@ -100,11 +107,52 @@ def image_header(
     h["RADESYS"] = "FK5"
     h["EQUINOX"] = 2000.0
     h["SPECSYS"] = "TOPOCENT"
+    h["RESTFRQ"] = (float(freq_hz), "Hz")
+    _observation_cards(h, observation or {})
     h["ORIGIN"] = f"uvlab {__version__}"
     h["DATE"] = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
     for key, value in (history or {}).items():
         h.add_history(f"uvlab {key} = {value}")
     return h
+
+
+def _observation_cards(h, obs: Mapping[str, object]) -> None:
+    """DATE-OBS, MJD-OBS, TIMESYS, TELESCOP, OBSERVER, OBJECT, OBSGEO-X/Y/Z from ``obs``."""
+    start = obs.get("start_mjd_s")
+    if start is not None and np.isfinite(start):
+        day = _dt.datetime(1858, 11, 17, tzinfo=_dt.timezone.utc)  # MJD 0
+        when = day + _dt.timedelta(seconds=float(start))
+        h["DATE-OBS"] = when.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3]
+        h["MJD-OBS"] = float(start) / 86400.0
+        h["TIMESYS"] = "UTC"
+    for key, card in (("telescope", "TELESCOP"), ("observer", "OBSERVER"), ("object", "OBJECT")):
+        if obs.get(key):
+            h[card] = str(obs[key])
+    geo = obs.get("obsgeo_m")
+    if geo is not None:
+        xyz = np.asarray(geo, dtype=float)
+        for axis, value in zip("XYZ", xyz, strict=True):
+            h[f"OBSGEO-{axis}"] = (float(value), "m (ITRF)")
+        for axis, value in zip("LBH", _wcslib_geodetic(xyz), strict=True):
+            h[f"OBSGEO-{axis}"] = float(value)
+
+
+def _wcslib_geodetic(xyz) -> np.ndarray:
+    """OBSGEO-L/B/H as wcslib derives them from OBSGEO-X/Y/Z (its own ellipsoid).
+
+    Written beside X/Y/Z so that astropy's WCS finds them consistent instead of
+    "fixing" the header with a warning (its height differs from WGS84's by ~3 m).
+    """
+    import warnings
+
+    from astropy.wcs import WCS, FITSFixedWarning
+
+    w = WCS(naxis=2)
+    w.wcs.obsgeo = [*map(float, xyz), np.nan, np.nan, np.nan]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FITSFixedWarning)
+        w.fix()
+    return np.asarray(w.wcs.obsgeo[3:6], dtype=float)
 
 
 def write_image_fits(
@@ -121,6 +169,7 @@ def write_image_fits(
     history: Mapping[str, object] | None = None,
     overwrite: bool = True,
     beam=None,
+    observation: Mapping[str, object] | None = None,
 ) -> Path:
     """Write ``image`` (N, N) as a 4-D FITS cube (1, 1, N, N) and return the path."""
     from astropy.io import fits
@@ -138,6 +187,7 @@ def write_image_fits(
         bunit=bunit,
         history=history,
         beam=beam,
+        observation=observation,
     )
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -209,11 +209,13 @@ def run(args) -> int:
         stokes=vd.stokes,
         history=history,
         bandwidth_hz=float(vd.chan_width_hz * vd.nchan),
+        observation=observation_cards(cache.ms_info(args.ms), vd),
     )
+    beam = clean.beam if clean is not None else psf_beam(res.psf, spec)
     t0 = time.perf_counter()
-    files = [
-        write_image_fits(f"{prefix}-dirty.fits", res.dirty, spec, ra, dec, **common),
-        write_image_fits(f"{prefix}-psf.fits", res.psf, spec, ra, dec, **common),
+    files = [  # a fitted beam on every image, the dirty one too, as CASA writes them
+        write_image_fits(f"{prefix}-dirty.fits", res.dirty, spec, ra, dec, **common, beam=beam),
+        write_image_fits(f"{prefix}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
         preview(res, spec, vd, f"{prefix}.png"),
     ]
     if clean is not None:
@@ -235,6 +237,30 @@ def run(args) -> int:
     for f in files:
         print(f"wrote {f}")
     return 0
+
+
+def observation_cards(info, vd) -> dict:
+    """What the FITS header says of the data (fits_io.image_header's ``observation``)."""
+    import numpy as np
+
+    pos = np.asarray(info.antenna_positions, dtype=float).reshape(-1, 3)
+    return {
+        "start_mjd_s": float(np.min(vd.time)) if np.size(vd.time) else info.time_start_mjd_s,
+        "telescope": info.telescope,
+        "observer": info.observer,
+        "object": vd.field_name,
+        "obsgeo_m": pos.mean(axis=0) if len(pos) else None,
+    }
+
+
+def psf_beam(psf, spec):
+    """The PSF's fitted beam (CASA's fit), or None where the main lobe cannot be fitted."""
+    from uvlab.gpu.deconvolution.beam import BeamFitError, fit_beam
+
+    try:
+        return fit_beam(psf, spec.cell_rad)
+    except BeamFitError:
+        return None
 
 
 def write_clean(prefix, clean, spec, ra, dec, common) -> list:

@@ -94,6 +94,7 @@ class MSInfo:
     nrows: int
     flagged_fraction: float
     nonfinite_uvw_rows: int = 0  # rows whose UVW is NaN or infinite (flagged when read)
+    observer: str = "unknown"  # the OBSERVATION table's OBSERVER
 
     @property
     def nant(self) -> int:

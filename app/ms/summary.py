@@ -44,13 +44,19 @@ _PROBE_COLUMNS = (
 )
 
 
-def _telescope(ms: MSTables) -> str:
+def _observation(ms: MSTables, column: str) -> str:
+    """The OBSERVATION table's distinct ``column`` values, joined ("unknown" without any)."""
     if "OBSERVATION" not in ms.main.getkeywords():
         return "unknown"
     t = ms.sub("OBSERVATION")
     with translated(ms.path):
-        names = [str(n) for n in t.getcol("TELESCOPE_NAME")] if t.nrows() else []
+        ok = t.nrows() and column in t.colnames()
+        names = [str(n) for n in t.getcol(column)] if ok else []
     return ", ".join(dict.fromkeys(n for n in names if n)) or "unknown"
+
+
+def _telescope(ms: MSTables) -> str:
+    return _observation(ms, "TELESCOPE_NAME")
 
 
 def _probe(ms: MSTables) -> None:
@@ -159,6 +165,7 @@ def open_ms(path: str | os.PathLike) -> MSInfo:
         scan = _scan(ms, len(fields))
         flagged, total = _flagged(ms, dds, spws, pols)
         telescope = _telescope(ms)
+        observer = _observation(ms, "OBSERVER")
         present = tuple(c for c in DATA_COLUMNS if c in ms.colnames)
     nan = float("nan")
     return MSInfo(
@@ -185,4 +192,5 @@ def open_ms(path: str | os.PathLike) -> MSInfo:
         nrows=int(nrows),
         flagged_fraction=flagged / total if total else 0.0,
         nonfinite_uvw_rows=scan.nonfinite_uvw,
+        observer=observer,
     )

@@ -61,3 +61,50 @@ def test_shape_mismatch_rejected(tmp_path):
         write_image_fits(
             tmp_path / "x.fits", np.zeros((4, 4)), ImageSpec(8, ARCSEC), 0, 0, freq_hz=1e9
         )
+
+
+def test_observation_cards_and_a_beam_that_astropy_and_radio_beam_read(tmp_path):
+    """Issue 16: the keywords CASA and WSClean write, read back by astropy and radio-beam."""
+    import math
+    import warnings
+
+    import astropy.units as u
+    from astropy.coordinates import EarthLocation
+    from astropy.io import fits
+    from astropy.time import Time
+    from astropy.wcs import WCS
+    from radio_beam import Beam as RadioBeam
+
+    from uvlab.gpu.deconvolution.beam import Beam
+
+    spec = ImageSpec(32, 2.0 * math.pi / 180 / 3600)
+    dec = math.degrees(math.radians(30.0))  # 29.999999999999996
+    arcsec = math.pi / 180 / 3600
+    beam = Beam(10.0 * arcsec, 6.0 * arcsec, 25.0)
+    obs = {
+        "start_mjd_s": 60754.25 * 86400.0,
+        "telescope": "VLA",
+        "observer": "someone",
+        "object": "3C286",
+        "obsgeo_m": (-1601185.4, -5041977.5, 3554875.9),
+    }
+    path = write_image_fits(
+        tmp_path / "x.fits", np.zeros((32, 32)), spec, 150.0, dec, freq_hz=1.4e9,
+        beam=beam, observation=obs,
+    )  # fmt: skip
+    h = fits.getheader(path)
+    assert h["CRVAL2"] == 30.0 and h["CRVAL1"] == 150.0
+    assert (h["TELESCOP"], h["OBSERVER"], h["OBJECT"], h["TIMESYS"]) == (
+        "VLA", "someone", "3C286", "UTC",
+    )  # fmt: skip
+    assert Time(h["DATE-OBS"], scale="utc").mjd == pytest.approx(60754.25, abs=1e-8)
+    assert h["RESTFRQ"] == 1.4e9 and h["SPECSYS"] == "TOPOCENT"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # astropy reads every card without complaint
+        w = WCS(h)
+    site = EarthLocation.from_geocentric(*obs["obsgeo_m"], unit=u.m)
+    assert w.wcs.obsgeo[:3] == pytest.approx([site.x.value, site.y.value, site.z.value])
+    rb = RadioBeam.from_fits_header(h)
+    assert rb.major.to_value(u.arcsec) == pytest.approx(10.0)
+    assert rb.minor.to_value(u.arcsec) == pytest.approx(6.0)
+    assert rb.pa.to_value(u.deg) == pytest.approx(25.0)
