@@ -101,12 +101,11 @@ def register(actions) -> None:
         "direct sum on a subsample, and time ducc0's dirty2vis on the host cores (and "
         "cuFINUFFT type 2 when importable) on the same data.",
     )
-    p.add_argument("--device", default="auto", choices=("auto", "cpu", "gpu"))
-    p.add_argument("--quick", action="store_true", help="a small model and observation")
-    p.add_argument("--json", metavar="PATH", help="write the report as JSON")
+    from uvlab.app.commands.bench import common_options
+
+    common_options(p, "a small model and observation")  # --device, --json, --quick, --array
     p.add_argument("--repeats", type=int, help="timed calls per case (default 5 GPU, 2 CPU)")
     p.add_argument("--no-ducc", action="store_true", help="skip ducc0's dirty2vis")
-    p.add_argument("--array", default="meerkat", help="antenna layout name or file")
     p.set_defaults(func=run)
 
 

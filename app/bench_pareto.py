@@ -187,12 +187,11 @@ def register(actions) -> None:
         "error against the float64 DFT, and quote every setting against conv's front at the "
         "same error.",
     )
-    p.add_argument("--device", default="auto", choices=("auto", "cpu", "gpu"))
-    p.add_argument("--quick", action="store_true", help="a small image and fewer settings")
-    p.add_argument("--json", metavar="PATH", help="write the points and the table as JSON")
+    from uvlab.app.commands.bench import common_options
+
+    common_options(p, "a small image and fewer settings")  # --device, --json, --quick, --array
     p.add_argument("--png", metavar="PATH", help="plot error against time (log-log)")
     p.add_argument("--repeats", type=int, help="timed calls per setting (default 5 GPU, 2 CPU)")
-    p.add_argument("--array", default="meerkat", help="antenna layout name or file")
     p.set_defaults(func=run)
 
 

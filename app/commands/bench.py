@@ -78,7 +78,7 @@ def register(subparsers) -> None:
     register_degrid(actions)
 
 
-def _common_options(p, quick_help: str) -> None:
+def common_options(p, quick_help: str) -> None:
     """--device, --json, --quick and --array, shared by predict, grid and aliasing."""
     p.add_argument("--device", default="auto", choices=("auto", "cpu", "gpu"))
     p.add_argument("--json", metavar="PATH", help="write the full report as JSON")
@@ -160,7 +160,7 @@ def _register_predict(actions) -> None:
         description="Time predict_antennas on a MeerKAT-like observation: scalar without and "
         "with smearing, linear full-pol with smearing, float32 and float64.",
     )
-    _common_options(p, "fewer source counts / smaller sizes")
+    common_options(p, "fewer source counts / smaller sizes")
     p.add_argument("--sources", type=int, nargs="+", metavar="N", help="source counts to run")
     p.add_argument("--times", type=int, help="number of time steps")
     p.add_argument("--chans", type=int, help="number of channels")
@@ -242,7 +242,7 @@ def _register_grid(actions) -> None:
         "(conv-ES at eps 1e-4/1e-5 single and 1e-6 double, hybrid, pruned-nn, nn): stage "
         "times, gridding rate, accuracy vs a subsampled DFT, and ducc0 on all host cores.",
     )
-    _common_options(p, "one smaller size")
+    common_options(p, "one smaller size")
     p.add_argument("--repeats", type=int, help="timed calls per case (default 5 GPU, 2 CPU)")
     p.add_argument("--no-ducc", action="store_true", help="skip the ducc0 comparison")
     p.add_argument(
@@ -326,7 +326,7 @@ def _register_aliasing(actions) -> None:
         "central half and the full image, the nearest-cell floor they share "
         "(nn-oversampled) and the GCF's own aliasing (conv with a 4096x table).",
     )
-    _common_options(p, "fewer cases, smaller sizes")
+    common_options(p, "fewer cases, smaller sizes")
     p.add_argument("--npix", type=int, help="image side")
     p.add_argument("--times", type=int, help="number of time steps")
     p.add_argument("--chans", type=int, help="number of channels across L band")
