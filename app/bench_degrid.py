@@ -101,7 +101,7 @@ def register(actions) -> None:
         "direct sum on a subsample, and time ducc0's dirty2vis on the host cores (and "
         "cuFINUFFT type 2 when importable) on the same data.",
     )
-    from uvlab.app.commands.bench import common_options
+    from uvlab.app.bench_options import common_options
 
     common_options(p, "a small model and observation")  # --device, --json, --quick, --array
     p.add_argument("--repeats", type=int, help="timed calls per case (default 5 GPU, 2 CPU)")

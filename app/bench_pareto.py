@@ -187,7 +187,7 @@ def register(actions) -> None:
         "error against the float64 DFT, and quote every setting against conv's front at the "
         "same error.",
     )
-    from uvlab.app.commands.bench import common_options
+    from uvlab.app.bench_options import common_options
 
     common_options(p, "a small image and fewer settings")  # --device, --json, --quick, --array
     p.add_argument("--png", metavar="PATH", help="plot error against time (log-log)")

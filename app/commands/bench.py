@@ -49,6 +49,8 @@ from __future__ import annotations
 
 import json
 
+from uvlab.app.bench_options import common_options
+
 #: Default sizes: (ntime, nchan, source counts) per device, and with --quick.
 PREDICT_SIZES = {
     ("gpu", False): (100, 64, (1, 100, 1000, 10000)),
@@ -76,14 +78,6 @@ def register(subparsers) -> None:
     from uvlab.app.bench_degrid import register as register_degrid
 
     register_degrid(actions)
-
-
-def common_options(p, quick_help: str) -> None:
-    """--device, --json, --quick and --array, shared by predict, grid and aliasing."""
-    p.add_argument("--device", default="auto", choices=("auto", "cpu", "gpu"))
-    p.add_argument("--json", metavar="PATH", help="write the full report as JSON")
-    p.add_argument("--quick", action="store_true", help=quick_help)
-    p.add_argument("--array", default="meerkat", help="antenna layout name or file")
 
 
 def _finish(report: dict, table: str, args) -> int:

@@ -1,0 +1,15 @@
+"""Options the ``uvlab bench`` benchmarks share.
+
+Below the commands (the CLI is the top layer), so that the benchmarks with
+modules of their own (``bench_pareto``, ``bench_degrid``) use them too.
+"""
+
+from __future__ import annotations
+
+
+def common_options(p, quick_help: str) -> None:
+    """--device, --json, --quick and --array (predict, grid, aliasing, pareto, degrid)."""
+    p.add_argument("--device", default="auto", choices=("auto", "cpu", "gpu"))
+    p.add_argument("--json", metavar="PATH", help="write the full report as JSON")
+    p.add_argument("--quick", action="store_true", help=quick_help)
+    p.add_argument("--array", default="meerkat", help="antenna layout name or file")
