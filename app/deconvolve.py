@@ -1,10 +1,14 @@
-"""CLEAN for ``uvlab image``: Högbom minor cycles in the image plane, the beam, the restored image.
+"""CLEAN for ``uvlab image``: Högbom or Cotton–Schwab, the beam, the restored image.
 
-Without degridding there is no major cycle yet: ``--mgain`` ends a minor cycle
-at ``(1 − mgain)·peak`` and the next one starts on the same (exact, image-plane)
-residual, with the auto-threshold taken again from it, until ``--niter``
-iterations, the threshold, or nothing left to clean. Everything is computed
-before any file is written.
+- ``hogbom`` (:func:`deconvolve`): image-plane minor cycles only. ``--mgain``
+  ends a minor cycle at ``(1 − mgain)·peak`` and the next one starts on the
+  same (exact, image-plane) residual, with the auto-threshold taken again from
+  it, until ``--niter`` iterations, the threshold, or nothing left to clean.
+- ``cotton-schwab`` (:func:`deconvolve_major`): the same minor cycles between
+  major cycles that subtract the model from the visibilities by degridding and
+  grid the residual anew (:mod:`uvlab.gpu.deconvolution.cotton_schwab`).
+
+Everything is computed before any file is written.
 """
 
 from __future__ import annotations
@@ -45,11 +49,6 @@ def check_options(args) -> str | None:
         args.auto_threshold >= 0.0 and np.isfinite(args.auto_threshold)
     ):
         return f"--auto-threshold must be ≥ 0 (σ), got {args.auto_threshold}"
-    if args.deconvolver == "cotton-schwab":
-        return (
-            "--deconvolver cotton-schwab is not yet available (its major cycles need "
-            "degridding); use --deconvolver hogbom"
-        )
     return None
 
 
@@ -85,4 +84,59 @@ def deconvolve(dirty, psf, cell_rad: float, args, device: str = "cpu") -> Deconv
         int(args.niter) - left, cycles, reason,
         np.concatenate(peaks) if peaks else np.zeros(0),
         np.concatenate(rmss) if rmss else np.zeros(0),
+    )  # fmt: skip
+
+
+def major_cycle_pair(algorithm: str, params, xp):
+    """(grid, degrid) of one algorithm with the same GridParams: an exact adjoint pair.
+
+    Algorithms without a degridder (hybrid, pruned-nn) take ``conv``'s at ε = 1e-6.
+    """
+    from uvlab.gpu.degridding import DEGRIDDERS, degrid
+    from uvlab.gpu.gridders.params import GridParams
+    from uvlab.gpu.gridders.registry import get_gridder
+
+    if algorithm not in DEGRIDDERS or algorithm == "dft":
+        algorithm, params = "conv", GridParams.from_eps(1e-6)
+    params = params or GridParams()
+    gridder = get_gridder(algorithm, xp=xp)
+
+    def grid(u, v, wvis, spec):
+        return gridder(u, v, wvis, spec, params)
+
+    def degrid_fn(image, u, v, spec):
+        return degrid(image, u, v, spec, algorithm, params)
+
+    return grid, degrid_fn
+
+
+def deconvolve_major(vd, spec, psf, args, params, weighting, device: str = "cpu") -> Deconvolved:
+    """Cotton–Schwab CLEAN of the read data ``vd`` (:class:`~uvlab.app.ms.reader.VisData`).
+
+    The samples and imaging weights are those of the dirty image
+    (:func:`~uvlab.gpu.imaging.reuse.select_samples`,
+    :func:`~uvlab.gpu.imaging.weighting.imaging_weights`); the major cycles use the
+    imaging's algorithm and parameters (:func:`major_cycle_pair`).
+    """
+    from uvlab.gpu.backend import get_xp, to_numpy
+    from uvlab.gpu.deconvolution import fit_beam, restore
+    from uvlab.gpu.deconvolution.cotton_schwab import cotton_schwab
+    from uvlab.gpu.imaging.reuse import select_samples
+    from uvlab.gpu.imaging.weighting import imaging_weights
+
+    xp = get_xp(device=device)
+    s = select_samples(vd.uvw, vd.freq_hz, vd.weight, vd.flag, vis=vd.vis, xp=xp)
+    vis = xp.asarray(s.take(xp.asarray(vd.vis)), dtype=xp.complex128)
+    weight = imaging_weights(s.u, s.v, s.weight, spec, weighting)
+    grid, degrid_fn = major_cycle_pair(args.algorithm, params, xp)
+    mc = cotton_schwab(
+        s.u, s.v, vis, weight, spec, xp.asarray(psf, dtype=xp.float64), grid=grid,
+        degrid_fn=degrid_fn, gain=args.gain, niter=args.niter, threshold=args.threshold_jy,
+        auto_threshold=args.auto_threshold, mgain=args.mgain,
+    )  # fmt: skip
+    beam = fit_beam(psf, spec.cell_rad)
+    restored = restore(mc.model, mc.residual, beam, spec.cell_rad)
+    return Deconvolved(
+        to_numpy(mc.model), to_numpy(mc.residual), to_numpy(restored), beam, mc.iterations,
+        mc.majors, mc.stop_reason, mc.peak, mc.rms,
     )  # fmt: skip

@@ -131,8 +131,10 @@ def hogbom(
         When the residual peak grows past 1.5× the starting peak or is not finite.
     """
     xp = get_xp(dirty)
-    residual = xp.array(dirty, dtype=xp.float64)  # a copy: the caller's image is kept
-    psf = xp.asarray(psf, dtype=xp.float64)
+    # a C-ordered copy: the caller's image is kept, and the loops update it through flat views
+    # (an F-ordered dirty image, as the NumPy conv gridder returns, would be copied by ravel)
+    residual = xp.array(dirty, dtype=xp.float64, order="C")
+    psf = xp.ascontiguousarray(xp.asarray(psf, dtype=xp.float64))
     _check(residual, psf, gain, niter, threshold, auto_threshold, mgain, mask)
     n = residual.shape[0]
     maskf = None if mask is None else xp.asarray(mask, dtype=xp.float64)

@@ -148,3 +148,13 @@ def test_bad_shapes():
         hogbom(np.zeros((8, 8)), np.zeros((12, 12)))
     with pytest.raises(ValueError, match="square"):
         hogbom(np.zeros((8, 6)), np.zeros((16, 16)))
+
+
+def test_an_f_ordered_dirty_image_cleans_as_a_c_ordered_one():
+    """The NumPy conv gridder returns F-ordered images; the loop updates its residual in place."""
+    psf, dirty, _ = meerkat_psf_and_dirty()
+    c = hogbom(dirty, psf, gain=0.2, niter=200)
+    f = hogbom(np.asfortranarray(dirty), np.asfortranarray(psf), gain=0.2, niter=200)
+    np.testing.assert_array_equal(f.model, c.model)
+    np.testing.assert_array_equal(f.residual, c.residual)
+    assert np.abs(c.residual).max() < 0.1 * np.abs(dirty).max()
