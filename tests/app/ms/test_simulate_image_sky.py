@@ -50,3 +50,18 @@ def test_an_image_too_large_for_its_grid_is_one_line(tmp_path):
     sky = demo_picture("spiral", npix=64)
     with pytest.raises(SkyModelError, match="model grid"):
         sky.native_grid(0.0, 0.0, max_npix=32)
+
+
+@pytest.mark.gpu
+def test_the_gpu_degrids_an_image_sky_as_the_cpu_does():
+    from uvlab.app.observation import ObservationSpec, simulate_observation
+    from uvlab.app.predict_obs import predict_image_integrations
+
+    obs = simulate_observation(
+        ObservationSpec("kat-7", 150.0, -40.0, ha_start_h=-1, ha_stop_h=1, int_s=600.0, nchan=2)
+    )
+    model, spec = demo_picture("spiral", width_arcmin=5.0, npix=96).native_grid(150.0, -40.0)
+    times = slice(0, obs.ntime)
+    cpu = predict_image_integrations(obs, model, spec, times, device="cpu")
+    gpu = predict_image_integrations(obs, model, spec, times, device="gpu")
+    assert np.abs(gpu - cpu).max() <= 1e-6 * np.abs(cpu).max()
