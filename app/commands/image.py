@@ -97,6 +97,11 @@ def register(sub) -> None:
     )
     add_clean_args(p)
     p.add_argument("--out", required=True, metavar="PREFIX", help="output file prefix")
+    p.add_argument(
+        "--no-png",
+        action="store_true",
+        help="skip PREFIX.png (the matplotlib preview takes about half of a small image's time)",
+    )
     p.set_defaults(func=run, parser=p)
 
 
@@ -221,11 +226,14 @@ def run(args) -> int:
     files = [  # a fitted beam on every image, the dirty one too, as CASA writes them
         write_image_fits(f"{prefix}-dirty.fits", res.dirty, spec, ra, dec, **common, beam=beam),
         write_image_fits(f"{prefix}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
-        preview(res, spec, vd, f"{prefix}.png"),
     ]
     if clean is not None:
         files += write_clean(prefix, clean, spec, ra, dec, common)
     timing = {"read MS": t_read, **res.timing, "write": time.perf_counter() - t0}
+    if not args.no_png:
+        t0 = time.perf_counter()
+        files.append(preview(res, spec, vd, f"{prefix}.png"))
+        timing["png"] = time.perf_counter() - t0
     files.append(write_timing(f"{prefix}-timing.json", timing, res, spec, passes=2))
     print(
         f'{args.algorithm} {spec.npix}² × {spec.cell_arcsec:.3g}" ({rule}), '

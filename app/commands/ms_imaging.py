@@ -40,6 +40,14 @@ def add_selection_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--channels", type=channels_arg, metavar="A:B", help="channels A … B−1 (default all)"
     )
+    g.add_argument(
+        "--minuv-l", type=float, metavar="L",
+        help="leave out samples with √(u²+v²) below L wavelengths (as WSClean's -minuv-l)",
+    )  # fmt: skip
+    g.add_argument(
+        "--maxuv-l", type=float, metavar="L",
+        help="leave out samples with √(u²+v²) above L wavelengths (as WSClean's -maxuv-l)",
+    )  # fmt: skip
 
 
 def add_imaging_args(p: argparse.ArgumentParser) -> None:
@@ -47,6 +55,14 @@ def add_imaging_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("imaging")
     g.add_argument("--npix", type=int, help="image side, pixels (default: from the data)")
     g.add_argument("--cell-arcsec", type=float, help="pixel size, arcsec (default: from the data)")
+    g.add_argument(
+        "--scale",
+        type=angle_arcsec,
+        dest="cell_arcsec",
+        metavar="ANGLE",
+        help="pixel size with a unit, as WSClean's -scale: 2asec, 0.5amin, 0.001deg, 1e-5rad "
+        "(the same as --cell-arcsec)",
+    )
     g.add_argument("--weighting", choices=("natural", "uniform", "briggs"), default="natural")
     g.add_argument("--robust", type=float, default=0.0, help="Briggs robust R (default 0)")
     g.add_argument("--taper-arcsec", type=float, default=0.0, help="Gaussian taper FWHM, arcsec")
@@ -70,6 +86,35 @@ def add_imaging_args(p: argparse.ArgumentParser) -> None:
         help="arithmetic precision: the GPU gridders grid in float32/complex64 with 'single' "
         "(the CPU gridders always use float64; default double)",
     )
+
+
+#: Arcseconds per unit of an angle given with :func:`angle_arcsec` (WSClean's names, and CASA's).
+ANGLE_UNITS = {
+    "asec": 1.0, "arcsec": 1.0, '"': 1.0, "amin": 60.0, "arcmin": 60.0, "'": 60.0,
+    "deg": 3600.0, "rad": 180.0 / 3.141592653589793 * 3600.0, "mas": 1e-3,
+}  # fmt: skip
+
+
+def angle_arcsec(text: str) -> float:
+    """An angle with a unit (``2asec``, ``0.5amin``, ``1e-3deg``) in arcsec; > 0 and finite.
+
+    A bare number is arcsec, as ``--cell-arcsec``.
+    """
+    import math
+    import re
+
+    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([a-zA-Z\"']*)\s*", text)
+    unit = m[2].lower() if m else None
+    if m is None or (unit and unit not in ANGLE_UNITS):
+        names = ", ".join(k for k in ANGLE_UNITS if k.isalpha())
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number and a unit ({names})")
+    try:
+        value = float(m[1]) * ANGLE_UNITS.get(unit, 1.0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: {m[1]!r} is not a number") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text!r}: the angle must be > 0")
+    return value
 
 
 def parse_channels(text: str | None):
@@ -157,7 +202,11 @@ def ms_selection(args):
     from uvlab.app.lab.jobs import MSSelection
 
     channels = parse_channels(args.channels)
-    return MSSelection(args.ms, field_arg(args.field), args.spw, args.column, args.stokes, channels)
+    lo, hi = getattr(args, "minuv_l", None), getattr(args, "maxuv_l", None)
+    uvrange = None if lo is None and hi is None else (lo or 0.0, hi if hi is not None else None)
+    return MSSelection(
+        args.ms, field_arg(args.field), args.spw, args.column, args.stokes, channels, uvrange
+    )
 
 
 def read_selected(args, algorithms=None, progress=None, cache=None):

@@ -51,6 +51,8 @@ class MSSelection:
     of the window's channels (stop None: to the end), or None for all.
     ``stokes`` ``"auto"`` is what the MS holds: I when its correlations form it,
     else the first correlation (:func:`uvlab.app.ms.stokes.default_stokes`).
+    ``uvrange`` is ``(min, max)`` of √(u²+v²) in wavelengths (max None: no upper
+    limit): samples outside it are flagged when read, per channel.
     """
 
     path: str
@@ -59,10 +61,16 @@ class MSSelection:
     column: str = "DATA"
     stokes: str = "auto"
     channels: tuple[int, int | None] | None = None
+    uvrange: tuple[float, float | None] | None = None
 
     def __post_init__(self):
         if self.channels is not None:  # a JSON list, from a session file
             object.__setattr__(self, "channels", tuple(self.channels))
+        if self.uvrange is not None:
+            lo, hi = tuple(self.uvrange)
+            if not lo >= 0 or (hi is not None and not hi > lo):
+                raise ValueError(f"uv range must be 0 ≤ min < max wavelengths, got {lo} … {hi}")
+            object.__setattr__(self, "uvrange", (float(lo), None if hi is None else float(hi)))
 
 
 @dataclass(frozen=True)

@@ -142,8 +142,24 @@ class WorkCache:
             progress=progress,
             cancelled=cancelled,
         )
+        if sel.uvrange is not None:
+            data = uv_range_flagged(data, *sel.uvrange)
         self._ms_data = (key, data)
         return data, time.perf_counter() - t0
+
+
+def uv_range_flagged(data, min_l: float, max_l: float | None):
+    """``data`` (VisData) with the samples outside min_l ≤ √(u²+v²)/λ ≤ max_l flagged too."""
+    from dataclasses import replace
+
+    from uvlab.gpu.constants import C_LIGHT
+
+    uv_m = np.hypot(data.uvw[:, 0], data.uvw[:, 1])[:, None]
+    uv_l = uv_m * np.asarray(data.freq_hz)[None, :] / C_LIGHT  # (row, chan)
+    out = uv_l < min_l
+    if max_l is not None:
+        out |= uv_l > max_l
+    return replace(data, flag=data.flag | out)
 
 
 def ms_key(sel: MSSelection) -> tuple:

@@ -350,3 +350,47 @@ def test_odd_npix_is_a_usage_error(tmp_path, ms_copy_of, npix):
     code, _out, err = run_cli("image", "--ms", ms_copy_of, "--npix", npix, "--out", tmp_path / "x")
     assert code == 2 and f"--npix must be an even number ≥ 2, got {npix}" in err
     assert err.count("\n") == 1 and "uvlab image --help" in err and not list(tmp_path.glob("x*"))
+
+
+def test_no_png_skips_the_preview_and_times_it_otherwise(sims, tmp_path):
+    ms = sims["linear"]
+    code, _, err = run_cli("image", "--ms", ms, "--npix", 64, "--no-png", "--out", tmp_path / "a")
+    assert code == 0, err
+    assert not (tmp_path / "a.png").exists() and (tmp_path / "a-dirty.fits").exists()
+    assert "png" not in json.loads((tmp_path / "a-timing.json").read_text())["timing_s"]
+    code, _, err = run_cli("image", "--ms", ms, "--npix", 64, "--out", tmp_path / "b")
+    assert code == 0, err
+    assert (tmp_path / "b.png").exists()
+    assert json.loads((tmp_path / "b-timing.json").read_text())["timing_s"]["png"] > 0
+
+
+def test_scale_with_a_unit_is_the_cell(sims, tmp_path):
+    from astropy.io import fits
+
+    ms = sims["linear"]
+    for name, flag in (("a", ("--scale", "0.25amin")), ("b", ("--cell-arcsec", "15"))):
+        code, _, err = run_cli("image", "--ms", ms, "--npix", 64, *flag, "--no-png",
+                               "--out", tmp_path / name)  # fmt: skip
+        assert code == 0, err
+    for name in ("a", "b"):
+        assert fits.getheader(tmp_path / f"{name}-dirty.fits")["CDELT2"] == pytest.approx(15 / 3600)
+    code, _, err = run_cli("image", "--ms", ms, "--scale", "2parsec", "--out", tmp_path / "c")
+    assert code == 2 and "unit" in err
+
+
+def test_uv_range_leaves_out_the_samples_outside_it(sims, tmp_path):
+    from uvlab.app.ms import read_visibilities
+    from uvlab.gpu.constants import C_LIGHT
+
+    ms = sims["linear"]
+    data = read_visibilities(ms)
+    uv_l = np.hypot(data.uvw[:, 0], data.uvw[:, 1])[:, None] * data.freq_hz[None, :] / C_LIGHT
+    lo, hi = np.percentile(uv_l[~data.flag], [20, 70])
+    want = int(np.count_nonzero(~data.flag & (uv_l >= lo) & (uv_l <= hi)))
+    code, _, err = run_cli(
+        "image", "--ms", ms, "--npix", 64, "--minuv-l", lo, "--maxuv-l", hi, "--no-png",
+        "--out", tmp_path / "r",
+    )  # fmt: skip
+    assert code == 0, err
+    timing = json.loads((tmp_path / "r-timing.json").read_text())
+    assert timing["nvis"] == want and 0 < want < np.count_nonzero(~data.flag)
