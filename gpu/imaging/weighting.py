@@ -93,7 +93,12 @@ def imaging_weights(
 def cell_density(u_lambda, v_lambda, weight, spec: ImageSpec):
     """Σw in each uv cell of the image's Fourier grid, looked up per sample.
 
-    Both Hermitian halves count: a sample at (u, v) also adds to (−u, −v).
+    The cells are CASA's (VisImagingWeight: ``Int(u·N·cell + N/2)``): cell k
+    holds ``k·du ≤ u < (k + 1)·du`` with ``du = 1/(N·cell)``, not a cell
+    centred on ``k·du``. Both Hermitian halves count: a sample at (u, v) also
+    adds to the cell of (−u, −v), which is cell (−k−1) of cell k. With these
+    cells uniform and Briggs weighting give tclean's PSF to ~2e-4 of its peak
+    (they differed by 2.4 % and 1.8 % with cells centred on the grid points).
     Returns (nvis,) float64 density W_k(i), in the namespace of the inputs;
     ``Σ_i w_i·W_k(i) = Σ_k W_k²`` up to the mirror terms, as CASA computes it.
     """
@@ -102,13 +107,14 @@ def cell_density(u_lambda, v_lambda, weight, spec: ImageSpec):
     w = xp.asarray(weight, dtype=xp.float64)
     n = spec.npix
     du = 1.0 / (n * spec.cell_rad)
-    # A grid of side 2n+1 centred on 0 holds |u| up to n cells; clip the rest
+    # A grid of side 2n holds cells −n … n−1 at positions 0 … 2n−1; the rest is clipped
     # into the edge cells (they carry density but are outside the image's band).
-    side = 2 * n + 1
-    iu = xp.clip(xp.rint(u / du), -n, n) + n
-    iv = xp.clip(xp.rint(v / du), -n, n) + n
+    side = 2 * n
+    iu = xp.clip(xp.floor(u / du), -n, n - 1) + n
+    iv = xp.clip(xp.floor(v / du), -n, n - 1) + n
     idx = (iv * side + iu).astype(xp.int64)
     grid = xp.bincount(idx, weights=w, minlength=side * side)
-    # the mirror (−u, −v) of cell idx is side² − 1 − idx: the grid reversed
+    # the mirror (−u, −v) of cell (k_u, k_v) is (−k_u−1, −k_v−1): position 2n−1−p on each
+    # axis, i.e. the flat grid reversed
     grid = grid + grid[::-1]
     return grid[idx]
