@@ -25,6 +25,7 @@ import json
 import time
 
 from uvlab.app.commands.ms_imaging import (
+    WTERM_HINT_RAD,
     add_imaging_args,
     add_selection_args,
     choose_geometry,
@@ -32,7 +33,9 @@ from uvlab.app.commands.ms_imaging import (
     grid_params,
     ms_selection,
     read_selected,
+    warn,
     weighting,
+    wterm_phase_rad,
 )
 from uvlab.gpu.gridders.registry import NAMES as ALGORITHM_NAMES
 
@@ -154,6 +157,10 @@ def run(args) -> int:
     with progress_bar("read") as bar:
         vd, dish, t_read = read_selected(args, progress=bar, cache=cache)
     spec, rule = choose_geometry(vd.uvw, vd.freq_hz, vd.flag, dish, args.npix, args.cell_arcsec)
+    phase = wterm_phase_rad(vd.uvw, vd.freq_hz, vd.flag, spec)
+    if phase > WTERM_HINT_RAD and not args.wstack:
+        warn(args, f"the w-term's phase reaches {phase:.2g} rad at the image corner: "
+             "sources away from the centre are smeared; --wstack corrects it")  # fmt: skip
     nvis = int(np.count_nonzero(~vd.flag))
     check_memory(
         imaging_estimate(spec.npix, args.algorithm, params, nvis=nvis),

@@ -78,6 +78,12 @@ def add_imaging_args(p: argparse.ArgumentParser) -> None:
         help="how a kernel table (--support) is read: its nearest entry, or linear "
         "interpolation between two (error ~1/β² instead of ~1/β; default nearest)",
     )
+    g.add_argument(
+        "--wstack",
+        action="store_true",
+        help="correct the w-term (conv: ducc0's w-gridder for ES, else w-stacking in NumPy; "
+        "on the GPU it runs on the host)",
+    )
     g.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
     g.add_argument(
         "--precision",
@@ -159,9 +165,30 @@ def grid_params(args):
     given = {k: getattr(args, k, None) for k in ("kernel", "support", "oversample", "lookup")}
     given = {k: v for k, v in given.items() if v is not None}
     given["precision"] = getattr(args, "precision", None) or "double"
+    if getattr(args, "wstack", False):
+        given["wstack"] = True
     if args.eps is not None:
         return GridParams.from_eps(args.eps, **given)
     return GridParams(**given)
+
+
+#: The w-term's phase at the image corner (radians) above which ``uvlab image`` suggests --wstack.
+WTERM_HINT_RAD = 0.5
+
+
+def wterm_phase_rad(uvw_m, freq_hz, flag, spec) -> float:
+    """The largest w-term phase 2π·|w|·(1 − n) at the image's corner, radians."""
+    import numpy as np
+
+    from uvlab.gpu.constants import C_LIGHT
+
+    ok = ~np.asarray(flag).all(axis=1)
+    if not ok.any():
+        return 0.0
+    w_max = float(np.abs(uvw_m[ok, 2]).max()) * float(np.max(freq_hz)) / C_LIGHT
+    half = spec.npix / 2 * spec.cell_rad
+    r2 = min(2.0 * half * half, 1.0)
+    return 2.0 * np.pi * w_max * (1.0 - np.sqrt(1.0 - r2))
 
 
 def weighting(args):
