@@ -72,9 +72,11 @@ def register(subparsers) -> None:
     _register_aliasing(actions)
     _register_worker(actions)
     _register_startup(actions)
+    from uvlab.app.bench_clean import register as register_clean
     from uvlab.app.bench_pareto import register as register_pareto
 
     register_pareto(actions)
+    register_clean(actions)
     from uvlab.app.bench_degrid import register as register_degrid
 
     register_degrid(actions)
