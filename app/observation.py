@@ -43,6 +43,7 @@ import erfa
 import numpy as np
 
 from uvlab.app import eop
+from uvlab.app.apparent import apparent_place, apparent_ra, sidereal_time
 from uvlab.app.layouts import ArrayLayout, load_layout
 from uvlab.gpu.geometry import baseline_uvw, ecef_to_equatorial
 
@@ -254,7 +255,7 @@ def earth_orientation(mjd_s, node_step_s: float = 3600.0):
     nodes = np.linspace(mjd_s.min(), mjd_s.max() + 1.0, nnode)
     utc = eop.utc_jd(mjd_s)
     gmst = erfa.gmst06(*eop.ut1_jd(*utc), *eop.tt_jd(*utc))
-    gast_n = _apparent(nodes)[0]
+    gast_n = sidereal_time(nodes)
     utc_n = eop.utc_jd(nodes)
     ee = _wrap(gast_n - erfa.gmst06(*eop.ut1_jd(*utc_n), *eop.tt_jd(*utc_n)))
     ordered = np.sort(mjd_s)  # the median without np.median (which imports numpy.ma)
@@ -263,61 +264,6 @@ def earth_orientation(mjd_s, node_step_s: float = 3600.0):
     pom = erfa.pom00(float(xp), float(yp), float(erfa.sp00(*eop.tt_jd(*utc_mid))))
     gast = np.asarray(gmst, dtype=np.float64) + np.interp(mjd_s, nodes, ee)
     return gast, pom
-
-
-def _apparent(mjd_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(GAST, NPB matrix) at ``mjd_s`` UTC, from one nutation evaluation per time.
-
-    ``erfa.gst06`` with ``erfa.pnm06a``'s matrix is what ``erfa.gst06a`` computes
-    (it calls both), so the series is summed once instead of twice.
-    """
-    utc = eop.utc_jd(mjd_s)
-    ut1, tt = eop.ut1_jd(*utc), eop.tt_jd(*utc)
-    npb = erfa.pnm06a(*tt)
-    return erfa.gst06(*ut1, *tt, npb), npb
-
-
-#: Offset (radians) either side of the apparent phase centre, north and south, whose
-#: J2000 places give the u-v rotation (pyuvdata's frame position angle takes 0.5°).
-NORTH_OFFSET_RAD = np.radians(0.5)
-
-
-def apparent_place(mjd_s, ra0: float, dec0: float, node_step_s: float = 3600.0):
-    """Apparent (α_d, δ_d) of a J2000 direction and the J2000 east axis there, per time.
-
-    ``erfa.atci13`` (aberration, light deflection, precession-nutation: the
-    geocentric CIRS place) minus the equation of the origins gives the place on
-    the true equator and equinox of date. It is evaluated on nodes
-    ``node_step_s`` apart and interpolated (aberration and nutation change by
-    < 0.02″ an hour, linearly to 1e-12 rad).
-
-    The J2000 east axis at the phase centre, (ntime, 3) in the of-date frame,
-    follows the frame position angle as pyuvdata (3.2) computes it, whose UVW
-    agree with CASA's recomputation to ~1e-5 of the baseline: two points
-    :data:`NORTH_OFFSET_RAD` north and south of the apparent place are taken
-    back to J2000 (``erfa.atic13``), and the position angle φ of the
-    northern one seen from the southern one (``erfa.pas``) is the apparent
-    north's in J2000; the J2000 north is then at −φ in the apparent frame.
-    """
-    mjd_s = np.atleast_1d(np.asarray(mjd_s, dtype=np.float64))
-    nnode = max(2, int(np.ceil(np.ptp(mjd_s) / node_step_s)) + 1)
-    nodes = np.linspace(mjd_s.min(), mjd_s.max() + 1.0, nnode)
-    tt = eop.tt_jd(*eop.utc_jd(nodes))  # TDB − TT < 2 ms: no difference here
-    ri, di, eo = erfa.atci13(ra0, dec0, 0.0, 0.0, 0.0, 0.0, *tt)
-    up = np.minimum(di + NORTH_OFFSET_RAD, np.pi / 2)
-    dn = np.maximum(di - NORTH_OFFSET_RAD, -np.pi / 2)
-    ra_up, dec_up, _ = erfa.atic13(ri, up, *tt)
-    ra_dn, dec_dn, _ = erfa.atic13(ri, dn, *tt)
-    psi = -erfa.pas(ra_dn, dec_dn, ra_up, dec_up)  # J2000 north's PA in the apparent frame
-    ra_d = np.interp(mjd_s, nodes, np.unwrap(ri - eo))
-    dec_d = np.interp(mjd_s, nodes, di)
-    psi = np.interp(mjd_s, nodes, np.unwrap(psi))
-    e_east = np.stack([-np.sin(ra_d), np.cos(ra_d), np.zeros_like(ra_d)], axis=-1)
-    e_north = np.stack(
-        [-np.sin(dec_d) * np.cos(ra_d), -np.sin(dec_d) * np.sin(ra_d), np.cos(dec_d)], axis=-1
-    )
-    e_u0 = np.cos(psi)[:, None] * e_east - np.sin(psi)[:, None] * e_north
-    return np.mod(ra_d, 2 * np.pi), dec_d, e_u0
 
 
 def _wrap(angle):
@@ -347,8 +293,8 @@ def transit_mjd_s(layout: ArrayLayout, ra0_rad: float, dec0_rad: float, date_iso
     """UTC (MJD s) of the phase centre's first upper transit after 00:00 UTC on ``date_iso``."""
     t = _parse_time(date_iso, "date_iso", date_only=True)
     for i in range(4):
-        gast = _apparent(np.array([t]))[0]  # at t itself: no nodes, no polar motion
-        ra_d = apparent_place(np.array([t]), ra0_rad, dec0_rad)[0]
+        gast = sidereal_time(np.array([t]))  # at t itself: no nodes, no polar motion
+        ra_d = apparent_ra(np.array([t]), ra0_rad, dec0_rad)
         ha = gast[0] + layout.site_lon_rad - ra_d[0]
         t += (np.mod(-ha, 2 * np.pi) if i == 0 else -_wrap(ha)) / _OMEGA_UTC
     return t
@@ -445,9 +391,7 @@ def field_ha_range_h(spec: ObservationSpec, layout: ArrayLayout | None = None):
         return spec.ha_range_h
     layout = layout or layout_of(spec)
     t0 = _parse_time(spec.start_iso, "start_iso")
-    gast = _apparent(np.array([t0]))[0]
-    ra_d = apparent_place(
-        np.array([t0]), np.radians(spec.ra_deg % 360.0), np.radians(spec.dec_deg)
-    )[0]
+    gast = sidereal_time(np.array([t0]))
+    ra_d = apparent_ra(np.array([t0]), np.radians(spec.ra_deg % 360.0), np.radians(spec.dec_deg))
     h0 = float(np.degrees(_wrap(gast[0] + layout.site_lon_rad - ra_d[0]))) / 15.0
     return h0, h0 + spec.duration_h * SIDEREAL_RATE
