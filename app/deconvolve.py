@@ -54,8 +54,8 @@ def check_options(args) -> str | None:
 
 def deconvolve(dirty, psf, cell_rad: float, args, device: str = "cpu") -> Deconvolved:
     """Högbom minor cycles (see the module docstring), the fitted beam and the restored image."""
-    from uvlab.gpu.backend import get_xp, to_numpy
-    from uvlab.gpu.deconvolution import fit_beam, hogbom, restore
+    from uvlab.gpu.backend import get_xp
+    from uvlab.gpu.deconvolution import hogbom
 
     xp = get_xp(device=device)
     residual, psf_x = xp.asarray(dirty, dtype=xp.float64), xp.asarray(psf, dtype=xp.float64)
@@ -77,14 +77,31 @@ def deconvolve(dirty, psf, cell_rad: float, args, device: str = "cpu") -> Deconv
         rmss.append(res.rms if not rmss else res.rms[1:])
         if reason != "mgain" or res.iterations == 0:
             break
-    beam = fit_beam(psf, cell_rad)
-    restored = restore(model, residual, beam, cell_rad)
-    return Deconvolved(
-        to_numpy(model), to_numpy(residual), to_numpy(restored), beam,
-        int(args.niter) - left, cycles, reason,
+    return restored_result(
+        model, residual, psf, cell_rad, int(args.niter) - left, cycles, reason,
         np.concatenate(peaks) if peaks else np.zeros(0),
         np.concatenate(rmss) if rmss else np.zeros(0),
     )  # fmt: skip
+
+
+def restored_result(model, residual, psf, cell_rad, iterations, cycles, reason, peak, rms):
+    """The beam fitted to ``psf``, the restored image, all as a NumPy :class:`Deconvolved`."""
+    from uvlab.gpu.backend import to_numpy
+    from uvlab.gpu.deconvolution import fit_beam, restore
+
+    beam = fit_beam(psf, cell_rad)
+    restored = restore(model, residual, beam, cell_rad)
+    return Deconvolved(
+        to_numpy(model), to_numpy(residual), to_numpy(restored), beam, iterations, cycles,
+        reason, peak, rms,
+    )  # fmt: skip
+
+
+def clean(vd, spec, dirty, psf, args, params, weighting, device: str = "cpu") -> Deconvolved:
+    """``args.deconvolver``'s CLEAN: :func:`deconvolve` (Högbom) or :func:`deconvolve_major`."""
+    if args.deconvolver == "cotton-schwab":  # major cycles in the visibilities
+        return deconvolve_major(vd, spec, psf, args, params, weighting, device)
+    return deconvolve(dirty, psf, spec.cell_rad, args, device)
 
 
 def major_cycle_pair(algorithm: str, params, xp):
@@ -118,8 +135,7 @@ def deconvolve_major(vd, spec, psf, args, params, weighting, device: str = "cpu"
     :func:`~uvlab.gpu.imaging.weighting.imaging_weights`); the major cycles use the
     imaging's algorithm and parameters (:func:`major_cycle_pair`).
     """
-    from uvlab.gpu.backend import get_xp, to_numpy
-    from uvlab.gpu.deconvolution import fit_beam, restore
+    from uvlab.gpu.backend import get_xp
     from uvlab.gpu.deconvolution.cotton_schwab import cotton_schwab
     from uvlab.gpu.imaging.reuse import select_samples
     from uvlab.gpu.imaging.weighting import imaging_weights
@@ -134,9 +150,7 @@ def deconvolve_major(vd, spec, psf, args, params, weighting, device: str = "cpu"
         degrid_fn=degrid_fn, gain=args.gain, niter=args.niter, threshold=args.threshold_jy,
         auto_threshold=args.auto_threshold, mgain=args.mgain,
     )  # fmt: skip
-    beam = fit_beam(psf, spec.cell_rad)
-    restored = restore(mc.model, mc.residual, beam, spec.cell_rad)
-    return Deconvolved(
-        to_numpy(mc.model), to_numpy(mc.residual), to_numpy(restored), beam, mc.iterations,
-        mc.majors, mc.stop_reason, mc.peak, mc.rms,
+    return restored_result(
+        mc.model, mc.residual, psf, spec.cell_rad, mc.iterations, mc.majors, mc.stop_reason,
+        mc.peak, mc.rms,
     )  # fmt: skip

@@ -169,18 +169,13 @@ def run(args) -> int:
     res = run_job(image_request(args, spec), cache)  # the lab's image task, the window's
     clean = None
     if args.niter > 0:  # all of it before the first file is written
-        from uvlab.app.deconvolve import deconvolve
+        from uvlab.app.deconvolve import clean as run_clean
         from uvlab.gpu.imaging.spec import ImageSpec
 
         # Högbom subtracts the PSF over the whole image only with a PSF of side 2N; without
         # major cycles, the N² PSF's missing sidelobes would stay in the residual.
         wide = run_job(image_request(args, ImageSpec(2 * spec.npix, spec.cell_rad)), cache)
-        if args.deconvolver == "cotton-schwab":  # major cycles in the visibilities
-            from uvlab.app.deconvolve import deconvolve_major
-
-            clean = deconvolve_major(vd, spec, wide.psf, args, params, wt, res.device)
-        else:
-            clean = deconvolve(res.dirty, wide.psf, spec.cell_rad, args, res.device)
+        clean = run_clean(vd, spec, res.dirty, wide.psf, args, params, wt, res.device)
     prefix = Path(args.out)
     prefix.parent.mkdir(parents=True, exist_ok=True)
     check_outputs_space(prefix, spec.npix, clean)
