@@ -22,11 +22,10 @@ SIZES = {
 def cufinufft_peer():
     """cuFINUFFT type 2 on the same points, or None when it is not importable.
 
-    Built from ``../shared/anchors`` on the GPU machine (its README). uvlab's
-    ``V = Σ img[j, i]·exp(+2πi(u·l_i + v·m_j))`` with ``l_i = −(i − N/2)·cell``,
-    ``m_j = (j − N/2)·cell`` is type 2 with isign +1 on ``x = −2π·u·cell``,
-    ``y = 2π·v·cell`` of the transposed image (the other orientation is
-    scored too and the better kept, as the anchors' example does). Timed
+    Built from ``../shared/anchors`` on the GPU machine (its README); the
+    orientation is :mod:`uvlab.app.cufinufft_peer`'s (type 2, the transposed image;
+    the other orientation is scored too and the better kept, as the anchors'
+    example does). Timed
     whole (setpts, its sort, and execute) and execute alone, CUDA events,
     median after a warm-up, each gpu_method (1: GM-sort, 2: SM).
     """
@@ -39,23 +38,18 @@ def cufinufft_peer():
         import cupy as cp
         import numpy as np
 
+        from uvlab.app.cufinufft_peer import plan as peer_plan
+        from uvlab.app.cufinufft_peer import points as peer_points
         from uvlab.gpu.bench.degrid_bench import vis_error
         from uvlab.gpu.bench.predict_bench import _timer
 
-        rdt = np.float32 if precision == "single" else np.float64
         cdt = np.complex64 if precision == "single" else np.complex128
-        x = (-2 * np.pi * spec.cell_rad * u).astype(rdt)
-        y = (2 * np.pi * spec.cell_rad * v).astype(rdt)
+        x, y = peer_points(u, v, spec, precision)
         measure, out = _timer("gpu"), []
         grids = {"T": cp.ascontiguousarray(img.T.astype(cdt)), "N": img.astype(cdt)}
         for method in (1, 2):
-            try:
-                plan = cufinufft.Plan(
-                    2, (spec.npix, spec.npix), eps=eps, isign=1,
-                    dtype=np.dtype(cdt).name, gpu_method=method,
-                )  # fmt: skip
-            except Exception as exc:  # a method or ε it refuses
-                print(f"cufinufft type 2 eps={eps:g} method {method}: {exc}")
+            plan = peer_plan(cufinufft, 2, spec.npix, eps, cdt, method)
+            if plan is None:
                 continue
             plan.setpts(x, y)
             err = {k: vis_error(cp.asnumpy(plan.execute(g))[sub], ref) for k, g in grids.items()}

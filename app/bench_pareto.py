@@ -47,10 +47,8 @@ PEER_EPS = {
 def cufinufft_peer():
     """cuFINUFFT type 1 as a peer curve of the GPU sweep, or None when not importable.
 
-    Built from ``../shared/anchors`` on the GPU machine (its README). uvlab's
-    ``img[j, i] = Re Σ V·exp(−2πi(u·l_i + v·m_j))`` with ``l_i = −(i − N/2)·cell``,
-    ``m_j = (j − N/2)·cell`` is cuFINUFFT's type 1 with isign −1 on
-    ``x = −2π·u·cell``, ``y = 2π·v·cell``, transposed. Timed whole (setpts and
+    Built from ``../shared/anchors`` on the GPU machine (its README); the
+    orientation is :mod:`uvlab.app.cufinufft_peer`'s (type 1). Timed whole (setpts and
     execute, its sort included), CUDA events, each gpu_method (1: GM-sort,
     2: SM); scored on the real part against the same DFT pixels as uvlab.
     """
@@ -63,22 +61,17 @@ def cufinufft_peer():
         import cupy as cp
         import numpy as np
 
+        from uvlab.app.cufinufft_peer import plan as peer_plan
+        from uvlab.app.cufinufft_peer import points as peer_points
         from uvlab.gpu.bench.grid_data import sampled_error
         from uvlab.gpu.bench.predict_bench import _timer
 
-        rdt = np.float32 if precision == "single" else np.float64
-        x = (-2 * np.pi * spec.cell_rad * u).astype(rdt)
-        y = (2 * np.pi * spec.cell_rad * v).astype(rdt)
+        x, y = peer_points(u, v, spec, precision)
         measure, out = _timer("gpu"), []
         for eps in PEER_EPS[precision]:
             for method in (1, 2):
-                try:
-                    plan = cufinufft.Plan(
-                        1, (spec.npix, spec.npix), eps=eps, isign=-1,
-                        dtype=np.dtype(vis.dtype).name, gpu_method=method,
-                    )  # fmt: skip
-                except Exception as exc:  # an ε it refuses, say, in single precision
-                    print(f"cufinufft eps={eps:g} method {method}: {exc}")
+                plan = peer_plan(cufinufft, 1, spec.npix, eps, vis.dtype, method)
+                if plan is None:
                     continue
                 res = {}
 
