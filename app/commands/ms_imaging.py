@@ -17,6 +17,7 @@ Image geometry when not given:
 from __future__ import annotations
 
 import argparse
+import math
 
 from uvlab.app.lab.imaging import DEFAULT_NPIX
 
@@ -97,7 +98,7 @@ def add_imaging_args(p: argparse.ArgumentParser) -> None:
 #: Arcseconds per unit of an angle given with :func:`angle_arcsec` (WSClean's names, and CASA's).
 ANGLE_UNITS = {
     "asec": 1.0, "arcsec": 1.0, '"': 1.0, "amin": 60.0, "arcmin": 60.0, "'": 60.0,
-    "deg": 3600.0, "rad": 180.0 / 3.141592653589793 * 3600.0, "mas": 1e-3,
+    "deg": 3600.0, "rad": math.degrees(1.0) * 3600.0, "mas": 1e-3,
 }  # fmt: skip
 
 
@@ -106,7 +107,6 @@ def angle_arcsec(text: str) -> float:
 
     A bare number is arcsec, as ``--cell-arcsec``.
     """
-    import math
     import re
 
     m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([a-zA-Z\"']*)\s*", text)

@@ -150,8 +150,6 @@ class WorkCache:
 
 def uv_range_flagged(data, min_l: float, max_l: float | None):
     """``data`` (VisData) with the samples outside min_l ≤ √(u²+v²)/λ ≤ max_l flagged too."""
-    from dataclasses import replace
-
     from uvlab.gpu.constants import C_LIGHT
 
     uv_m = np.hypot(data.uvw[:, 0], data.uvw[:, 1])[:, None]
