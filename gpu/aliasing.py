@@ -291,7 +291,7 @@ def analytic_map(
 
 
 def point_source_scan(
-    algorithm: str, spec, params, u, v, weights=None, xs=None
+    algorithm: str, spec, params, u, v, weights=None, xs=None, xp=np
 ) -> tuple[np.ndarray, np.ndarray]:
     """Muscat's R(X): a unit source on pixel (X, X) from the centre, imaged.
 
@@ -307,6 +307,8 @@ def point_source_scan(
         Imaging weights (default 1).
     xs : (k,) int, optional
         Diagonal offsets X (default 0 … N/2 − 1).
+    xp : module, optional
+        NumPy or CuPy: where the records and the gridder live (default NumPy).
 
     Returns
     -------
@@ -314,15 +316,17 @@ def point_source_scan(
     R : (k,) float64
         ``|1 − I(X, X)|`` with I normalised by Σw (the DFT gives exactly 1).
     """
-    u = np.asarray(u, dtype=np.float64)
-    v = np.asarray(v, dtype=np.float64)
-    wt = np.ones_like(u) if weights is None else np.asarray(weights, dtype=np.float64)
+    u = xp.asarray(u, dtype=xp.float64)
+    v = xp.asarray(v, dtype=xp.float64)
+    wt = xp.ones_like(u) if weights is None else xp.asarray(weights, dtype=xp.float64)
     xs = np.arange(spec.npix // 2) if xs is None else np.asarray(xs, dtype=int)
-    gridder = get_gridder(algorithm)
+    gridder = get_gridder(algorithm, xp=xp)
+    wsum, c = float(wt.sum()), spec.npix // 2
     r = np.empty(xs.size)
     for k, x in enumerate(xs):
+        # pixel (i, j) = (c + x, c + x) is at l = −x·cell, m = +x·cell (ImageSpec)
         l0, m0 = -x * spec.cell_rad, x * spec.cell_rad
-        wvis = wt * np.exp(2j * np.pi * (u * l0 + v * m0))
+        wvis = wt * xp.exp(2j * np.pi * (u * l0 + v * m0))
         img = gridder(u, v, wvis, spec, params)
-        r[k] = abs(1.0 - img[spec.npix // 2 + x, spec.npix // 2 + x] / wt.sum())
+        r[k] = abs(1.0 - float(img[c + x, c + x]) / wsum)
     return xs, r

@@ -23,6 +23,7 @@ import platform
 
 import numpy as np
 
+from uvlab.gpu.aliasing import point_source_scan
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.imaging.spec import ImageSpec
 
@@ -41,39 +42,6 @@ def rx_columns(beta: int) -> list[tuple[str, str, GridParams]]:
         *[(name, name, muscat) for name in RANKED],
         ("conv exact", "conv", muscat.with_(exact=True)),
     ]
-
-
-def rx_scan(algorithm: str, spec: ImageSpec, params: GridParams, u, v, xs, xp=np) -> np.ndarray:
-    """R(X) = |1 − I(X, X)| of one algorithm, one gridder run per X.
-
-    Parameters
-    ----------
-    algorithm : str
-        Gridder name.
-    spec : ImageSpec
-    params : GridParams
-    u, v : (nvis,) float64
-        uv coverage, wavelengths, on ``xp``'s device.
-    xs : (k,) int
-        Diagonal offsets X from the centre pixel.
-
-    Returns
-    -------
-    (k,) float64
-        ``|1 − I(X, X)|`` with I the dirty image normalised by Σw (unit weights).
-    """
-    from uvlab.gpu.backend import to_numpy
-    from uvlab.gpu.gridders.registry import get_gridder
-
-    gridder = get_gridder(algorithm, xp=xp)
-    c = spec.npix // 2
-    out = np.empty(len(xs))
-    for k, x in enumerate(xs):
-        # pixel (i, j) = (c + x, c + x) is at l = −x·cell, m = +x·cell (ImageSpec)
-        vis = xp.exp(2j * np.pi * (u * (-x * spec.cell_rad) + v * (x * spec.cell_rad)))
-        img = gridder(u, v, vis, spec, params)
-        out[k] = abs(1.0 - float(to_numpy(img[c + x, c + x])) / u.size)
-    return out
 
 
 def run_rx_bench(
@@ -114,7 +82,7 @@ def run_rx_bench(
         log(f"--- δ = {dec:+.0f}°: {u.size:.3e} records, {npix}², cell {spec.cell_arcsec:.3g}″")
         scan = {"dec_deg": dec, "nvis": int(u.size), "cell_arcsec": spec.cell_arcsec, "r": {}}
         for label, name, params in rx_columns(beta):
-            scan["r"][label] = rx_scan(name, spec, params, u, v, xs, xp).tolist()
+            scan["r"][label] = point_source_scan(name, spec, params, u, v, xs=xs, xp=xp)[1].tolist()
             log(f"{label:>10}: " + " ".join(f"{r:.1e}" for r in scan["r"][label]))
         scan["ranking"] = ranking(scan["r"])
         report["scans"].append(scan)
