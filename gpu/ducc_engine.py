@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from uvlab.gpu.constants import C_LIGHT
+from uvlab.gpu.timing import timed
 
 #: ducc0's w-gridder needs images of at least this many pixels a side.
 MIN_NPIX = 32
@@ -48,6 +49,13 @@ def available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def _uvw(u, v, w=None) -> np.ndarray:
+    """(nvis, 3) float64 ``[u, v, w]`` for ducc0's w-gridder (w = 0 when None)."""
+    u = np.asarray(u, dtype=np.float64)
+    wcol = np.zeros_like(u) if w is None else np.asarray(w, dtype=np.float64)
+    return np.stack([u, np.asarray(v, dtype=np.float64), wcol], axis=1)
 
 
 #: ducc0's NUFFT pads its grid by a factor in [σ_min, SIGMA_MAX], at its own choice.
@@ -117,11 +125,8 @@ def plan_images(plan, wvis, *, timer=None) -> np.ndarray:
         ``img[..., j, i]`` at ``l_i``, ``m_j`` (C-contiguous).
     """
     points = np.ascontiguousarray(wvis, dtype=np.complex128)
-    if timer is None:
+    with timed(timer, "grid"):
         out = plan.nu2u(points=points, forward=True)
-    else:
-        with timer.stage("grid"):
-            out = plan.nu2u(points=points, forward=True)
     return np.ascontiguousarray(out.real)
 
 
@@ -169,11 +174,8 @@ def dirty_image(
     """
     from ducc0.wgridder.experimental import vis2dirty
 
-    u = np.asarray(u, dtype=np.float64)
-    wcol = np.zeros_like(u) if w is None else np.asarray(w, dtype=np.float64)
-    uvw = np.stack([u, np.asarray(v, dtype=np.float64), wcol], axis=1)
     args = dict(
-        uvw=uvw,
+        uvw=_uvw(u, v, w),
         freq=np.array([C_LIGHT]),
         vis=np.ascontiguousarray(wvis)[:, None],
         npix_x=int(npix),
@@ -186,11 +188,8 @@ def dirty_image(
         flip_v=True,
         nthreads=int(nthreads),
     )
-    if timer is None:
+    with timed(timer, "grid"):
         d = vis2dirty(**args)
-    else:
-        with timer.stage("grid"):
-            d = vis2dirty(**args)
     return np.ascontiguousarray(d.T)
 
 
@@ -232,9 +231,7 @@ def predict_nufft(
         sigma_min=min(max(float(sigma), SIGMA_MIN), 2.5),
         sigma_max=SIGMA_MAX,
     )
-    if timer is None:
-        return ducc0.nufft.u2nu(**args)
-    with timer.stage("grid"):
+    with timed(timer, "grid"):
         return ducc0.nufft.u2nu(**args)
 
 
@@ -273,11 +270,8 @@ def predict_image(
     """
     from ducc0.wgridder.experimental import dirty2vis
 
-    u = np.asarray(u, dtype=np.float64)
-    wcol = np.zeros_like(u) if w is None else np.asarray(w, dtype=np.float64)
-    uvw = np.stack([u, np.asarray(v, dtype=np.float64), wcol], axis=1)
     args = dict(
-        uvw=uvw,
+        uvw=_uvw(u, v, w),
         freq=np.array([C_LIGHT]),
         dirty=np.ascontiguousarray(np.asarray(img).T),
         pixsize_x=float(cell_rad),
@@ -288,7 +282,5 @@ def predict_image(
         flip_v=True,
         nthreads=int(nthreads),
     )
-    if timer is None:
-        return dirty2vis(**args)[:, 0]
-    with timer.stage("grid"):
+    with timed(timer, "grid"):
         return dirty2vis(**args)[:, 0]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 #: Stage names in pipeline order (DESIGN §4).
 STAGES = (
@@ -20,6 +20,11 @@ STAGES = (
     "device→host",
     "display",
 )
+
+
+def timed(timer, name: str):
+    """``timer.stage(name)``, or a no-op context when there is no timer."""
+    return timer.stage(name) if timer is not None else nullcontext()
 
 
 class StageTimer:

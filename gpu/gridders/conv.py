@@ -27,6 +27,7 @@ from uvlab.gpu.gridders.separable import separable_dirty
 from uvlab.gpu.gridders.tables import gcf_taps
 from uvlab.gpu.gridders.wstack import dirty_wstack
 from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.timing import timed
 
 
 def conv_axis(spec: ImageSpec, params: GridParams) -> AxisPlan:
@@ -106,9 +107,7 @@ def nufft_plan(u, v, spec: ImageSpec, params: GridParams, *, timer=None):
     """
     args = (u, v, spec.npix, spec.cell_rad, params.accuracy())
     kwargs = dict(sigma=params.sigma, nthreads=params.threads)
-    if timer is None:
-        return ducc_engine.nufft_plan(*args, **kwargs)
-    with timer.stage("sort / bin"):
+    with timed(timer, "sort / bin"):
         return ducc_engine.nufft_plan(*args, **kwargs)
 
 

@@ -34,8 +34,8 @@ from uvlab.gpu.gridders.cuda_gridders import cached_chain
 from uvlab.gpu.gridders.cuda_rules import AxisRule, GpuChain
 from uvlab.gpu.gridders.degrid import half_plane_coords, image_to_half, read_half
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.gridders.separable import timed
 from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.timing import timed
 
 log = logging.getLogger(__name__)
 

@@ -42,7 +42,7 @@ from uvlab.gpu.gridders.cuda_binning import (
 )
 from uvlab.gpu.gridders.cuda_post import correct_crop, irfft2, prune_rows
 from uvlab.gpu.gridders.cuda_rules import AxisRule, GpuChain
-from uvlab.gpu.gridders.separable import timed
+from uvlab.gpu.timing import timed
 
 #: Static shared memory a block may use without opting in.
 SHARED_LIMIT = 48 * 1024

@@ -40,8 +40,8 @@ from uvlab.gpu.gridders.conv import conv_plans, uses_ducc
 from uvlab.gpu.gridders.correction import pixel_offsets
 from uvlab.gpu.gridders.nn import nn_oversampled_plans, nn_plans
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.gridders.separable import timed
 from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.timing import timed
 
 
 def half_plane_coords(xu, xv, n_u: int):

@@ -26,8 +26,6 @@ exp(−2πi·u·l)`` and ``exp(2πi·ξv·n_v/Mv) = exp(−2πi·v·m)``: the DE
 
 from __future__ import annotations
 
-from contextlib import nullcontext
-
 import numpy as np
 
 from uvlab.gpu.gridders.axis import AxisPlan
@@ -35,11 +33,7 @@ from uvlab.gpu.gridders.compress import compress as compress_records
 from uvlab.gpu.gridders.compress import key_from_plans
 from uvlab.gpu.gridders.correction import pixel_offsets
 from uvlab.gpu.gridders.pruning import flip_rows
-
-
-def timed(timer, name: str):
-    """``timer.stage(name)``, or a no-op context when there is no timer."""
-    return timer.stage(name) if timer is not None else nullcontext()
+from uvlab.gpu.timing import timed
 
 
 def to_half_plane(xu, xv, vis, n_u: int):

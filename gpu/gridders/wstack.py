@@ -23,9 +23,10 @@ from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.correction import kernel_ft
 from uvlab.gpu.gridders.gcf import kernel_function
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.gridders.separable import grid_half_plane, half_to_image, separable_dirty, timed
+from uvlab.gpu.gridders.separable import grid_half_plane, half_to_image, separable_dirty
 from uvlab.gpu.gridders.tables import ExactTaps
 from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.timing import timed
 
 
 def n_minus_one(spec: ImageSpec) -> np.ndarray:

@@ -12,12 +12,11 @@ cuBLAS in complex128. With the w-term, every pixel is summed directly.
 
 from __future__ import annotations
 
-from contextlib import nullcontext
-
 import numpy as np
 
 from uvlab.gpu.backend import get_xp
 from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.timing import timed
 
 
 def dirty_dft(
@@ -79,5 +78,5 @@ def dirty(u, v, wvis, spec: ImageSpec, params=None, *, w=None, timer=None):
     and ``w`` are not used (no w-term). Array-generic: numpy or cupy in,
     the same out.
     """
-    with timer.stage("grid") if timer is not None else nullcontext():
+    with timed(timer, "grid"):
         return dirty_dft(u, v, wvis, spec)

@@ -12,12 +12,11 @@ numpy or cupy in, the same out.
 
 from __future__ import annotations
 
-from contextlib import nullcontext
-
 import numpy as np
 
 from uvlab.gpu.backend import get_xp
 from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.timing import timed
 
 
 def predict_dft(img, u, v, spec: ImageSpec, *, chunk: int = 4096, sparse: bool | None = None):
@@ -73,5 +72,5 @@ def predict(img, u, v, spec: ImageSpec, params=None, *, w=None, timer=None):
 
     The catalogue's ``dft`` degridder: ``params`` and ``w`` are not used (no w-term).
     """
-    with timer.stage("grid") if timer is not None else nullcontext():
+    with timed(timer, "grid"):
         return predict_dft(img, u, v, spec)
