@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from uvlab.gpu.gridders.cuda_rules import TABLE_KINDS, AxisRule, GpuChain
+from uvlab.gpu.predict.cuda_compile import ctype
 
 
 @dataclass(frozen=True)
@@ -187,10 +188,6 @@ def subproblems(counts, groups: int, maxsub: int, xp=np):
     return tile.astype(xp.int32), chunk.astype(xp.int32)
 
 
-def _ctype(dtype) -> str:
-    return "float" if np.dtype(dtype) in (np.float32, np.complex64) else "double"
-
-
 @dataclass(frozen=True, eq=False)
 class BinPlan:
     """The sort / bin of one set of (u, v), to grid other visibilities at the same points.
@@ -240,7 +237,7 @@ def fill_bins(plan: BinPlan, wvis):
 
     if int(wvis.size) != plan.nvis:
         raise ValueError(f"{wvis.size} visibilities for a plan of {plan.nvis} records")
-    tvis, tout = _ctype(wvis.dtype), _ctype(plan.recs.dtype)
+    tvis, tout = ctype(wvis.dtype), ctype(plan.recs.dtype)
     fill = get_kernel("grid_bin.cu", f"bin_fill<{tvis}, {tout}>")
     blocks = (max(1, -(-plan.nvis // 256)),)
     fill(blocks, (256,), (cupy.ascontiguousarray(wvis), np.int64(plan.nvis), plan.code, plan.recs))
@@ -286,7 +283,7 @@ def bin_records(u, v, wvis, chain: GpuChain, layout: TileLayout, real, plan: boo
     n = int(u.size)
     if n >= 2**31 - 1:
         raise ValueError(f"{n} records: the bin kernels index with int32 (< 2^31)")
-    tin, tvis, tout = _ctype(u.dtype), _ctype(wvis.dtype), _ctype(real)
+    tin, tvis, tout = ctype(u.dtype), ctype(wvis.dtype), ctype(real)
     ip = cupy.asarray(iparams(layout, chain.rule_u, chain.rule_v))
     scales = (np.float64(chain.rule_u.scale), np.float64(chain.rule_v.scale))
     counts = cupy.zeros(layout.nkeys, dtype=cupy.int32)

@@ -25,16 +25,16 @@ weights, grid and sums.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
+from uvlab.gpu.gridders.cuda_grid import DeviceChain, device_chain
 from uvlab.gpu.gridders.cuda_gridders import cached_chain
-from uvlab.gpu.gridders.cuda_rules import AxisRule, GpuChain
+from uvlab.gpu.gridders.cuda_rules import GpuChain
 from uvlab.gpu.gridders.degrid import half_plane_coords, image_to_half, read_half
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.predict.cuda_compile import ctype
 from uvlab.gpu.timing import timed
 
 log = logging.getLogger(__name__)
@@ -62,37 +62,7 @@ def emulate_predict(img, u, v, chain: GpuChain) -> np.ndarray:
     return np.where(neg, np.conj(vis), vis)
 
 
-@dataclass(frozen=True, eq=False)
-class DeviceTaps:
-    """A chain's correctors and tables on the device, in one precision."""
-
-    corr_u: object
-    corr_v: object
-    table_u: object
-    table_v: object
-
-
-@lru_cache(maxsize=32)
-def device_taps(chain: GpuChain, real) -> DeviceTaps:
-    """Correctors (no scale: the forward FFT is unnormalised) and tables, cached."""
-    import cupy
-
-    def table(rule: AxisRule):
-        return cupy.asarray(rule.table if rule.table is not None else np.zeros(1), dtype=real)
-
-    return DeviceTaps(
-        cupy.asarray(chain.corr_u, dtype=real),
-        cupy.asarray(chain.corr_v, dtype=real),
-        table(chain.rule_u),
-        table(chain.rule_v),
-    )
-
-
-def _ct(real) -> str:
-    return "float" if np.dtype(real) == np.float32 else "double"
-
-
-def pad_correct(img, chain: GpuChain, dev: DeviceTaps, real):
+def pad_correct(img, chain: GpuChain, dev: DeviceChain, real):
     """(Mv, Mu) cupy ``real`` grid: the corrected image at the pixel offsets, zeros elsewhere."""
     import cupy
 
@@ -103,7 +73,7 @@ def pad_correct(img, chain: GpuChain, dev: DeviceTaps, real):
     if img.dtype not in (np.float32, np.float64):
         img = img.astype(real)
     grid = cupy.empty((mv, mu), dtype=real)
-    kern = get_kernel("degrid.cu", f"pad_correct<{_ct(img.dtype)}, {_ct(real)}>")
+    kern = get_kernel("degrid.cu", f"pad_correct<{ctype(img.dtype)}, {ctype(real)}>")
     kern(
         (-(-mu // 256), mv),
         (256,),
@@ -112,7 +82,7 @@ def pad_correct(img, chain: GpuChain, dev: DeviceTaps, real):
     return grid
 
 
-def interpolate(half, u, v, chain: GpuChain, dev: DeviceTaps, real):
+def interpolate(half, u, v, chain: GpuChain, dev: DeviceChain, real):
     """``degrid_interp`` of float64 cupy u, v from the half grid; (nvis,) cupy complex."""
     import cupy
 
@@ -123,7 +93,7 @@ def interpolate(half, u, v, chain: GpuChain, dev: DeviceTaps, real):
     out = cupy.empty(u.size, dtype=cplx)
     if u.size == 0:
         return out
-    name = f"degrid_interp<{_ct(real)}, {ru.rule_id}, {ru.support}, {rv.rule_id}, {rv.support}>"
+    name = f"degrid_interp<{ctype(real)}, {ru.rule_id}, {ru.support}, {rv.rule_id}, {rv.support}>"
     args = (u, v, np.int64(u.size), np.float64(ru.scale), np.float64(rv.scale), half)
     args += (np.int32(ru.n_grid), np.int32(rv.n_grid))
     args += (real(ru.beta), dev.table_u, np.int32(ru.oversample), np.int32(ru.half))
@@ -163,7 +133,7 @@ def predict_chain(img, u, v, chain: GpuChain, *, precision: str = "double", time
         return re + 1j * im
     u = cupy.ascontiguousarray(cupy.asarray(u, dtype=np.float64).ravel())
     v = cupy.ascontiguousarray(cupy.asarray(v, dtype=np.float64).ravel())
-    dev = device_taps(chain, real)
+    dev = device_chain(chain, real, scaled=False)
     with timed(timer, "correct"):
         grid = pad_correct(img, chain, dev, real)
     with timed(timer, "FFT"):

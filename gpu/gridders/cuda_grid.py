@@ -42,6 +42,7 @@ from uvlab.gpu.gridders.cuda_binning import (
 )
 from uvlab.gpu.gridders.cuda_post import correct_crop, irfft2, prune_rows
 from uvlab.gpu.gridders.cuda_rules import AxisRule, GpuChain
+from uvlab.gpu.predict.cuda_compile import ctype
 from uvlab.gpu.timing import timed
 
 #: Static shared memory a block may use without opting in.
@@ -79,10 +80,6 @@ class KernelConfig:
     prune_rb: int = 16
 
 
-def _ct(real) -> str:
-    return "float" if np.dtype(real) == np.float32 else "double"
-
-
 def _round32(n: int) -> int:
     return -(-n // 32) * 32
 
@@ -107,11 +104,15 @@ class DeviceChain:
 
 
 @lru_cache(maxsize=32)
-def device_chain(chain: GpuChain, real) -> DeviceChain:
-    """Correctors (scale ½·Mu·Mv folded into v) and tables on the device, cached."""
+def device_chain(chain: GpuChain, real, scaled: bool = True) -> DeviceChain:
+    """Correctors and tables on the device, cached.
+
+    ``scaled``: the gridder's scale ½·Mu·Mv folded into v; the degridder
+    (whose forward FFT is unnormalised) takes them unscaled.
+    """
     import cupy
 
-    scale = 0.5 * chain.n_fft_u * chain.n_fft_v
+    scale = 0.5 * chain.n_fft_u * chain.n_fft_v if scaled else 1.0
 
     def table(rule: AxisRule):
         data = rule.table if rule.table is not None else np.zeros(1)
@@ -148,7 +149,7 @@ def grid_records(recs, counts, offsets, subs, chain, layout, maxsub, dev, real, 
     sub_tile, sub_chunk = subs
     if sub_tile.size == 0:
         return half
-    ct = _ct(real)
+    ct = ctype(real)
     common = (recs, offsets, counts, sub_tile, sub_chunk, np.int32(maxsub), half)
     common += (np.int32(layout.ntile_u), np.int32(layout.n_u), np.int32(layout.n_v))
     common += (np.int32(layout.pad),)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from uvlab.gpu.gridders.pruning import Pruner
+from uvlab.gpu.predict.cuda_compile import ctype
 
 #: Outputs per thread of the pruner, and the α with a compile-time kernel.
 PRUNE_RB = 16
@@ -58,10 +59,6 @@ def correct_crop_reference(img, corr_u, corr_v, npix: int) -> np.ndarray:
     return img[np.ix_(n % mv, n % mu)] * np.outer(corr_v, corr_u)
 
 
-def _ct(dtype) -> str:
-    return "float" if np.dtype(dtype) in (np.float32, np.complex64) else "double"
-
-
 def prune_rows(grid, pruner: Pruner, rb: int = PRUNE_RB):
     """Decimate axis 0 of a (α·Mc, C) cupy complex grid to (Mc, C) with the pruner.
 
@@ -81,7 +78,7 @@ def prune_rows(grid, pruner: Pruner, rb: int = PRUNE_RB):
     if max(-smin, zs.shape[0] - 1 + smin) > mc:
         raise ValueError("pruning kernel wider than the pruned grid")
     real = np.float32 if grid.dtype == np.complex64 else np.float64
-    ct = _ct(real)
+    ct = ctype(real)
     z = cupy.asarray(zs.ravel(), dtype=real)
     out = cupy.empty((mc, ncol), dtype=grid.dtype)
     blocks = (-(-ncol // 32), -(-mc // (8 * rb)))
@@ -128,7 +125,7 @@ def correct_crop(img, corr_u, corr_v, npix: int, real):
 
     mv, mu = img.shape
     out = cupy.empty((npix, npix), dtype=real)
-    kern = get_kernel("grid_post.cu", f"correct_crop<{_ct(img.dtype)}, {_ct(real)}>")
+    kern = get_kernel("grid_post.cu", f"correct_crop<{ctype(img.dtype)}, {ctype(real)}>")
     kern(
         (-(-npix // 256), npix),
         (256,),

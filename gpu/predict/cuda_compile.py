@@ -21,8 +21,8 @@ OPTIONS = ("-std=c++17",)
 
 
 def ctype(dtype) -> str:
-    """C++ scalar type for a real NumPy dtype."""
-    return {np.dtype(np.float32): "float", np.dtype(np.float64): "double"}[np.dtype(dtype)]
+    """C++ scalar type for a NumPy dtype (a complex one's real part)."""
+    return {"f": "float", "d": "double"}[np.dtype(dtype).char.lower()]
 
 
 @functools.cache
