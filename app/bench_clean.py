@@ -6,7 +6,7 @@ registers the command.
 
 from __future__ import annotations
 
-import json
+from uvlab.app.bench_options import common_options, write_report
 
 #: (npix, ntime, nchan) per (device, quick).
 SIZES = {
@@ -19,8 +19,6 @@ SIZES = {
 
 def register(actions) -> None:
     """Add ``bench clean`` to ``uvlab bench``'s sub-commands."""
-    from uvlab.app.bench_options import common_options
-
     p = actions.add_parser(
         "clean",
         help="Cotton–Schwab CLEAN: ten major cycles, 1e4 minor iterations, timed",
@@ -50,9 +48,5 @@ def run(args) -> int:
     )  # fmt: skip
     record["array"] = layout.name
     print(format_record(record))
-    if args.json:
-        from uvlab.app.atomic import write_text
-
-        write_text(args.json, json.dumps(record, indent=2))
-        print(f"wrote {args.json}")
+    write_report(record, args)
     return 0

@@ -8,7 +8,7 @@ registers the command.
 
 from __future__ import annotations
 
-import json
+from uvlab.app.bench_options import common_options, finish
 
 #: Sizes per (device, quick): model side, MeerKAT ntime × nchan, DFT subsample, sources.
 SIZES = {
@@ -95,8 +95,6 @@ def register(actions) -> None:
         "direct sum on a subsample, and time ducc0's dirty2vis on the host cores (and "
         "cuFINUFFT type 2 when importable) on the same data.",
     )
-    from uvlab.app.bench_options import common_options
-
     common_options(p, "a small model and observation")  # --device, --json, --quick, --array
     p.add_argument("--repeats", type=int, help="timed calls per case (default 5 GPU, 2 CPU)")
     p.add_argument("--no-ducc", action="store_true", help="skip ducc0's dirty2vis")
@@ -122,11 +120,4 @@ def run(args) -> int:
     )
     report["array"] = layout.name
     report["quick"] = bool(args.quick)
-    print()
-    print(format_table(report))
-    if args.json:
-        from uvlab.app.atomic import write_text
-
-        write_text(args.json, json.dumps(report, indent=2))
-        print(f"wrote {args.json}")
-    return 0
+    return finish(report, format_table(report), args)

@@ -6,6 +6,8 @@ modules of their own (``bench_pareto``, ``bench_degrid``) use them too.
 
 from __future__ import annotations
 
+import json
+
 
 def common_options(p, quick_help: str) -> None:
     """--device, --json, --quick and --array (predict, grid, aliasing, pareto, degrid)."""
@@ -13,3 +15,20 @@ def common_options(p, quick_help: str) -> None:
     p.add_argument("--json", metavar="PATH", help="write the full report as JSON")
     p.add_argument("--quick", action="store_true", help=quick_help)
     p.add_argument("--array", default="meerkat", help="antenna layout name or file")
+
+
+def write_report(report: dict, args) -> None:
+    """Write the JSON report to ``--json`` when asked, and say so."""
+    if args.json:
+        from uvlab.app.atomic import write_text
+
+        write_text(args.json, json.dumps(report, indent=2))
+        print(f"wrote {args.json}")
+
+
+def finish(report: dict, table: str, args) -> int:
+    """Print the summary table after a blank line and write the JSON report when asked."""
+    print()
+    print(table)
+    write_report(report, args)
+    return 0

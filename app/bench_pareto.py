@@ -8,8 +8,9 @@ command.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from uvlab.app.bench_options import common_options, finish
 
 #: Sizes per (device, quick).
 SIZES = {
@@ -180,8 +181,6 @@ def register(actions) -> None:
         "error against the float64 DFT, and quote every setting against conv's front at the "
         "same error.",
     )
-    from uvlab.app.bench_options import common_options
-
     common_options(p, "a small image and fewer settings")  # --device, --json, --quick, --array
     p.add_argument("--png", metavar="PATH", help="plot error against time (log-log)")
     p.add_argument("--repeats", type=int, help="timed calls per setting (default 5 GPU, 2 CPU)")
@@ -207,13 +206,7 @@ def run(args) -> int:
     )
     report["array"] = layout.name
     report["quick"] = bool(args.quick)
-    print()
-    print(format_table(report))
-    if args.json:
-        from uvlab.app.atomic import write_text
-
-        write_text(args.json, json.dumps(report, indent=2))
-        print(f"wrote {args.json}")
+    finish(report, format_table(report), args)
     if args.png:
         print(f"wrote {pareto_figure(report, args.png)}")
     return 0

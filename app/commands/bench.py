@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import json
 
-from uvlab.app.bench_options import common_options
+from uvlab.app.bench_options import common_options, finish
 
 #: Default sizes: (ntime, nchan, source counts) per device, and with --quick.
 PREDICT_SIZES = {
@@ -72,26 +72,10 @@ def register(subparsers) -> None:
     _register_aliasing(actions)
     _register_worker(actions)
     _register_startup(actions)
-    from uvlab.app.bench_clean import register as register_clean
-    from uvlab.app.bench_pareto import register as register_pareto
+    from uvlab.app import bench_clean, bench_degrid, bench_pareto
 
-    register_pareto(actions)
-    register_clean(actions)
-    from uvlab.app.bench_degrid import register as register_degrid
-
-    register_degrid(actions)
-
-
-def _finish(report: dict, table: str, args) -> int:
-    """Print the summary table and write the JSON report when asked."""
-    print()
-    print(table)
-    if args.json:
-        from uvlab.app.atomic import write_text
-
-        write_text(args.json, json.dumps(report, indent=2))
-        print(f"wrote {args.json}")
-    return 0
+    for module in (bench_pareto, bench_clean, bench_degrid):
+        module.register(actions)
 
 
 def _register_worker(actions) -> None:
@@ -207,7 +191,7 @@ def run_predict(args) -> int:
     table = format_table(report)
     if "ceilings" in report:
         table += "\nceilings: " + json.dumps(report["ceilings"])
-    return _finish(report, table, args)
+    return finish(report, table, args)
 
 
 def grid_sizes(device: str, quick: bool, compress: bool = False):
@@ -268,7 +252,7 @@ def run_grid(args) -> int:
     )
     report["array"] = layout.name
     report["quick"] = bool(args.quick)
-    return _finish(report, format_table(report), args)
+    return finish(report, format_table(report), args)
 
 
 def _register_tune(actions) -> None:
@@ -391,7 +375,7 @@ def run_aliasing(args) -> int:
     report = run_alias_bench(layout.equatorial(), size, device=device)
     report["array"] = layout.name
     report["quick"] = bool(args.quick)
-    return _finish(report, format_table(report), args)
+    return finish(report, format_table(report), args)
 
 
 #: ``bench aliasing --rx`` sizes: (ntime, nchan, X values or None for 0 … N/2 − 1).
@@ -437,4 +421,4 @@ def run_rx(args, device: str) -> int:
 
         rx_figure(report, args.png)
         print(f"wrote {args.png}")
-    return _finish(report, format_rx_table(report), args)
+    return finish(report, format_rx_table(report), args)
