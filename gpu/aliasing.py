@@ -12,7 +12,8 @@
   any data set in the units of the normalised dirty image:
   ``|I_algo − I_dft| ≤ (Σ|w·V| / Σw) · E``. The RMS over δ is the
   expected error of one record; for ``conv`` with an exact kernel it is
-  ``√(Σ_{b≠0} ĉ(x+b)²)/ĉ(x)`` in one dimension.
+  ``√(Σ_{b≠0} ĉ(x+b)²)/ĉ(x)`` in one dimension. :func:`axis_bound_samples`
+  and :func:`bound_map` are its steps, for callers that thin or cancel.
 - :func:`point_source_scan`: Muscat's ``R(X) = |1 − I(X, X)|`` for a unit
   point source placed exactly on pixel (X, X) from the centre (§8.2.2).
 """
@@ -228,6 +229,26 @@ def iter_bound_rows(su: BoundSamples, sv: BoundSamples, rows: int | None = None)
         yield sl, best * widen if widen != 1.0 else best
 
 
+def axis_bound_samples(algorithm: str, spec, params, pixels: int = 1):
+    """``(su, sv)``: :func:`bound_samples` of the gridder's u and v axes (one when they agree)."""
+    plan_u, plan_v = axis_plans(algorithm, spec, params)
+    su = bound_samples(plan_u, pixels)
+    return su, su if plan_v is plan_u else bound_samples(plan_v, pixels)
+
+
+def bound_map(su: BoundSamples, sv: BoundSamples, on_block=None) -> np.ndarray:
+    """(rows of sv, columns of su) float64: the bound, block of rows by block.
+
+    ``on_block()``, when given, is called after each block (a cancel check).
+    """
+    out = np.empty((sv.values.shape[1], su.values.shape[1]))
+    for sl, rows in iter_bound_rows(su, sv):
+        out[sl] = rows
+        if on_block is not None:
+            on_block()
+    return out
+
+
 def analytic_map(
     algorithm: str,
     spec,
@@ -275,13 +296,7 @@ def analytic_map(
     if kind not in ("max", "rms"):
         raise ValueError(f"kind must be 'max' or 'rms', got {kind!r}")
     if kind == "max":
-        plan_u, plan_v = axis_plans(algorithm, spec, params)
-        su = bound_samples(plan_u, pixels)
-        sv = su if plan_v is plan_u else bound_samples(plan_v, pixels)
-        out = np.empty((sv.values.shape[1], su.values.shape[1]))
-        for sl, rows in iter_bound_rows(su, sv):
-            out[sl] = rows
-        return out
+        return bound_map(*axis_bound_samples(algorithm, spec, params, pixels))
     lu, lv = transfer_functions(algorithm, spec, params, n_delta, on_fine_grid)
     out = np.zeros((lv.shape[1], lu.shape[1]))
     for row in lv:

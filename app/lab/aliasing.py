@@ -44,21 +44,15 @@ def analytic_map_coarse(algorithm, spec, params, cancelled=None, max_npix=ANALYT
     evaluated at pixels ``i, j ∈ {0, k, 2k, …}`` with ``k = ⌈N / max_npix⌉``
     (rounded so that N/k is even), checking ``cancelled()`` per block of rows.
     """
-    from uvlab.gpu.aliasing import bound_samples, iter_bound_rows
-    from uvlab.gpu.gridders.registry import axis_plans
+    from uvlab.gpu.aliasing import axis_bound_samples, bound_map
     from uvlab.gpu.imaging.spec import ImageSpec
 
     n = spec.npix
     k = 1
     while n // k > max_npix or n % k or (n // k) % 2:
         k += 1
-    plan_u, plan_v = axis_plans(algorithm, spec, params)
-    su = bound_samples(plan_u, pixels=k)
-    sv = su if plan_v is plan_u else bound_samples(plan_v, pixels=k)
-    out = np.empty((sv.values.shape[1], su.values.shape[1]))
-    for sl, rows in iter_bound_rows(su, sv):
-        out[sl] = rows
-        _check(cancelled)
+    su, sv = axis_bound_samples(algorithm, spec, params, pixels=k)
+    out = bound_map(su, sv, on_block=lambda: _check(cancelled))
     return out, ImageSpec(n // k, spec.cell_rad * k)
 
 

@@ -158,12 +158,9 @@ def bound_maps(name: str, params: GridParams, spec, step: int) -> tuple[np.ndarr
     bound's cost, (N/k)² pixels × offset pairs, stays within
     :data:`BOUND_BUDGET` (N/2 at most).
     """
-    from uvlab.gpu.aliasing import BoundSamples, bound_samples, iter_bound_rows
-    from uvlab.gpu.gridders.registry import axis_plans
+    from uvlab.gpu.aliasing import BoundSamples, axis_bound_samples, bound_map
 
-    plan_u, plan_v = axis_plans(name, spec, params)
-    su = bound_samples(plan_u, step)
-    sv = su if plan_v is plan_u else bound_samples(plan_v, step)
+    su, sv = axis_bound_samples(name, spec, params, step)
     pairs = su.values.shape[0] * sv.values.shape[0]
     half = spec.npix // 2
     k = step
@@ -171,10 +168,7 @@ def bound_maps(name: str, params: GridParams, spec, step: int) -> tuple[np.ndarr
         k += step
     m = k // step
     su, sv = (BoundSamples(x.values[:, ::m], x.halfwidth[::m], x.spacing) for x in (su, sv))
-    out = np.empty((sv.values.shape[1], su.values.shape[1]))
-    for sl, rows in iter_bound_rows(su, sv):
-        out[sl] = rows
-    return out, k
+    return bound_map(su, sv), k
 
 
 def with_bound(
