@@ -19,9 +19,10 @@ from uvlab.app.gui.panels.imaging_panel import (
     algorithm_combo,
     enabled_params,
     kernel_size_combo,
+    lookup_combo,
     lookup_enabled,
 )
-from uvlab.app.lab.imaging import KERNELS, TABLE_LOOKUPS, ImagingOptions
+from uvlab.app.lab.imaging import KERNELS, ImagingOptions
 from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
 
 #: The narrowest an entry's fields may become, in characters.
@@ -81,12 +82,7 @@ class EntryEditor(QtWidgets.QGroupBox):
             "error is at most this entry's, added as a new entry (speed at matched accuracy)"
         )
         self._match_allowed = True
-        self.lookup_combo = QtWidgets.QComboBox()
-        self.lookup_combo.addItems(TABLE_LOOKUPS)
-        self.lookup_combo.setToolTip(
-            "how the kernel table is read: its nearest entry, or linear interpolation "
-            "between two (error ~1/β² instead of ~1/β); a table is read with a given support S"
-        )
+        self.lookup_combo = lookup_combo("; a table is read with a given support S")
         grid = QtWidgets.QGridLayout(self)
         grid.setContentsMargins(4, 4, 4, 4)
         grid.setVerticalSpacing(2)

@@ -21,10 +21,9 @@ from PyQt6.QtCore import pyqtSignal
 
 from uvlab.app.gui.on_demand import OnDemand
 from uvlab.app.lab.compare_task import CompareOutput
+from uvlab.app.lab.conv_match import MATCH_METRIC
 from uvlab.widgets import AccuracyTimeView, MetricsTable, SkyImageView, TimingView, follow_zoom
 
-#: The metric plotted against time (the table's "RMS error (full)").
-PLOT_METRIC = "rms_full"
 #: Height of the metrics row (table and accuracy-time plot), pixels.
 HEAD_HEIGHT = 190
 #: Dynamic range of the shared logarithmic colour scale of the error maps.
@@ -222,8 +221,8 @@ class CompareView(OnDemand, QtWidgets.QWidget):
         """Each entry's error against its total time; a match's conv candidates as a curve."""
         results = [out.comparison.results[lab] for lab in out.labels]
         self.accuracy_view.set_points(
-            [sum(r.timing.values()) for r in results],
-            [r.metrics[PLOT_METRIC] for r in results],
+            [r.total_s for r in results],
+            [r.metrics[MATCH_METRIC] for r in results],
             out.labels,
         )
         m = out.match

@@ -79,6 +79,11 @@ class AlgorithmResult:
         t = float(self.timing.get("grid", 0.0))
         return self.nvis / t if t > 0 else None
 
+    @property
+    def total_s(self) -> float:
+        """Seconds of every timed stage together."""
+        return float(sum(self.timing.values()))
+
 
 @dataclass(frozen=True)
 class Comparison:
@@ -370,14 +375,14 @@ def iter_comparison(
         raise ImagingError("every sample is flagged or has zero weight: nothing to image")
     wt = imaging_weights(u, v, wt, spec, weighting)
     sumw = float(wt.sum())
-    abs_sum = float(np.abs(wt * vis_f).sum()) / sumw
+    wvis = wt * vis_f
     nvis = int(np.count_nonzero(wt))
     if step is None:
         step = dft_step(spec.npix, nvis, DFT_BUDGET[dev])
     if step < 1 or (spec.npix // 2) % step:
         raise ValueError(f"reference step {step} must divide N/2 = {spec.npix // 2}")
     yield Progress(0.0, "DFT reference")
-    chunks = chunked_reference(u, v, wt * vis_f, sumw, spec, step, dev, chunk_work, cancelled)
+    chunks = chunked_reference(u, v, wvis, sumw, spec, step, dev, chunk_work, cancelled)
     while True:
         try:
             frac = next(chunks)
@@ -385,6 +390,8 @@ def iter_comparison(
             ref, t_ref = stop.value
             break
         yield Progress(REFERENCE_SHARE * frac, "DFT reference")
+    if bound:
+        abs_sum, peak = float(np.abs(wvis).sum()) / sumw, float(np.abs(ref).max())
     results = {}
     for k, e in enumerate(entries):
         check(cancelled)
@@ -395,7 +402,6 @@ def iter_comparison(
         )  # fmt: skip
         if bound:
             params = e.params or GridParams()
-            peak = float(np.abs(ref).max())
             result = with_bound(result, e.algorithm, params, spec, step, abs_sum, peak)
         results[e.label] = result
     check(cancelled)

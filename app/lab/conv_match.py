@@ -142,7 +142,7 @@ def iter_conv_match(
         )  # fmt: skip
         supports.append(support)
         errors.append(float(result.metrics[MATCH_METRIC]))
-        times.append(float(sum(result.timing.values())))
+        times.append(result.total_s)
         if errors[-1] <= goal:
             found = (options, result)
             break

@@ -71,6 +71,17 @@ def algorithm_combo(names=NAMES) -> QtWidgets.QComboBox:
     return combo
 
 
+def lookup_combo(note: str = "") -> QtWidgets.QComboBox:
+    """How a kernel table is read (:data:`TABLE_LOOKUPS`), the tooltip ending in ``note``."""
+    combo = QtWidgets.QComboBox()
+    combo.addItems(TABLE_LOOKUPS)
+    combo.setToolTip(
+        "how the kernel table is read: its nearest entry, or linear interpolation "
+        "between two (error ~1/β² instead of ~1/β)" + note
+    )
+    return combo
+
+
 def kernel_size_combo() -> QtWidgets.QComboBox:
     """How the GCF's size is set: from an accuracy ε, or as a support S."""
     combo = QtWidgets.QComboBox()
@@ -137,12 +148,7 @@ class ImagingPanel(QtWidgets.QWidget):
         self.oversample_spin.setRange(1, 4096)
         self.oversample_spin.setKeyboardTracking(False)
         form.addRow("Oversampling β", self.oversample_spin)
-        self.lookup_combo = QtWidgets.QComboBox()
-        self.lookup_combo.addItems(TABLE_LOOKUPS)
-        self.lookup_combo.setToolTip(
-            "how the kernel table is read: its nearest entry, or linear interpolation "
-            "between two (error ~1/β² instead of ~1/β)"
-        )
+        self.lookup_combo = lookup_combo()
         form.addRow("Table lookup", self.lookup_combo)
         self.sigma_spin = self._dspin(1.0, 4.0, 0.25, 2)
         form.addRow("Padding σ", self.sigma_spin)
