@@ -24,9 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from uvlab.gpu.gridders.compress import rule_units
 from uvlab.gpu.gridders.correction import pixel_offsets
 from uvlab.gpu.gridders.registry import axis_plans, get_gridder
-from uvlab.gpu.gridders.tables import NearestTaps, TableTaps
+from uvlab.gpu.gridders.tables import TableTaps
 
 
 def central_half(npix: int) -> slice:
@@ -78,9 +79,7 @@ def is_stepwise(plan) -> bool:
     moved to a fine point first); False for an exactly evaluated kernel and a
     table read by linear interpolation (the taps move with the record).
     """
-    if isinstance(plan.rule, TableTaps):
-        return plan.rule.lookup == "nearest"
-    return isinstance(plan.rule, NearestTaps)
+    return rule_units(plan.rule) > 0
 
 
 #: Record offsets per FFT cell at which an exactly evaluated kernel's L is

@@ -92,19 +92,23 @@ def nufft_plan(
     """
     import ducc0.nufft
 
-    u = np.asarray(u, dtype=np.float64)
-    coord = np.empty((u.size, 2))
-    np.multiply(np.asarray(v, dtype=np.float64), 2.0 * np.pi * cell_rad, out=coord[:, 0])
-    np.multiply(u, -2.0 * np.pi * cell_rad, out=coord[:, 1])
     return ducc0.nufft.plan(
         nu2u=True,
-        coord=coord,
+        coord=_nufft_coord(u, v, cell_rad),
         grid_shape=(int(npix), int(npix)),
         epsilon=float(epsilon),
         nthreads=int(nthreads),
         sigma_min=min(max(float(sigma), SIGMA_MIN), 2.5),
         sigma_max=SIGMA_MAX,
     )
+
+
+def _nufft_coord(u, v, cell_rad: float) -> np.ndarray:
+    """(nvis, 2) ducc0 NUFFT coordinates ``(2π·cell·v, −2π·cell·u)`` of uvlab's image axes."""
+    coord = np.empty((np.size(u), 2))
+    np.multiply(np.asarray(v, dtype=np.float64), 2.0 * np.pi * cell_rad, out=coord[:, 0])
+    np.multiply(np.asarray(u, dtype=np.float64), -2.0 * np.pi * cell_rad, out=coord[:, 1])
+    return coord
 
 
 def plan_images(plan, wvis, *, timer=None) -> np.ndarray:
@@ -218,13 +222,9 @@ def predict_nufft(
     """
     import ducc0.nufft
 
-    u = np.asarray(u, dtype=np.float64)
-    coord = np.empty((u.size, 2))
-    np.multiply(np.asarray(v, dtype=np.float64), 2.0 * np.pi * cell_rad, out=coord[:, 0])
-    np.multiply(u, -2.0 * np.pi * cell_rad, out=coord[:, 1])
     args = dict(
         grid=np.ascontiguousarray(img, dtype=np.complex128),
-        coord=coord,
+        coord=_nufft_coord(u, v, cell_rad),
         forward=False,
         epsilon=float(epsilon),
         nthreads=int(nthreads),

@@ -120,9 +120,8 @@ def bench_case(case: DegridCase, img, u, v, spec: ImageSpec, device: str, repeat
     call()  # warm-up: compilation, FFT plans
     totals, stages = [], []
     for _ in range(max(1, repeats)):
-        totals.append(measure(call))
         timer = StageTimer(gpu=device == "gpu")
-        call(timer)
+        totals.append(measure(lambda t=timer: call(t)))
         stages.append(timer.seconds())
     names = sorted({k for s in stages for k in s})
     median = {k: float(np.median([s.get(k, 0.0) for s in stages])) for k in names}
@@ -139,12 +138,10 @@ def run_degrid_bench(
     (``sub`` the subsample's indices, ``ref`` its DFT visibilities) times a
     peer on the same points.
     """
-    from uvlab.gpu.backend import device_info, to_numpy
+    from uvlab.gpu.backend import device_info, get_xp, to_numpy
     from uvlab.gpu.imaging.dft_predict import predict_dft
 
-    xp = np
-    if device == "gpu":
-        import cupy as xp
+    xp = get_xp(device=device)
     u, v = grid_data.make_uv(ant_eq, size.ntime, size.nchan, xp)
     spec = ImageSpec(size.npix, grid_data.cell_for(u, v))
     uh, vh = to_numpy(u), to_numpy(v)

@@ -24,6 +24,7 @@ import platform
 import numpy as np
 
 from uvlab.gpu.aliasing import point_source_scan
+from uvlab.gpu.bench.alias_bench import RANKED
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.imaging.spec import ImageSpec
 
@@ -31,8 +32,6 @@ from uvlab.gpu.imaging.spec import ImageSpec
 MUSCAT_BETA = 128
 #: Muscat's image side in §8.2.2 (X runs over 0 … N/2 − 1).
 MUSCAT_NPIX = 128
-#: The three algorithms of his statement, in his order of increasing R(X).
-RANKED = ("pruned-nn", "hybrid", "conv")
 
 
 def rx_columns(beta: int) -> list[tuple[str, str, GridParams]]:

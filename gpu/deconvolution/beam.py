@@ -37,10 +37,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from uvlab.gpu.backend import to_numpy
+from uvlab.gpu.imaging.spec import ARCSEC
 
 #: FWHM² = 4 ln 2 / λ for a Gaussian exp(−λ x²).
 FOUR_LN2 = 4.0 * np.log(2.0)
-ARCSEC = np.pi / (180.0 * 3600.0)
 #: CASA's defaults: cutoff, rows walked out from the peak, box widening, target samples.
 CUTOFF, NROW, EXPAND, TARGET_SAMPLES = 0.35, 20, 5, 3001
 

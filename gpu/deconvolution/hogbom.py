@@ -9,8 +9,9 @@ iterations, or when the peak falls to the stop level:
 
 with ``S`` the auto-threshold, ``MAD`` the median absolute deviation of the
 residual at the start (σ of Gaussian noise is 1.4826·MAD) and ``peak₀`` the
-starting peak. The mgain level is what a Cotton–Schwab loop reads to end a
-minor cycle (:attr:`CleanResult.mgain_level`).
+starting peak. A minor cycle that reaches the mgain level ends with
+``stop_reason == "mgain"``, which a Cotton–Schwab loop reads to start the next
+major cycle (the level itself: :attr:`CleanResult.mgain_level`).
 
 The PSF has side P = N or 2N with its peak (1) at ``[P//2, P//2]``, as
 :func:`uvlab.gpu.imaging.imager.make_image` lays it out (P = N: a component

@@ -52,12 +52,12 @@ def predict_dft(img, u, v, spec: ImageSpec, *, chunk: int = 4096, sparse: bool |
         sparse = nnz < img.size // 16
     if sparse:
         jj, ii = xp.nonzero(img)
-        vals, lp, mp = img[jj, ii], lax[ii], max_[jj]
+        vals, lp, mp = img[jj, ii].astype(xp.complex128), lax[ii], max_[jj]
         step = max(1, chunk * img.shape[0] // max(nnz, 1))
         for s in range(0, u.size, step):
             e = slice(s, s + step)
             ph = xp.outer(u[e], lp) + xp.outer(v[e], mp)
-            out[e] = xp.exp(2j * np.pi * ph) @ vals.astype(xp.complex128)
+            out[e] = xp.exp(2j * np.pi * ph) @ vals
         return out
     for s in range(0, u.size, chunk):
         e = slice(s, s + chunk)
