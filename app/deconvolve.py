@@ -141,8 +141,9 @@ def deconvolve_major(vd, spec, psf, args, params, weighting, device: str = "cpu"
     from uvlab.gpu.imaging.weighting import imaging_weights
 
     xp = get_xp(device=device)
-    s = select_samples(vd.uvw, vd.freq_hz, vd.weight, vd.flag, vis=vd.vis, xp=xp)
-    vis = xp.asarray(s.take(xp.asarray(vd.vis)), dtype=xp.complex128)
+    vis_all = xp.asarray(vd.vis)  # one host→device copy for the selection and the take
+    s = select_samples(vd.uvw, vd.freq_hz, vd.weight, vd.flag, vis=vis_all, xp=xp)
+    vis = xp.asarray(s.take(vis_all), dtype=xp.complex128)
     weight = imaging_weights(s.u, s.v, s.weight, spec, weighting)
     grid, degrid_fn = major_cycle_pair(args.algorithm, params, xp)
     mc = cotton_schwab(

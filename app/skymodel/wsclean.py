@@ -171,7 +171,7 @@ def _bool(text: str) -> bool:
     raise SkyModelError(f"LogarithmicSI: {text!r} is not true or false")
 
 
-def _row(values: dict[str, str], strict: bool) -> Component | None:
+def _row(values: dict[str, str]) -> Component | None:
     name, kind = values.get("name", ""), values.get("type", "") or "POINT"
     if not name:
         if not values.get("type"):
@@ -231,7 +231,10 @@ def _is_zero(text: str) -> bool:
 def parse_wsclean_text(
     text: str, source: str | os.PathLike = "<string>", *, strict: bool = False
 ) -> SkyModel:
-    """Parse WSClean component-list text (see the module docstring)."""
+    """Parse WSClean component-list text (see the module docstring).
+
+    ``strict`` is kept for callers and does nothing: every spectrum is read exactly.
+    """
     lines = split_lines(text)
     found = find_format_line(lines)
     if found is None:
@@ -252,7 +255,7 @@ def parse_wsclean_text(
                 raise SkyModelError(f"expected {len(columns)} fields, got {len(fields)}")
             fields += [""] * (len(columns) - len(fields))
             values = {key: (f or (default or "")) for (key, default), f in zip(columns, fields)}
-            comp = _row(values, strict)
+            comp = _row(values)
         except SkyModelError as exc:
             raise SkyModelError(exc.reason, source, number) from None
         if comp is not None:
