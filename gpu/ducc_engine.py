@@ -51,11 +51,25 @@ def available() -> bool:
     return True
 
 
-def _uvw(u, v, w=None) -> np.ndarray:
-    """(nvis, 3) float64 ``[u, v, w]`` for ducc0's w-gridder (w = 0 when None)."""
+def _wgridder_args(u, v, w, cell_rad, epsilon, wgridding, nthreads) -> dict:
+    """The arguments ``vis2dirty`` and ``dirty2vis`` share, in uvlab's conventions.
+
+    ``[u, v, w]`` in wavelengths at ``freq = c`` (w = 0 when None), square pixels,
+    ``flip_v`` and no division by n: ducc0's dirty is uvlab's image transposed.
+    """
     u = np.asarray(u, dtype=np.float64)
     wcol = np.zeros_like(u) if w is None else np.asarray(w, dtype=np.float64)
-    return np.stack([u, np.asarray(v, dtype=np.float64), wcol], axis=1)
+    return dict(
+        uvw=np.stack([u, np.asarray(v, dtype=np.float64), wcol], axis=1),
+        freq=np.array([C_LIGHT]),
+        pixsize_x=float(cell_rad),
+        pixsize_y=float(cell_rad),
+        epsilon=float(epsilon),
+        do_wgridding=bool(wgridding),
+        divide_by_n=False,
+        flip_v=True,
+        nthreads=int(nthreads),
+    )
 
 
 #: ducc0's NUFFT pads its grid by a factor in [σ_min, SIGMA_MAX], at its own choice.
@@ -179,18 +193,10 @@ def dirty_image(
     from ducc0.wgridder.experimental import vis2dirty
 
     args = dict(
-        uvw=_uvw(u, v, w),
-        freq=np.array([C_LIGHT]),
+        _wgridder_args(u, v, w, cell_rad, epsilon, wgridding, nthreads),
         vis=np.ascontiguousarray(wvis)[:, None],
         npix_x=int(npix),
         npix_y=int(npix),
-        pixsize_x=float(cell_rad),
-        pixsize_y=float(cell_rad),
-        epsilon=float(epsilon),
-        do_wgridding=bool(wgridding),
-        divide_by_n=False,
-        flip_v=True,
-        nthreads=int(nthreads),
     )
     with timed(timer, "grid"):
         d = vis2dirty(**args)
@@ -271,16 +277,8 @@ def predict_image(
     from ducc0.wgridder.experimental import dirty2vis
 
     args = dict(
-        uvw=_uvw(u, v, w),
-        freq=np.array([C_LIGHT]),
+        _wgridder_args(u, v, w, cell_rad, epsilon, wgridding, nthreads),
         dirty=np.ascontiguousarray(np.asarray(img).T),
-        pixsize_x=float(cell_rad),
-        pixsize_y=float(cell_rad),
-        epsilon=float(epsilon),
-        do_wgridding=bool(wgridding),
-        divide_by_n=False,
-        flip_v=True,
-        nthreads=int(nthreads),
     )
     with timed(timer, "grid"):
         return dirty2vis(**args)[:, 0]
