@@ -22,13 +22,19 @@ SIZES = {
     ),
     ("gpu", True): dict(npix=1024, ntime=300, nchan=4, dft_step=16),
     ("gpu", False): dict(
-        npix=4096, ntime=1200, nchan=8, dft_step=32, conv_supports=tuple(range(2, 11))
+        npix=4096,
+        ntime=1200,
+        nchan=8,
+        dft_step=32,
+        conv_supports=tuple(range(2, 11)),
+        sigma_supports=tuple(range(3, 11)),
     ),
 }
 
 #: Curve style per algorithm: colour and marker.
 STYLE = {
     "conv": ("tab:blue", "o"),
+    "conv-sigma": ("tab:purple", "o"),
     "conv-table": ("tab:cyan", "s"),
     "conv-linear": ("tab:green", "P"),
     "hybrid": ("tab:orange", "^"),

@@ -11,6 +11,9 @@ the float64 direct DFT on every k-th pixel
 
 - ``conv``, exact ES: support S = 2 … 8 (ε = 10^(1−S), ducc0's NUFFT on the
   CPU, the CUDA gridder on the GPU, where S goes to 10 in double precision);
+- ``conv-sigma``: exact ES at σ = 1.25 (:data:`LOW_SIGMA`), S = 3 … 8: the
+  FFT of a (1.25 N)² grid instead of (2 N)², the support FINUFFT's rule gives
+  for that σ (ε ≈ exp(−π·S·√(1 − 1/σ)));
 - ``conv-table`` and ``conv-linear``: ES tables of the same supports read by
   nearest or by linear-interpolation lookup at β = 16 and 64 (the table rung,
   :class:`~uvlab.gpu.gridders.tables.TableTaps`);
@@ -46,7 +49,11 @@ GRID_BUDGET_BYTES = 2 << 30
 #: Skies of the sweep.
 SKIES = ("noise", "points")
 #: The swept algorithms (``conv-table`` is conv with a nearest-lookup table: a front of its own).
-STYLE_ORDER = ("conv", "conv-table", "conv-linear", "hybrid", "pruned-nn", "nn-oversampled")
+STYLE_ORDER = (
+    "conv", "conv-sigma", "conv-table", "conv-linear", "hybrid", "pruned-nn", "nn-oversampled",
+)  # fmt: skip
+#: The smaller padding of ``conv-sigma``: a (1.25 N)² FFT in place of (2 N)², at a wider kernel.
+LOW_SIGMA = 1.25
 #: Point sources of the ``points`` sky.
 NPOINTS = 8
 
@@ -69,6 +76,7 @@ class ParetoSize:
     nchan: int
     dft_step: int
     conv_supports: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
+    sigma_supports: tuple[int, ...] = (3, 4, 5, 6, 7, 8)
     table_betas: tuple[int, ...] = (16, 64)
     betas: tuple[int, ...] = (16, 64, 256, 1024)
     nn_betas: tuple[int, ...] = (2, 4, 8, 16, 32)
@@ -97,6 +105,10 @@ def sweep_cases(
     for s in size.conv_supports:
         p = GridParams.from_eps(10.0 ** (1 - s), precision=precision)
         cases.append(ParetoCase("conv", p, f"conv ES ε={p.eps:.0e} S={p.support}"))
+    for s in size.sigma_supports:
+        eps = math.exp(-math.pi * s * math.sqrt(1.0 - 1.0 / LOW_SIGMA))  # from_eps inverted
+        p = GridParams.from_eps(eps * 1.001, sigma=LOW_SIGMA, precision=precision)
+        cases.append(ParetoCase("conv-sigma", p, f"conv ES σ={LOW_SIGMA:g} S={p.support}"))
     for beta in size.table_betas:
         for s in size.conv_supports:
             p = GridParams(
