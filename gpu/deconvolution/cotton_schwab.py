@@ -92,6 +92,7 @@ def cotton_schwab(
     max_major: int = MAX_MAJOR,
     mask=None,
     active_max: int | None = ACTIVE_MAX,
+    start_model=None,
 ) -> MajorCycles:
     """Cotton–Schwab CLEAN of weighted visibilities (see the module docstring).
 
@@ -117,13 +118,18 @@ def cotton_schwab(
         The minor cycles' sub-minor loop (WSClean's) on at most this many of the
         brightest pixels (:mod:`uvlab.gpu.deconvolution.subminor`); None: Högbom on the
         whole image each iteration. The major cycles make the residual exact either way.
+    start_model : (N, N) float, optional
+        A model (Jy/pixel) to continue from: the first residual is that of ``V − D(start)``.
     """
     xp = get_xp(u)
     wsum = float(weight.sum())
     if not wsum > 0:
         raise ValueError("the imaging weights sum to zero: nothing to clean")
     model = xp.zeros((spec.npix, spec.npix), dtype=xp.float64)
-    residual = residual_image(u, v, vis, weight, None, spec, grid, degrid_fn, wsum)
+    if start_model is not None:
+        model = model + xp.asarray(start_model, dtype=xp.float64)
+    start = None if start_model is None else model
+    residual = residual_image(u, v, vis, weight, start, spec, grid, degrid_fn, wsum)
     left, majors, reason = int(niter), 0, "niter"
     peaks, rmss, major_peaks = [], [], [float(xp.abs(residual).max())]
     while left > 0:
