@@ -147,7 +147,7 @@ def test_auto_mask_with_cotton_schwab_restores_the_sources(vla_ms, tmp_path):
     from uvlab.app.fits_io import read_image_fits
 
     prefix = tmp_path / "am"
-    code, out, err = run_cli(
+    code, _, err = run_cli(
         "image", "--ms", vla_ms, *IMAGE, "--niter", 3000, "--gain", 0.1, "--mgain", 0.8,
         "--deconvolver", "cotton-schwab", "--auto-mask", 3, "--auto-threshold", 0.05,
         "--out", prefix,
