@@ -121,7 +121,8 @@ def pareto_size(device: str, quick: bool):
 def pareto_figure(report: dict, path) -> Path:
     """Error against total time, log-log: every point, each algorithm's front joined."""
     from uvlab.app.report import pyplot, save_figure
-    from uvlab.gpu.bench.pareto import SKIES, front
+    from uvlab.gpu.bench.fronts import front
+    from uvlab.gpu.bench.pareto import SKIES
 
     plt = pyplot()
     precisions = sorted({p["precision"] for p in report["points"]})
@@ -196,7 +197,8 @@ def register(actions) -> None:
 def run(args) -> int:
     from uvlab.app.layouts import load_layout
     from uvlab.gpu.backend import resolve_device
-    from uvlab.gpu.bench.pareto import format_table, run_pareto
+    from uvlab.gpu.bench.fronts import format_table
+    from uvlab.gpu.bench.pareto import run_pareto
 
     device = resolve_device(args.device)
     layout = load_layout(args.array)
