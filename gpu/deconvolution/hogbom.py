@@ -128,7 +128,9 @@ def hogbom(
         None: every iteration searches and updates the whole image (Högbom). k: WSClean's
         sub-minor loop on at most k of the brightest pixels, the residual brought up to
         date by one FFT convolution per sub-loop
-        (:mod:`uvlab.gpu.deconvolution.subminor`; the RMS is NaN inside a sub-loop).
+        (:mod:`uvlab.gpu.deconvolution.subminor`; the RMS is NaN inside a sub-loop), where
+        k is under a quarter of the image's pixels (on smaller images the whole-image loop
+        costs no more).
 
     Raises
     ------
@@ -157,7 +159,7 @@ def hogbom(
         levels["mgain"] = mgain_level
     reason, stop = max(levels.items(), key=lambda kv: kv[1])
     limit = DIVERGENCE_FACTOR * peak0
-    if active_max is not None:
+    if active_max is not None and 4 * int(active_max) < n * n:  # else the whole image is no more
         from uvlab.gpu.deconvolution.subminor import loop_subminor
 
         pos, flux, peak, rms, n_done = loop_subminor(
