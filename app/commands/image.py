@@ -33,6 +33,7 @@ from uvlab.app.commands.ms_imaging import (
     grid_params,
     ms_selection,
     read_selected,
+    row_selection_note,
     warn,
     weighting,
     wterm_phase_rad,
@@ -156,6 +157,9 @@ def run(args) -> int:
     cache = WorkCache()  # the read, kept for the image job
     with progress_bar("read") as bar:
         vd, dish, t_read = read_selected(args, progress=bar, cache=cache)
+    rows_note = row_selection_note(args, vd)
+    if rows_note:
+        print(rows_note)
     spec, rule = choose_geometry(vd.uvw, vd.freq_hz, vd.flag, dish, args.npix, args.cell_arcsec)
     phase = wterm_phase_rad(vd.uvw, vd.freq_hz, vd.flag, spec)
     if phase > WTERM_HINT_RAD and not args.wstack:
@@ -189,6 +193,12 @@ def run(args) -> int:
             "column": vd.column,
             "stokes": vd.stokes,
             "channels": f"{args.channels or 'all'} ({vd.nchan} used)",
+            **({"rows": rows_note} if rows_note else {}),
+            **(
+                {"phase_center": f"{args.phase_center[0]:.9g} {args.phase_center[1]:.9g} deg"}
+                if args.phase_center
+                else {}
+            ),
             "npix": spec.npix,
             "npix_rule": rule,
             "cell_arcsec": f"{spec.cell_arcsec:.6g}",
