@@ -56,12 +56,12 @@ def add_row_selection_args(g) -> None:
     """--timerange, --interval, --antenna and --phase-center (:mod:`uvlab.app.ms.rowselect`)."""
     when = g.add_mutually_exclusive_group()
     when.add_argument(
-        "--timerange", metavar="T0~T1",
+        "--timerange", metavar="T0~T1", type=timerange_arg,
         help="rows with T0 ≤ TIME ≤ T1, CASA syntax: YYYY/MM/DD/hh:mm:ss~hh:mm:ss, times of "
         "day on the MS's first day (09:14~09:54), >T0 or <T1 (UTC)",
     )  # fmt: skip
     when.add_argument(
-        "--interval", type=int, nargs=2, metavar=("A", "B"),
+        "--interval", type=nonnegative_int, nargs=2, metavar=("A", "B"), action=IntervalAction,
         help="timesteps A … B−1 of the field and window, from 0 (as WSClean's -interval)",
     )  # fmt: skip
     g.add_argument(
@@ -75,6 +75,41 @@ def add_row_selection_args(g) -> None:
         help="re-phase to this J2000 centre (uvw rotated as CASA's phaseshift): degrees or "
         "12:34:56.7 -30:12:00 / 12h34m56.7s -30d12m00s; the image is centred on it",
     )  # fmt: skip
+
+
+def timerange_arg(text: str) -> str:
+    """``--timerange`` type: the text unchanged once its syntax is right (exit 2 if not).
+
+    The times of day are placed on the MS's first day when it is read.
+    """
+    from uvlab.app.ms.rowselect import parse_timerange
+
+    try:
+        parse_timerange(text, 0.0)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def nonnegative_int(text: str) -> int:
+    """An integer ≥ 0 (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is negative")
+    return value
+
+
+class IntervalAction(argparse.Action):
+    """``--interval A B`` with A < B (a usage error otherwise)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        a, b = values
+        if not a < b:
+            parser.error(f"{option_string}: expected A < B (timesteps A … B−1), got {a} {b}")
+        setattr(namespace, self.dest, (a, b))
 
 
 def phase_centre_deg(text: str) -> tuple[float, float]:

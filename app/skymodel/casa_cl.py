@@ -25,8 +25,8 @@ One row per component, in casacore's ``ComponentList`` table layout:
   of ν, a relative flux change of ~1e-4·α.
 - ``Label`` names the component (``cl<row>`` when empty; whitespace → ``_``).
 
-Whatever is approximated is reported through ``report`` (one line each), or
-raised as :class:`SkyModelError` with ``strict``.
+Whatever is approximated is reported through ``report`` (one line each; a
+``UserWarning`` without one), or raised as :class:`SkyModelError` with ``strict``.
 """
 
 from __future__ import annotations
@@ -162,9 +162,13 @@ def _read(tab, path: Path, strict: bool, report) -> SkyModel:
             if exc.path is not None:
                 raise
             raise SkyModelError(f"row {row}: {exc.reason}", path) from None
-    if report is not None:
-        for line in approximated:
+    for line in approximated:
+        if report is not None:
             report(f"{path.name}: {line}")
+        else:  # never silently: a Python warning for callers that give no report
+            import warnings
+
+            warnings.warn(f"{path.name}: {line}", UserWarning, stacklevel=3)
     return SkyModel(tuple(comps), path.name)
 
 

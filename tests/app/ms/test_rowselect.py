@@ -98,27 +98,30 @@ def test_image_equals_image_of_hand_selected_subset(ms_copy, tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("flags", "words"),
-    [
-        (("--timerange", "02:99~03:00"), "--timerange"),
-        (("--timerange", "03:00~02:00"), "before the start"),
-        (("--timerange", "2014/07/28/00:00~00:10"), "no cross-correlation rows"),
-        (("--interval", "30", "40"), "--interval"),
-        (("--antenna", "70"), "no antenna 70"),
-        (("--antenna", "7"), "no cross-correlation rows with antenna"),  # in ANTENNA, no rows
-        (("--antenna", "ea*"), "no antenna named"),
-        (("--antenna", "0&1", "--interval", "0", "1"), None),
+    ("flags", "code", "words"),
+    [  # usage errors (exit 2) before anything is read; data errors (exit 1) after
+        (("--timerange", "02:99~03:00"), 2, "--timerange"),
+        (("--timerange", "03:00~02:00"), 2, "before the start"),
+        (("--timerange", "yesterday"), 2, "--timerange"),
+        (("--interval", "5", "5"), 2, "A < B"),
+        (("--interval", "-1", "5"), 2, "--interval"),
+        (("--interval", "0", "3", "--timerange", ">02:33"), 2, "not allowed with"),
+        (("--timerange", "2014/07/28/00:00~00:10"), 1, "no cross-correlation rows"),
+        (("--interval", "30", "40"), 1, "19 timesteps"),
+        (("--antenna", "70"), 1, "no antenna 70"),
+        (("--antenna", "7"), 1, "no cross-correlation rows with antenna"),  # in ANTENNA, no rows
+        (("--antenna", "ea*"), 1, "no antenna named"),
+        (("--antenna", "0&1", "--interval", "0", "1"), 0, None),  # one baseline, one timestep
     ],
 )
-def test_bad_selections_say_which_flag(ms_copy, tmp_path, flags, words):
+def test_bad_selections_say_which_flag(ms_copy, tmp_path, flags, code, words):
     path = ms_copy(MS)
-    code, _, err = run_cli("image", "--ms", path, *flags, "--npix", 32, "--cell-arcsec", 600,
-                           "--device", "cpu", "--no-png", "--out", tmp_path / "x")  # fmt: skip
-    if words is None:  # one baseline, one timestep: a valid selection
-        assert code == 0, err
-        return
-    assert code == 1 and len(err.strip().splitlines()) == 1 and words in err, err
-    assert not list(tmp_path.glob("x*"))
+    got, _, err = run_cli("image", "--ms", path, *flags, "--npix", 32, "--cell-arcsec", 600,
+                          "--device", "cpu", "--no-png", "--out", tmp_path / "x")  # fmt: skip
+    assert got == code, err
+    if code:
+        assert len(err.strip().splitlines()) == 1 and words in err, err
+        assert not list(tmp_path.glob("x*"))
 
 
 def test_selection_errors_are_ms_errors(ms_copy):

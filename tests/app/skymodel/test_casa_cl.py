@@ -100,3 +100,14 @@ def test_simulated_cl_equals_the_same_sky_written_by_hand(tmp_path):
         vis.append(table(str(out), ack=False).getcol("DATA"))
     assert np.abs(vis[0]).max() > 0.1
     np.testing.assert_allclose(vis[0], vis[1], rtol=0, atol=1e-6)
+
+
+def test_without_a_report_an_approximation_is_a_python_warning(tmp_path):
+    rows = [dict(Shape="Point", Reference_Direction=[1.0, 0.5], Flux=[1.0 + 0.5j, 0, 0, 0],
+                 Reference_Frequency=1e9)]  # fmt: skip
+    cl = write_component_list(tmp_path / "imag.cl", rows)
+    (cl / "table.lock").unlink()  # the writer's
+    with pytest.warns(UserWarning, match="imaginary"):
+        (c,) = load_sky(cl).components
+    assert c.stokes == (1.0, 0.0, 0.0, 0.0)
+    assert not (cl / "table.lock").exists()  # the lock file casacore made when reading is gone
