@@ -74,3 +74,33 @@ def test_wsclean_unknown_column(tmp_path):
     code, _, err = run_cli("sky", "convert", sky, tmp_path / "b.txt", "--strict")
     assert code == 1 and "foo" in err and "--strict" in err and len(err.splitlines()) == 1, err
     assert not (tmp_path / "b.txt").exists()
+
+
+@pytest.fixture
+def fits_sky(tmp_path):
+    """A FITS image sky without BUNIT: uvlab assumes Jy/pixel (an approximation it notes)."""
+    import numpy as np
+    from astropy.io import fits
+
+    h = fits.Header()
+    h.update(CTYPE1="RA---SIN", CTYPE2="DEC--SIN", CRVAL1=150.0, CRVAL2=30.0, CRPIX1=9.0,
+             CRPIX2=9.0, CDELT1=-1 / 3600, CDELT2=1 / 3600, CUNIT1="deg", CUNIT2="deg")  # fmt: skip
+    data = np.zeros((16, 16), np.float32)
+    data[8, 8] = 1.0
+    path = tmp_path / "nobunit.fits"
+    fits.PrimaryHDU(data, header=h).writeto(path)
+    return path
+
+
+def test_image_sky_notes(tmp_path, fits_sky):
+    code, _, err = run_cli("sky", "render", fits_sky, tmp_path / "a.fits", "--npix", 16,
+                           "--ra", 150, "--dec", 30, "--strict")  # fmt: skip
+    assert code == 1 and "BUNIT" in err and "--strict" in err, err
+    assert not (tmp_path / "a.fits").exists()
+    code, _, err = run_cli("simulate", *OBS, "--sky", "point", "--image-sky", fits_sky,
+                           "--strict", "--out", tmp_path / "b.ms")  # fmt: skip
+    assert code == 1 and "BUNIT" in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "b.ms").exists()
+    code, _, err = run_cli("simulate", *OBS, "--sky", "point", "--image-sky", fits_sky,
+                           "--out", tmp_path / "c.ms")  # fmt: skip
+    assert code == 0 and "warning" in err and "BUNIT" in err, err
