@@ -31,9 +31,29 @@ from uvlab.widgets._pg import pg
 from uvlab.widgets.image_view import ARCMIN
 
 NOT_COMPUTED = (
-    "Not cleaned yet. Set the CLEAN parameters and press Clean: the dirty image is "
-    "cleaned in the background, cycle by cycle; then the slider steps through the iterations."
+    "Press Clean to CLEAN the dirty image in the background, cycle by cycle; "
+    "then the slider steps through the iterations."
 )
+
+
+class _Note(QtWidgets.QLabel):
+    """One line, clipped where the tab is narrow (its tooltip is the whole text).
+
+    Not word-wrapped: a wrapping label gives the tab a height-for-width, and the
+    scroll area around the tab would then make it as tall as its preferred size.
+    """
+
+    def __init__(self, text: str = ""):
+        super().__init__(text)
+        self.setSizePolicy(
+            QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred
+        )
+        self.setToolTip(text)
+
+    def setText(self, text: str) -> None:  # Qt override
+        super().setText(text)
+        self.setToolTip(text)
+
 
 #: The model view rings the component pixels when there are at most this many.
 MAX_RINGS = 100
@@ -66,8 +86,7 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         self._replay = None  # ComponentReplay of _state, made at the first slider move
         self._running = False
         self._build_controls()
-        self.note = QtWidgets.QLabel(NOT_COMPUTED)
-        self.note.setWordWrap(True)
+        self.note = _Note(NOT_COMPUTED)
         self.note.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.dirty_view = SkyImageView(colormap="inferno")
         self.model_view = SkyImageView(colormap="inferno", stretch="asinh")

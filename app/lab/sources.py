@@ -162,8 +162,9 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     im = request.imaging
     dev = resolve_device(request.device)
     xp = get_xp(device=dev)  # the visibilities stay where they are predicted
-    # the image sky last: held_edit compares key[2:], so a new image is predicted in full
-    key = (request.observation, request.sky, request.smearing, im.precision, dev, request.image_sky)
+    key = (request.observation, request.sky, request.smearing, im.precision, dev)
+    if request.image_sky is not None:  # last: held_edit compares key[2:], so a new image
+        key = (*key, request.image_sky)  # (or none) is predicted in full
     predicted = cache.prediction(key) is not None
     edit = None if predicted else held_edit(cache, key)
     if not predicted and edit is None:
