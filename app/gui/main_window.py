@@ -286,6 +286,8 @@ class MainWindow(QtWidgets.QMainWindow):
             device=self.imaging_panel.device(),
             ms=self.obs_panel.ms_selection(),
             compare=self.compare.panel.entries(self.imaging_panel.options()),
+            image_sky=self.sky_panel.image_source(),
+            clean=self.views.deconv_view.options(),
         )
 
     def apply_session(self, state: SessionState, *, run: bool = True) -> None:
@@ -294,8 +296,12 @@ class MainWindow(QtWidgets.QMainWindow):
         self.obs_panel.set_observation(
             state.observation, state.modified_antennas_enu, state.smearing
         )
-        self.sky_panel.set_image_sky(None)  # sessions hold components only
+        self.sky_panel.set_image_sky(None)
         self.sky_panel.set_sky_model(state.sky)
+        if state.image_sky is not None:  # read again from its file (or drawn): may fail
+            self.sky_panel.load_image_source(state.image_sky, emit=False, replace_components=False)
+        if state.clean is not None:
+            self.views.deconv_view.set_options(state.clean)
         self.imaging_panel.set_options(state.imaging)
         self.imaging_panel.set_device(state.device)
         if state.ms is not None:

@@ -18,6 +18,7 @@ source there (:meth:`add_point_at`).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 
 from PyQt6 import QtCore, QtGui, QtWidgets
@@ -101,6 +102,7 @@ class SkyPanel(QtWidgets.QWidget):
         super().__init__(parent)
         self._model = SkyModel()
         self._image_sky = None
+        self._image_source = None  # an ImageSkySource: how to read it again (sessions)
         self.field_of_view: Callable[[], float | None] = lambda: None
         self.placement: Callable[[], tuple[float, float, float]] = lambda: (0.0, -30.0, 1.4e9)
         self.table = QtWidgets.QTableWidget(0, len(COLUMNS))
@@ -221,10 +223,21 @@ class SkyPanel(QtWidgets.QWidget):
         """The image sky (an :class:`~uvlab.app.skymodel.image_sky.ImageSky`), or None."""
         return self._image_sky
 
-    def set_image_sky(self, sky, *, emit: bool = False) -> None:
-        """Make ``sky`` (or None) the image sky; it replaces the components."""
+    def image_source(self):
+        """Where the image sky came from (an ImageSkySource), or None."""
+        return self._image_source
+
+    def set_image_sky(
+        self, sky, *, emit: bool = False, source=None, replace_components: bool = True
+    ) -> None:
+        """Make ``sky`` (or None) the image sky; it replaces the components (if asked).
+
+        ``source`` (an :class:`~uvlab.app.lab.session.ImageSkySource`) is what a
+        saved session records of it.
+        """
         self._image_sky = sky
-        if sky is not None and len(self._model):
+        self._image_source = source if sky is not None else None
+        if sky is not None and len(self._model) and replace_components:
             self.set_sky_model(SkyModel(name=sky.name), keep_image=True)
         if sky is None:
             self.image_label.setText("none")
@@ -250,30 +263,30 @@ class SkyPanel(QtWidgets.QWidget):
 
     def use_picture(self, name: str) -> bool:
         """Make a drawn picture the sky (width and flux from the controls)."""
-        from uvlab.app.skymodel.image_sky import demo_picture
-
-        try:
-            sky = demo_picture(name, self._picture_width_arcmin(), self.image_flux_spin.value())
-        except (SkyModelError, ValueError) as exc:
-            self.error.emit(f"cannot draw picture: {exc}")
-            return False
-        self.set_image_sky(sky, emit=True)
-        return True
+        return self.load_image_source(self._source(f"picture:{name}"))
 
     def load_image_file(self, path) -> bool:
         """Read a picture or FITS image as the sky; on error keep the sky and emit ``error``."""
-        from uvlab.app.skymodel.image_sky import load_image_sky
+        path = os.fspath(path)
+        fits = path.lower().endswith((".fits", ".fit", ".fts"))
+        return self.load_image_source(self._source(path, fits))
 
+    def _source(self, source: str, fits: bool = False):
+        from uvlab.app.lab.session import ImageSkySource
+
+        width = None if fits else self._picture_width_arcmin()
+        return ImageSkySource(source, width, self.image_flux_spin.value())
+
+    def load_image_source(
+        self, source, *, emit: bool = True, replace_components: bool = True
+    ) -> bool:
+        """Read an ImageSkySource as the sky; on error keep the sky, emit ``error`` (one line)."""
         try:
-            sky = load_image_sky(
-                path,
-                width_arcmin=self._picture_width_arcmin(),
-                flux_jy=self.image_flux_spin.value(),
-            )
+            sky = source.load()
         except (SkyModelError, OSError, ValueError) as exc:
             self.error.emit(f"cannot use image sky: {' '.join(str(exc).split())}")
             return False
-        self.set_image_sky(sky, emit=True)
+        self.set_image_sky(sky, emit=emit, source=source, replace_components=replace_components)
         return True
 
     def _ask_image(self) -> None:

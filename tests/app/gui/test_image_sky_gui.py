@@ -98,3 +98,29 @@ def test_fits_image_sky_loads(make_window, small_state, wait_result, tmp_path):
     np.testing.assert_allclose(w.views.sky_view.image(), sky.on_grid(out.spec, ra, dec)[0])
     assert "16×16 pixels" in w.sky_panel.image_label.text()
     assert out.dirty.max() > 0.5
+
+
+def test_session_keeps_the_image_sky_and_clean_options(
+    make_window, small_state, wait_result, tmp_path
+):
+    from uvlab.app.lab.clean_task import CleanOptions
+    from uvlab.app.lab.session import ImageSkySource, load_session, save_session
+
+    w = make_window(small_state)
+    wait_result(w)
+    w.sky_panel.width_spin.setValue(6.0)
+    assert w.sky_panel.use_picture("spiral")
+    wait_result(w)
+    w.sky_panel.add_point_at(0.001, 0.0, *np.radians([201.365, -43.019]))  # on top of it
+    wait_result(w)
+    opts = CleanOptions("cotton-schwab", niter=77, gain=0.2, mgain=0.6, threshold_jy=0.003)
+    w.views.deconv_view.set_options(opts)
+    path = save_session(w.session_state(), tmp_path / "s.json")
+    state = load_session(path)
+    assert state.image_sky == ImageSkySource("picture:spiral", 6.0, 1.0)
+    assert state.clean == opts and len(state.sky) == 1
+    w2 = make_window(state, run_on_start=False)
+    sky = w2.sky_panel.image_sky()
+    np.testing.assert_array_equal(sky.image, w.sky_panel.image_sky().image)
+    assert len(w2.sky_panel.sky_model()) == 1  # the clicked point is kept with the picture
+    assert w2.views.deconv_view.options() == opts
