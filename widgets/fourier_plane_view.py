@@ -8,6 +8,10 @@ The amplitude comes computed: ``amp[q, k]`` at ``u = (k − N/2)·du``,
 ``v = (q − N/2)·du`` (:func:`uvlab.app.lab.fourier_plane.sky_amplitude`); the
 view places it with ``setRect`` and draws, it does not transform.
 u increases to the right, v upwards.
+
+Deferred drawing, as :class:`~uvlab.widgets.image_view.SkyImageView` does it:
+with ``defer=True`` the data are stored (the accessors answer at once) and
+drawn by :meth:`FourierPlaneView.flush`, or when the view is next shown.
 """
 
 from __future__ import annotations
@@ -73,16 +77,40 @@ class FourierPlaneView(QtWidgets.QWidget):
         self._amp: np.ndarray | None = None
         self._du = 0.0
         self._uv = (np.zeros(0), np.zeros(0))
+        self._pending: set[str] = set()  # "amplitude", "uv": stored, not drawn yet
 
     # ----------------------------------------------------------------- data
-    def set_amplitude(self, amp, du_lambda: float) -> None:
+    def set_amplitude(self, amp, du_lambda: float, *, defer: bool = False) -> None:
         """Show ``|V|`` (N, N), ``amp[q, k]`` at ``u = (k − N/2)·du``, ``v = (q − N/2)·du``."""
-        amp = np.asarray(amp, dtype=np.float64)
+        amp = np.asarray(amp)
         if amp.ndim != 2 or amp.shape[0] != amp.shape[1]:
             raise ValueError(f"the amplitude must be square (N, N), got shape {amp.shape}")
         if not du_lambda > 0:
             raise ValueError(f"du must be > 0 wavelengths, got {du_lambda}")
         self._amp, self._du = amp, float(du_lambda)
+        self._pending.add("amplitude")
+        if not defer:
+            self.flush()
+
+    def needs_drawing(self) -> bool:
+        """Whether data set with ``defer=True`` wait for :meth:`flush`."""
+        return bool(self._pending)
+
+    def flush(self) -> bool:
+        """Draw what was set with ``defer=True``; returns whether anything was drawn."""
+        pending, self._pending = self._pending, set()
+        if "amplitude" in pending and self._amp is not None:
+            self._draw_amplitude()
+        if "uv" in pending:
+            self._draw_uv()
+        return bool(pending)
+
+    def showEvent(self, event) -> None:  # Qt override: a hidden tab draws when shown
+        super().showEvent(event)
+        self.flush()
+
+    def _draw_amplitude(self) -> None:
+        amp, du_lambda = self._amp, self._du
         peak = float(amp.max()) if amp.size else 0.0
         with np.errstate(divide="ignore"):
             shown = np.log10(amp / peak) if peak > 0 else np.full(amp.shape, -FLOOR_DEX)
@@ -94,13 +122,19 @@ class FourierPlaneView(QtWidgets.QWidget):
         self.image_item.setRect(QtCore.QRectF(edge, edge, n * k, n * k))
         self.plot_item.autoRange()
 
-    def set_uv(self, u_lambda, v_lambda) -> None:
+    def set_uv(self, u_lambda, v_lambda, *, defer: bool = False) -> None:
         """Draw the samples (u, v) in wavelengths and their mirrors (−u, −v)."""
         u = np.asarray(u_lambda, dtype=np.float64).ravel()
         v = np.asarray(v_lambda, dtype=np.float64).ravel()
         if u.shape != v.shape:
             raise ValueError(f"u {u.shape} and v {v.shape} differ")
         self._uv = (u, v)
+        self._pending.add("uv")
+        if not defer:
+            self.flush()
+
+    def _draw_uv(self) -> None:
+        u, v = self._uv
         note = f"{u.size} samples and their mirrors"
         if u.size > MAX_POINTS // 2:
             pick = np.random.default_rng(u.size).choice(u.size, MAX_POINTS // 2, replace=False)
@@ -113,6 +147,7 @@ class FourierPlaneView(QtWidgets.QWidget):
         self.image_item.clear()
         self.points_item.setData(x=[], y=[])
         self._amp, self._du, self._uv = None, 0.0, (np.zeros(0), np.zeros(0))
+        self._pending = set()
         self.note.setText("")
 
     def amplitude(self) -> np.ndarray | None:

@@ -32,6 +32,7 @@ from PyQt6 import QtCore, QtWidgets
 
 from uvlab.app.gui.aliasing_view import AliasingView
 from uvlab.app.gui.deconvolution_view import DeconvolutionView
+from uvlab.app.lab.fourier_plane import MAX_NPIX as FT_MAX_NPIX
 from uvlab.app.lab.jobs import AliasingOutput, ImageOutput, JobResult, Partial
 from uvlab.widgets import (
     ArrayLayoutView,
@@ -62,7 +63,7 @@ RIGHT_SHARES = (4, 4, 3)
 #: iteration, in this order; the time they take is the result's *display* stage ...
 RESULT_VIEWS = ("dirty_view", "psf_view", "uv_view", "sky_view")
 #: ... which the timing view, drawn last, shows.
-DRAW_ORDER = (*RESULT_VIEWS, "timing_view")
+DRAW_ORDER = (*RESULT_VIEWS, "fourier_view", "timing_view")
 
 
 def _boxed(title: str, widget: QtWidgets.QWidget) -> QtWidgets.QGroupBox:
@@ -289,11 +290,16 @@ class ViewTabs(QtWidgets.QTabWidget):
         """|FT(sky model)| and every channel's (u, v) samples, in wavelengths."""
         from uvlab.gpu.constants import C_LIGHT
 
-        if out.model_ft is None:
+        if out.model_ft is None:  # the largest images: none computed
+            self.fourier_view.clear()
+            self.fourier_view.note.setText(
+                f"|FT(sky)| is computed for images up to {FT_MAX_NPIX}² pixels"
+            )
             return
-        self.fourier_view.set_amplitude(out.model_ft, 1.0 / (out.spec.npix * out.spec.cell_rad))
+        du = 1.0 / (out.spec.npix * out.spec.cell_rad)
+        self.fourier_view.set_amplitude(out.model_ft, du, defer=True)
         k = np.asarray(out.uv.freq_hz, dtype=np.float64)[None, :] / C_LIGHT
-        self.fourier_view.set_uv(out.uv.u_m[:, None] * k, out.uv.v_m[:, None] * k)
+        self.fourier_view.set_uv(out.uv.u_m[:, None] * k, out.uv.v_m[:, None] * k, defer=True)
 
     def record_timing(self, out: ImageOutput, display_s: float) -> None:
         """Keep this run's stage times (last CPU run and last GPU run side by side)."""

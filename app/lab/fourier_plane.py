@@ -13,17 +13,26 @@ from __future__ import annotations
 
 import numpy as np
 
+#: Largest image whose amplitude is computed (the lab's images go to 4096²: 64 MB of float32).
+MAX_NPIX = 4096
+
 
 def sky_amplitude(model: np.ndarray, cell_rad: float) -> tuple[np.ndarray, float]:
-    """(|V(u_k, v_q)| (N, N) Jy, du in wavelengths) of ``model`` (N, N) Jy/pixel.
+    """(|V(u_k, v_q)| (N, N) float32 Jy, du in wavelengths) of ``model`` (N, N, even) Jy/pixel.
 
-    ``amp[q, k]`` is at ``u = (k − N/2)·du``, ``v = (q − N/2)·du``.
+    ``amp[q, k]`` is at ``u = (k − N/2)·du``, ``v = (q − N/2)·du``. One real
+    FFT: with ``F = FFT2(ifftshift(model))``, ``V(u_k, v_q) = F[−q', k']``
+    (``q' = q − N/2``, ``k' = k − N/2``, indices mod N), and
+    ``|F[−q', k']| = |F[q', −k']|`` for a real sky, so the half-plane
+    ``rfft2`` gives is enough.
     """
     img = np.asarray(model, dtype=np.float64)
     n = img.shape[0]
-    if img.ndim != 2 or img.shape != (n, n):
-        raise ValueError(f"the model must be square (N, N), got shape {img.shape}")
-    shifted = np.fft.ifftshift(img)  # pixel N/2 (l = m = 0) to index 0
-    ft = np.fft.ifft(shifted, axis=0) * n  # m: exp(+2πi·v·m)
-    ft = np.fft.fft(ft, axis=1)  # l = −x·cell: exp(−2πi·u·x·cell)
-    return np.abs(np.fft.fftshift(ft)), 1.0 / (n * float(cell_rad))
+    if img.ndim != 2 or img.shape != (n, n) or n % 2:
+        raise ValueError(f"the model must be square (N, N), N even, got shape {img.shape}")
+    half = np.abs(np.fft.rfft2(np.fft.ifftshift(img))).astype(np.float32)  # (N, N/2 + 1)
+    q = np.arange(n) - n // 2
+    amp = np.empty((n, n), dtype=np.float32)
+    amp[:, n // 2 :] = half[(-q) % n, : n // 2]  # k' = 0 … N/2 − 1
+    amp[:, : n // 2] = half[q % n, n // 2 : 0 : -1]  # k' = −N/2 … −1, from −k'
+    return amp, 1.0 / (n * float(cell_rad))

@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from uvlab.app.lab.fourier_plane import MAX_NPIX as FT_MAX_NPIX
 from uvlab.app.lab.fourier_plane import sky_amplitude
 from uvlab.app.lab.jobs import Done, ImageOutput, JobRequest, Partial, Progress
 from uvlab.app.lab.samples import Samples, WorkCache, check, model_image
@@ -144,9 +145,9 @@ def iter_image(
     freq = float(np.mean(s.freq_hz))
     key = None if s.sky_key is None else (s.sky_key, request.image_sky, s.spec, freq)
     model = cache.derived("model", key, lambda: sky_image(request, s, freq))
-    model_ft = cache.derived(
-        "model-ft", key, lambda: sky_amplitude(model, s.spec.cell_rad)[0]
-    )  # the Fourier-plane view's
+    model_ft = None  # the Fourier-plane view's (none for the largest images)
+    if s.spec.npix <= FT_MAX_NPIX:
+        model_ft = cache.derived("model-ft", key, lambda: sky_amplitude(model, s.spec.cell_rad)[0])
     yield Done(
         ImageOutput(
             source=s.source,

@@ -52,3 +52,14 @@ def test_bad_input_is_refused(view):
         view.set_amplitude(np.ones((3, 4)), 1.0)
     with pytest.raises(ValueError, match="du"):
         view.set_amplitude(np.ones((4, 4)), 0.0)
+
+
+def test_deferred_data_draw_when_shown(view):
+    view.hide()
+    view.set_amplitude(np.ones((4, 4)), 10.0, defer=True)
+    view.set_uv([1.0], [2.0], defer=True)
+    assert view.needs_drawing() and view.image_item.image is None
+    assert view.amplitude().shape == (4, 4) and view.uv_points()[0].tolist() == [1.0]
+    view.show()
+    assert not view.needs_drawing() and view.image_item.image is not None
+    assert view.points_item.getData()[0].size == 2
