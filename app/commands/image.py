@@ -131,6 +131,13 @@ def add_clean_args(p) -> None:
         metavar="S",
         help="stop at S·σ, σ = 1.4826·MAD of the residual",
     )
+    g.add_argument(
+        "--auto-mask",
+        type=float,
+        metavar="S",
+        help="WSClean's -auto-mask: CLEAN to S·σ everywhere, then only where components are, "
+        "down to --auto-threshold or --threshold-jy",
+    )
     g.add_argument("--deconvolver", choices=DECONVOLVERS, default="hogbom")
 
 
@@ -207,7 +214,7 @@ def run(args) -> int:
                 else {
                     "deconvolver": f"{args.deconvolver} niter={args.niter} gain={args.gain} "
                     f"mgain={args.mgain} threshold_jy={args.threshold_jy} "
-                    f"auto_threshold={args.auto_threshold}",
+                    f"auto_threshold={args.auto_threshold} auto_mask={args.auto_mask}",
                     "clean": f"{clean.iterations} iterations in {clean.cycles} cycles, "
                     f"stopped by {clean.stop_reason}",
                     "beam": f"{clean.beam.bmaj_arcsec:.4g} x {clean.beam.bmin_arcsec:.4g} "

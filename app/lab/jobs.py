@@ -240,11 +240,16 @@ class UvData:
 
 @dataclass(frozen=True, eq=False)
 class Antennas:
-    """Antenna positions for the array view: enu (n, 3) m, names, diameters (n,) m."""
+    """Antenna positions for the array view: enu (n, 3) m, names, diameters (n,) m.
+
+    ``subarray`` (n,) int or None: the configuration of each antenna of a combined
+    layout (baselines join one configuration's antennas only).
+    """
 
     enu: np.ndarray
     names: tuple[str, ...]
     diameter_m: np.ndarray
+    subarray: np.ndarray | None = None
 
 
 @dataclass(frozen=True, eq=False)
