@@ -15,6 +15,7 @@ _VIEWS = {
     "link_zoom": "image_view",
     "follow_zoom": "image_view",
     "UvCoverageView": "uv_coverage_view",
+    "FourierPlaneView": "fourier_plane_view",
     "ArrayLayoutView": "array_layout_view",
     "TimingView": "timing_view",
     "AccuracyTimeView": "accuracy_time_view",

@@ -7,7 +7,7 @@ import argparse
 from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
 
 #: View tabs ``--tab`` can bring to the front (``uvlab.app.gui.compare_mode.TAB_TITLES``).
-TABS = ("overview", "sky", "aliasing", "compare", "timing", "log")
+TABS = ("overview", "sky", "fourier", "deconvolution", "aliasing", "compare", "timing", "log")
 
 
 def algorithm_list(text: str) -> list[str]:
@@ -35,7 +35,18 @@ def register(sub) -> None:
     p.add_argument("--session", help="start from a saved GUI session (JSON)")
     p.add_argument("--screenshot", metavar="PATH", help="save the window as PNG and exit")
     p.add_argument("--device", choices=("auto", "cpu", "gpu"), help="compute device")
-    p.add_argument("--tab", choices=TABS, help="view tab to show at start")
+    p.add_argument(
+        "--tab",
+        choices=TABS,
+        help="view tab to show at start; deconvolution also runs a CLEAN after the first "
+        "image (with --screenshot, the screenshot waits for it)",
+    )
+    p.add_argument(
+        "--image-sky",
+        metavar="SOURCE",
+        help="start with an image sky: a picture (PNG, JPEG, …; half the image's field "
+        "wide), a FITS image, or a drawn picture (radio-galaxy, spiral, ring)",
+    )
     p.add_argument(
         "--compare",
         type=algorithm_list,
@@ -63,4 +74,5 @@ def run(args) -> int:
         timeout_s=args.timeout,
         tab=args.tab,
         compare=args.compare,
+        image_sky=args.image_sky,
     )

@@ -49,6 +49,7 @@ def launch(
     argv: list[str] | None = None,
     tab: str | None = None,
     compare: list[str] | None = None,
+    image_sky: str | None = None,
 ) -> int:
     """Open the window and run the event loop; returns the exit status.
 
@@ -58,7 +59,10 @@ def launch(
     ``tab`` brings a view tab to the front (a name of
     :data:`~uvlab.app.gui.main_window.TAB_TITLES`); ``compare`` lists gridders
     to compare once the first image is shown (the screenshot then waits for
-    the comparison).
+    the comparison). ``tab="deconvolution"`` runs a CLEAN once the first image
+    is shown (the screenshot waits for it). ``image_sky`` (a picture or FITS
+    file, or a drawn picture's name) replaces the sky once the first image
+    gives the field of view.
     """
     headless = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
     if screenshot and headless and sys.platform.startswith("linux"):
@@ -84,14 +88,21 @@ def launch(
         window.compare.start(compare)
     if tab:
         window.show_tab(tab)
+    follow_ups = []
+    if image_sky:
+        follow_ups.append(lambda: _use_image_sky(window, image_sky))
+    if tab == "deconvolution":
+        follow_ups.append(lambda: window.controller.submit("clean"))
+    _after_first_images(window, follow_ups)
     if screenshot and headless:  # the offscreen platform's screen is only 800 × 800
         window.resize(1800, 1050)
     window.show()
     if screenshot:
         from uvlab.app.gui.screenshot import screenshot_when_ready
 
-        task = "compare" if compare else "image"
-        rc = screenshot_when_ready(window, screenshot, timeout_s, task=task)
+        task = "compare" if compare else "clean" if tab == "deconvolution" else "image"
+        skip = 1 if image_sky and task == "image" else 0  # the image sky's result
+        rc = screenshot_when_ready(window, screenshot, timeout_s, task=task, skip=skip)
         window.close()
         _dispose(app, window)
         return rc
@@ -104,6 +115,33 @@ def launch(
         print(f"uvlab gui: interrupted ({signal_name(stopped())}); window closed", file=sys.stderr)
         return 128 + stopped()
     return int(rc)
+
+
+def _use_image_sky(window, source: str) -> None:
+    """Make ``source`` the sky: a drawn picture's name, else a file."""
+    from uvlab.app.skymodel.image_sky import DEMO_PICTURES
+
+    if source.strip().lower() in DEMO_PICTURES:
+        window.sky_panel.use_picture(source.strip().lower())
+    else:
+        window.sky_panel.load_image_file(source)
+
+
+def _after_first_images(window, steps: list) -> None:
+    """Run ``steps`` one per image result, from the first (each may submit a job)."""
+    if not steps:
+        return
+    pending = list(steps)
+
+    def on_result(result) -> None:
+        if result.task != "image":
+            return
+        step = pending.pop(0)
+        if not pending:
+            window.controller.result_ready.disconnect(on_result)
+        step()
+
+    window.controller.result_ready.connect(on_result)
 
 
 def close_on_signals(window):

@@ -25,6 +25,7 @@ from uvlab.app.gui.screen_fit import dock_width, fit_window, min_dock_width
 from uvlab.app.gui.settings import AppSettings
 from uvlab.app.gui.views import ViewTabs
 from uvlab.app.gui.window_files import FileActions
+from uvlab.app.lab.clean_task import CleanState
 from uvlab.app.lab.compare_task import CompareOutput
 from uvlab.app.lab.jobs import ImageOutput, JobRequest, JobResult
 from uvlab.app.lab.placement import demo_sky_for
@@ -37,6 +38,8 @@ PLAY_PAUSE_MS = 400
 TAB_TITLES = {
     "overview": "Overview",
     "sky": "Sky model",
+    "fourier": "Fourier plane",
+    "deconvolution": "Deconvolution",
     "aliasing": "Aliasing",
     "compare": "Compare",
     "timing": "Timing",
@@ -184,6 +187,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._action(r, "Cancel", lambda: self.controller.cancel(), "Esc")
         self._action(r, "Compute aliasing maps", lambda: self.controller.submit("aliasing"))
         self._action(r, "Compare algorithms", lambda: self.controller.submit("compare"))
+        self._action(r, "Clean", lambda: self.controller.submit("clean"), "Ctrl+L")
         v = bar.addMenu("&View")
         toggle = self.dock.toggleViewAction()
         toggle.setText("Controls")
@@ -226,6 +230,8 @@ class MainWindow(QtWidgets.QMainWindow):
                 lambda view=view, name=name: self.files.ask_export_fits(view, name)
             )
         v.aliasing_view.compute_requested.connect(lambda: c.submit("aliasing"))
+        v.deconv_view.clean_requested.connect(lambda: c.submit("clean"))
+        self.sky_panel.field_of_view = self._field_of_view
         c.submitted.connect(self._on_submitted)
         c.progress_changed.connect(self.run_panel.set_progress)
         c.partial_ready.connect(self._on_partial)
@@ -242,6 +248,10 @@ class MainWindow(QtWidgets.QMainWindow):
         sky = self.sky_panel.sky_model()
         compare = self.compare.entries(task, imaging)
         match = self.compare.match_index(task)
+        extra = {
+            "clean": self.views.deconv_view.options() if task == "clean" else None,
+            "image_sky": self.sky_panel.image_sky(),
+        }
         if self.obs_panel.source() == "synthetic":
             return JobRequest(
                 "synthetic",
@@ -253,13 +263,15 @@ class MainWindow(QtWidgets.QMainWindow):
                 task=task,
                 compare=compare,
                 match=match,
+                **extra,
             )
         sel = self.obs_panel.ms_selection()
         if sel is None:
             raise ValueError("no MeasurementSet opened: use File → Open MeasurementSet…")
         return JobRequest(
-            "ms", imaging, device, sky=sky, ms=sel, task=task, compare=compare, match=match
-        )
+            "ms", imaging, device, sky=sky, ms=sel, task=task, compare=compare, match=match,
+            **extra,
+        )  # fmt: skip
 
     def session_state(self) -> SessionState:
         """The whole state, for saving (ValueError if a field is invalid)."""
@@ -274,6 +286,8 @@ class MainWindow(QtWidgets.QMainWindow):
             device=self.imaging_panel.device(),
             ms=self.obs_panel.ms_selection(),
             compare=self.compare.panel.entries(self.imaging_panel.options()),
+            image_sky=self.sky_panel.image_source(),
+            clean=self.views.deconv_view.options(),
         )
 
     def apply_session(self, state: SessionState, *, run: bool = True) -> None:
@@ -282,7 +296,12 @@ class MainWindow(QtWidgets.QMainWindow):
         self.obs_panel.set_observation(
             state.observation, state.modified_antennas_enu, state.smearing
         )
+        self.sky_panel.set_image_sky(None)
         self.sky_panel.set_sky_model(state.sky)
+        if state.image_sky is not None:  # read again from its file (or drawn): may fail
+            self.sky_panel.load_image_source(state.image_sky, emit=False, replace_components=False)
+        if state.clean is not None:
+            self.views.deconv_view.set_options(state.clean)
         self.imaging_panel.set_options(state.imaging)
         self.imaging_panel.set_device(state.device)
         if state.ms is not None:
@@ -366,6 +385,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if self._playing:  # the animation's own steps do not emit changed
             self.set_playing(False)
         self.views.aliasing_view.mark_stale()
+        self.views.deconv_view.mark_stale()
         self.compare.mark_stale()
         if self.run_panel.autorun():
             self.controller.schedule()
@@ -386,7 +406,8 @@ class MainWindow(QtWidgets.QMainWindow):
         sky = self.sky_panel.sky_model()
         moved = sky.moved_to(spec.ra_deg, spec.dec_deg)  # itself when absolute or unmoved
         if moved is not sky:
-            self.sky_panel.set_sky_model(moved)  # no emit: this edit already schedules a run
+            # no emit: this edit already schedules a run
+            self.sky_panel.set_sky_model(moved, keep_image=True)
         self._check_field_visible(spec)
 
     def _on_array_chosen(self, _name: str) -> None:
@@ -456,6 +477,11 @@ class MainWindow(QtWidgets.QMainWindow):
                 f"at RA {comp.ra_deg:.5f}°, Dec {comp.dec_deg:.5f}°",
             )
 
+    def _field_of_view(self) -> float | None:
+        """The last image's width, radians (None before the first image)."""
+        out = self.views.last_image
+        return None if out is None else out.spec.npix * out.spec.cell_rad
+
     def use_demo_sky(self, name: str) -> None:
         """Replace the sky by a demo sky spread over the field of view."""
         try:
@@ -480,6 +506,12 @@ class MainWindow(QtWidgets.QMainWindow):
         if request.task == "aliasing":
             self.views.aliasing_view.set_running(True)
             self.views.setCurrentWidget(self.views.aliasing_tab)
+        deconv = self.views.deconv_view
+        if request.task == "clean":
+            deconv.set_running(True)
+            self.views.setCurrentWidget(self.views.deconv_tab)
+        elif deconv.is_running():  # superseded by another job
+            deconv.set_cancelled()
 
     def _on_partial(self, partial) -> None:
         if partial.info is not None:
@@ -489,6 +521,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self._last_warning = partial.warning
             self.statusBar().showMessage(partial.warning)
             self.views.log_view.append("warning", partial.warning)
+        if partial.clean is not None:
+            self.views.deconv_view.show_state(partial.clean)
         self.views.show_partial(partial, self.obs_panel.source())
         if partial.dirty is not None:
             self._note_first_image()
@@ -509,6 +543,9 @@ class MainWindow(QtWidgets.QMainWindow):
         out = result.output
         if isinstance(out, CompareOutput):
             elapsed_draw, text = self.compare.show_result(result)
+        elif isinstance(out, CleanState):
+            self.views.deconv_view.show_state(out)
+            text = f"CLEAN done in {result.elapsed_s:.2f} s: {out.describe()}"
         elif isinstance(out, ImageOutput):
             self._note_first_image(complete=True)
             if out.info is not None:
@@ -538,9 +575,13 @@ class MainWindow(QtWidgets.QMainWindow):
         self._open_failed()
         if self.views.aliasing_view.is_computed() is False:
             self.views.aliasing_view.mark_stale()
+        if self.views.deconv_view.is_running():
+            self.views.deconv_view.set_failed(first)
         self.set_playing(False)
 
     def _on_cancelled(self, job_id: int) -> None:
+        if self.views.deconv_view.is_running():
+            self.views.deconv_view.set_cancelled()  # the last complete cycle stays
         self.run_panel.set_status("Cancelled")
         self.views.log_view.append("info", f"job {job_id} cancelled")
 

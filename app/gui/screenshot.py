@@ -21,7 +21,9 @@ from uvlab.app.atomic import save_qimage
 SETTLE_MS = 500
 
 
-def screenshot_when_ready(window, path, timeout_s: float = 300.0, task: str = "image") -> int:
+def screenshot_when_ready(
+    window, path, timeout_s: float = 300.0, task: str = "image", skip: int = 0
+) -> int:
     """Run the event loop until ``window`` shows its first image, then save it.
 
     Parameters
@@ -33,7 +35,9 @@ def screenshot_when_ready(window, path, timeout_s: float = 300.0, task: str = "i
     timeout_s : float
         Give up after this many seconds.
     task : str
-        Save once a result of this task is drawn (``"image"`` or ``"compare"``).
+        Save once a result of this task is drawn (``"image"``, ``"compare"`` or ``"clean"``).
+    skip : int
+        Let this many results of ``task`` pass first (a follow-up job's is the one wanted).
 
     Returns
     -------
@@ -60,6 +64,9 @@ def screenshot_when_ready(window, path, timeout_s: float = 300.0, task: str = "i
             finish(0, f"uvlab gui: wrote {path}")
 
     def on_result(result) -> None:
+        if result.task == task and outcome.setdefault("seen", 0) < skip:
+            outcome["seen"] += 1
+            return
         if result.task == task:
             if window.first_result_s is not None and outcome.get("timed") is None:
                 outcome["timed"] = True  # for `uvlab bench startup`: one line, parsed

@@ -1,9 +1,10 @@
 """The main window's views: an overview grid and tabs, fed partial and full results.
 
 Tabs: *Overview* (array layout, uv coverage, dirty image, PSF), *Sky model*
-(the components rendered on the image grid), *Aliasing*, *Timing* (the last
-CPU run and the last GPU run side by side) and *Log*. The dirty, PSF and
-sky-model views share zoom and crosshair.
+(the components and the image sky rendered on the image grid), *Fourier plane*
+(|FT(sky)| with the uv samples over it), *Deconvolution* (CLEAN, on request),
+*Aliasing*, *Timing* (the last CPU run and the last GPU run side by side) and
+*Log*. The dirty, PSF and sky-model views share zoom and crosshair.
 
 While a job streams, the growing uv tracks are drawn as a one-colour density of
 the first channel's samples so far (at most :data:`UV_LIVE_ROWS` rows; redrawn
@@ -30,9 +31,12 @@ import numpy as np
 from PyQt6 import QtCore, QtWidgets
 
 from uvlab.app.gui.aliasing_view import AliasingView
+from uvlab.app.gui.deconvolution_view import DeconvolutionView
+from uvlab.app.lab.fourier_plane import MAX_NPIX as FT_MAX_NPIX
 from uvlab.app.lab.jobs import AliasingOutput, ImageOutput, JobResult, Partial
 from uvlab.widgets import (
     ArrayLayoutView,
+    FourierPlaneView,
     LogView,
     SkyImageView,
     TimingView,
@@ -59,7 +63,7 @@ RIGHT_SHARES = (4, 4, 3)
 #: iteration, in this order; the time they take is the result's *display* stage ...
 RESULT_VIEWS = ("dirty_view", "psf_view", "uv_view", "sky_view")
 #: ... which the timing view, drawn last, shows.
-DRAW_ORDER = (*RESULT_VIEWS, "timing_view")
+DRAW_ORDER = (*RESULT_VIEWS, "fourier_view", "timing_view")
 
 
 def _boxed(title: str, widget: QtWidgets.QWidget) -> QtWidgets.QGroupBox:
@@ -94,6 +98,8 @@ class ViewTabs(QtWidgets.QTabWidget):
         self._sky_marks = pg.ScatterPlotItem(symbol="o", size=16, pxMode=True, brush=None, pen=ring)
         self._sky_marks.setZValue(5)
         self.sky_view.plot_item.addItem(self._sky_marks)
+        self.fourier_view = FourierPlaneView()
+        self.deconv_view = DeconvolutionView()
         self.aliasing_view = AliasingView()
         self.timing_view = TimingView()
         self.log_view = LogView()
@@ -103,6 +109,11 @@ class ViewTabs(QtWidgets.QTabWidget):
         self.overview = self._build_overview()
         self.addTab(self.overview, "Overview")
         self.addTab(self.sky_view, "Sky model")
+        self.addTab(self.fourier_view, "Fourier plane")
+        # scrolled: its four images side by side ask for ~900 px, more than a window
+        # with the controls hidden may be given (from 1366 px wide it never scrolls)
+        self.deconv_tab = _scrolled(self.deconv_view)
+        self.addTab(self.deconv_tab, "Deconvolution")
         self.aliasing_tab = _scrolled(self.aliasing_view)
         self.aliasing_tab.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.addTab(self.aliasing_tab, "Aliasing")
@@ -173,6 +184,8 @@ class ViewTabs(QtWidgets.QTabWidget):
             view.clear()
         self._sky_marks.setData(x=[], y=[])
         self.uv_view.clear()
+        self.fourier_view.clear()
+        self.deconv_view.mark_stale()
         self.aliasing_view.mark_stale()
         self.last_image = None
         self._display = None
@@ -265,6 +278,7 @@ class ViewTabs(QtWidgets.QTabWidget):
         lm = out.sources_lm if out.sources_lm is not None else np.zeros((0, 2))
         self._sky_marks.setData(x=lm[:, 0] / ARCMIN, y=lm[:, 1] / ARCMIN)
         self._set_uv(out.uv)
+        self._set_fourier(out)
         if out.source == "ms" and out.antennas is not None:
             self.set_antennas(out.antennas)
         self.aliasing_view.mark_stale()
@@ -273,6 +287,21 @@ class ViewTabs(QtWidgets.QTabWidget):
         self._display = (out, elapsed)
         self._draw_timer.start()
         return elapsed
+
+    def _set_fourier(self, out: ImageOutput) -> None:
+        """|FT(sky model)| and every channel's (u, v) samples, in wavelengths."""
+        from uvlab.gpu.constants import C_LIGHT
+
+        if out.model_ft is None:  # the largest images: none computed
+            self.fourier_view.clear()
+            self.fourier_view.note.setText(
+                f"|FT(sky)| is computed for images up to {FT_MAX_NPIX}² pixels"
+            )
+            return
+        du = 1.0 / (out.spec.npix * out.spec.cell_rad)
+        self.fourier_view.set_amplitude(out.model_ft, du, defer=True)
+        k = np.asarray(out.uv.freq_hz, dtype=np.float64)[None, :] / C_LIGHT
+        self.fourier_view.set_uv(out.uv.u_m[:, None] * k, out.uv.v_m[:, None] * k, defer=True)
 
     def record_timing(self, out: ImageOutput, display_s: float) -> None:
         """Keep this run's stage times (last CPU run and last GPU run side by side)."""

@@ -25,7 +25,9 @@ from uvlab.app.lab.imaging import DEVICES, INTERACTIVE_THREADS, ImagingOptions
 from uvlab.app.skymodel import SkyModel
 
 if TYPE_CHECKING:
+    from uvlab.app.lab.clean_task import CleanOptions
     from uvlab.app.observation import ObservationSpec
+    from uvlab.app.skymodel.image_sky import ImageSky
     from uvlab.gpu.gridders.params import GridParams
     from uvlab.gpu.imaging.spec import ImageSpec
 
@@ -34,8 +36,8 @@ _JOB_IDS = itertools.count(1)
 #: Where the visibilities come from.
 SOURCES = ("synthetic", "ms")
 #: What to compute ("image": dirty image + PSF; "aliasing": error maps; "compare":
-#: several imaging entries against the DFT).
-TASKS = ("image", "aliasing", "compare")
+#: several imaging entries against the DFT; "clean": CLEAN, live per cycle).
+TASKS = ("image", "aliasing", "compare", "clean")
 
 
 def next_job_id() -> int:
@@ -130,6 +132,12 @@ class JobRequest:
         kernel_size, eps, support, oversample, sigma and ``threads`` give, and with
         ``precision="single"`` the samples are imaged as complex64. None: from
         ``imaging``.
+    clean : CleanOptions or None
+        The ``clean`` task's options (None: the defaults).
+    image_sky : ImageSky or None
+        A picture or FITS image sky, predicted (by degridding) on top of
+        ``sky``'s components for a synthetic observation, and drawn in the
+        model image.
     """
 
     source: str
@@ -147,6 +155,8 @@ class JobRequest:
     threads: int = INTERACTIVE_THREADS
     spec: ImageSpec | None = None
     params: GridParams | None = None
+    clean: CleanOptions | None = None
+    image_sky: ImageSky | None = None
 
     def grid_params(self, options: ImagingOptions | None = None):
         """The GridParams of ``options`` (default the job's imaging) with the job's threads.
@@ -268,6 +278,7 @@ class Partial:
     antennas: Antennas | None = None
     urgent: bool = False
     warning: str | None = None
+    clean: object | None = None  # a CleanState of the ``clean`` task
 
 
 @dataclass(frozen=True, eq=False)
@@ -293,6 +304,8 @@ class ImageOutput:
     info: object | None = None
     description: str = ""
     sources_lm: np.ndarray | None = None  # (nsrc, 2) direction cosines of the sky components
+    # |FT(model)| on the uv grid of the image (:func:`uvlab.app.lab.fourier_plane.sky_amplitude`)
+    model_ft: np.ndarray | None = None
 
 
 @dataclass(frozen=True, eq=False)

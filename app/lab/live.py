@@ -13,7 +13,8 @@ MeasurementSet, giving imaging-ready Samples) and a task on them: ``image``
 (:func:`iter_image`: one :func:`~uvlab.gpu.imaging.imager.make_image` call
 over all the data, so its timing breakdown is that of a single run, and the
 sky model on the image grid), ``aliasing`` (:mod:`uvlab.app.lab.aliasing`) or
-``compare`` (:mod:`uvlab.app.lab.compare_task`).
+``compare`` (:mod:`uvlab.app.lab.compare_task`) or ``clean`` (CLEAN, a state per
+cycle: :mod:`uvlab.app.lab.clean_task`).
 
 What does not depend on the imaging choices is kept in a
 :class:`~uvlab.app.lab.samples.WorkCache`, which only the worker thread
@@ -42,6 +43,8 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from uvlab.app.lab.fourier_plane import MAX_NPIX as FT_MAX_NPIX
+from uvlab.app.lab.fourier_plane import sky_amplitude
 from uvlab.app.lab.jobs import Done, ImageOutput, JobRequest, Partial, Progress
 from uvlab.app.lab.samples import Samples, WorkCache, check, model_image
 from uvlab.app.lab.sources import Report, iter_samples
@@ -140,8 +143,11 @@ def iter_image(
     )
     check(cancelled)
     freq = float(np.mean(s.freq_hz))
-    key = None if s.sky_key is None else (s.sky_key, s.spec, freq)
-    model = cache.derived("model", key, lambda: model_image(s.sources, s.spec, freq))
+    key = None if s.sky_key is None else (s.sky_key, request.image_sky, s.spec, freq)
+    model = cache.derived("model", key, lambda: sky_image(request, s, freq))
+    model_ft = None  # the Fourier-plane view's (none for the largest images)
+    if s.spec.npix <= FT_MAX_NPIX:
+        model_ft = cache.derived("model-ft", key, lambda: sky_amplitude(model, s.spec.cell_rad)[0])
     yield Done(
         ImageOutput(
             source=s.source,
@@ -163,8 +169,27 @@ def iter_image(
             info=s.info,
             description=s.description,
             sources_lm=np.array(s.sources.lmn[:, :2]),
+            model_ft=model_ft,
         )
     )
+
+
+def sky_image(request: JobRequest, s: Samples, freq_hz: float) -> np.ndarray:
+    """The sky on the image grid, Jy/pixel: the components, and the image sky if any.
+
+    The image sky (a picture, a FITS image) is resampled onto the grid about
+    the data's phase centre (:meth:`~uvlab.app.skymodel.image_sky.ImageSky.on_grid`),
+    scaled to ``freq_hz`` by its spectral index.
+    """
+    import math
+
+    model = model_image(s.sources, s.spec, freq_hz)
+    sky = request.image_sky
+    if sky is not None:
+        ra, dec = math.degrees(s.ra0_rad), math.degrees(s.dec0_rad)
+        scale = (freq_hz / sky.ref_freq_hz) ** sky.spectral_index
+        model = model + scale * sky.on_grid(s.spec, ra, dec)[0]
+    return model
 
 
 def iter_job(
@@ -204,6 +229,10 @@ def iter_job(
         from uvlab.app.lab.compare_task import iter_compare
 
         yield from iter_compare(request, samples, cancelled)
+    elif request.task == "clean":
+        from uvlab.app.lab.clean_task import iter_clean
+
+        yield from iter_clean(request, samples, cancelled, cache)
     else:  # a new task gets its branch here
         raise ValueError(f"unknown task {request.task!r}")
 

@@ -19,7 +19,15 @@ Format (``"format": "uvlab session", "version": 2``)::
             or {"demo": "teaching", "fov_fraction": 0.6},
      "imaging": {ImagingOptions fields}, "device": "auto",
      "ms": null or {"path": ..., "field": 0, "spw": 0, "column": "DATA", "stokes": "I"},
-     "compare": null or [{ImagingOptions fields}, ...]}
+     "compare": null or [{ImagingOptions fields}, ...],
+     "image_sky": null or {"source": "picture:spiral" or a file path,
+                           "width_arcmin": 8.1 or null, "flux_jy": 1.0},
+     "clean": null or {CleanOptions fields}}
+
+``image_sky`` and ``clean`` are optional (files without them load as before):
+the image sky is read again from its source when the session is opened
+(:meth:`ImageSkySource.load`), and ``clean`` holds the Deconvolution tab's
+controls.
 
 A sky given by name (:class:`NamedSky`: a demo sky, a bundled sky or a sky
 file) is spread over ``fov_fraction`` of the image when the session is
@@ -52,6 +60,7 @@ from pathlib import Path
 
 import numpy as np
 
+from uvlab.app.lab.clean_task import CleanOptions
 from uvlab.app.lab.imaging import DEVICES, ImagingOptions
 from uvlab.app.lab.jobs import SOURCES, JobRequest, MSSelection
 from uvlab.app.lab.placement import demo_sky_for, layout_with_enu
@@ -117,6 +126,26 @@ class NamedSky:
 
 
 @dataclass(frozen=True)
+class ImageSkySource:
+    """Where an image sky comes from: enough to read it again.
+
+    ``source`` is a file path (a picture or a FITS image) or ``picture:NAME``
+    (a drawn picture); ``width_arcmin`` a picture's width (None for FITS);
+    ``flux_jy`` a picture's total flux.
+    """
+
+    source: str
+    width_arcmin: float | None = None
+    flux_jy: float = 1.0
+
+    def load(self):
+        """The :class:`~uvlab.app.skymodel.image_sky.ImageSky` (SkyModelError if unreadable)."""
+        from uvlab.app.skymodel.image_sky import load_image_sky
+
+        return load_image_sky(self.source, width_arcmin=self.width_arcmin, flux_jy=self.flux_jy)
+
+
+@dataclass(frozen=True)
 class SessionState:
     """Everything the lab shows and computes from (see the module docstring).
 
@@ -133,6 +162,8 @@ class SessionState:
     device: str = "auto"
     ms: MSSelection | None = None
     compare: tuple[ImagingOptions, ...] | None = None
+    image_sky: ImageSkySource | None = None
+    clean: CleanOptions | None = None
 
     def __post_init__(self):
         if self.source not in SOURCES:
@@ -174,6 +205,8 @@ class SessionState:
             ms=state.ms,
             task=task,
             compare=state.compare or (),
+            image_sky=None if state.image_sky is None else state.image_sky.load(),
+            clean=state.clean,
         )
         return JobRequest(**{**fields_, **changes})
 
@@ -206,6 +239,8 @@ class SessionState:
             "device": self.device,
             "ms": None if self.ms is None else asdict(self.ms),
             "compare": (None if self.compare is None else [o.to_dict() for o in self.compare]),
+            "image_sky": None if self.image_sky is None else asdict(self.image_sky),
+            "clean": None if self.clean is None else asdict(self.clean),
         }
 
     def to_json(self) -> str:
@@ -238,6 +273,7 @@ class SessionState:
             enu = _antenna_offsets(d.get("modified_antennas_enu"))
             ms = d.get("ms")
             compare = d.get("compare")
+            image_sky, clean = d.get("image_sky"), d.get("clean")
             return cls(
                 observation=obs,
                 source=d.get("source", "synthetic"),
@@ -250,6 +286,8 @@ class SessionState:
                 compare=(
                     None if compare is None else tuple(ImagingOptions.from_dict(o) for o in compare)
                 ),
+                image_sky=None if image_sky is None else ImageSkySource(**image_sky),
+                clean=None if clean is None else CleanOptions(**clean),
             )
         except SessionError:
             raise

@@ -62,6 +62,8 @@ GPU_WORK_PER_CHUNK = 1e8
 FIRST_CHUNK_WORK = 1.5e5
 #: At least this many time chunks (when there are that many times).
 MIN_CHUNKS = 10
+#: An image sky's degridding counted as this many components when chunking the prediction.
+IMAGE_SKY_WORK = 20
 #: Accuracy of the preview images.
 PREVIEW_EPS = 1e-4
 #: A preview image and the uv so far are made at most this often (and after the last chunk).
@@ -161,6 +163,8 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     dev = resolve_device(request.device)
     xp = get_xp(device=dev)  # the visibilities stay where they are predicted
     key = (request.observation, request.sky, request.smearing, im.precision, dev)
+    if request.image_sky is not None:  # last: held_edit compares key[2:], so a new image
+        key = (*key, request.image_sky)  # (or none) is predicted in full
     predicted = cache.prediction(key) is not None
     edit = None if predicted else held_edit(cache, key)
     if not predicted and edit is None:
@@ -225,6 +229,26 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
                 host=False,
             )  # fmt: skip
 
+    image = None  # the image sky on its own grid about the phase centre, degridded
+    if request.image_sky is not None:
+        sky_img = request.image_sky
+        ra0, dec0 = math.degrees(obs.ra0_rad), math.degrees(obs.dec0_rad)
+        image = cache.derived(
+            "image-sky-grid", (sky_img, ra0, dec0), lambda: sky_img.native_grid(ra0, dec0)
+        )
+
+    def predict_image(sl: slice, cdtype):
+        """Integrations ``sl`` of the image sky (degridded; no smearing), timed as "predict"."""
+        from uvlab.app.predict_obs import predict_image_integrations
+
+        model, grid = image
+        with timer.stage("predict"):
+            v = predict_image_integrations(
+                obs, model, grid, sl, ref_freq_hz=request.image_sky.ref_freq_hz,
+                spectral_index=request.image_sky.spectral_index, device=dev,
+            )  # fmt: skip
+            return xp.asarray(v.astype(cdtype, copy=False))
+
     vis = cache.prediction(key)
     if vis is None and edit is not None:
         vis = cache.take_prediction()  # changed in place: a cancelled edit leaves none held
@@ -246,10 +270,13 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
         t_prev = 0.0
         acc, wsum = 0.0, 0.0  # the preview's Σ D_k·W_k (an image once one is made) and Σ W_k
         shown, last_shown = 0, -math.inf  # times in the preview so far; when it was drawn
-        chunks = time_chunks(ntime, nbl * nchan * sources.nsrc, dev)
+        work = sources.nsrc + (0 if image is None else IMAGE_SKY_WORK)
+        chunks = time_chunks(ntime, nbl * nchan * work, dev)
         for k, sl in enumerate(chunks):
             if sources.nsrc:
                 vis[sl] = predict(sources, sl)
+            if image is not None:
+                vis[sl] += predict_image(sl, cdtype)
             check(cancelled)
             frac = 0.05 + 0.65 * (k + 1) / len(chunks)
             yield Progress(frac, "predict")
@@ -294,6 +321,8 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
         cache.last_prediction_kind = "cached"
         yield complete()
     what = f"{layout.name}, {ntime} × {nbl} baselines × {nchan} ch, {sources.nsrc} sources"
+    if request.image_sky is not None:
+        what += f" and the image {request.image_sky.name!r}"
     return Samples(
         "synthetic",
         uvw,

@@ -30,3 +30,20 @@ def meerkat_psf_and_dirty(npix: int = 128, n_times: int = 6):
     dirty = dirty_dft(u, v, wvis, spec) / u.size
     psf = dirty_dft(u, v, np.ones(u.size, complex), ImageSpec(2 * npix, spec.cell_rad)) / u.size
     return psf, dirty, spec
+
+
+def psf_subtracted(dirty: np.ndarray, psf: np.ndarray, model: np.ndarray) -> np.ndarray:
+    """``dirty − PSF ⊛ model`` written out: each model pixel subtracts the PSF shifted there.
+
+    The PSF (side P, peak at ``[P//2, P//2]``) only where it overlaps the image,
+    as Högbom subtracts it.
+    """
+    n, p = dirty.shape[0], psf.shape[0]
+    out = np.array(dirty, dtype=np.float64)
+    for j, i in zip(*np.nonzero(model)):
+        r0, r1 = max(0, j - p // 2), min(n, j - p // 2 + p)
+        c0, c1 = max(0, i - p // 2), min(n, i - p // 2 + p)
+        out[r0:r1, c0:c1] -= (
+            model[j, i] * psf[r0 - j + p // 2 : r1 - j + p // 2, c0 - i + p // 2 : c1 - i + p // 2]
+        )
+    return out

@@ -1,15 +1,24 @@
-"""Sky model panel: a table editor of components, demo skies, sky files.
+"""Sky model panel: a table editor of components, demo skies, sky files, image skies.
 
 Each row is one :class:`~uvlab.app.skymodel.Component`; the headers carry the
-units. An edited row is rebuilt into a Component: if that fails (not a
-number, minor > major, …) the row turns red, the reason goes to the status
-bar, and the model keeps its previous value. Clicking on an image view adds
-a point source there (:meth:`add_point_at`).
+units. Below the table, an image sky
+(:class:`~uvlab.app.skymodel.image_sky.ImageSky`): a drawn picture, or a
+picture (PNG, JPEG, …) or FITS image from a file; it replaces the components
+(clicks still add points on top of it), and a demo sky or a sky file replaces
+it. A picture is given a width (*auto*: half the image's field of view) and a
+total flux; a FITS image sits where its WCS says. A file that cannot be read
+as an image sky leaves the sky as it was, with one line on ``error``.
+
+An edited row is rebuilt into a Component: if that fails (not a number,
+minor > major, …) the row turns red, the reason goes to the status bar, and
+the model keeps its previous value. Clicking on an image view adds a point
+source there (:meth:`add_point_at`).
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 
 from PyQt6 import QtCore, QtGui, QtWidgets
@@ -77,6 +86,12 @@ class SkyPanel(QtWidgets.QWidget):
     error(str)
     demo_requested(str)
         The user chose a demo sky (the window places it over the field of view).
+
+    Attributes
+    ----------
+    field_of_view : callable() -> float or None
+        The image's width in radians (set by the window): an *auto* picture
+        width is half of it.
     """
 
     changed = pyqtSignal()
@@ -86,6 +101,9 @@ class SkyPanel(QtWidgets.QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._model = SkyModel()
+        self._image_sky = None
+        self._image_source = None  # an ImageSkySource: how to read it again (sessions)
+        self.field_of_view: Callable[[], float | None] = lambda: None
         self.placement: Callable[[], tuple[float, float, float]] = lambda: (0.0, -30.0, 1.4e9)
         self.table = QtWidgets.QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels([h for _, h, _ in COLUMNS])
@@ -137,6 +155,7 @@ class SkyPanel(QtWidgets.QWidget):
         lay.addWidget(self.name_label)
         lay.addWidget(self.table, 1)
         lay.addLayout(grid)
+        lay.addWidget(self._build_image_box())
 
         self.show_all_columns(False)
         self.table.itemChanged.connect(self._on_item_changed)
@@ -147,6 +166,47 @@ class SkyPanel(QtWidgets.QWidget):
         self.demo_button.clicked.connect(
             lambda: self.demo_requested.emit(self.demo_combo.currentData())
         )
+
+    def _build_image_box(self) -> QtWidgets.QGroupBox:
+        from uvlab.app.skymodel.image_sky import DEMO_PICTURES
+
+        box = QtWidgets.QGroupBox("Image sky")
+        self.picture_combo = QtWidgets.QComboBox()
+        self.picture_combo.addItems(DEMO_PICTURES)
+        self.picture_combo.setToolTip("Pictures uvlab draws: a radio galaxy, a spiral, a ring")
+        self.picture_button = QtWidgets.QPushButton("Use picture")
+        self.picture_button.clicked.connect(
+            lambda: self.use_picture(self.picture_combo.currentText())
+        )
+        self.open_image_button = QtWidgets.QPushButton("Open image…")
+        self.open_image_button.setToolTip("A picture (PNG, JPEG, …) or a FITS image as the sky")
+        self.open_image_button.clicked.connect(self._ask_image)
+        self.clear_image_button = QtWidgets.QPushButton("Clear image")
+        self.clear_image_button.clicked.connect(lambda: self.set_image_sky(None, emit=True))
+        self.width_spin = QtWidgets.QDoubleSpinBox()
+        self.width_spin.setRange(0.0, 6000.0)
+        self.width_spin.setDecimals(2)
+        self.width_spin.setSpecialValueText("width auto")
+        self.width_spin.setSuffix("′ wide")
+        self.width_spin.setToolTip("A picture's angular width; auto: half the image's field")
+        self.image_flux_spin = QtWidgets.QDoubleSpinBox()
+        self.image_flux_spin.setRange(1e-6, 1e6)
+        self.image_flux_spin.setDecimals(3)
+        self.image_flux_spin.setValue(1.0)
+        self.image_flux_spin.setSuffix(" Jy")
+        self.image_flux_spin.setToolTip("A picture's total flux")
+        self.image_label = QtWidgets.QLabel("none")
+        self.image_label.setWordWrap(True)
+        grid = QtWidgets.QGridLayout(box)
+        grid.setContentsMargins(4, 4, 4, 4)
+        grid.addWidget(self.picture_combo, 0, 0)
+        grid.addWidget(self.picture_button, 0, 1)
+        grid.addWidget(self.width_spin, 1, 0)
+        grid.addWidget(self.image_flux_spin, 1, 1)
+        grid.addWidget(self.open_image_button, 2, 0)
+        grid.addWidget(self.clear_image_button, 2, 1)
+        grid.addWidget(self.image_label, 3, 0, 1, 2)
+        return box
 
     def show_all_columns(self, on: bool) -> None:
         """Show every column, or only :data:`BRIEF_COLUMNS` (the narrow default)."""
@@ -159,8 +219,95 @@ class SkyPanel(QtWidgets.QWidget):
     def sky_model(self) -> SkyModel:
         return self._model
 
-    def set_sky_model(self, model: SkyModel, *, emit: bool = False) -> None:
-        """Show ``model`` in the table (emit ``changed`` only if asked)."""
+    def image_sky(self):
+        """The image sky (an :class:`~uvlab.app.skymodel.image_sky.ImageSky`), or None."""
+        return self._image_sky
+
+    def image_source(self):
+        """Where the image sky came from (an ImageSkySource), or None."""
+        return self._image_source
+
+    def set_image_sky(
+        self, sky, *, emit: bool = False, source=None, replace_components: bool = True
+    ) -> None:
+        """Make ``sky`` (or None) the image sky; it replaces the components (if asked).
+
+        ``source`` (an :class:`~uvlab.app.lab.session.ImageSkySource`) is what a
+        saved session records of it.
+        """
+        self._image_sky = sky
+        self._image_source = source if sky is not None else None
+        if sky is not None and len(self._model) and replace_components:
+            self.set_sky_model(SkyModel(name=sky.name), keep_image=True)
+        if sky is None:
+            self.image_label.setText("none")
+        else:
+            where = "at its WCS position" if not sky.relative else (
+                f"{math.degrees(sky.pixel_rad * sky.image.shape[1]) * 60:.3g}′ wide, "
+                "centred on the phase centre"
+            )  # fmt: skip
+            notes = "; ".join(sky.notes)
+            self.image_label.setText(
+                f"“{sky.name}”: {sky.image.shape[1]}×{sky.image.shape[0]} pixels, "
+                f"{sky.total_jy:.4g} Jy, {where}" + (f" ({notes})" if notes else "")
+            )
+        self.clear_image_button.setEnabled(sky is not None)
+        if emit:
+            self.changed.emit()
+
+    def _picture_width_arcmin(self) -> float:
+        if self.width_spin.value() > 0:
+            return self.width_spin.value()
+        fov = self.field_of_view()
+        return 0.5 * math.degrees(fov) * 60.0 if fov else 4.0
+
+    def use_picture(self, name: str) -> bool:
+        """Make a drawn picture the sky (width and flux from the controls)."""
+        return self.load_image_source(self._source(f"picture:{name}"))
+
+    def load_image_file(self, path) -> bool:
+        """Read a picture or FITS image as the sky; on error keep the sky and emit ``error``."""
+        path = os.fspath(path)
+        fits = path.lower().endswith((".fits", ".fit", ".fts"))
+        return self.load_image_source(self._source(path, fits))
+
+    def _source(self, source: str, fits: bool = False):
+        from uvlab.app.lab.session import ImageSkySource
+
+        width = None if fits else self._picture_width_arcmin()
+        return ImageSkySource(source, width, self.image_flux_spin.value())
+
+    def load_image_source(
+        self, source, *, emit: bool = True, replace_components: bool = True
+    ) -> bool:
+        """Read an ImageSkySource as the sky; on error keep the sky, emit ``error`` (one line)."""
+        try:
+            sky = source.load()
+        except (SkyModelError, OSError, ValueError) as exc:
+            self.error.emit(f"cannot use image sky: {' '.join(str(exc).split())}")
+            return False
+        self.set_image_sky(sky, emit=emit, source=source, replace_components=replace_components)
+        return True
+
+    def _ask_image(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self,
+            "Open an image as the sky",
+            "",
+            "Images (*.png *.jpg *.jpeg *.gif *.bmp *.tif *.tiff *.fits *.fit *.fts);;All (*)",
+        )
+        if path:
+            self.load_image_file(path)
+
+    def set_sky_model(
+        self, model: SkyModel, *, emit: bool = False, keep_image: bool = False
+    ) -> None:
+        """Show ``model`` in the table (emit ``changed`` only if asked).
+
+        A sky of components replaces the image sky unless ``keep_image``.
+        """
+        if not keep_image and self._image_sky is not None and len(model):
+            self.set_image_sky(None)
         self._model = model
         with QtCore.QSignalBlocker(self.table):
             self.table.setRowCount(len(model))
@@ -228,7 +375,7 @@ class SkyPanel(QtWidgets.QWidget):
         return f"{stem}{k}"
 
     def add_component(self, comp: Component) -> None:
-        self.set_sky_model(self._model.with_component(comp), emit=True)
+        self.set_sky_model(self._model.with_component(comp), emit=True, keep_image=True)
 
     def _add_at_centre(self) -> None:
         ra0, dec0, freq = self.placement()
@@ -261,7 +408,7 @@ class SkyPanel(QtWidgets.QWidget):
         model = self._model
         for r in rows:
             model = model.without(r)
-        self.set_sky_model(model, emit=True)
+        self.set_sky_model(model, emit=True, keep_image=True)
 
     # ------------------------------------------------------------------ files
     def load_file(self, path) -> bool:

@@ -1,0 +1,99 @@
+"""The Deconvolution tab end to end: CLEAN live in the worker, the teaching slider, cancel."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.support.clean_scenes import psf_subtracted
+from uvlab.app.lab.clean_task import CleanOptions, CleanState
+
+
+def _clean(w, qtbot, opts: CleanOptions, timeout=30_000):
+    w.views.deconv_view.set_options(opts)
+    with qtbot.waitSignal(
+        w.controller.result_ready, timeout=timeout, check_params_cb=lambda r: r.task == "clean"
+    ) as blocker:
+        w.controller.submit("clean")
+    return blocker.args[0].output
+
+
+def test_clean_shows_every_cycle_and_the_result(make_window, small_state, wait_result, qtbot):
+    w = make_window(small_state)
+    image = wait_result(w).output
+    view = w.views.deconv_view
+    shown = []
+    w.controller.partial_ready.connect(lambda p: p.clean is not None and shown.append(p.clean))
+    out = _clean(w, qtbot, CleanOptions("hogbom", niter=300, gain=0.1, mgain=0.7))
+    assert isinstance(out, CleanState) and out.done and out.iterations == 300
+    assert w.views.currentWidget() is w.views.deconv_tab
+    # live: the states of the cycles arrived before the result, in order
+    its = [s.iterations for s in shown]
+    assert len(shown) >= 3 and its == sorted(its) and its[-1] == 300
+    np.testing.assert_allclose(out.dirty, image.dirty, atol=1e-12)  # the window's dirty image
+    np.testing.assert_array_equal(view.dirty_view.image(), out.dirty)
+    np.testing.assert_array_equal(view.residual_view.image(), out.residual)
+    np.testing.assert_array_equal(view.restored_view.image(), out.restored)
+    x, y = view.curves.curve_data("|peak|")
+    np.testing.assert_array_equal(x, np.arange(301))
+    np.testing.assert_array_equal(y, out.peak)
+    assert view.slider.maximum() == 300 and view.slider.value() == 300
+    assert "300 of 300 iterations" in view.note.text()
+    assert "CLEAN done" in w.statusBar().currentMessage()
+
+
+def test_slider_shows_the_state_after_k_components(make_window, small_state, wait_result, qtbot):
+    from uvlab.gpu.deconvolution import restore
+
+    w = make_window(small_state)
+    wait_result(w)
+    out = _clean(w, qtbot, CleanOptions("hogbom", niter=120, gain=0.2, mgain=1.0))
+    view = w.views.deconv_view
+    n = out.spec.npix
+    for k in (0, 1, 37):
+        view.set_iteration(k)
+        model = np.zeros(n * n)
+        np.add.at(model, out.comp_j[:k] * n + out.comp_i[:k], out.comp_flux[:k])
+        model = model.reshape(n, n)
+        np.testing.assert_allclose(view.model_view.image(), model, atol=1e-7)
+        residual = psf_subtracted(out.dirty, out.psf, model)  # dirty − PSF ⊛ model_k
+        np.testing.assert_allclose(view.residual_view.image(), residual, atol=1e-6)
+        restored = restore(model, residual, out.beam, out.spec.cell_rad)
+        np.testing.assert_allclose(view.restored_view.image(), restored, atol=1e-6)
+        assert view.k_label.text().startswith(f"iteration {k} / 120")
+        assert view.k_line.value() == k
+    assert np.abs(view.residual_view.image()).max() == pytest.approx(out.peak[37], rel=1e-6)
+    view.set_iteration(120)  # the end: CLEAN's own state
+    np.testing.assert_array_equal(view.residual_view.image(), out.residual)
+
+
+def test_cancel_keeps_the_last_complete_cycle(make_window, small_state, wait_result, qtbot):
+    w = make_window(small_state)
+    wait_result(w)
+    view = w.views.deconv_view
+    view.set_options(CleanOptions("hogbom", niter=20_000, gain=0.001, mgain=1.0))
+    results = []
+    w.controller.result_ready.connect(results.append)
+    w.controller.submit("clean")
+    started = lambda: view.state() is not None and view.state().iterations > 0  # noqa: E731
+    qtbot.waitUntil(started, timeout=20_000)
+    with qtbot.waitSignal(w.controller.job_cancelled, timeout=20_000):
+        w.controller.cancel()
+    qtbot.wait(100)  # anything still queued arrives
+    s = view.state()
+    assert not s.done and 0 < s.iterations < 20_000 and not results
+    np.testing.assert_allclose(s.residual, psf_subtracted(s.dirty, s.psf, s.model), atol=1e-10)
+    np.testing.assert_array_equal(view.residual_view.image(), s.residual)
+    assert view.note.text().startswith("Cancelled: showing the last complete cycle")
+    assert not view.is_running()
+
+
+def test_cotton_schwab_and_an_edit_marks_it_stale(make_window, small_state, wait_result, qtbot):
+    w = make_window(small_state)
+    wait_result(w)
+    out = _clean(w, qtbot, CleanOptions("cotton-schwab", niter=100, mgain=0.5))
+    assert out.deconvolver == "cotton-schwab" and out.cycles >= 2
+    assert "Cotton–Schwab" in w.views.deconv_view.note.text()
+    w.imaging_panel.set_algorithm("nn")
+    assert "Parameters changed" in w.views.deconv_view.note.text()
+    wait_result(w)
