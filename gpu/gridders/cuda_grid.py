@@ -74,6 +74,8 @@ class KernelConfig:
     groups_2d : bool
         Small windows (2·S² ≤ the block's threads): several owner groups per block,
         each with its own tile copy (:func:`tile_groups`); False: one group.
+    threads_2d : int
+        Threads of a ``grid_tile2d`` block (0: the S² owners rounded up to 32, at least 64).
     """
 
     tile_2d: tuple[int, int] = (16, 16)
@@ -84,10 +86,24 @@ class KernelConfig:
     batch_2d: int = 32
     prune_rb: int = 16
     groups_2d: bool = True
+    threads_2d: int = 0
 
 
 def _round32(n: int) -> int:
     return -(-n // 32) * 32
+
+
+def block_threads(su: int, sv: int, rb: int) -> int:
+    """Threads of a ``grid_tile2d`` block: 128 for 9…36 taps (single) or 9…25 (double).
+
+    Measured on an H100 at 4096² (BENCHMARKS.md): 128 threads with their owner groups
+    beat 64 there (S = 6 single 2.83 → 2.37 ms, S = 4 double 2.70 → 2.19 ms) and lost
+    above; otherwise the S² owners rounded up to a warp, at least 64.
+    """
+    taps = su * sv
+    if 9 <= taps <= (36 if rb == 4 else 25):
+        return 128
+    return max(64, _round32(taps))
 
 
 def tile_groups(rb: int, su: int, sv: int, tile: tuple[int, int], nt: int) -> int:
@@ -153,7 +169,18 @@ def plan_layout(chain: GpuChain, config: KernelConfig) -> tuple[TileLayout, int]
 
 
 def grid_records(
-    recs, counts, offsets, subs, chain, layout, maxsub, dev, real, batch=0, groups=True
+    recs,
+    counts,
+    offsets,
+    subs,
+    chain,
+    layout,
+    maxsub,
+    dev,
+    real,
+    batch=0,
+    groups=True,
+    threads=0,
 ):
     """Launch the tile gridder on binned records; returns the (Mv, Mu/2 + 1) cupy half grid.
 
@@ -182,8 +209,8 @@ def grid_records(
         args = common + u_args
     else:
         su, sv = ru.support, rv.support
-        nt = max(64, _round32(su * sv))
         rb = np.dtype(real).itemsize
+        nt = max(threads, _round32(su * sv)) if threads else block_threads(su, sv, rb)
         g = tile_groups(rb, su, sv, (tu, tv), nt) if groups else 1
         r = batch_records(rb, su, sv, (tu, tv), g)
         r = min(r, batch * (2 if g > 1 else 1)) if batch else r
@@ -298,6 +325,7 @@ def dirty_chain(
             real,
             config.batch_2d,
             config.groups_2d,
+            config.threads_2d,
         )
     del recs
     if chain.pruner_v is not None:
