@@ -187,6 +187,8 @@ def predict_antennas(
     device: str = "auto",
     method: str = "auto",
     host: bool = True,
+    beam=None,
+    gains=None,
 ):
     """Visibilities from per-antenna uvw for a set of baselines at every time.
 
@@ -214,11 +216,58 @@ def predict_antennas(
         Gaussians): Σ_s S_s·K_p·conj(K_q)·ζ_time·ζ_band·G per baseline, one
         exponential per antenna. "direct": rows ``uvw_p − uvw_q`` summed by the row
         kernel (the "auto" choice otherwise with smearing or Gaussians).
+    beam : (time or 1, nant or 1, chan, src) real or complex, optional
+        Scalar voltage beams E_ps(t, ν) (E-Jones, :mod:`uvlab.gpu.predict.beams`), the
+        same on both feeds. Folded into the per-antenna terms (K_ps → E_ps·K_ps) by
+        "gemm" and "weighted"; "direct" multiplies each row's terms by E_p·conj(E_q)
+        (on the GPU through the array-module sum of :mod:`uvlab.gpu.predict.direct`, as
+        CuPy). "fused" becomes "gemm".
+    gains : (time or 1, nant, chan) complex, or (time or 1, nant, chan, 2, 2), optional
+        Antenna gains (G-Jones, :mod:`uvlab.gpu.predict.gains`), applied after the source
+        sum: V_pq ← G_p·V_pq·G_qᴴ. 2×2 gains need mode "linear" or "circular".
 
     Returns
     -------
     (time, bl, chan) complex, or (time, bl, chan, 2, 2) for linear/circular.
     """
+    vis = _predict_antennas(
+        ant_uvw, ant1, ant2, freq_hz, sources, mode=mode, smearing=smearing, dtype=dtype,
+        device=device, method=method, host=host and gains is None, beam=beam,
+    )  # fmt: skip
+    if gains is None:
+        return vis
+    from uvlab.gpu.predict.gains import apply_gains
+
+    xp = get_xp(vis)
+    g = xp.asarray(gains)
+    if g.ndim not in (3, 5) or g.shape[1] != np.shape(ant_uvw)[1] or g.shape[2] != len(freq_hz):
+        raise ValueError(
+            f"gains must be (time, {np.shape(ant_uvw)[1]} antennas, {len(freq_hz)} channels"
+            f"[, 2, 2]), got {tuple(g.shape)}"
+        )
+    if g.shape[0] not in (1, np.shape(ant_uvw)[0]):
+        raise ValueError(f"gains have {g.shape[0]} times, the data {np.shape(ant_uvw)[0]}")
+    vis = apply_gains(vis, g, to_numpy(ant1), to_numpy(ant2), xp)
+    return to_numpy(vis) if host else vis
+
+
+def _check_beam(beam, shape: tuple, xp):
+    """``beam`` on ``xp``, checked against (time, nant, chan, src)."""
+    b = xp.asarray(beam)
+    ok = b.ndim == 4 and all(
+        b.shape[i] in ((1, shape[i]) if i < 2 else (shape[i],)) for i in range(4)
+    )
+    if not ok:
+        raise ValueError(
+            f"beam must be (time or 1, nant or 1, chan, src) = ({shape[0]}, {shape[1]}, "
+            f"{shape[2]}, {shape[3]}), got {tuple(b.shape)}"
+        )
+    return b
+
+
+def _predict_antennas(
+    ant_uvw, ant1, ant2, freq_hz, sources, *, mode, smearing, dtype, device, method, host, beam
+):
     if method not in METHODS:
         raise ValueError(f"method {method!r} is not one of {', '.join(METHODS)}")
     dev = resolve_device(device)
@@ -234,6 +283,10 @@ def predict_antennas(
     if len(ant1) and (min(ant1.min(), ant2.min()) < 0 or max(ant1.max(), ant2.max()) >= nant):
         raise ValueError(f"antenna indices must lie in [0, {nant})")
     smear = smearing is not None and smearing.active
+    if beam is not None:
+        beam = _check_beam(beam, (ntime, nant, len(freq), sources.nsrc), get_xp(device=dev))
+        if method == "fused":
+            method = "gemm"
     if method == "auto":
         if not (smear or sources.has_gaussians):
             method = AUTO_METHOD
@@ -247,22 +300,28 @@ def predict_antennas(
         from uvlab.gpu.predict.factored_smearing import predict_factored_smeared
 
         prep = prepare_sources(sources, freq, "scalar", real, np)
-        return predict_factored_smeared(to_numpy(ant_uvw), ant1, ant2, freq, prep, smearing, real)
+        return predict_factored_smeared(
+            to_numpy(ant_uvw), ant1, ant2, freq, prep, smearing, real,
+            beam=None if beam is None else to_numpy(beam),
+        )  # fmt: skip
     if method != "direct" and (smear or sources.has_gaussians):
         raise ValueError(f"method {method!r} needs point sources and no smearing")
     if method != "direct":
         try:
-            vis = _factored(ant_uvw, ant1, ant2, freq, sources, mode, real, dev, method)
+            vis = _factored(ant_uvw, ant1, ant2, freq, sources, mode, real, dev, method, beam)
             return to_numpy(vis) if host else vis
         except PredictMemoryError:
             # the K operands do not fit even for one time: make K on chip instead
             # (scalar) or sum rows directly
             if dev != "gpu" or method != "gemm":
                 raise
-        if mode == "scalar":
+        if mode == "scalar" and beam is None:
             vis = _factored(ant_uvw, ant1, ant2, freq, sources, mode, real, dev, "fused")
             return to_numpy(vis) if host else vis
     xp = get_xp(device=dev)
+    if beam is not None:
+        vis = _direct_beam(ant_uvw, ant1, ant2, freq, sources, mode, smearing, real, dev, beam)
+        return to_numpy(vis) if host else vis
     a_uvw = xp.asarray(ant_uvw, dtype=xp.float64)
     rows = (a_uvw[:, ant1] - a_uvw[:, ant2]).reshape(-1, 3)
     vis = predict_rows(
@@ -271,12 +330,45 @@ def predict_antennas(
     return vis.reshape(_vis_shape((ntime, len(ant1)), len(freq), mode))
 
 
-def _factored(ant_uvw, ant1, ant2, freq, sources, mode, real, dev, method):
+def _direct_beam(ant_uvw, ant1, ant2, freq, sources, mode, smearing, real, dev, beam):
+    """Rows summed directly, each term times E_p·conj(E_q): (time, bl, chan[, 2, 2]).
+
+    The array-module sum (:func:`~uvlab.gpu.predict.direct.direct_rows`) on NumPy or
+    CuPy, in chunks of whole times.
+    """
+    xp = get_xp(device=dev)
+    a_uvw = xp.asarray(ant_uvw, dtype=xp.float64)
+    ntime, nbl, nchan = a_uvw.shape[0], len(ant1), len(freq)
+    prep = prepare_sources(sources, freq, mode, real, xp)
+    eb = xp.asarray(beam)
+    p = xp.asarray(ant1 if eb.shape[1] > 1 else np.zeros_like(ant1))
+    q = xp.asarray(ant2 if eb.shape[1] > 1 else np.zeros_like(ant2))
+    per_time = nbl * nchan * BYTES_PER_TERM * min(max(prep.nsrc, 1), 16)
+    step = chunk_from_budget(per_time, ntime, device_budget(dev))
+    cplx = np.result_type(real, np.complex64)
+    out = xp.empty(_vis_shape((ntime, nbl), nchan, mode), dtype=cplx)
+
+    def run(sl: slice):
+        nt = sl.stop - sl.start
+        rows = (a_uvw[sl][:, ant1] - a_uvw[sl][:, ant2]).reshape(-1, 3)
+        times = xp.arange(sl.start, sl.stop) if eb.shape[0] > 1 else xp.zeros(nt, dtype=int)
+        ti = xp.repeat(times, nbl)
+        acc = direct_rows(
+            rows, freq, prep, smearing, real, xp, row_beam=(eb, ti, xp.tile(p, nt), xp.tile(q, nt))
+        )
+        out[sl] = combine_pol(acc, mode, xp).reshape(out[sl].shape)
+
+    for _ in iter_chunked(run, ntime, step, what="times", bytes_per_unit=per_time):
+        pass
+    return out
+
+
+def _factored(ant_uvw, ant1, ant2, freq, sources, mode, real, dev, method, beam=None):
     if dev == "cpu":
         from uvlab.gpu.predict.factored import predict_factored
 
         prep = prepare_sources(sources, freq, mode, real, np)
-        return predict_factored(ant_uvw, ant1, ant2, freq, prep, mode, real, np)
+        return predict_factored(ant_uvw, ant1, ant2, freq, prep, mode, real, np, beam=beam)
     from uvlab.gpu.predict.cuda_factored import predict_antennas_cuda
 
     npos = None
@@ -285,7 +377,11 @@ def _factored(ant_uvw, ant1, ant2, freq, sources, mode, real, dev, method):
         order = np.argsort(negative, kind="stable")
         sources = sources.select(order)
         npos = int(np.count_nonzero(~negative))
+        if beam is not None:
+            beam = beam[..., get_xp(beam).asarray(order)]
     import cupy
 
     prep = prepare_sources(sources, freq, mode, real, cupy)
-    return predict_antennas_cuda(ant_uvw, ant1, ant2, freq, prep, mode, real, method, npos)
+    return predict_antennas_cuda(
+        ant_uvw, ant1, ant2, freq, prep, mode, real, method, npos, beam=beam
+    )
