@@ -88,14 +88,26 @@ class JonesOptions:
 def antenna_parallactic(obs: Observation, times: slice) -> np.ndarray:
     """(time, ant) parallactic angle of the phase centre at each antenna, radians.
 
-    The hour angle at the antenna is the site's plus the antenna's longitude offset;
-    the declination is the J2000 one (the apparent place moves χ by < 1e-4 rad).
+    The angle from the J2000 north to the zenith at the phase centre, east of north: the
+    parallactic angle of the apparent place (the hour angle at the antenna is the site's
+    plus the antenna's longitude offset, the declination of date), plus the frame
+    position angle between the apparent and the J2000 north (precession: ~3e-3 rad in
+    2025 at Dec −50°), since the sky's (l, m) lie on J2000 axes.
     """
+    from uvlab.app.apparent import apparent_place
     from uvlab.gpu.predict.beams import parallactic_angle
 
     lon, lat, _ = obs.layout.geodetic()
+    mjd_s = obs.times_mjd_s[times]
+    ra_d, dec_d, e_u0 = apparent_place(mjd_s, obs.ra0_rad, obs.dec0_rad)
+    e_u = np.stack([-np.sin(ra_d), np.cos(ra_d), np.zeros_like(ra_d)], axis=-1)
+    e_v = np.stack(
+        [-np.sin(dec_d) * np.cos(ra_d), -np.sin(dec_d) * np.sin(ra_d), np.cos(dec_d)], axis=-1
+    )
+    frame = np.arctan2(np.sum(e_u0 * e_v, axis=-1), np.sum(e_u0 * e_u, axis=-1))
     ha = obs.ha_rad[times][:, None] + (lon - obs.layout.site_lon_rad)[None, :]
-    return parallactic_angle(ha, obs.dec0_rad, lat[None, :])
+    chi = parallactic_angle(ha, dec_d[:, None], lat[None, :])
+    return chi + frame[:, None]
 
 
 class ObservationJones:
