@@ -85,29 +85,37 @@ class JonesOptions:
         return load_beam_cube(self.primary_beam)
 
 
-def antenna_parallactic(obs: Observation, times: slice) -> np.ndarray:
-    """(time, ant) parallactic angle of the phase centre at each antenna, radians.
+def parallactic_angles(mjd_s, ra0_rad: float, dec0_rad: float, lon_rad, lat_rad) -> np.ndarray:
+    """(time, ant) parallactic angle of a J2000 phase centre at antennas, radians.
 
     The angle from the J2000 north to the zenith at the phase centre, east of north: the
-    parallactic angle of the apparent place (the hour angle at the antenna is the site's
-    plus the antenna's longitude offset, the declination of date), plus the frame
-    position angle between the apparent and the J2000 north (precession: ~3e-3 rad in
-    2025 at Dec −50°), since the sky's (l, m) lie on J2000 axes.
+    parallactic angle of the apparent place (hour angle = Greenwich apparent sidereal
+    time + the antenna's longitude − the apparent right ascension; the declination of
+    date), plus the frame position angle between the apparent and the J2000 north
+    (precession: ~3e-3 rad in 2025 at Dec −50°), since the sky's (l, m) lie on J2000
+    axes. Checked against astropy's position angle of the zenith to 5e-5 rad.
     """
     from uvlab.app.apparent import apparent_place
+    from uvlab.app.observation import earth_orientation
     from uvlab.gpu.predict.beams import parallactic_angle
 
-    lon, lat, _ = obs.layout.geodetic()
-    mjd_s = obs.times_mjd_s[times]
-    ra_d, dec_d, e_u0 = apparent_place(mjd_s, obs.ra0_rad, obs.dec0_rad)
+    mjd_s = np.atleast_1d(np.asarray(mjd_s, dtype=np.float64))
+    gast, _ = earth_orientation(mjd_s)
+    ra_d, dec_d, e_u0 = apparent_place(mjd_s, ra0_rad, dec0_rad)
     e_u = np.stack([-np.sin(ra_d), np.cos(ra_d), np.zeros_like(ra_d)], axis=-1)
     e_v = np.stack(
         [-np.sin(dec_d) * np.cos(ra_d), -np.sin(dec_d) * np.sin(ra_d), np.cos(dec_d)], axis=-1
     )
     frame = np.arctan2(np.sum(e_u0 * e_v, axis=-1), np.sum(e_u0 * e_u, axis=-1))
-    ha = obs.ha_rad[times][:, None] + (lon - obs.layout.site_lon_rad)[None, :]
-    chi = parallactic_angle(ha, dec_d[:, None], lat[None, :])
+    ha = gast[:, None] + np.asarray(lon_rad)[None, :] - ra_d[:, None]
+    chi = parallactic_angle(ha, dec_d[:, None], np.asarray(lat_rad)[None, :])
     return chi + frame[:, None]
+
+
+def antenna_parallactic(obs: Observation, times: slice) -> np.ndarray:
+    """(time, ant) parallactic angles of ``obs``'s phase centre (:func:`parallactic_angles`)."""
+    lon, lat, _ = obs.layout.geodetic()
+    return parallactic_angles(obs.times_mjd_s[times], obs.ra0_rad, obs.dec0_rad, lon, lat)
 
 
 class ObservationJones:
@@ -185,3 +193,80 @@ class ObservationJones:
         if g.shape[2] != nchan:
             g = np.broadcast_to(g, (g.shape[0], g.shape[1], nchan, *g.shape[3:]))
         return g
+
+
+class RowJones:
+    """Beams and gains of MeasurementSet rows (``uvlab predict``), chunk by chunk.
+
+    Parameters
+    ----------
+    options : JonesOptions
+    antenna_names : (nant,) str — the ANTENNA table's NAME
+    dish_m : (nant,) float — its DISH_DIAMETER (replaced by ``options.dish_diameter_m``)
+    ecef : (nant, 3) float — its POSITION (ITRF, metres), for the parallactic angles
+    times_mjd_s : (ntime,) — every distinct TIME of the MS, for random gains
+    """
+
+    def __init__(self, options: JonesOptions, antenna_names, dish_m, ecef, times_mjd_s):
+        from uvlab.app.sites import ecef_to_geodetic
+
+        self.options = options
+        self.names = tuple(antenna_names)
+        dish = np.asarray(dish_m, dtype=np.float64)
+        if options.dish_diameter_m is not None:
+            dish = np.full(len(self.names), float(options.dish_diameter_m))
+        if options.has_beam and not np.all(np.isfinite(dish) & (dish > 0)):
+            raise ValueError(
+                "the ANTENNA table's DISH_DIAMETER is missing or ≤ 0; give --dish-diameter-m"
+            )
+        self.dish = dish
+        lon, lat, _ = ecef_to_geodetic(np.asarray(ecef, dtype=np.float64))
+        self.lon, self.lat = np.atleast_1d(lon), np.atleast_1d(lat)
+        self.cube = options.load_cube()
+        self.times = np.unique(np.asarray(times_mjd_s, dtype=np.float64))
+        self.table = None
+        self.random = None
+        if options.gains_file:
+            from uvlab.app.gains_table import read_gains_table
+
+            self.table = read_gains_table(options.gains_file, self.names)
+        elif options.has_gains:
+            from uvlab.gpu.predict.gains import random_gains
+
+            self.random = random_gains(
+                self.times - self.times[0], len(self.names), 1,
+                amp_rms=options.gain_amp_rms,
+                phase_rms_rad=math.radians(options.gain_phase_rms_deg),
+                corr_time_s=options.gain_corr_time_s, seed=options.gain_seed, feeds=2,
+            )  # fmt: skip
+
+    def row_beam(self, sources: SourceArrays, freq_hz, time_mjd_s, a1, a2, ra0, dec0):
+        """``(E, t, p, q)`` for :func:`uvlab.gpu.predict.predict_rows`, or None."""
+        if not self.options.has_beam:
+            return None
+        a1, a2 = np.asarray(a1), np.asarray(a2)
+        if self.cube is None:
+            from uvlab.gpu.predict.beams import antenna_beams
+
+            e = antenna_beams(self.options.primary_beam, sources.lmn, freq_hz, self.dish,
+                              gaussian_k=self.options.gaussian_k)  # fmt: skip
+            zero = np.zeros(len(a1), dtype=np.int64)
+            if e.shape[1] == 1:
+                return e, zero, zero, zero
+            return e, zero, a1, a2
+        times, index = np.unique(np.asarray(time_mjd_s, dtype=np.float64), return_inverse=True)
+        chi = parallactic_angles(times, ra0, dec0, self.lon, self.lat)
+        return self.cube.sample(sources.lmn, freq_hz, chi), index, a1, a2
+
+    def row_gains(self, freq_hz, time_mjd_s, a1, a2, interval_s: float = 0.0):
+        """(g_p, g_q) per row: (row, chan, 2, 2) or (row, chan) complex, or None."""
+        if self.table is None and self.random is None:
+            return None
+        t = np.asarray(time_mjd_s, dtype=np.float64)
+        times, index = np.unique(t, return_inverse=True)
+        if self.table is not None:
+            g = self.table.evaluate(times, freq_hz, len(self.names), tolerance_s=interval_s / 2)
+        else:
+            g = self.random[np.searchsorted(self.times, times)]
+            g = np.broadcast_to(g, (len(times), g.shape[1], len(freq_hz), 2, 2))
+        return g[index, np.asarray(a1)], g[index, np.asarray(a2)]

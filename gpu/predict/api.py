@@ -76,6 +76,7 @@ def iter_predict_rows(
     device: str = "auto",
     chunk_rows: int | None = None,
     host: bool = True,
+    row_beam=None,
 ) -> Iterator[tuple[slice, object]]:
     """Predict in chunks of rows, yielding ``(row_slice, vis_chunk)`` between chunks.
 
@@ -100,10 +101,22 @@ def iter_predict_rows(
     else:
         uvw_dev = np.asarray(uvw, dtype=np.float64)
         per_row = nchan * max(min(prep.nsrc, 64), 1) * BYTES_PER_TERM + nchan * cplx_bytes
+    if row_beam is not None:  # the array-module sum's temporaries, ~16 sources at a time
+        per_row = nchan * BYTES_PER_TERM * min(max(prep.nsrc, 1), 16)
     chunk = chunk_rows or chunk_from_budget(per_row, nrow, device_budget(dev))
 
+    if row_beam is not None:
+        eb, ti, pi, qi = row_beam
+        xp_ = get_xp(device=dev)
+        row_beam = (xp_.asarray(eb), *(xp_.asarray(i, dtype=xp_.int64) for i in (ti, pi, qi)))
+
     def run(sl: slice):
-        if dev == "gpu":
+        if row_beam is not None:  # the array-module sum, on NumPy or CuPy
+            eb, ti, pi, qi = row_beam
+            acc = direct_rows(uvw_dev[sl], freq, prep, smearing, real, get_xp(uvw_dev),
+                              row_beam=(eb, ti[sl], pi[sl], qi[sl]))  # fmt: skip
+            vis = combine_pol(acc, mode, get_xp(uvw_dev))
+        elif dev == "gpu":
             vis = predict_rows_cuda(uvw_dev[sl], freq, prep, mode, smearing, real)
         else:
             vis = combine_pol(direct_rows(uvw_dev[sl], freq, prep, smearing, real, np), mode, np)
@@ -123,6 +136,7 @@ def predict_rows(
     device: str = "auto",
     chunk_rows: int | None = None,
     host: bool = True,
+    row_beam=None,
 ):
     """Visibilities of rows by direct summation over the sources.
 
@@ -142,6 +156,11 @@ def predict_rows(
         Rows per chunk; by default from free memory (GPU) or 256 MiB (CPU).
     host : bool
         Return a NumPy array (default); ``False`` keeps a CuPy array on the GPU.
+    row_beam : (E, t, p, q), optional
+        Scalar voltage beams E (time, ant, chan, src) and each row's indices t, p, q
+        (row,) into its time and antenna axes: every source term of a row is multiplied
+        by E[t, p]·conj(E[t, q]) (:func:`~uvlab.gpu.predict.direct.direct_rows`; on the
+        GPU the array-module sum runs on CuPy instead of the RawKernel).
 
     Returns
     -------
@@ -162,6 +181,7 @@ def predict_rows(
         device=device,
         chunk_rows=chunk_rows,
         host=host,
+        row_beam=row_beam,
     ):
         if out is None and sl.stop - sl.start == shape[0] and vis.dtype == cplx:
             out = vis  # one chunk: it is the result

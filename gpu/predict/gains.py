@@ -104,6 +104,22 @@ def diagonal_jones(g, xp=np):
     return out
 
 
+def apply_row_gains(vis, gp, gq, xp=np):
+    """V ← G_p·V·G_qᴴ per row: ``vis`` (row, chan[, 2, 2]), ``gp``, ``gq`` (row, chan[, 2, 2]).
+
+    Scalar gains (row, chan) multiply 2×2 visibilities as g_p·conj(g_q); 2×2 gains need
+    2×2 visibilities.
+    """
+    gp, gq = xp.asarray(gp), xp.asarray(gq)
+    if gp.ndim == 2:
+        factor = (gp * xp.conj(gq)).astype(vis.dtype, copy=False)
+        return vis * (factor if vis.ndim == 2 else factor[..., None, None])
+    if vis.ndim != 4:
+        raise ValueError("2×2 gains need 2×2 visibilities (mode 'linear' or 'circular')")
+    gp, gq = gp.astype(vis.dtype, copy=False), gq.astype(vis.dtype, copy=False)
+    return xp.matmul(xp.matmul(gp, vis), xp.conj(xp.swapaxes(gq, -1, -2)))
+
+
 def apply_gains(vis, gains, ant1, ant2, xp=np):
     """V_pq ← G_p·V_pq·G_qᴴ for every time, baseline and channel, in place where possible.
 
