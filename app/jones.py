@@ -190,8 +190,8 @@ class ObservationJones:
             return None
         g = self._gains[times]
         nchan = self.obs.freq_hz.size
-        if g.shape[2] != nchan:
-            g = np.broadcast_to(g, (g.shape[0], g.shape[1], nchan, *g.shape[3:]))
+        if g.shape[2] != nchan:  # contiguous: CuPy copies it to the device as it is
+            g = np.ascontiguousarray(np.broadcast_to(g, (*g.shape[:2], nchan, *g.shape[3:])))
         return g
 
 
