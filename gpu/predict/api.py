@@ -90,6 +90,15 @@ def iter_predict_rows(
     real = _check(np.shape(uvw), freq, dtype, mode)
     nrow, nchan = int(np.shape(uvw)[0]), len(freq)
     prep = prepare_sources(sources, freq, mode, real, xp)
+    if row_beam is not None:
+        eb, ti, pi, qi = row_beam
+        if np.shape(eb)[:2] == (1, 1):
+            # one beam for every antenna and time: E·conj(E) = |E|² scales each source's
+            # flux per channel, and the plain sum (the RawKernel on the GPU) does the rest
+            prep = fold_uniform_beam(prep, eb, xp)
+            row_beam = None
+        else:
+            row_beam = (xp.asarray(eb), *(xp.asarray(i, dtype=xp.int64) for i in (ti, pi, qi)))
     cplx_bytes = 2 * real.itemsize * (1 if mode == "scalar" else 4)
     if dev == "gpu":
         import cupy
@@ -105,11 +114,6 @@ def iter_predict_rows(
         per_row = nchan * BYTES_PER_TERM * min(max(prep.nsrc, 1), 16)
     chunk = chunk_rows or chunk_from_budget(per_row, nrow, device_budget(dev))
 
-    if row_beam is not None:
-        eb, ti, pi, qi = row_beam
-        xp_ = get_xp(device=dev)
-        row_beam = (xp_.asarray(eb), *(xp_.asarray(i, dtype=xp_.int64) for i in (ti, pi, qi)))
-
     def run(sl: slice):
         if row_beam is not None:  # the array-module sum, on NumPy or CuPy
             eb, ti, pi, qi = row_beam
@@ -123,6 +127,15 @@ def iter_predict_rows(
         return to_numpy(vis) if host else vis
 
     yield from iter_chunked(run, nrow, chunk, what="rows", bytes_per_unit=per_row)
+
+
+def fold_uniform_beam(prep, beam, xp):
+    """``prep`` with its per-channel fluxes times |E|² of a (1, 1, chan, src) beam."""
+    from dataclasses import replace
+
+    e = xp.asarray(beam)[0, 0]
+    power = (e.real**2 + e.imag**2) if e.dtype.kind == "c" else e * e  # (chan, src)
+    return replace(prep, stokes=(prep.stokes * power[:, :, None]).astype(prep.stokes.dtype))
 
 
 def predict_rows(
@@ -339,14 +352,19 @@ def _predict_antennas(
             vis = _factored(ant_uvw, ant1, ant2, freq, sources, mode, real, dev, "fused")
             return to_numpy(vis) if host else vis
     xp = get_xp(device=dev)
+    row_beam = None
     if beam is not None:
-        vis = _direct_beam(ant_uvw, ant1, ant2, freq, sources, mode, smearing, real, dev, beam)
-        return to_numpy(vis) if host else vis
+        if beam.shape[:2] != (1, 1):
+            vis = _direct_beam(ant_uvw, ant1, ant2, freq, sources, mode, smearing, real, dev, beam)
+            return to_numpy(vis) if host else vis
+        zero = np.zeros(0, dtype=np.int64)
+        row_beam = (beam, zero, zero, zero)  # folded into the fluxes by iter_predict_rows
     a_uvw = xp.asarray(ant_uvw, dtype=xp.float64)
     rows = (a_uvw[:, ant1] - a_uvw[:, ant2]).reshape(-1, 3)
     vis = predict_rows(
-        rows, freq, sources, mode=mode, smearing=smearing, dtype=real, device=dev, host=host
-    )
+        rows, freq, sources, mode=mode, smearing=smearing, dtype=real, device=dev, host=host,
+        row_beam=row_beam,
+    )  # fmt: skip
     return vis.reshape(_vis_shape((ntime, len(ant1)), len(freq), mode))
 
 

@@ -42,6 +42,8 @@ def beams(kind, src, ntime, nant, rng):
     if kind == "airy":
         dish = np.array([13.5, 13.5, 25.0, 6.0, 13.5])[:nant]
         return antenna_beams("airy", src.lmn, FREQ, dish)
+    if kind == "uniform":  # one beam for all: (1, 1, chan, src), folded into the fluxes
+        return antenna_beams("gaussian", src.lmn, FREQ, 13.5, gaussian_k=0.3)
     shape = (ntime, nant, len(FREQ), src.nsrc)
     return 0.5 + rng.random(shape) + 0.3j * rng.standard_normal(shape)
 
@@ -61,6 +63,10 @@ CASES = [
     ("circular", "gemm", False, False, "airy", "scalar"),
     ("linear", "direct", True, True, "complex", "jones"),
     ("circular", "direct", False, True, "airy", "jones"),
+    ("linear", "direct", True, True, "uniform", None),
+    ("scalar", "direct", False, False, "uniform", "scalar"),
+    ("scalar", "weighted", True, True, "uniform", None),
+    ("linear", "gemm", False, False, "uniform", None),
 ]
 
 
@@ -134,12 +140,15 @@ def test_bad_shapes_are_refused():
 @pytest.mark.parametrize(
     ("mode", "smear"), [("scalar", False), ("linear", False), ("scalar", True), ("circular", True)]
 )
-def test_gpu_matches_numpy_with_jones(mode, smear, dtype):
-    """CuPy "gemm" (beams times build_k's operands) and "direct" against NumPy and the oracle."""
+@pytest.mark.parametrize("bkind", ["complex", "uniform"])
+def test_gpu_matches_numpy_with_jones(mode, smear, dtype, bkind):
+    """CuPy "gemm" (beams times build_k's operands) and "direct" (per-row beams by CuPy
+    array code; a uniform beam folded into the fluxes of the RawKernel) against NumPy and
+    the oracle."""
     ant_uvw, ant1, ant2, src = scene(4, gaussians=smear)
     ntime, nant = ant_uvw.shape[:2]
     rng = np.random.default_rng(9)
-    beam = beams("complex", src, ntime, nant, rng)
+    beam = beams(bkind, src, ntime, nant, rng)
     gains = random_gains(np.arange(ntime) * 60.0, nant, len(FREQ), amp_rms=0.1,
                          phase_rms_rad=0.3, seed=2)  # fmt: skip
     sm = Smearing(2e6, 30.0, math.radians(-30.0)) if smear else None
