@@ -7,6 +7,7 @@ registers the command.
 from __future__ import annotations
 
 from uvlab.app.bench_options import common_options, write_report
+from uvlab.gpu.deconvolution.subminor import ACTIVE_MAX
 
 #: (npix, ntime, nchan) per (device, quick).
 SIZES = {
@@ -30,6 +31,13 @@ def register(actions) -> None:
     p.add_argument("--niter", type=int, default=10_000, help="minor iterations at most")
     p.add_argument("--max-major", type=int, default=10, help="major cycles at most")
     p.add_argument("--mgain", type=float, default=0.5, help="a minor cycle's depth")
+    p.add_argument("--nsrc", type=int, default=20, help="point sources in the sky")
+    p.add_argument(
+        "--active-max",
+        type=int,
+        default=ACTIVE_MAX,
+        help="the sub-minor loop's pixels at most (WSClean's); 0: Högbom on the whole image",
+    )
     p.set_defaults(func=run)
 
 
@@ -43,7 +51,8 @@ def run(args) -> int:
     layout = load_layout(args.array)
     record = run_clean_bench(
         layout.equatorial(), npix=npix, ntime=ntime, nchan=nchan, device=device,
-        niter=args.niter, max_major=args.max_major, mgain=args.mgain,
+        niter=args.niter, max_major=args.max_major, mgain=args.mgain, nsrc=args.nsrc,
+        active_max=args.active_max or None,
         precision="single" if device == "gpu" else "double",
     )  # fmt: skip
     record["array"] = layout.name

@@ -22,13 +22,19 @@ SIZES = {
     ),
     ("gpu", True): dict(npix=1024, ntime=300, nchan=4, dft_step=16),
     ("gpu", False): dict(
-        npix=4096, ntime=1200, nchan=8, dft_step=32, conv_supports=tuple(range(2, 11))
+        npix=4096,
+        ntime=1200,
+        nchan=8,
+        dft_step=32,
+        conv_supports=tuple(range(2, 11)),
+        sigma_supports=tuple(range(3, 11)),
     ),
 }
 
 #: Curve style per algorithm: colour and marker.
 STYLE = {
     "conv": ("tab:blue", "o"),
+    "conv-sigma": ("tab:purple", "o"),
     "conv-table": ("tab:cyan", "s"),
     "conv-linear": ("tab:green", "P"),
     "hybrid": ("tab:orange", "^"),
@@ -115,7 +121,8 @@ def pareto_size(device: str, quick: bool):
 def pareto_figure(report: dict, path) -> Path:
     """Error against total time, log-log: every point, each algorithm's front joined."""
     from uvlab.app.report import pyplot, save_figure
-    from uvlab.gpu.bench.pareto import SKIES, front
+    from uvlab.gpu.bench.fronts import front
+    from uvlab.gpu.bench.pareto import SKIES
 
     plt = pyplot()
     precisions = sorted({p["precision"] for p in report["points"]})
@@ -190,7 +197,8 @@ def register(actions) -> None:
 def run(args) -> int:
     from uvlab.app.layouts import load_layout
     from uvlab.gpu.backend import resolve_device
-    from uvlab.gpu.bench.pareto import format_table, run_pareto
+    from uvlab.gpu.bench.fronts import format_table
+    from uvlab.gpu.bench.pareto import run_pareto
 
     device = resolve_device(args.device)
     layout = load_layout(args.array)

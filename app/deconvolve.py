@@ -49,11 +49,23 @@ def check_options(args) -> str | None:
         args.auto_threshold >= 0.0 and np.isfinite(args.auto_threshold)
     ):
         return f"--auto-threshold must be ≥ 0 (σ), got {args.auto_threshold}"
+    auto_mask = getattr(args, "auto_mask", None)
+    if auto_mask is not None:
+        if not (auto_mask > 0.0 and np.isfinite(auto_mask)):
+            return f"--auto-mask must be > 0 (σ), got {auto_mask}"
+        if args.auto_threshold is not None and not auto_mask > args.auto_threshold:
+            return (
+                f"--auto-mask ({auto_mask:g}σ) must be above --auto-threshold "
+                f"({args.auto_threshold:g}σ): the mask is made first"
+            )
     return None
 
 
-def deconvolve(dirty, psf, cell_rad: float, args, device: str = "cpu") -> Deconvolved:
-    """Högbom minor cycles (see the module docstring), the fitted beam and the restored image."""
+def deconvolve(dirty, psf, cell_rad: float, args, device: str = "cpu", mask=None) -> Deconvolved:
+    """Högbom minor cycles (see the module docstring), the fitted beam and the restored image.
+
+    ``mask`` (N, N) bool, optional: components only where True.
+    """
     from uvlab.gpu.backend import get_xp
     from uvlab.gpu.deconvolution import hogbom
 
@@ -67,6 +79,7 @@ def deconvolve(dirty, psf, cell_rad: float, args, device: str = "cpu") -> Deconv
         res = hogbom(
             residual, psf_x, gain=args.gain, niter=left, threshold=args.threshold_jy,
             auto_threshold=args.auto_threshold, mgain=mgain,
+            mask=None if mask is None else xp.asarray(mask),
         )  # fmt: skip
         cycles += 1
         model += res.model
@@ -98,10 +111,40 @@ def restored_result(model, residual, psf, cell_rad, iterations, cycles, reason, 
 
 
 def clean(vd, spec, dirty, psf, args, params, weighting, device: str = "cpu") -> Deconvolved:
-    """``args.deconvolver``'s CLEAN: :func:`deconvolve` (Högbom) or :func:`deconvolve_major`."""
-    if args.deconvolver == "cotton-schwab":  # major cycles in the visibilities
-        return deconvolve_major(vd, spec, psf, args, params, weighting, device)
-    return deconvolve(dirty, psf, spec.cell_rad, args, device)
+    """``args.deconvolver``'s CLEAN: :func:`deconvolve` (Högbom) or :func:`deconvolve_major`.
+
+    With ``args.auto_mask`` (WSClean's ``-auto-mask``) in two stages: CLEAN everywhere down
+    to auto-mask·σ; then, if that level was reached, on the pixels that hold a component
+    only, from the first stage's model, down to the threshold or the auto-threshold.
+    """
+
+    def run(a, mask=None, start=None):
+        if a.deconvolver == "cotton-schwab":  # major cycles in the visibilities
+            return deconvolve_major(vd, spec, psf, a, params, weighting, device, mask, start)
+        base = dirty if start is None else start.residual
+        return deconvolve(base, psf, spec.cell_rad, a, device, mask)
+
+    auto_mask = getattr(args, "auto_mask", None)
+    if auto_mask is None:
+        return run(args)
+    first = run(_with(args, auto_threshold=auto_mask))
+    left = int(args.niter) - first.iterations
+    if first.stop_reason != "auto-threshold" or left <= 0:
+        return first
+    second = run(_with(args, niter=left), mask=first.model != 0, start=first)
+    model = second.model if args.deconvolver == "cotton-schwab" else first.model + second.model
+    return restored_result(
+        model, second.residual, psf, spec.cell_rad, first.iterations + second.iterations,
+        first.cycles + second.cycles, second.stop_reason,
+        np.concatenate([first.peak, second.peak[1:]]), np.concatenate([first.rms, second.rms[1:]]),
+    )  # fmt: skip
+
+
+def _with(args, **changes):
+    """A copy of the argparse namespace with ``changes``."""
+    from argparse import Namespace
+
+    return Namespace(**{**vars(args), **changes})
 
 
 def major_cycle_pair(algorithm: str, params, xp):
@@ -127,13 +170,16 @@ def major_cycle_pair(algorithm: str, params, xp):
     return grid, degrid_fn
 
 
-def deconvolve_major(vd, spec, psf, args, params, weighting, device: str = "cpu") -> Deconvolved:
+def deconvolve_major(
+    vd, spec, psf, args, params, weighting, device: str = "cpu", mask=None, start=None
+) -> Deconvolved:
     """Cotton–Schwab CLEAN of the read data ``vd`` (:class:`~uvlab.app.ms.reader.VisData`).
 
     The samples and imaging weights are those of the dirty image
     (:func:`~uvlab.gpu.imaging.reuse.select_samples`,
     :func:`~uvlab.gpu.imaging.weighting.imaging_weights`); the major cycles use the
-    imaging's algorithm and parameters (:func:`major_cycle_pair`).
+    imaging's algorithm and parameters (:func:`major_cycle_pair`). ``mask``: components
+    only where True; ``start``: a :class:`Deconvolved` whose model the cycles continue.
     """
     from uvlab.gpu.backend import get_xp
     from uvlab.gpu.deconvolution.cotton_schwab import cotton_schwab
@@ -150,6 +196,8 @@ def deconvolve_major(vd, spec, psf, args, params, weighting, device: str = "cpu"
         s.u, s.v, vis, weight, spec, xp.asarray(psf, dtype=xp.float64), grid=grid,
         degrid_fn=degrid_fn, gain=args.gain, niter=args.niter, threshold=args.threshold_jy,
         auto_threshold=args.auto_threshold, mgain=args.mgain,
+        mask=None if mask is None else xp.asarray(mask),
+        start_model=None if start is None else xp.asarray(start.model),
     )  # fmt: skip
     return restored_result(
         mc.model, mc.residual, psf, spec.cell_rad, mc.iterations, mc.majors, mc.stop_reason,

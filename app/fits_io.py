@@ -2,6 +2,8 @@
 
 Axis 1 is ``RA---SIN`` with ``CDELT1 = −cell``, axis 2 ``DEC--SIN`` with
 ``CDELT2 = +cell``, ``CRPIX = N/2 + 1`` on both, ``CRVAL`` the phase centre.
+A W × H image (``uvlab image --size W H``: the centre of the N² image, N = max(W, H))
+has ``CRPIX1 = W/2 + 1``, ``CRPIX2 = H/2 + 1``, CASA's reference pixel.
 Axes 3 and 4 are FREQ and STOKES (CASA's order), each of length one. The
 data array is ``img[j, i]`` exactly as uvlab's engine returns it.
 
@@ -50,9 +52,12 @@ def image_header(
     history: Mapping[str, object] | None = None,
     beam=None,
     observation: Mapping[str, object] | None = None,
+    shape: tuple[int, int] | None = None,
 ):
     """Build the astropy Header for a uvlab image.
 
+    ``shape``: (H, W) of an image cropped about the centre of ``spec``'s grid
+    (default its N × N): CRPIX1 = W//2 + 1, CRPIX2 = H//2 + 1.
     ``beam``: a restoring beam (:class:`~uvlab.gpu.deconvolution.beam.Beam`),
     written as BMAJ, BMIN (FWHM, degrees) and BPA (degrees east of north).
     ``observation``: what CASA and WSClean write about the data, any of
@@ -64,21 +69,21 @@ def image_header(
     """
     from astropy.io import fits
 
-    n = spec.npix
+    ny, nx = (spec.npix, spec.npix) if shape is None else (int(shape[0]), int(shape[1]))
     cell_deg = np.degrees(spec.cell_rad)
     h = fits.Header()
     h["BUNIT"] = bunit
     h["BTYPE"] = "Intensity"
     h["CTYPE1"], h["CRPIX1"], h["CRVAL1"], h["CDELT1"], h["CUNIT1"] = (
         "RA---SIN",
-        n // 2 + 1.0,
+        nx // 2 + 1.0,
         round(float(ra0_deg) % 360.0, 11) % 360.0,
         -cell_deg,
         "deg",
     )
     h["CTYPE2"], h["CRPIX2"], h["CRVAL2"], h["CDELT2"], h["CUNIT2"] = (
         "DEC--SIN",
-        n // 2 + 1.0,
+        ny // 2 + 1.0,
         round(float(dec0_deg), 11),
         cell_deg,
         "deg",
@@ -170,12 +175,19 @@ def write_image_fits(
     overwrite: bool = True,
     beam=None,
     observation: Mapping[str, object] | None = None,
+    cropped: bool = False,
 ) -> Path:
-    """Write ``image`` (N, N) as a 4-D FITS cube (1, 1, N, N) and return the path."""
+    """Write ``image`` (N, N) as a 4-D FITS cube (1, 1, N, N) and return the path.
+
+    With ``cropped``, ``image`` may also be (H, W), even sides ≤ N: the centre
+    crop of ``spec``'s N × N grid (:func:`centre_crop`), written with its own CRPIX.
+    """
     from astropy.io import fits
 
     image = np.asarray(image)
-    if image.shape != (spec.npix, spec.npix):
+    ny, nx = image.shape if image.ndim == 2 else (-1, -1)
+    fits_grid = 0 < ny <= spec.npix and 0 < nx <= spec.npix and ny % 2 == 0 and nx % 2 == 0
+    if image.shape != (spec.npix, spec.npix) and not (cropped and fits_grid):
         raise ValueError(f"image shape {image.shape} does not match npix={spec.npix}")
     header = image_header(
         spec,
@@ -188,6 +200,7 @@ def write_image_fits(
         history=history,
         beam=beam,
         observation=observation,
+        shape=image.shape,
     )
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -196,6 +209,17 @@ def write_image_fits(
     with atomic_path(path, overwrite=overwrite, need_bytes=need, what="the FITS image") as tmp:
         hdu.writeto(tmp, overwrite=True)
     return path
+
+
+def centre_crop(image, width: int, height: int):
+    """The (height, width) centre of an (N, N) image: pixel (N/2, N/2) goes to (H/2, W/2).
+
+    Even ``width`` and ``height`` ≤ N. The reference pixel stays on the phase
+    centre, so CRPIX = (W/2 + 1, H/2 + 1) (:func:`image_header`'s ``shape``).
+    """
+    n = image.shape[-1]
+    j0, i0 = n // 2 - height // 2, n // 2 - width // 2
+    return image[..., j0 : j0 + height, i0 : i0 + width]
 
 
 def image_fits_bytes(npix: int, header_blocks: int = 3) -> int:

@@ -51,6 +51,10 @@ class ArrayLayout:
         WGS84 geodetic position of the array's reference point.
     source : str
         File path or resource name it came from.
+    subarray : (nant,) int or None
+        For layouts combined from several (:func:`combine_layouts`, e.g. VLA A + D):
+        the layout each antenna came from. Baselines join antennas of one subarray
+        only, as the configurations were observed apart and their data joined.
     """
 
     name: str
@@ -61,6 +65,7 @@ class ArrayLayout:
     site_lat_rad: float
     site_height_m: float
     source: str
+    subarray: np.ndarray | None = None
 
     def __post_init__(self):
         ecef = np.array(self.ecef, dtype=np.float64).reshape(-1, 3)
@@ -75,6 +80,13 @@ class ArrayLayout:
         site = (self.site_lon_rad, self.site_lat_rad, self.site_height_m)
         if problem := sites.geodetic_problem(np.degrees(site[0]), np.degrees(site[1]), site[2]):
             raise LayoutError(f"{self.source}: the array's site {problem}")
+        if self.subarray is not None:
+            sub = np.asarray(self.subarray)
+            if sub.shape != (len(ecef),) or not np.issubdtype(sub.dtype, np.integer):
+                raise LayoutError(f"{self.source}: need one integer subarray per antenna")
+            sub = sub.astype(np.int32)
+            sub.setflags(write=False)
+            object.__setattr__(self, "subarray", sub)
         ecef.setflags(write=False)
         dish.setflags(write=False)
         object.__setattr__(self, "ecef", ecef)
@@ -107,15 +119,67 @@ class ArrayLayout:
         return ecef_to_equatorial(self.ecef - self.site_ecef(), self.site_lon_rad)
 
     def baselines(self) -> tuple[np.ndarray, np.ndarray]:
-        """ant1, ant2 (nbl,) int: all p < q, MS order (for p: for q > p)."""
+        """ant1, ant2 (nbl,) int: all p < q (within one subarray), MS order (for p: for q > p)."""
         p, q = np.triu_indices(self.nant, k=1)
+        if self.subarray is not None:
+            keep = self.subarray[p] == self.subarray[q]
+            p, q = p[keep], q[keep]
         return p.astype(np.int32), q.astype(np.int32)
 
     def max_baseline_m(self) -> float:
-        """Longest antenna separation, metres."""
+        """Longest baseline, metres (within a subarray for combined layouts)."""
         x = self.ecef
-        longest = [np.linalg.norm(x[i + 1 :] - x[i], axis=1).max() for i in range(len(x) - 1)]
-        return float(max(longest))
+        same = self.subarray
+        longest = 0.0
+        for i in range(len(x) - 1):
+            d = np.linalg.norm(x[i + 1 :] - x[i], axis=1)
+            if same is not None:
+                d = d[same[i + 1 :] == same[i]]
+            longest = max(longest, float(d.max()) if d.size else 0.0)
+        return longest
+
+
+#: Sites of combined layouts may lie this far apart at most (configurations of one array).
+COMBINE_SITE_M = 100e3
+
+
+def combine_layouts(layouts, name: str | None = None) -> ArrayLayout:
+    """Several layouts as one observation's subarrays (APSYNSIM's combined arrays).
+
+    Antennas keep their positions and dishes, named ``layout:antenna``; baselines
+    join antennas of one layout only (:attr:`ArrayLayout.subarray`), as when a
+    source is observed in VLA A and D configurations and the data are imaged
+    together. The site is the first layout's; the others must lie within
+    :data:`COMBINE_SITE_M` of it (LayoutError otherwise).
+    """
+    layouts = list(layouts)
+    if len(layouts) < 2:
+        raise LayoutError("combining needs at least two layouts")
+    first = layouts[0]
+    site = first.site_ecef()
+    for lay in layouts[1:]:
+        far = float(np.linalg.norm(lay.site_ecef() - site))
+        if far > COMBINE_SITE_M:
+            raise LayoutError(
+                f"{lay.name}: its site is {far / 1e3:.0f} km from {first.name}'s; only "
+                "configurations of one array (within 100 km) can be combined"
+            )
+    labels = [lay.name for lay in layouts]
+    if len(set(labels)) < len(labels):
+        labels = [f"{i + 1}.{lab}" for i, lab in enumerate(labels)]
+    return ArrayLayout(
+        name=name or "+".join(lay.name for lay in layouts),
+        antenna_names=tuple(
+            f"{lab}:{n}" for lab, lay in zip(labels, layouts) for n in lay.antenna_names
+        ),
+        ecef=np.concatenate([lay.ecef for lay in layouts]),
+        dish_diameter=np.concatenate([lay.dish_diameter for lay in layouts]),
+        site_lon_rad=first.site_lon_rad,
+        site_lat_rad=first.site_lat_rad,
+        site_height_m=first.site_height_m,
+        source=" + ".join(lay.source for lay in layouts),
+        subarray=np.concatenate([np.full(lay.nant, k) for k, lay in enumerate(layouts)]),
+    )
 
 
 def check_on_earth(ecef, names, source: str, lines=None, hint: str = "") -> None:
@@ -461,12 +525,19 @@ def _builtin_key(key: str) -> str | None:
 def load_layout(name_or_path: str | Path) -> ArrayLayout:
     """A user layout file (an existing path wins), or a built-in layout by name or file stem.
 
+    Names joined by ``+`` (``vla.a+vla.d``) are combined (:func:`combine_layouts`).
+
     Raises
     ------
     LayoutError
         Unknown name, missing file, or a bad file (message names file and line).
     """
     path = Path(name_or_path).expanduser()
+    if not path.is_file() and "+" in str(name_or_path):  # "vla.a+vla.d": combined
+        parts = [part.strip() for part in str(name_or_path).split("+")]
+        if any(not part for part in parts):
+            raise LayoutError(f"{name_or_path!r}: an empty name beside '+'")
+        return combine_layouts([load_layout(part) for part in parts])
     if path.is_file():
         try:
             text = path.read_text(encoding="utf-8", errors="replace")

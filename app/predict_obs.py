@@ -114,7 +114,7 @@ def predict_image_integrations(
 ) -> np.ndarray:
     """The visibilities of an image sky (Stokes I, Jy/pixel on ``spec``) for ``times`` of ``obs``.
 
-    Degridded channel by channel (:func:`uvlab.gpu.degridding.degrid`, ``conv``
+    Degridded, every channel in one call (:func:`degrid_image_rows`, ``conv``
     with the ES kernel at ``eps``; CUDA on the GPU), the model image scaled by
     (ν/ν0)^α. The sky is taken as flat (no w-term: ``w·(1 − n) ≪ 1`` over the
     image), and as unpolarised: ``"linear"`` and ``"circular"`` give
@@ -124,24 +124,38 @@ def predict_image_integrations(
     -------
     (time, bl, chan) complex128 for ``"scalar"``, else (time, bl, chan, 2, 2).
     """
+    rows = obs.uvw[times]  # (t, bl, 3) m
+    out = degrid_image_rows(
+        rows[..., 0].ravel(), rows[..., 1].ravel(), obs.freq_hz, model, spec,
+        ref_freq_hz=ref_freq_hz, spectral_index=spectral_index, eps=eps, device=device,
+    ).reshape(*rows.shape[:2], obs.freq_hz.size)  # fmt: skip
+    if mode == "scalar":
+        return out
+    b = np.zeros((*out.shape, 2, 2), dtype=np.complex128)
+    b[..., 0, 0] = b[..., 1, 1] = out
+    return b
+
+
+def degrid_image_rows(
+    u_m, v_m, freq_hz, model, spec, *, ref_freq_hz=1.4e9, spectral_index=0.0, eps=1e-7,
+    device="auto",
+) -> np.ndarray:  # fmt: skip
+    """(nrow, nchan) complex128 visibilities of a model image at baselines (u, v) in metres.
+
+    Every channel in one degridding call (``conv``, ES at ``eps``; the points are
+    (u, v)·ν/c for each channel), the model image scaled by (ν/ν0)^α; ``model``
+    may already be on the device (a CuPy array is used as it is).
+    """
     from uvlab.gpu.backend import get_xp, resolve_device, to_numpy
     from uvlab.gpu.constants import C_LIGHT
     from uvlab.gpu.degridding import degrid
     from uvlab.gpu.gridders.params import GridParams
 
     xp = get_xp(device=resolve_device(device))
-    rows = obs.uvw[times]  # (t, bl, 3) m
-    params = GridParams.from_eps(eps)
+    freq = np.asarray(freq_hz, dtype=np.float64)
+    k = xp.asarray(freq / C_LIGHT)
+    u = (xp.asarray(np.asarray(u_m, dtype=np.float64))[:, None] * k).ravel()
+    v = (xp.asarray(np.asarray(v_m, dtype=np.float64))[:, None] * k).ravel()
     img = xp.asarray(model, dtype=xp.float64)
-    u_m, v_m = xp.asarray(rows[..., 0].ravel()), xp.asarray(rows[..., 1].ravel())
-    out = np.empty((*rows.shape[:2], obs.freq_hz.size), dtype=np.complex128)
-    for c, nu in enumerate(obs.freq_hz):
-        k = nu / C_LIGHT
-        vis = degrid(img, u_m * k, v_m * k, spec, "conv", params)
-        scale = (nu / ref_freq_hz) ** spectral_index
-        out[..., c] = scale * to_numpy(vis).reshape(rows.shape[:2])
-    if mode == "scalar":
-        return out
-    b = np.zeros((*out.shape, 2, 2), dtype=np.complex128)
-    b[..., 0, 0] = b[..., 1, 1] = out
-    return b
+    vis = degrid(img, u, v, spec, "conv", GridParams.from_eps(eps)).reshape(-1, freq.size)
+    return to_numpy(vis * xp.asarray((freq / ref_freq_hz) ** spectral_index))

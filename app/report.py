@@ -53,14 +53,16 @@ def save_figure(fig, path, dpi: float) -> Path:
     return path
 
 
-def _extent(spec):
-    half = spec.npix / 2 * np.degrees(spec.cell_rad) * 60
-    return (half, -half, -half, half)
+def _extent(spec, shape=None):
+    ny, nx = (spec.npix, spec.npix) if shape is None else shape[-2:]
+    arcmin = np.degrees(spec.cell_rad) * 60
+    return (nx / 2 * arcmin, -nx / 2 * arcmin, -ny / 2 * arcmin, ny / 2 * arcmin)
 
 
 def show(ax, img, spec, title, **kwargs):
     """``imshow`` of ``img[j, i]`` in (l, m) arcmin, east to the left (DESIGN §1)."""
-    im = ax.imshow(img, origin="lower", extent=_extent(spec), interpolation="nearest", **kwargs)
+    extent = _extent(spec, np.shape(img))
+    im = ax.imshow(img, origin="lower", extent=extent, interpolation="nearest", **kwargs)
     ax.set_xlabel("l (arcmin, east ←)")
     ax.set_ylabel("m (arcmin)")
     ax.set_title(title, fontsize=10)

@@ -70,6 +70,8 @@ class ArrayLayoutView(QtWidgets.QWidget):
         self._enu = np.zeros((0, 3))
         self._names: list[str] = []
         self._diam = np.zeros(0)
+        self._groups = None
+        self._brushes = pg.mkBrush(PALETTE[0])
         self.plot_widget = pg.PlotWidget()
         self.plot_item = self.plot_widget.getPlotItem()
         self.plot_item.setAspectLocked(True)
@@ -90,7 +92,7 @@ class ArrayLayoutView(QtWidgets.QWidget):
         layout.addWidget(self.plot_widget, 1)
         layout.addWidget(self.info_label)
 
-    def set_antennas(self, enu, names=None, diameters=None) -> None:
+    def set_antennas(self, enu, names=None, diameters=None, groups=None) -> None:
         """Show antennas.
 
         Parameters
@@ -101,6 +103,9 @@ class ArrayLayoutView(QtWidgets.QWidget):
             Antenna names (default ``"0"``, ``"1"``, ...).
         diameters : (n,) float, optional
             Dish diameters, metres (shown in the tool tip).
+        groups : (n,) int, optional
+            Subarrays of a combined layout (VLA A + D): each drawn in its own colour,
+            baselines counted within one only.
         """
         enu = np.array(enu, dtype=np.float64, ndmin=2)
         if enu.ndim != 2 or enu.shape[1] != 3:
@@ -111,7 +116,13 @@ class ArrayLayoutView(QtWidgets.QWidget):
         if len(names) != n:
             raise ValueError(f"{len(names)} names for {n} antennas")
         self._enu, self._names, self._diam = enu, names, np.array(diam, dtype=np.float64)
-        self.scatter.setData(x=enu[:, 0], y=enu[:, 1], data=np.arange(n))
+        self._groups = None if groups is None else np.asarray(groups).reshape(n)
+        brushes = pg.mkBrush(PALETTE[0])
+        if self._groups is not None:
+            palette = [pg.mkBrush(c) for c in PALETTE]
+            brushes = [palette[int(g) % len(palette)] for g in self._groups]
+        self._brushes = brushes
+        self.scatter.setData(x=enu[:, 0], y=enu[:, 1], data=np.arange(n), brush=brushes)
         for item in self.labels:
             self.plot_item.removeItem(item)
         self.labels = []
@@ -134,7 +145,10 @@ class ArrayLayoutView(QtWidgets.QWidget):
     def move_antenna(self, index: int, east: float, north: float) -> None:
         """Move one antenna without emitting a signal (up is unchanged)."""
         self._enu[index, :2] = east, north
-        self.scatter.setData(x=self._enu[:, 0], y=self._enu[:, 1], data=np.arange(len(self._enu)))
+        self.scatter.setData(
+            x=self._enu[:, 0], y=self._enu[:, 1], data=np.arange(len(self._enu)),
+            brush=self._brushes,
+        )  # fmt: skip
         if self.labels:
             self.labels[index].setPos(east, north)
         self._update_info()
@@ -165,7 +179,11 @@ class ArrayLayoutView(QtWidgets.QWidget):
             self.info_label.setText(f"{n} antenna(s)")
             return
         d = self._enu[:, None, :2] - self._enu[None, :, :2]
-        lengths = np.hypot(d[..., 0], d[..., 1])[np.triu_indices(n, 1)]
+        p, q = np.triu_indices(n, 1)
+        if self._groups is not None:
+            keep = self._groups[p] == self._groups[q]
+            p, q = p[keep], q[keep]
+        lengths = np.hypot(d[..., 0], d[..., 1])[p, q]
         self.info_label.setText(
             f"{n} antennas, {lengths.size} baselines, "
             f"shortest {lengths.min():.1f} m, longest {lengths.max():.1f} m"

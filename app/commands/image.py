@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import time
 
+from uvlab.app.commands.image_size import add_size_arg, crop_outputs, resolve_size
 from uvlab.app.commands.ms_imaging import (
     WTERM_HINT_RAD,
     add_imaging_args,
@@ -33,6 +34,7 @@ from uvlab.app.commands.ms_imaging import (
     grid_params,
     ms_selection,
     read_selected,
+    row_selection_note,
     warn,
     weighting,
     wterm_phase_rad,
@@ -98,6 +100,7 @@ def register(sub) -> None:
         default="conv",
         choices=ALGORITHM_NAMES,
     )
+    add_size_arg(p)
     add_clean_args(p)
     from uvlab.app.commands.pb_correct import add_pb_args
 
@@ -134,6 +137,13 @@ def add_clean_args(p) -> None:
         metavar="S",
         help="stop at S·σ, σ = 1.4826·MAD of the residual",
     )
+    g.add_argument(
+        "--auto-mask",
+        type=float,
+        metavar="S",
+        help="WSClean's -auto-mask: CLEAN to S·σ everywhere, then only where components are, "
+        "down to --auto-threshold or --threshold-jy",
+    )
     g.add_argument("--deconvolver", choices=DECONVOLVERS, default="hogbom")
 
 
@@ -149,6 +159,7 @@ def run(args) -> int:
     from uvlab.app.memory import check_memory, imaging_estimate
     from uvlab.app.progress import progress_bar
 
+    size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing
     if args.npix is not None and (args.npix < 2 or args.npix % 2):
         args.parser.error(f"--npix must be an even number ≥ 2, got {args.npix}")  # exit 2
     complaint = check_options(args)
@@ -162,6 +173,9 @@ def run(args) -> int:
     cache = WorkCache()  # the read, kept for the image job
     with progress_bar("read") as bar:
         vd, dish, t_read = read_selected(args, progress=bar, cache=cache)
+    rows_note = row_selection_note(args, vd)
+    if rows_note:
+        print(rows_note)
     spec, rule = choose_geometry(vd.uvw, vd.freq_hz, vd.flag, dish, args.npix, args.cell_arcsec)
     phase = wterm_phase_rad(vd.uvw, vd.freq_hz, vd.flag, spec)
     if phase > WTERM_HINT_RAD and not args.wstack:
@@ -195,7 +209,13 @@ def run(args) -> int:
             "column": vd.column,
             "stokes": vd.stokes,
             "channels": f"{args.channels or 'all'} ({vd.nchan} used)",
-            "npix": spec.npix,
+            **({"rows": rows_note} if rows_note else {}),
+            **(
+                {"phase_center": f"{args.phase_center[0]:.9g} {args.phase_center[1]:.9g} deg"}
+                if args.phase_center
+                else {}
+            ),
+            "npix": spec.npix if size is None else f"{size[0]} x {size[1]} (of {spec.npix})",
             "npix_rule": rule,
             "cell_arcsec": f"{spec.cell_arcsec:.6g}",
             "sigma": params.sigma if params is not None else None,
@@ -213,7 +233,7 @@ def run(args) -> int:
                 else {
                     "deconvolver": f"{args.deconvolver} niter={args.niter} gain={args.gain} "
                     f"mgain={args.mgain} threshold_jy={args.threshold_jy} "
-                    f"auto_threshold={args.auto_threshold}",
+                    f"auto_threshold={args.auto_threshold} auto_mask={args.auto_mask}",
                     "clean": f"{clean.iterations} iterations in {clean.cycles} cycles, "
                     f"stopped by {clean.stop_reason}",
                     "beam": f"{clean.beam.bmaj_arcsec:.4g} x {clean.beam.bmin_arcsec:.4g} "
@@ -228,8 +248,10 @@ def run(args) -> int:
         history=history,
         bandwidth_hz=float(vd.chan_width_hz * vd.nchan),
         observation=observation_cards(cache.ms_info(args.ms), vd),
+        cropped=size is not None,
     )
     beam = clean.beam if clean is not None else psf_beam(res.psf, spec)
+    res, clean = crop_outputs(res, clean, size)
     t0 = time.perf_counter()
     files = [  # a fitted beam on every image, the dirty one too, as CASA writes them
         write_image_fits(f"{prefix}-dirty.fits", res.dirty, spec, ra, dec, **common, beam=beam),
@@ -248,8 +270,9 @@ def run(args) -> int:
         files.append(preview(res, spec, vd, f"{prefix}.png"))
         timing["png"] = time.perf_counter() - t0
     files.append(write_timing(f"{prefix}-timing.json", timing, res, spec, passes=2))
+    shape = f"{spec.npix}²" if size is None else f"{size[0]}×{size[1]}"
     print(
-        f'{args.algorithm} {spec.npix}² × {spec.cell_arcsec:.3g}" ({rule}), '
+        f'{args.algorithm} {shape} × {spec.cell_arcsec:.3g}" ({rule}), '
         f"{res.nvis} visibilities, Stokes {vd.stokes}, device {res.device}; "
         f"peak {res.dirty.max():.4g} Jy/beam"
     )
@@ -302,7 +325,7 @@ def write_clean(prefix, clean, spec, ra, dec, common) -> list:
                          beam=clean.beam),
         write_component_list(
             f"{prefix}-sources.txt", clean.model, image_header(spec, ra, dec,
-            freq_hz=common["freq_hz"]), common["freq_hz"],
+            freq_hz=common["freq_hz"], shape=clean.model.shape), common["freq_hz"],
         ),
     ]  # fmt: skip
 

@@ -49,6 +49,93 @@ def add_selection_args(p: argparse.ArgumentParser) -> None:
         "--maxuv-l", type=float, metavar="L",
         help="leave out samples with √(u²+v²) above L wavelengths (as WSClean's -maxuv-l)",
     )  # fmt: skip
+    add_row_selection_args(g)
+
+
+def add_row_selection_args(g) -> None:
+    """--timerange, --interval, --antenna and --phase-center (:mod:`uvlab.app.ms.rowselect`)."""
+    when = g.add_mutually_exclusive_group()
+    when.add_argument(
+        "--timerange", metavar="T0~T1", type=timerange_arg,
+        help="rows with T0 ≤ TIME ≤ T1, CASA syntax: YYYY/MM/DD/hh:mm:ss~hh:mm:ss, times of "
+        "day on the MS's first day (09:14~09:54), >T0 or <T1 (UTC)",
+    )  # fmt: skip
+    when.add_argument(
+        "--interval", type=nonnegative_int, nargs=2, metavar=("A", "B"), action=IntervalAction,
+        help="timesteps A … B−1 of the field and window, from 0 (as WSClean's -interval)",
+    )  # fmt: skip
+    g.add_argument(
+        "--antenna", metavar="LIST",
+        help="CASA syntax: indices (from 0) or names, wildcards, A&B baselines, !A to leave "
+        "out, e.g. '0,3,ea1*' or '!2'",
+    )  # fmt: skip
+    g.add_argument(
+        "--phase-center", "--shift", dest="phase_center", nargs="+", metavar="COORD",
+        type=str, action=PhaseCentreAction,
+        help="re-phase to this J2000 centre (uvw rotated as CASA's phaseshift): degrees or "
+        "12:34:56.7 -30:12:00 / 12h34m56.7s -30d12m00s; the image is centred on it",
+    )  # fmt: skip
+
+
+def timerange_arg(text: str) -> str:
+    """``--timerange`` type: the text unchanged once its syntax is right (exit 2 if not).
+
+    The times of day are placed on the MS's first day when it is read.
+    """
+    from uvlab.app.ms.rowselect import parse_timerange
+
+    try:
+        parse_timerange(text, 0.0)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def nonnegative_int(text: str) -> int:
+    """An integer ≥ 0 (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is negative")
+    return value
+
+
+class IntervalAction(argparse.Action):
+    """``--interval A B`` with A < B (a usage error otherwise)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        a, b = values
+        if not a < b:
+            parser.error(f"{option_string}: expected A < B (timesteps A … B−1), got {a} {b}")
+        setattr(namespace, self.dest, (a, b))
+
+
+def phase_centre_deg(text: str) -> tuple[float, float]:
+    """(RA, Dec) degrees of ``"RA DEC"`` (an optional leading ``J2000``/``ICRS``)."""
+    from uvlab.app.skymodel.angles import parse_angle
+
+    parts = text.replace(",", " ").split()
+    if parts and parts[0].upper() in ("J2000", "ICRS"):
+        parts = parts[1:]
+    if len(parts) != 2:
+        example = "'150.05 30.03' or '10:00:12 +30:01:48'"
+        raise ValueError(f"{text!r}: expected RA and Dec, e.g. {example}")
+    ra, dec = parse_angle(parts[0], hours=True), parse_angle(parts[1], hours=False)
+    if not -90.0 <= dec <= 90.0:
+        raise ValueError(f"{text!r}: Dec {dec:g} deg is outside −90 … 90")
+    return ra % 360.0, dec
+
+
+class PhaseCentreAction(argparse.Action):
+    """``--phase-center RA DEC`` (two words or one quoted string) → (RA, Dec) degrees."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        try:
+            setattr(namespace, self.dest, phase_centre_deg(" ".join(values)))
+        except ValueError as exc:
+            parser.error(f"{option_string}: {exc}")  # exit 2
 
 
 def add_imaging_args(p: argparse.ArgumentParser) -> None:
@@ -232,8 +319,12 @@ def ms_selection(args):
     lo, hi = getattr(args, "minuv_l", None), getattr(args, "maxuv_l", None)
     uvrange = None if lo is None and hi is None else (lo or 0.0, hi if hi is not None else None)
     return MSSelection(
-        args.ms, field_arg(args.field), args.spw, args.column, args.stokes, channels, uvrange
-    )
+        args.ms, field_arg(args.field), args.spw, args.column, args.stokes, channels, uvrange,
+        timerange=getattr(args, "timerange", None),
+        interval=getattr(args, "interval", None),
+        antenna=getattr(args, "antenna", None),
+        phase_centre=getattr(args, "phase_center", None),
+    )  # fmt: skip
 
 
 def read_selected(args, algorithms=None, progress=None, cache=None):
@@ -301,6 +392,22 @@ def choose_geometry(uvw, freq_hz, flag, dish_m: float, npix=None, cell_arcsec=No
     if cell_arcsec is None and n * cell > 2.0:
         cell = 2.0 / n
     return ImageSpec(n, cell), rule
+
+
+def row_selection_note(args, vd) -> str | None:
+    """One line on the rows --timerange/--interval/--antenna kept, or None without them."""
+    import numpy as np
+
+    given = {k: getattr(args, k, None) for k in ("timerange", "interval", "antenna")}
+    given = {k: v for k, v in given.items() if v}
+    if not given:
+        return None
+    what = ", ".join(
+        f"{k} {' '.join(map(str, v)) if isinstance(v, (list, tuple)) else v}"
+        for k, v in given.items()
+    )
+    nant = np.unique(np.concatenate([vd.ant1, vd.ant2])).size
+    return f"selected {vd.nrow} rows ({what}): {np.unique(vd.time).size} timesteps, {nant} antennas"
 
 
 def fits_history(items: dict) -> dict:

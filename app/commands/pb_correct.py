@@ -87,6 +87,10 @@ def write_pb_files(args, cube, prefix, image, spec, ra, dec, common, freq_hz, di
             f"{args.ms}: the ANTENNA table gives no dish diameter; pass --pb-dish-diameter-m"
         )
     pb = power_beam(args.pb_model, cube, spec, freq_hz, dish)
+    if pb.shape != np.shape(image):  # --size W H: the image is the centre of the N² one
+        from uvlab.app.fits_io import centre_crop
+
+        pb = centre_crop(pb, np.shape(image)[1], np.shape(image)[0])
     corrected = np.where(pb >= args.pb_limit, image / np.where(pb > 0, pb, 1.0), np.nan)
     return [
         write_image_fits(f"{prefix}-pb.fits", pb, spec, ra, dec, **common, bunit=""),

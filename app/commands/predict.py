@@ -22,8 +22,12 @@ def register(sub) -> None:
         "--sky",
         required=True,
         metavar="NAME|FILE",
-        help="sky model: a file (uvlab v1 or WSClean), a demo or a bundled sky name",
+        help="sky model: a file (uvlab v1, WSClean or a CASA .cl table), a demo or a bundled "
+        "sky name",
     )
+    from uvlab.app.commands.sky_strict import add_strict_arg
+
+    add_strict_arg(p)
     p.add_argument("--column", default="MODEL_DATA", help="column to write (default MODEL_DATA)")
     p.add_argument(
         "--overwrite", action="store_true", help="replace the column if it exists (needed for DATA)"
@@ -54,6 +58,7 @@ def run(args) -> int:
     import numpy as np
 
     from uvlab.app.commands.jones_args import jones_options
+    from uvlab.app.commands.sky_strict import sky_read_options
     from uvlab.app.ms.metadata import read_fields
     from uvlab.app.ms.predict_ms import predict_to_ms
     from uvlab.app.ms.tables import MSTables
@@ -65,7 +70,7 @@ def run(args) -> int:
     field = fields[0] if fields else None
     ra = None if field is None else float(np.degrees(field.ra_rad)) % 360.0
     dec = None if field is None else float(np.degrees(field.dec_rad))
-    sky = load_sky(args.sky, ra0_deg=ra, dec0_deg=dec)
+    sky = load_sky(args.sky, ra0_deg=ra, dec0_deg=dec, **sky_read_options(args))
     jones = jones_options(args)
     dtype = np.float32 if args.precision == "single" else np.float64
     with progress_bar("predict") as bar:

@@ -63,6 +63,8 @@ def count(text: str) -> int:
 
 def add_observation_args(p: argparse.ArgumentParser, *, required: bool = True) -> None:
     """Options of a synthetic observation and its sky (``required``: mark the essentials)."""
+    from uvlab.app.commands.sky_strict import add_strict_arg
+
     g = p.add_argument_group("observation")
     g.add_argument(
         "--array",
@@ -133,8 +135,10 @@ def add_observation_args(p: argparse.ArgumentParser, *, required: bool = True) -
         "--sky",
         required=required,
         metavar="NAME|FILE",
-        help="sky model: a file (uvlab v1 or WSClean), a demo or a bundled sky name",
+        help="sky model: a file (uvlab v1, WSClean or a CASA .cl table), a demo or a bundled "
+        "sky name",
     )
+    add_strict_arg(g)
     g.add_argument(
         "--image-sky",
         metavar="IMAGE",
@@ -184,10 +188,14 @@ def observation_spec(args):
 
 
 def load_sky_for(args, spec):
-    """The sky model of ``--sky``, demo skies centred on the phase centre."""
+    """The sky model of ``--sky``, demo skies centred on the phase centre (``--strict`` applied)."""
+    from uvlab.app.commands.sky_strict import sky_read_options
     from uvlab.app.skymodel import load_sky
 
-    return load_sky(args.sky, ra0_deg=spec.ra_deg, dec0_deg=spec.dec_deg, freq_hz=spec.freq_hz)
+    return load_sky(
+        args.sky, ra0_deg=spec.ra_deg, dec0_deg=spec.dec_deg, freq_hz=spec.freq_hz,
+        **sky_read_options(args),
+    )  # fmt: skip
 
 
 def describe_command(name: str, args) -> str:
@@ -249,6 +257,9 @@ def run(args) -> int:
             args.image_sky, width_arcmin=args.image_sky_width_arcmin,
             flux_jy=args.image_sky_flux_jy,
         )  # fmt: skip
+        from uvlab.app.commands.sky_strict import check_image_sky
+
+        check_image_sky(args, image_sky)  # warnings, or errors with --strict
     # memory and disk, before the progress bar opens (simulate_ms checks again)
     check_simulation(spec, out, nsrc=len(sky), predict=predict_path(sky, not args.no_smearing))
     command = describe_command("simulate", args)

@@ -2,8 +2,9 @@
 
 - ``uvlab sky list``: the demo skies and the bundled example skies;
 - ``uvlab sky show NAME_OR_FILE [--ra DEG --dec DEG]``: one row per component;
-- ``uvlab sky convert IN OUT [--format uvlab|wsclean]``: WSClean or uvlab (or a
-  demo) → uvlab v1 text or a WSClean component list, spectral terms exactly;
+- ``uvlab sky convert IN OUT [--format uvlab|wsclean]``: WSClean, uvlab, a CASA
+  component list (or a demo) → uvlab v1 text or a WSClean component list;
+  ``--strict`` refuses what would be approximated (``show`` and ``render`` too);
 - ``uvlab sky render IN OUT.fits --npix N --cell-arcsec C --ra DEG --dec DEG``: an
   image sky (a picture, a FITS image or a drawn demo picture) on a model grid, as
   a FITS image in Jy/pixel (:mod:`uvlab.app.skymodel.image_sky`).
@@ -22,6 +23,7 @@ import sys
 def register(subparsers) -> None:
     """Add the ``sky`` subcommand (with ``list``, ``show``, ``convert``)."""
     from uvlab.app.commands.simulate import count
+    from uvlab.app.commands.sky_strict import add_strict_arg
 
     parser = subparsers.add_parser(
         "sky", help="list, show and convert sky models", description=__doc__.splitlines()[0]
@@ -44,6 +46,7 @@ def register(subparsers) -> None:
 
     p = actions.add_parser("show", help="print the components of a sky as a table")
     p.add_argument("sky", metavar="NAME_OR_FILE", help="a sky file, a demo name or a bundled name")
+    add_strict_arg(p)
     demo_options(p)
     p.set_defaults(func=run_show)
 
@@ -59,6 +62,7 @@ def register(subparsers) -> None:
         help="uvlab v1 text (default) or a WSClean component list",
     )
     p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    add_strict_arg(p)
     demo_options(p)
     p.set_defaults(func=run_convert)
 
@@ -80,14 +84,17 @@ def register(subparsers) -> None:
     )
     p.add_argument("--flux-jy", type=float, default=1.0, help="total flux of a picture (1 Jy)")
     p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
+    add_strict_arg(p)
     p.set_defaults(func=run_render)
 
 
 def _load(source: str, args):
+    from uvlab.app.commands.sky_strict import sky_read_options
     from uvlab.app.skymodel import load_sky
 
     return load_sky(
         source,
+        **sky_read_options(args),
         ra0_deg=args.ra,
         dec0_deg=args.dec,
         freq_hz=args.freq,
@@ -200,6 +207,10 @@ def run_render(args, out=None) -> int:
     if not (args.cell_arcsec > 0 and math.isfinite(args.cell_arcsec)):
         raise SkyModelError(f"--cell-arcsec must be > 0, got {args.cell_arcsec}")
     sky = load_image_sky(args.input, width_arcmin=args.width_arcmin, flux_jy=args.flux_jy)
+    if args.strict and sky.notes:
+        from uvlab.app.commands.sky_strict import check_image_sky
+
+        check_image_sky(args, sky)  # refuses
     spec = ImageSpec(args.npix + args.npix % 2, args.cell_arcsec * ARCSEC)
     model, total = sky.on_grid(spec, args.ra, args.dec)
     history = {"sky": args.input, "sky_total_jy": f"{sky.total_jy:.6g}"}

@@ -148,10 +148,12 @@ class ViewTabs(QtWidgets.QTabWidget):
         """Show :class:`~uvlab.app.lab.jobs.Antennas` (or an ArrayLayout) in the array view."""
         if hasattr(antennas, "antenna_names"):  # an ArrayLayout
             self.array_view.set_antennas(
-                antennas.enu(), antennas.antenna_names, antennas.dish_diameter
+                antennas.enu(), antennas.antenna_names, antennas.dish_diameter, antennas.subarray
             )
         else:
-            self.array_view.set_antennas(antennas.enu, antennas.names, antennas.diameter_m)
+            self.array_view.set_antennas(
+                antennas.enu, antennas.names, antennas.diameter_m, antennas.subarray
+            )
 
     def _set_uv(self, uv) -> None:
         self.uv_view.set_uv(

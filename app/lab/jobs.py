@@ -53,6 +53,10 @@ class MSSelection:
     else the first correlation (:func:`uvlab.app.ms.stokes.default_stokes`).
     ``uvrange`` is ``(min, max)`` of √(u²+v²) in wavelengths (max None: no upper
     limit): samples outside it are flagged when read, per channel.
+    ``timerange`` (CASA syntax), ``interval`` (timesteps ``(A, B)``, B excluded) and
+    ``antenna`` (CASA syntax) select rows (:mod:`uvlab.app.ms.rowselect`);
+    ``phase_centre`` (RA, Dec), degrees, re-phases the rows read to that centre
+    (:mod:`uvlab.app.ms.phaseshift`).
     """
 
     path: str
@@ -62,10 +66,15 @@ class MSSelection:
     stokes: str = "auto"
     channels: tuple[int, int | None] | None = None
     uvrange: tuple[float, float | None] | None = None
+    timerange: str | None = None
+    interval: tuple[int, int] | None = None
+    antenna: str | None = None
+    phase_centre: tuple[float, float] | None = None
 
     def __post_init__(self):
-        if self.channels is not None:  # a JSON list, from a session file
-            object.__setattr__(self, "channels", tuple(self.channels))
+        for name in ("channels", "interval", "phase_centre"):  # JSON lists, from a session file
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, tuple(getattr(self, name)))
         if self.uvrange is not None:
             lo, hi = tuple(self.uvrange)
             if not lo >= 0 or (hi is not None and not hi > lo):
@@ -230,11 +239,16 @@ class UvData:
 
 @dataclass(frozen=True, eq=False)
 class Antennas:
-    """Antenna positions for the array view: enu (n, 3) m, names, diameters (n,) m."""
+    """Antenna positions for the array view: enu (n, 3) m, names, diameters (n,) m.
+
+    ``subarray`` (n,) int or None: the configuration of each antenna of a combined
+    layout (baselines join one configuration's antennas only).
+    """
 
     enu: np.ndarray
     names: tuple[str, ...]
     diameter_m: np.ndarray
+    subarray: np.ndarray | None = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -46,6 +46,7 @@ def layout_with_enu(layout, enu):
         layout.site_lat_rad,
         layout.site_height_m,
         layout.source,
+        layout.subarray,
     )
 
 

@@ -139,13 +139,35 @@ class WorkCache:
             column=sel.column,
             stokes=sel.stokes,
             channels=sel.channels,
+            time_range=self._time_range(sel),
             progress=progress,
             cancelled=cancelled,
         )
+        if sel.interval is not None or sel.antenna:
+            from uvlab.app.ms.rowselect import select_rows
+
+            names = self.ms_info(sel.path).antenna_names if sel.antenna else ()
+            data = select_rows(data, antenna=sel.antenna, interval=sel.interval, names=names)
+        if sel.phase_centre is not None:
+            from uvlab.app.ms.phaseshift import shift_phase_centre
+
+            data = shift_phase_centre(data, *sel.phase_centre)
         if sel.uvrange is not None:
             data = uv_range_flagged(data, *sel.uvrange)
         self._ms_data = (key, data)
         return data, time.perf_counter() - t0
+
+    def _time_range(self, sel: MSSelection):
+        """The (start, end) MJD seconds of ``sel.timerange``, or None (MSError when malformed)."""
+        if not sel.timerange:
+            return None
+        from uvlab.app.ms.errors import MSError
+        from uvlab.app.ms.rowselect import parse_timerange
+
+        try:
+            return parse_timerange(sel.timerange, self.ms_info(sel.path).time_start_mjd_s)
+        except ValueError as exc:
+            raise MSError(f"{sel.path}: --timerange {exc}") from None
 
 
 def uv_range_flagged(data, min_l: float, max_l: float | None):

@@ -172,7 +172,9 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     check(cancelled)
     ntime, nbl, nchan = obs.ntime, obs.nbl, obs.freq_hz.size
     layout = obs.layout
-    antennas = Antennas(layout.enu(), layout.antenna_names, np.asarray(layout.dish_diameter))
+    antennas = Antennas(
+        layout.enu(), layout.antenna_names, np.asarray(layout.dish_diameter), layout.subarray
+    )
     spec = image_spec_for(request, obs.uvw, obs.freq_hz, cache, data_key=request.observation)
     if horizon := image_note(request, spec):
         yield Partial("uvw", 0.0, urgent=True, warning=horizon)

@@ -352,8 +352,10 @@ def simulate_ms(
         jterms = ObservationJones(obs, sources, jones, feeds)
     image = None
     if image_sky is not None:
+        from uvlab.gpu.backend import get_xp
+
         model, grid = image_sky.native_grid(spec.ra_deg, spec.dec_deg)
-        image = (model, grid, image_sky)
+        image = (get_xp(device=dev).asarray(model), grid, image_sky)  # on the device once
     fn = visibility_chunks(
         obs, sources, feeds=feeds, smearing=smearing, noise_jy=noise_jy, seed=seed, device=dev,
         image=image, jones=jterms,

@@ -68,13 +68,19 @@ def detect_format(text: str) -> str:
     return ""
 
 
-def _read_file(path: Path) -> SkyModel:
+def _read_file(path: Path, strict: bool = False, report=None) -> SkyModel:
+    from uvlab.app.skymodel.casa_cl import is_component_list, read_component_list
+
+    if is_component_list(path):
+        return read_component_list(path, strict=strict, report=report)
+    if path.is_dir():
+        raise SkyModelError("a folder that is not a casacore table (a CASA component list)", path)
     text = read_text_file(path)
     kind = detect_format(text)
     if kind == "uvlab":
         return parse_sky_text(text, source=path)
     if kind == "wsclean":
-        return parse_wsclean_text(text, source=path)
+        return parse_wsclean_text(text, source=path, strict=strict, report=report)
     if not text.strip():
         raise SkyModelError("empty file", path)
     raise SkyModelError(
@@ -89,6 +95,8 @@ def load_sky(
     *,
     ra0_deg: float | None = None,
     dec0_deg: float | None = None,
+    strict: bool = False,
+    report=None,
     **demo_kwargs,
 ) -> SkyModel:
     """A sky model from a file, a demo name or a bundled sky name.
@@ -96,19 +104,25 @@ def load_sky(
     Parameters
     ----------
     source : str or path
-        An existing file (uvlab v1 or WSClean, detected from the header); else
+        An existing file (uvlab v1 or WSClean, detected from the header) or a
+        CASA component list (a ``.cl`` table folder:
+        :mod:`~uvlab.app.skymodel.casa_cl`); else
         a name in :data:`DEMO_SKIES`; else a name from :func:`bundled_skies`.
     ra0_deg, dec0_deg : float, optional
         Phase centre for a demo sky (default :data:`DEFAULT_CENTRE_DEG`), which
         comes back relative to it (``centre_deg``); ignored for files, whose
         components carry their own positions (absolute, unless a uvlab file
         records the centre it was laid out about: ``# centre:``).
+    strict : bool
+        Refuse (SkyModelError) what a file reader would approximate or ignore.
+    report : callable(str), optional
+        Called with one line per approximation or ignored feature (without ``strict``).
     **demo_kwargs
         Passed to :func:`demo_sky` (``freq_hz``, ``fov_deg``, ``n``, ``seed``).
     """
     path = Path(source)
     if path.exists():
-        return _read_file(path)
+        return _read_file(path, strict, report)
     name = os.fspath(source).strip()
     if name.lower() in DEMO_SKIES:
         ra0 = DEFAULT_CENTRE_DEG[0] if ra0_deg is None else ra0_deg
@@ -116,6 +130,6 @@ def load_sky(
         return demo_sky(name, ra0, dec0, **demo_kwargs)
     bundled = bundled_skies()
     if name in bundled:
-        return _read_file(bundled[name])
+        return _read_file(bundled[name], strict, report)
     known = ", ".join([*DEMO_SKIES, *bundled])
     raise SkyModelError(f"no such file, demo or bundled sky (known names: {known})", path)

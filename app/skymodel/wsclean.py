@@ -229,11 +229,13 @@ def _is_zero(text: str) -> bool:
 
 
 def parse_wsclean_text(
-    text: str, source: str | os.PathLike = "<string>", *, strict: bool = False
+    text: str, source: str | os.PathLike = "<string>", *, strict: bool = False, report=None
 ) -> SkyModel:
     """Parse WSClean component-list text (see the module docstring).
 
-    ``strict`` is kept for callers and does nothing: every spectrum is read exactly.
+    Every spectrum is read exactly. Columns uvlab does not know (other than
+    makesourcedb's ``Patch``) are ignored and reported through ``report``; with
+    ``strict`` they are an error.
     """
     lines = split_lines(text)
     found = find_format_line(lines)
@@ -244,6 +246,13 @@ def parse_wsclean_text(
         columns = _parse_columns(spec)
     except SkyModelError as exc:
         raise SkyModelError(exc.reason, source, start + 1) from None
+    unknown = [k for k, _ in columns if k not in _USED and k not in _UNSUPPORTED and k != "patch"]
+    if unknown:
+        what = f"column{'s' if len(unknown) > 1 else ''} {', '.join(unknown)} not known: ignored"
+        if strict:
+            raise SkyModelError(f"{what} (refused with --strict)", source, start + 1)
+        if report is not None:
+            report(f"{Path(source).name}, line {start + 1}: {what}")
     components: list[Component] = []
     for number, raw in enumerate(lines[start + 1 :], start + 2):
         content = raw.partition("#")[0]
@@ -264,16 +273,18 @@ def parse_wsclean_text(
     return SkyModel(tuple(components), name)
 
 
-def read_wsclean(path: str | os.PathLike, *, strict: bool = False) -> SkyModel:
+def read_wsclean(path: str | os.PathLike, *, strict: bool = False, report=None) -> SkyModel:
     """Read a WSClean component list; :class:`SkyModelError` on any fault.
 
     Parameters
     ----------
     path : str or path
     strict : bool
-        Kept for callers; every spectrum is now read exactly, so nothing is refused for it.
+        Refuse columns uvlab does not know instead of ignoring them.
+    report : callable(str), optional
+        Called with one line for ignored columns.
     """
-    return parse_wsclean_text(read_text_file(path), source=path, strict=strict)
+    return parse_wsclean_text(read_text_file(path), source=path, strict=strict, report=report)
 
 
 #: The columns :func:`format_wsclean` writes.

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from uvlab.gpu.bench import grid_data
+from uvlab.gpu.deconvolution.subminor import ACTIVE_MAX
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.imaging.spec import ImageSpec
 
@@ -32,9 +33,12 @@ def point_vis(u, v, spec: ImageSpec, nsrc: int, seed: int = 5):
 
 def run_clean_bench(
     ant_eq, *, npix, ntime, nchan, device, niter=10_000, max_major=10, mgain=0.5,
-    gain=0.1, nsrc=20, eps=1e-5, precision="single",
+    gain=0.1, nsrc=20, eps=1e-5, precision="single", active_max=ACTIVE_MAX,
 ) -> dict:  # fmt: skip
-    """Time the PSF, the dirty image and Cotton–Schwab CLEAN; a JSON-ready record."""
+    """Time the PSF, the dirty image and Cotton–Schwab CLEAN; a JSON-ready record.
+
+    ``active_max``: the minor cycles' sub-minor loop size (None: Högbom on the whole image).
+    """
     from uvlab.gpu.backend import device_info, get_xp
     from uvlab.gpu.bench.predict_bench import _timer
     from uvlab.gpu.deconvolution.cotton_schwab import cotton_schwab
@@ -64,7 +68,7 @@ def run_clean_bench(
     def clean(n=niter, majors=max_major):
         out["mc"] = cotton_schwab(
             u, v, vis, weight, spec, psf, grid=grid, degrid_fn=degrid_fn, gain=gain,
-            niter=n, mgain=mgain, max_major=majors,
+            niter=n, mgain=mgain, max_major=majors, active_max=active_max,
         )  # fmt: skip
 
     warm_s = measure(lambda: clean(20, 1))  # compiles the kernels, plans the FFTs
@@ -79,6 +83,9 @@ def run_clean_bench(
         "eps": eps,
         "precision": precision,
         "nsrc": nsrc,
+        "gain": gain,
+        "mgain": mgain,
+        "active_max": active_max,
         "psf_s": psf_s,
         "warm_up_s": warm_s,
         "clean_s": clean_s,
@@ -93,9 +100,14 @@ def run_clean_bench(
 def format_record(r: dict) -> str:
     return (
         f"Cotton–Schwab on {r['device_info']}: {r['npix']}², {r['nvis']:.3e} visibilities, "
-        f"{r['nsrc']} sources, conv ε={r['eps']:g} {r['precision']}\n"
+        f"{r['nsrc']} sources, conv ε={r['eps']:g} {r['precision']}, gain {r['gain']:g}, "
+        f"mgain {r['mgain']:g}, minor cycles {_minor(r['active_max'])}\n"
         f"  PSF (2N²) {r['psf_s'] * 1e3:.1f} ms; CLEAN {r['clean_s'] * 1e3:.1f} ms for "
         f"{r['majors']} major cycles and {r['iterations']} minor iterations "
         f"(stopped by {r['stop_reason']}); residual peak {r['major_peaks'][0]:.3g} → "
         f"{r['major_peaks'][-1]:.3g} Jy/beam; model flux {r['model_flux_jy']:.4g} Jy"
     )
+
+
+def _minor(active_max) -> str:
+    return "on the whole image" if active_max is None else f"on ≤ {active_max} pixels (sub-minor)"

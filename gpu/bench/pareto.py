@@ -11,6 +11,9 @@ the float64 direct DFT on every k-th pixel
 
 - ``conv``, exact ES: support S = 2 … 8 (ε = 10^(1−S), ducc0's NUFFT on the
   CPU, the CUDA gridder on the GPU, where S goes to 10 in double precision);
+- ``conv-sigma``: exact ES at σ = 1.25 (:data:`LOW_SIGMA`), S = 3 … 8: the
+  FFT of a (1.25 N)² grid instead of (2 N)², the support FINUFFT's rule gives
+  for that σ (ε ≈ exp(−π·S·√(1 − 1/σ)));
 - ``conv-table`` and ``conv-linear``: ES tables of the same supports read by
   nearest or by linear-interpolation lookup at β = 16 and 64 (the table rung,
   :class:`~uvlab.gpu.gridders.tables.TableTaps`);
@@ -22,10 +25,9 @@ Two skies: ``noise`` (complex Gaussian visibilities, the random-strength test
 NUFFT accuracy is quoted for) and ``points`` (a few point sources inside the
 field, predicted exactly in float64).
 
-:func:`front` keeps each algorithm's Pareto-optimal points; :func:`time_at`
-interpolates a front log-log at a given error; :func:`matched` quotes every
-non-conv point against conv's front at the same error (the interpolated conv
-time, and the smallest exact-ES support reaching that error with its time).
+:mod:`uvlab.gpu.bench.fronts` reads the points: each algorithm's Pareto
+front, a front's time at a given error, every non-conv point quoted against
+conv's front, and a peer's points against uvlab's best front.
 The PNG (``uvlab bench pareto --png``) is drawn in :mod:`uvlab.app.bench_pareto`.
 """
 
@@ -38,6 +40,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from uvlab.gpu.bench import grid_data
+from uvlab.gpu.bench.fronts import STYLE_ORDER, against_peer, format_point, matched
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.imaging.spec import ImageSpec
 
@@ -45,8 +48,8 @@ from uvlab.gpu.imaging.spec import ImageSpec
 GRID_BUDGET_BYTES = 2 << 30
 #: Skies of the sweep.
 SKIES = ("noise", "points")
-#: The swept algorithms (``conv-table`` is conv with a nearest-lookup table: a front of its own).
-STYLE_ORDER = ("conv", "conv-table", "conv-linear", "hybrid", "pruned-nn", "nn-oversampled")
+#: The smaller padding of ``conv-sigma``: a (1.25 N)² FFT in place of (2 N)², at a wider kernel.
+LOW_SIGMA = 1.25
 #: Point sources of the ``points`` sky.
 NPOINTS = 8
 
@@ -69,6 +72,7 @@ class ParetoSize:
     nchan: int
     dft_step: int
     conv_supports: tuple[int, ...] = (2, 3, 4, 5, 6, 7, 8)
+    sigma_supports: tuple[int, ...] = (3, 4, 5, 6, 7, 8)
     table_betas: tuple[int, ...] = (16, 64)
     betas: tuple[int, ...] = (16, 64, 256, 1024)
     nn_betas: tuple[int, ...] = (2, 4, 8, 16, 32)
@@ -97,6 +101,10 @@ def sweep_cases(
     for s in size.conv_supports:
         p = GridParams.from_eps(10.0 ** (1 - s), precision=precision)
         cases.append(ParetoCase("conv", p, f"conv ES ε={p.eps:.0e} S={p.support}"))
+    for s in size.sigma_supports:
+        eps = math.exp(-math.pi * s * math.sqrt(1.0 - 1.0 / LOW_SIGMA))  # from_eps inverted
+        p = GridParams.from_eps(eps * 1.001, sigma=LOW_SIGMA, precision=precision)
+        cases.append(ParetoCase("conv-sigma", p, f"conv ES σ={LOW_SIGMA:g} S={p.support}"))
     for beta in size.table_betas:
         for s in size.conv_supports:
             p = GridParams(
@@ -241,172 +249,3 @@ def _params_dict(p: GridParams) -> dict:
     keep = (*keep, "lookup")
     d = asdict(p)
     return {k: d[k] for k in keep}
-
-
-def front(points: list[dict], algorithm: str, sky: str, precision: str | None = None):
-    """(error, total_s) of ``algorithm``'s Pareto-optimal points on ``sky``, error increasing.
-
-    A point is on the front when no other point of the algorithm is both at
-    least as accurate and faster; so along the front the time falls as the
-    error grows.
-    """
-    pts = sorted(
-        (p["error"], p["total_s"])
-        for p in points
-        if p["algorithm"] == algorithm
-        and p["sky"] == sky
-        and (precision is None or p["precision"] == precision)
-        and np.isfinite(p["error"])
-    )
-    out = []
-    for err, t in pts:
-        if not out or t < out[-1][1]:
-            out.append((err, t))
-    return out
-
-
-def time_at(fr: list[tuple[float, float]], error: float) -> float | None:
-    """The front's time at ``error``, log-log interpolated; None outside its error range.
-
-    Exactly at a front point its own time; below the front's best error None
-    (the algorithm cannot reach it); above its worst error the fastest time.
-    """
-    if not fr or error < fr[0][0]:
-        return None
-    if error >= fr[-1][0]:
-        return fr[-1][1]
-    errs = np.log([e for e, _ in fr])
-    times = np.log([t for _, t in fr])
-    return float(np.exp(np.interp(math.log(error), errs, times)))
-
-
-def matched(points: list[dict], reference: str = "conv") -> list[dict]:
-    """Every other algorithm's points against ``reference``'s front at the same error.
-
-    Each row: the point, ``conv_s`` (the reference front's interpolated time at
-    the point's error, None where conv cannot reach it), ``speedup`` =
-    conv_s / total_s, and ``conv_match``: the least accurate reference point
-    still at least as accurate as this one (its label, error and time), the
-    support a user would pick.
-    """
-    rows = []
-    for p in points:
-        if p["algorithm"] == reference:
-            continue
-        fr = front(points, reference, p["sky"], p["precision"])
-        conv_s = time_at(fr, p["error"])
-        ref = [
-            q
-            for q in points
-            if q["algorithm"] == reference
-            and q["sky"] == p["sky"]
-            and q["precision"] == p["precision"]
-            and q["error"] <= p["error"]
-        ]
-        best = max(ref, key=lambda q: q["error"], default=None)
-        rows.append(
-            {
-                "label": p["label"],
-                "algorithm": p["algorithm"],
-                "sky": p["sky"],
-                "precision": p["precision"],
-                "error": p["error"],
-                "total_s": p["total_s"],
-                "conv_s": conv_s,
-                "speedup": None if conv_s is None else conv_s / p["total_s"],
-                "conv_match": None
-                if best is None
-                else {"label": best["label"], "error": best["error"], "total_s": best["total_s"]},
-            }
-        )
-    return rows
-
-
-def best_front(points: list[dict], sky: str, precision: str | None = None):
-    """The front of every uvlab algorithm's points together: the fastest uvlab way to each error."""
-    pooled = [dict(p, algorithm="uvlab") for p in points if p["algorithm"] in STYLE_ORDER]
-    return front(pooled, "uvlab", sky, precision)
-
-
-def against_peer(points: list[dict], peer: str) -> list[dict]:
-    """Each of ``peer``'s points against uvlab's best front at the same error and precision.
-
-    ``ratio`` = peer time / uvlab's interpolated time (None where uvlab's
-    front does not reach the peer's error); ``uvlab_best``: the fastest uvlab
-    point at least as accurate (its label, algorithm, error and time).
-    """
-    rows = []
-    for p in points:
-        if p["algorithm"] != peer:
-            continue
-        fr = best_front(points, p["sky"], p["precision"])
-        t = time_at(fr, p["error"])
-        ok = [
-            q
-            for q in points
-            if q["algorithm"] in STYLE_ORDER
-            and q["sky"] == p["sky"]
-            and q["precision"] == p["precision"]
-            and q["error"] <= p["error"]
-        ]
-        best = min(ok, key=lambda q: q["total_s"], default=None)
-        rows.append(
-            {
-                "peer": peer,
-                "label": p["label"],
-                "sky": p["sky"],
-                "precision": p["precision"],
-                "error": p["error"],
-                "peer_s": p["total_s"],
-                "uvlab_s": t,
-                "ratio": None if t is None else p["total_s"] / t,
-                "uvlab_best": None
-                if best is None
-                else {k: best[k] for k in ("label", "algorithm", "error", "total_s")},
-            }
-        )
-    return rows
-
-
-def format_point(p: dict) -> str:
-    return (
-        f"{p['sky']:<6} {p['precision']:<6} {p['label']:<26} total {p['total_s'] * 1e3:9.3f} ms "
-        f"grid {p['grid_s'] * 1e3:9.3f} ms  error {p['error']:.2e} "
-        f"(central {p['error_central']:.2e})"
-    )
-
-
-def format_table(report: dict) -> str:
-    """The matched-accuracy table: each non-conv point against conv's front."""
-    lines = [
-        f"accuracy-vs-time fronts on {report['device_info']}: {report['npix']}², "
-        f"{report['nvis']:.3e} visibilities (times: whole image, median of {report['repeats']})",
-        f"{'sky':<6} {'prec':<6} {'setting':<26} {'error':>9} {'time ms':>9} "
-        f"{'conv ms @err':>12} {'speed-up':>8}  conv setting reaching it",
-    ]
-    for r in report["matched"]:
-        conv = "—" if r["conv_s"] is None else f"{r['conv_s'] * 1e3:.3f}"
-        speed = "—" if r["speedup"] is None else f"{r['speedup']:.2f}×"
-        m = r["conv_match"]
-        match = "none" if m is None else f"{m['label']} ({m['total_s'] * 1e3:.3f} ms)"
-        lines.append(
-            f"{r['sky']:<6} {r['precision']:<6} {r['label']:<26} {r['error']:9.2e} "
-            f"{r['total_s'] * 1e3:9.3f} {conv:>12} {speed:>8}  {match}"
-        )
-    if report.get("peer"):
-        lines.append(
-            f"{'sky':<6} {'prec':<6} {'peer setting':<26} {'error':>9} {'peer ms':>9} "
-            f"{'uvlab ms':>12} {'peer/uvlab':>10}  fastest uvlab setting at least as accurate"
-        )
-    for r in report.get("peer", ()):
-        t = "—" if r["uvlab_s"] is None else f"{r['uvlab_s'] * 1e3:.3f}"
-        ratio = "—" if r["ratio"] is None else f"{r['ratio']:.2f}×"
-        b = r["uvlab_best"]
-        best = (
-            "none" if b is None else f"{b['label']} ({b['error']:.1e}, {b['total_s'] * 1e3:.3f} ms)"
-        )
-        lines.append(
-            f"{r['sky']:<6} {r['precision']:<6} {r['label']:<26} {r['error']:9.2e} "
-            f"{r['peer_s'] * 1e3:9.3f} {t:>12} {ratio:>10}  {best}"
-        )
-    return "\n".join(lines)

@@ -6,8 +6,10 @@ Schwab (1984, AJ 89, 1076). Each major cycle subtracts the model from the
 visibilities anew (``I_res = Re G(w·V_res) / Σw``, the dirty image's
 normalisation), so that the minor cycles' approximate image-plane subtraction
 (the PSF, shifted) never accumulates: what the residual image shows is exactly
-what the data still hold. A minor cycle (:func:`uvlab.gpu.deconvolution.hogbom`)
-runs until the peak falls to ``(1 − mgain)·peak`` (WSClean's ``-mgain``, CASA's
+what the data still hold. A minor cycle (:func:`uvlab.gpu.deconvolution.hogbom`,
+by default as WSClean's sub-minor loop on the brightest pixels,
+:mod:`uvlab.gpu.deconvolution.subminor`) runs until the peak falls to
+``(1 − mgain)·peak`` (WSClean's ``-mgain``, CASA's
 cyclefactor plays the same part), the threshold, or ``niter`` iterations in all.
 
 Gridder and degridder are one algorithm with the same
@@ -25,6 +27,7 @@ import numpy as np
 
 from uvlab.gpu.backend import get_xp, to_numpy
 from uvlab.gpu.deconvolution.hogbom import hogbom
+from uvlab.gpu.deconvolution.subminor import ACTIVE_MAX
 
 #: Major cycles at most (WSClean's default -nmiter is 20).
 MAX_MAJOR = 20
@@ -88,6 +91,8 @@ def cotton_schwab(
     mgain: float = 0.8,
     max_major: int = MAX_MAJOR,
     mask=None,
+    active_max: int | None = ACTIVE_MAX,
+    start_model=None,
 ) -> MajorCycles:
     """Cotton–Schwab CLEAN of weighted visibilities (see the module docstring).
 
@@ -109,19 +114,29 @@ def cotton_schwab(
         A minor cycle ends at ``(1 − mgain)·peak``; 1 runs all of ``niter`` in one.
     max_major : int
         Major cycles at most.
+    active_max : int or None
+        The minor cycles' sub-minor loop (WSClean's) on at most this many of the
+        brightest pixels (:mod:`uvlab.gpu.deconvolution.subminor`); None: Högbom on the
+        whole image each iteration. The major cycles make the residual exact either way.
+    start_model : (N, N) float, optional
+        A model (Jy/pixel) to continue from: the first residual is that of ``V − D(start)``.
     """
     xp = get_xp(u)
     wsum = float(weight.sum())
     if not wsum > 0:
         raise ValueError("the imaging weights sum to zero: nothing to clean")
     model = xp.zeros((spec.npix, spec.npix), dtype=xp.float64)
-    residual = residual_image(u, v, vis, weight, None, spec, grid, degrid_fn, wsum)
+    if start_model is not None:
+        model = model + xp.asarray(start_model, dtype=xp.float64)
+    start = None if start_model is None else model
+    residual = residual_image(u, v, vis, weight, start, spec, grid, degrid_fn, wsum)
     left, majors, reason = int(niter), 0, "niter"
     peaks, rmss, major_peaks = [], [], [float(xp.abs(residual).max())]
     while left > 0:
         res = hogbom(
             residual, psf, gain=gain, niter=left, threshold=threshold,
             auto_threshold=auto_threshold, mgain=mgain if mgain < 1.0 else None, mask=mask,
+            active_max=active_max,
         )  # fmt: skip
         peaks.append(res.peak[:-1])
         rmss.append(res.rms[:-1])

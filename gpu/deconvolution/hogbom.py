@@ -100,6 +100,7 @@ def hogbom(
     mgain: float | None = None,
     mask=None,
     batch: int = 64,
+    active_max: int | None = None,
 ) -> CleanResult:
     """Högbom CLEAN of ``dirty`` with ``psf``.
 
@@ -123,6 +124,13 @@ def hogbom(
         Components only where True (:func:`~uvlab.gpu.deconvolution.mask.box_mask`).
     batch : int
         CuPy: iterations run on the device between host reads.
+    active_max : int, optional
+        None: every iteration searches and updates the whole image (Högbom). k: WSClean's
+        sub-minor loop on at most k of the brightest pixels, the residual brought up to
+        date by one FFT convolution per sub-loop
+        (:mod:`uvlab.gpu.deconvolution.subminor`; the RMS is NaN inside a sub-loop), where
+        k is under a quarter of the image's pixels (on smaller images the whole-image loop
+        costs no more).
 
     Raises
     ------
@@ -136,7 +144,7 @@ def hogbom(
     # (an F-ordered dirty image, as the NumPy conv gridder returns, would be copied by ravel)
     residual = xp.array(dirty, dtype=xp.float64, order="C")
     psf = xp.ascontiguousarray(xp.asarray(psf, dtype=xp.float64))
-    _check(residual, psf, gain, niter, threshold, auto_threshold, mgain, mask)
+    _check(residual, psf, gain, niter, threshold, auto_threshold, mgain, mask, active_max)
     n = residual.shape[0]
     maskf = None if mask is None else xp.asarray(mask, dtype=xp.float64)
     search = residual if maskf is None else residual * maskf
@@ -151,7 +159,13 @@ def hogbom(
         levels["mgain"] = mgain_level
     reason, stop = max(levels.items(), key=lambda kv: kv[1])
     limit = DIVERGENCE_FACTOR * peak0
-    if xp is np:
+    if active_max is not None and 4 * int(active_max) < n * n:  # else the whole image is no more
+        from uvlab.gpu.deconvolution.subminor import loop_subminor
+
+        pos, flux, peak, rms, n_done = loop_subminor(
+            residual, psf, maskf, gain, niter, stop, limit, active_max
+        )
+    elif xp is np:
         pos, flux, peak, rms, n_done = _loop_numpy(residual, psf, maskf, gain, niter, stop, limit)
     else:
         from uvlab.gpu.deconvolution.cuda_hogbom import loop_cupy
@@ -183,7 +197,7 @@ def hogbom(
     )
 
 
-def _check(residual, psf, gain, niter, threshold, auto_threshold, mgain, mask) -> None:
+def _check(residual, psf, gain, niter, threshold, auto_threshold, mgain, mask, active_max) -> None:
     if residual.ndim != 2 or residual.shape[0] != residual.shape[1]:
         raise ValueError(f"the dirty image must be square (N, N), got shape {residual.shape}")
     n = residual.shape[0]
@@ -199,6 +213,8 @@ def _check(residual, psf, gain, niter, threshold, auto_threshold, mgain, mask) -
         raise ValueError(f"auto-threshold must be ≥ 0 (σ), got {auto_threshold}")
     if mgain is not None and not 0.0 < mgain <= 1.0:
         raise ValueError(f"mgain must be in (0, 1], got {mgain}")
+    if active_max is not None and not (int(active_max) == active_max and active_max >= 1):
+        raise ValueError(f"active_max must be a whole number ≥ 1, got {active_max}")
     if mask is not None and tuple(mask.shape) != (n, n):
         raise ValueError(f"the mask must be ({n}, {n}), got {tuple(mask.shape)}")
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from uvlab.gpu.gridders.half_plane import half_plane_coords
 from uvlab.gpu.gridders.tables import NearestTaps, TableTaps
 
 
@@ -165,12 +166,7 @@ def cell_keys(u, v, key: CompressKey, xp=np):
     neg : (n,) bool
         The record is mirrored into the half plane ``(u, v, V) → (−u, −v, V*)``.
     """
-    x = u * key.scale_u
-    x = x - key.n_u * xp.rint(x / key.n_u)
-    neg = x < 0
-    x = xp.where(neg, -x, x)
-    y = -(v * key.scale_v)
-    y = xp.where(neg, -y, y)
+    x, y, neg = half_plane_coords(u * key.scale_u, -(v * key.scale_v), key.n_u)
     if key.wrap_v:
         y = y - key.n_v * xp.floor(y / key.n_v)
     kv = xp.floor(y + 0.5).astype(xp.int64) % key.n_v

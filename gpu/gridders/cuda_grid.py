@@ -47,6 +47,8 @@ from uvlab.gpu.timing import timed
 
 #: Static shared memory a block may use without opting in.
 SHARED_LIMIT = 48 * 1024
+#: Shared bytes the owner groups' tile copies of grid_tile2d may take together.
+GROUP_TILE_BYTES = 16 * 1024
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,9 @@ class KernelConfig:
         Records staged per batch by ``grid_tile2d`` (0: the most that fit).
     prune_rb : int
         Outputs per thread of the column pruner.
+    groups_2d : bool
+        Small windows (2·S² ≤ the block's threads): several owner groups per block,
+        each with its own tile copy (:func:`tile_groups`); False: one group.
     """
 
     tile_2d: tuple[int, int] = (16, 16)
@@ -78,15 +83,28 @@ class KernelConfig:
     threads_row: int = 64
     batch_2d: int = 32
     prune_rb: int = 16
+    groups_2d: bool = True
 
 
 def _round32(n: int) -> int:
     return -(-n // 32) * 32
 
 
-def batch_records(rb: int, su: int, sv: int, tile: tuple[int, int]) -> int:
+def tile_groups(rb: int, su: int, sv: int, tile: tuple[int, int], nt: int) -> int:
+    """G: owner groups of grid_tile2d, each with its own tile copy.
+
+    As many groups of S×S threads as the block's ``nt`` threads hold (at most 8;
+    so 1 from S = 6 on a 64-thread block), while their tiles take at most
+    :data:`GROUP_TILE_BYTES` of shared memory.
+    """
+    taps = su * sv
+    one = (tile[1] + sv + 1) * (tile[0] + su + 1) * 2 * rb
+    return max(1, min(nt // taps, 8, GROUP_TILE_BYTES // one))
+
+
+def batch_records(rb: int, su: int, sv: int, tile: tuple[int, int], groups: int = 1) -> int:
     """Records staged per batch by grid_tile2d so its shared memory fits (0: none)."""
-    tile_bytes = (tile[1] + sv + 1) * (tile[0] + su + 1) * 2 * rb
+    tile_bytes = groups * (tile[1] + sv + 1) * (tile[0] + su + 1) * 2 * rb
     for r in (128, 64, 32):
         if tile_bytes + r * (16 + 4 * rb + rb * (su + sv)) <= SHARED_LIMIT:
             return r
@@ -134,7 +152,9 @@ def plan_layout(chain: GpuChain, config: KernelConfig) -> tuple[TileLayout, int]
     return make_layout(chain, config.tile_2d), config.maxsub_2d
 
 
-def grid_records(recs, counts, offsets, subs, chain, layout, maxsub, dev, real, batch=0):
+def grid_records(
+    recs, counts, offsets, subs, chain, layout, maxsub, dev, real, batch=0, groups=True
+):
     """Launch the tile gridder on binned records; returns the (Mv, Mu/2 + 1) cupy half grid.
 
     ``subs`` is the (sub_tile, sub_chunk) pair of :func:`subproblems`.
@@ -163,11 +183,15 @@ def grid_records(recs, counts, offsets, subs, chain, layout, maxsub, dev, real, 
     else:
         su, sv = ru.support, rv.support
         nt = max(64, _round32(su * sv))
-        r = batch_records(np.dtype(real).itemsize, su, sv, (tu, tv))
-        r = min(r, batch) if batch else r
+        rb = np.dtype(real).itemsize
+        g = tile_groups(rb, su, sv, (tu, tv), nt) if groups else 1
+        r = batch_records(rb, su, sv, (tu, tv), g)
+        r = min(r, batch * (2 if g > 1 else 1)) if batch else r
         if r == 0:
             raise ValueError(f"support {su}×{sv} does not fit shared memory with tile {tu}×{tv}")
-        name = f"grid_tile2d<{ct}, {ru.rule_id}, {su}, {rv.rule_id}, {sv}, {tu}, {tv}, {nt}, {r}>"
+        name = (
+            f"grid_tile2d<{ct}, {ru.rule_id}, {su}, {rv.rule_id}, {sv}, {tu}, {tv}, {nt}, {r}, {g}>"
+        )
         v_args = (real(rv.beta), dev.table_v, np.int32(rv.oversample), np.int32(rv.half))
         args = common + u_args + v_args
     get_kernel("grid_tiles.cu", name)((int(sub_tile.size),), (nt,), args)
@@ -263,7 +287,17 @@ def dirty_chain(
             subs = subproblems(counts, layout.groups, maxsub, cupy)
     with timed(timer, "grid"):
         half = grid_records(
-            recs, counts, offsets, subs, chain, layout, maxsub, dev, real, config.batch_2d
+            recs,
+            counts,
+            offsets,
+            subs,
+            chain,
+            layout,
+            maxsub,
+            dev,
+            real,
+            config.batch_2d,
+            config.groups_2d,
         )
     del recs
     if chain.pruner_v is not None:

@@ -38,20 +38,11 @@ from uvlab.gpu import ducc_engine
 from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.conv import conv_plans, uses_ducc
 from uvlab.gpu.gridders.correction import pixel_offsets
+from uvlab.gpu.gridders.half_plane import half_plane_coords
 from uvlab.gpu.gridders.nn import nn_oversampled_plans, nn_plans
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.timing import timed
-
-
-def half_plane_coords(xu, xv, n_u: int):
-    """Wrap ξu into [−Mu/2, Mu/2] and mirror negative ξu, returning the mirror mask.
-
-    The records' moves of :func:`~uvlab.gpu.gridders.separable.to_half_plane`.
-    """
-    xu = xu - n_u * np.round(xu / n_u)
-    neg = xu < 0
-    return np.where(neg, -xu, xu), np.where(neg, -xv, xv), neg
 
 
 def image_to_half(img, corr_u, corr_v, n_u: int, n_v: int) -> np.ndarray:

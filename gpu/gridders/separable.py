@@ -32,18 +32,15 @@ from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.compress import compress as compress_records
 from uvlab.gpu.gridders.compress import key_from_plans
 from uvlab.gpu.gridders.correction import pixel_offsets
+from uvlab.gpu.gridders.half_plane import half_plane_coords
 from uvlab.gpu.gridders.pruning import flip_rows
 from uvlab.gpu.timing import timed
 
 
 def to_half_plane(xu, xv, vis, n_u: int):
     """Wrap ξu into [−Mu/2, Mu/2] and mirror negative ξu: Hermitian half-plane records."""
-    xu = xu - n_u * np.round(xu / n_u)
-    neg = xu < 0
-    xu = np.where(neg, -xu, xu)
-    xv = np.where(neg, -xv, xv)
-    vis = np.where(neg, np.conj(vis), vis)
-    return xu, xv, vis
+    xu, xv, neg = half_plane_coords(xu, xv, n_u)
+    return xu, xv, np.where(neg, np.conj(vis), vis)
 
 
 def fold_half(ext: np.ndarray, n_u: int, pad: int) -> np.ndarray:

@@ -13,7 +13,10 @@
 // the same cell and commits it to shared memory when the cell changes.
 //
 // grid_tile2d   : SU x SV windows (conv); records and their 2S tap weights
-//                 are staged through shared memory R at a time.
+//                 are staged through shared memory R at a time. For small windows
+//                 G groups of SU x SV owners take alternate records, each into
+//                 its own copy of the tile (summed before the flush), so that
+//                 a warp is not left with SU*SV active lanes.
 // grid_tile_row : SV = 1 (hybrid, pruned-nn, nn): P thread groups of SU
 //                 threads; group g takes the records whose local row is
 //                 = g (mod P) (binned so), so groups never share a cell, and
@@ -144,7 +147,7 @@ __device__ __forceinline__ void flush_tile(T2* __restrict__ grid, const T2* tile
     }
 }
 
-template <typename T, int RU, int SU, int RV, int SV, int TU, int TV, int NT, int R>
+template <typename T, int RU, int SU, int RV, int SV, int TU, int TV, int NT, int R, int G>
 __global__ void __launch_bounds__(NT)
     grid_tile2d(const Rec<T>* __restrict__ recs, const int* __restrict__ offsets,
                 const int* __restrict__ counts, const int* __restrict__ sub_tile,
@@ -153,8 +156,10 @@ __global__ void __launch_bounds__(NT)
                 T beta_u, const T* __restrict__ table_u, int bu, int du, T beta_v,
                 const T* __restrict__ table_v, int bv, int dv) {
     typedef typename cplx_of<T>::type T2;
-    constexpr int TWU = TU + SU + 1, TWV = TV + SV + 1, NW = SU + SV;
-    __shared__ T2 tile[TWV * TWU];
+    constexpr int TWU = TU + SU + 1, TWV = TV + SV + 1, NW = SU + SV, TW = TWV * TWU;
+    // G > 1 (small windows): G groups of SU x SV owner threads, group g taking the
+    // batch's records r = g (mod G) into its own copy of the tile; summed at the flush.
+    __shared__ T2 tile[G * TW];
     __shared__ int4 s_meta[R];  // k0u, k0v, k0u mod SU, k0v mod SV
     __shared__ T2 s_val[R];
     __shared__ T2 s_pos[R];
@@ -164,10 +169,12 @@ __global__ void __launch_bounds__(NT)
     const int tile_id = sub_tile[blockIdx.x];
     const int start = offsets[tile_id] + sub_chunk[blockIdx.x] * maxsub;
     const int end = min(offsets[tile_id] + counts[tile_id], start + maxsub);
-    for (int c = t; c < TWV * TWU; c += NT) tile[c] = T2{0, 0};
+    for (int c = t; c < G * TW; c += NT) tile[c] = T2{0, 0};
 
-    const bool owner = t < SU * SV;
-    const int a = t % SU, b = t / SU;
+    const bool owner = t < G * SU * SV;
+    const int g = t / (SU * SV), l = t - g * (SU * SV);
+    const int a = l % SU, b = l / SU;
+    T2* mine = tile + g * TW;
     int cur = -1;
     T2 acc = T2{0, 0};
     for (int b0 = start; b0 < end; b0 += R) {
@@ -191,7 +198,7 @@ __global__ void __launch_bounds__(NT)
         }
         __syncthreads();
         if (owner) {
-            for (int r = 0; r < nrec; ++r) {
+            for (int r = g; r < nrec; r += G) {
                 const int4 m = s_meta[r];
                 int ju = a - m.z;
                 ju += ju < 0 ? SU : 0;
@@ -200,7 +207,7 @@ __global__ void __launch_bounds__(NT)
                 const int cell = (m.y + jv) * TWU + m.x + ju;
                 const T w = s_w[r * NW + ju] * s_w[r * NW + SU + jv];
                 if (cell != cur) {
-                    if (cur >= 0) add_to_cell(tile, cur, acc);
+                    if (cur >= 0) add_to_cell(mine, cur, acc);
                     cur = cell;
                     acc = T2{0, 0};
                 }
@@ -210,8 +217,19 @@ __global__ void __launch_bounds__(NT)
             }
         }
     }
-    if (cur >= 0) add_to_cell(tile, cur, acc);
+    if (cur >= 0) add_to_cell(mine, cur, acc);
     __syncthreads();
+    if (G > 1) {  // the groups' tiles summed into the first
+        for (int c = t; c < TW; c += NT) {
+            T2 sum = tile[c];
+            for (int k = 1; k < G; ++k) {
+                sum.x += tile[k * TW + c].x;
+                sum.y += tile[k * TW + c].y;
+            }
+            tile[c] = sum;
+        }
+        __syncthreads();
+    }
     flush_tile<T2, TU, TV, TWU, TWV, NT>(grid, tile, tile_id, ntu, pad, Mu, Mv);
 }
 

@@ -27,6 +27,22 @@ SOURCE_LABELS = {"synthetic": "Synthetic observation", "ms": "MeasurementSet"}
 LAYOUT_FILE = "Layout file…"
 
 
+#: The "combined with" choice that combines nothing.
+NO_COMBINE = "—"
+
+
+def split_combined(name: str, combine_combo) -> tuple[str, str]:
+    """(array, second configuration or NO_COMBINE) of a layout name as the two combos show it.
+
+    ``vla.a+vla.d`` → (``vla.a``, ``vla.d``) when the second is one of the combo's
+    built-ins; any other name (a file, three layouts) stays whole in the first combo.
+    """
+    base, plus, other = name.partition("+")
+    if plus and "+" not in other and combine_combo.findText(other) > 0:
+        return base, other
+    return name, NO_COMBINE
+
+
 class ObservationPanel(QtWidgets.QWidget):
     """Where the visibilities come from.
 
@@ -93,6 +109,14 @@ class ObservationPanel(QtWidgets.QWidget):
         row.addWidget(self.layout_combo, 1)
         row.addWidget(self.reset_layout_button)
         form.addRow("Array", row)
+        self.combine_combo = QtWidgets.QComboBox()
+        self.combine_combo.addItem(NO_COMBINE)
+        self.combine_combo.addItems(layouts)
+        self.combine_combo.setToolTip(
+            "Observe with a second configuration of the same array too, as APSYNSIM combines "
+            "arrays (e.g. VLA A + D): its baselines join its own antennas only"
+        )
+        form.addRow("Combined with", self.combine_combo)
         self.layout_note = QtWidgets.QLabel("")
         self.layout_note.setWordWrap(True)
         form.addRow("", self.layout_note)
@@ -122,6 +146,7 @@ class ObservationPanel(QtWidgets.QWidget):
         self.smearing_check.setChecked(True)
         form.addRow("", self.smearing_check)
         self.layout_combo.activated.connect(self._on_layout_chosen)
+        self.combine_combo.activated.connect(self._on_combine_chosen)
         self.reset_layout_button.clicked.connect(self.reset_layout)
         for w in (self.dec, self.ha_start, self.ha_stop):
             w.value_changed.connect(self._emit_if_valid)
@@ -199,16 +224,23 @@ class ObservationPanel(QtWidgets.QWidget):
             return False
         mark_invalid(self.layout_combo, None)
         self._layout, self._modified = layout, None
-        with QtCore.QSignalBlocker(self.layout_combo):
-            index = self.layout_combo.findText(name)
+        base, other = split_combined(name, self.combine_combo)
+        with QtCore.QSignalBlocker(self.layout_combo), QtCore.QSignalBlocker(self.combine_combo):
+            index = self.layout_combo.findText(base)
             if index < 0:
-                self.layout_combo.insertItem(self.layout_combo.count() - 1, name)
-                index = self.layout_combo.findText(name)
+                self.layout_combo.insertItem(self.layout_combo.count() - 1, base)
+                index = self.layout_combo.findText(base)
             self.layout_combo.setCurrentIndex(index)
+            self.combine_combo.setCurrentIndex(max(0, self.combine_combo.findText(other)))
         return True
 
+    def _on_combine_chosen(self, index: int) -> None:
+        other = self.combine_combo.itemText(index)
+        base = self.layout_combo.currentText()
+        self.set_layout_name(base if other == NO_COMBINE else f"{base}+{other}")
+
     def _on_layout_chosen(self, index: int) -> None:
-        name = self.layout_combo.itemText(index)
+        name = self.layout_combo.itemText(index)  # a new array: no combination
         if name == LAYOUT_FILE:
             path, _ = QtWidgets.QFileDialog.getOpenFileName(
                 self, "Open array layout", "", "Layouts (*.cfg *.yaml *.yml *.csv);;All (*)"
@@ -313,6 +345,12 @@ class ObservationPanel(QtWidgets.QWidget):
         else:
             self.error.emit(f"observation not accepted: {msg}")
 
+    def layout_name(self) -> str:
+        """The layout's name or path as chosen, ``a+b`` when combined."""
+        other = self.combine_combo.currentText()
+        base = str(self.layout_combo.currentText())
+        return base if other == NO_COMBINE else f"{base}+{other}"
+
     def observation_spec(self, *, for_job: bool = True) -> ObservationSpec:
         """The observation shown (ValueError if invalid).
 
@@ -322,9 +360,9 @@ class ObservationPanel(QtWidgets.QWidget):
         if self._layout is None:
             raise ValueError("no array layout loaded")
         base = self._spec or ObservationSpec(layout="meerkat", ra_deg=0.0, dec_deg=-30.0)
-        layout = self.layout() if for_job else str(self.layout_combo.currentText())
+        layout = self.layout() if for_job else self.layout_name()
         if for_job and self._modified is None:
-            layout = str(self.layout_combo.currentText())
+            layout = self.layout_name()
         return replace(
             base,
             layout=layout,

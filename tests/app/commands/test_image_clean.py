@@ -140,3 +140,27 @@ def test_cotton_schwab_restores_the_fluxes_in_fewer_minor_iterations_than_hogbom
         ra, dec = pixel_radec(RA0, DEC0, CELL, di, dj)
         i, j = (round(float(x)) for x in wcs.world_to_pixel_values(ra, dec))
         assert restored[j, i] == pytest.approx(flux, rel=0.01)
+
+
+def test_auto_mask_with_cotton_schwab_restores_the_sources(vla_ms, tmp_path):
+    """WSClean's -auto-mask: every component inside the mask of the first stage, fluxes kept."""
+    from uvlab.app.fits_io import read_image_fits
+
+    prefix = tmp_path / "am"
+    code, _, err = run_cli(
+        "image", "--ms", vla_ms, *IMAGE, "--niter", 3000, "--gain", 0.1, "--mgain", 0.8,
+        "--deconvolver", "cotton-schwab", "--auto-mask", 3, "--auto-threshold", 0.05,
+        "--out", prefix,
+    )  # fmt: skip
+    assert code == 0, err
+    image, _ = read_image_fits(f"{prefix}-image.fits")
+    model, _ = read_image_fits(f"{prefix}-model.fits")
+    for _, di, dj, flux in SOURCES:
+        assert image[NPIX // 2 + dj, NPIX // 2 + di] == pytest.approx(flux, rel=0.01)
+    assert model.sum() == pytest.approx(sum(s[3] for s in SOURCES), rel=0.01)
+    code, _, err = run_cli(
+        "image", "--ms", vla_ms, *IMAGE, "--niter", 10, "--auto-mask", 1, "--auto-threshold", 3,
+        "--out", tmp_path / "bad",
+    )  # fmt: skip
+    assert code == 2 and "auto-mask" in err and "\n" not in err.strip()
+    assert not list(tmp_path.glob("bad*"))

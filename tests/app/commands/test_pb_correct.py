@@ -47,6 +47,14 @@ def test_pb_image_and_corrected_flux(tmp_path):
     assert 0.6 < dirty[j, k] < 0.95  # dimmed by the beam
     assert corr[j, k] == pytest.approx(1.0, abs=0.02)
     assert np.isnan(corr[pb < 0.005]).all() and not np.isnan(corr[pb >= 0.005]).any()
+    # --size W H: the beam is cropped with the image, about the same centre
+    code, _, err = run_cli("image", "--ms", tmp_path / "a.ms", "--size", "128", "64",
+                           "--cell-arcsec", "10", "--no-png", "--pb-correct",
+                           "--out", tmp_path / "crop")  # fmt: skip
+    assert code == 0, err
+    small = fits.getdata(tmp_path / "crop-pb.fits").squeeze()
+    assert small.shape == (64, 128)
+    np.testing.assert_allclose(small, pb[128 - 32 : 128 + 32, 128 - 64 : 128 + 64], atol=1e-6)
 
 
 def test_unusable_cube_writes_nothing(tmp_path):

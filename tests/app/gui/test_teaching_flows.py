@@ -150,3 +150,45 @@ def test_readout_follows_a_new_phase_centre(make_window, small_state, wait_resul
         assert "Dec -19d" in after or "Dec -20d" in after
 
     qtbot.waitUntil(follows, timeout=5000)
+
+
+def test_combining_vla_d_with_vla_a_images_both_configurations(
+    make_window, small_state, wait_result, qtbot
+):
+    """The "Combined with" choice: the job observes both configurations; uv = their union."""
+    from uvlab.app.layouts import load_layout
+
+    w = make_window(small_state, run_on_start=False)
+    w.obs_panel.set_layout_name("vla.d")
+    wait_result(w)
+    panel = w.obs_panel
+    index = panel.combine_combo.findText("vla.a")
+    with qtbot.waitSignal(w.controller.result_ready, timeout=30_000) as blocker:
+        panel.combine_combo.activated.emit(index)
+        panel.combine_combo.setCurrentIndex(index)
+    out = blocker.args[0].output
+    spec = panel.observation_spec(for_job=False)
+    assert spec.layout == "vla.d+vla.a" and panel.layout_combo.currentText() == "vla.d"
+    d, a = load_layout("vla.d"), load_layout("vla.a")
+    obs = simulate_observation(spec)  # the oracle: both configurations' baselines, no others
+    assert obs.nbl == d.nant * (d.nant - 1) // 2 + a.nant * (a.nant - 1) // 2
+    assert out.nvis > 0 and np.isfinite(out.dirty).all()
+    panel.set_layout_name("vla.c")  # a new array drops the combination
+    assert panel.combine_combo.currentText() == "—"
+    assert panel.observation_spec(for_job=False).layout == "vla.c"
+
+
+def test_array_view_counts_only_baselines_within_each_configuration(qtbot):
+    from uvlab.app.layouts import load_layout
+    from uvlab.widgets.array_layout_view import ArrayLayoutView
+
+    both = load_layout("vla.d+vla.a")
+    view = ArrayLayoutView()
+    qtbot.addWidget(view)
+    view.set_antennas(both.enu(), both.antenna_names, both.dish_diameter, both.subarray)
+    assert f"{len(both.baselines()[0])} baselines" in view.info_label.text()
+    assert "shortest 0.0 m" not in view.info_label.text()  # the shared pads join no baseline
+    brushes = {b.color().name() for b in view.scatter.data["brush"]}
+    assert len(brushes) == 2  # one colour per configuration
+    view.move_antenna(0, 5.0, 5.0)
+    assert len({b.color().name() for b in view.scatter.data["brush"]}) == 2

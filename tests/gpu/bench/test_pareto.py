@@ -14,15 +14,8 @@ import pytest
 
 from tests.support.oracles import dft_image
 from uvlab.gpu.bench import grid_data, pareto
-from uvlab.gpu.bench.pareto import (
-    ParetoSize,
-    against_peer,
-    front,
-    matched,
-    run_pareto,
-    sweep_cases,
-    time_at,
-)
+from uvlab.gpu.bench.fronts import against_peer, front, matched, time_at
+from uvlab.gpu.bench.pareto import ParetoSize, run_pareto, sweep_cases
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.registry import get_gridder
 from uvlab.gpu.imaging.spec import ImageSpec
