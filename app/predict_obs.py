@@ -52,6 +52,7 @@ def predict_integrations(
     dtype=np.float64,
     device: str = "auto",
     host: bool = True,
+    jones=None,
 ):
     """The visibilities of integrations ``times`` of ``obs`` (NumPy, or CuPy with ``host=False``).
 
@@ -74,6 +75,8 @@ def predict_integrations(
     host : bool
         Return a NumPy array (default); ``False`` keeps the GPU's result on the
         device (a CuPy array; the CPU's is NumPy either way).
+    jones : uvlab.app.jones.ObservationJones, optional
+        Primary beams and antenna gains (E and G) for ``obs`` and ``sources``.
 
     Returns
     -------
@@ -92,6 +95,8 @@ def predict_integrations(
         dtype=dtype,
         device=device,
         host=host,
+        beam=None if jones is None else jones.beam(times),
+        gains=None if jones is None else jones.gains(times),
     )
 
 

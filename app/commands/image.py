@@ -102,6 +102,9 @@ def register(sub) -> None:
     )
     add_size_arg(p)
     add_clean_args(p)
+    from uvlab.app.commands.pb_correct import add_pb_args
+
+    add_pb_args(p)
     p.add_argument("--out", required=True, metavar="PREFIX", help="output file prefix")
     p.add_argument(
         "--no-png",
@@ -162,6 +165,9 @@ def run(args) -> int:
     complaint = check_options(args)
     if complaint:
         args.parser.error(complaint)  # exit 2, before anything is read
+    from uvlab.app.commands import pb_correct
+
+    pb_cube = pb_correct.prepare(args)  # a beam cube is read and checked before imaging
     params = grid_params(args) if args.algorithm != "dft" else None
     wt = weighting(args)
     cache = WorkCache()  # the read, kept for the image job
@@ -253,6 +259,11 @@ def run(args) -> int:
     ]
     if clean is not None:
         files += write_clean(prefix, clean, spec, ra, dec, common)
+    if getattr(args, "pb_correct", False):
+        image = clean.restored if clean is not None else res.dirty
+        files += pb_correct.write_pb_files(
+            args, pb_cube, prefix, image, spec, ra, dec, common, vd.freq_hz, dish
+        )
     timing = {"read MS": t_read, **res.timing, "write": time.perf_counter() - t0}
     if not args.no_png:
         t0 = time.perf_counter()

@@ -48,12 +48,16 @@ def register(sub) -> None:
         help="predict precision (default double)",
     )
     p.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
+    from uvlab.app.commands.jones_args import add_jones_args
+
+    add_jones_args(p, noise=False)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
     import numpy as np
 
+    from uvlab.app.commands.jones_args import jones_options
     from uvlab.app.commands.sky_strict import sky_read_options
     from uvlab.app.ms.metadata import read_fields
     from uvlab.app.ms.predict_ms import predict_to_ms
@@ -67,6 +71,7 @@ def run(args) -> int:
     ra = None if field is None else float(np.degrees(field.ra_rad)) % 360.0
     dec = None if field is None else float(np.degrees(field.dec_rad))
     sky = load_sky(args.sky, ra0_deg=ra, dec0_deg=dec, **sky_read_options(args))
+    jones = jones_options(args)
     dtype = np.float32 if args.precision == "single" else np.float64
     with progress_bar("predict") as bar:
         res = predict_to_ms(
@@ -79,6 +84,7 @@ def run(args) -> int:
             device=args.device,
             dtype=dtype,
             progress=bar,
+            jones=jones,
         )
     if res.nonfinite_rows:
         import sys

@@ -220,6 +220,9 @@ def register(sub) -> None:
         "beside OUT and renamed into place when complete.",
     )
     add_observation_args(p)
+    from uvlab.app.commands.jones_args import add_jones_args
+
+    add_jones_args(p)
     p.add_argument(
         "--feeds",
         choices=("linear", "circular"),
@@ -235,6 +238,7 @@ def register(sub) -> None:
 def run(args) -> int:
     from pathlib import Path
 
+    from uvlab.app.commands.jones_args import jones_options, noise_sigma
     from uvlab.app.ms.simulate import check_simulation, predict_path, simulate_ms
     from uvlab.app.progress import progress_bar
 
@@ -242,6 +246,8 @@ def run(args) -> int:
     if out.exists() and not args.overwrite:
         raise FileExistsError(f"{out}: already exists; pass --overwrite to replace it")
     spec = observation_spec(args)
+    jones = jones_options(args)
+    noise_jy = noise_sigma(args, spec.chan_width_hz, spec.int_s)
     sky = load_sky_for(args, spec)
     image_sky = None
     if getattr(args, "image_sky", None):
@@ -264,13 +270,14 @@ def run(args) -> int:
             out,
             feeds=args.feeds,
             smearing=not args.no_smearing,
-            noise_jy=args.noise_jy,
+            noise_jy=noise_jy,
             seed=args.seed,
             device=args.device,
             overwrite=args.overwrite,
             history=command,
             progress=bar,
             image_sky=image_sky,
+            jones=jones,
         )
     print(
         f"wrote {res.path}: {res.ntime} integration{'s' if res.ntime != 1 else ''} × "

@@ -142,6 +142,7 @@ def predict_to_ms(
     chunk_rows: int | None = None,
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    jones=None,
 ) -> PredictSummary:
     """Predict ``sky`` into ``column`` of the MeasurementSet at ``path``.
 
@@ -166,6 +167,11 @@ def predict_to_ms(
     cancelled : callable() -> bool, optional
         Checked before each chunk; True abandons the write (the MS is restored)
         and raises :class:`~uvlab.app.errors.Cancelled`.
+    jones : uvlab.app.jones.JonesOptions, optional
+        Primary beams (from the ANTENNA table's DISH_DIAMETER, or a beam cube rotated by
+        each antenna's parallactic angle) and antenna gains (over the MS's times), per
+        row (:class:`uvlab.app.jones.RowJones`). Read and checked before anything is
+        written.
     """
     from uvlab.gpu.backend import resolve_device
     from uvlab.gpu.predict import Smearing, predict_rows
@@ -179,6 +185,7 @@ def predict_to_ms(
     need = column_bytes(setup.nrows, setup.max_cell, setup.itemsize) + journal_bytes(path)
     check_space(path, need, f"column {col}")
     dev = resolve_device(device)
+    rows_jones = _row_jones(path, jones) if jones is not None and jones.active else None
     sources = {f.id: sky.to_source_arrays(f.ra_rad, f.dec_rad) for f in setup.fields}
     counts = {"rows": 0, "nonfinite": 0}
 
@@ -233,9 +240,24 @@ def predict_to_ms(
             int_s = float(np.median(interval)) if interval is not None else 0.0
             dec0 = setup.fields[fid].dec_rad
             smear = Smearing(np.abs(spw.chan_width_hz), int_s, dec0, time=int_s > 0)
+        row_beam = gains = None
+        if rows_jones is not None:
+            with translated(path):
+                t, a1, a2 = (tab.getcol(c, r0, nrow) for c in ("TIME", "ANTENNA1", "ANTENNA2"))
+            field = setup.fields[fid]
+            row_beam = rows_jones.row_beam(
+                sources[fid], spw.freq_hz, t, a1, a2, field.ra_rad, field.dec_rad
+            )
+            span = float(np.median(interval)) if interval is not None else 0.0
+            gains = rows_jones.row_gains(spw.freq_hz, t, a1, a2, span)
         b = predict_rows(
-            uvw, spw.freq_hz, sources[fid], mode=basis, smearing=smear, dtype=dtype, device=dev
-        )
+            uvw, spw.freq_hz, sources[fid], mode=basis, smearing=smear, dtype=dtype, device=dev,
+            row_beam=row_beam,
+        )  # fmt: skip
+        if gains is not None:
+            from uvlab.gpu.predict.gains import apply_row_gains
+
+            b = apply_row_gains(b, *gains)
         corr = brightness_to_correlations(b, types, basis)
         if bad.any():
             corr[bad] = 0
@@ -259,3 +281,25 @@ def predict_to_ms(
 def column_bytes(nrows: int, cell: int, itemsize: int = 8) -> float:
     """Bytes a tiled visibility column of ``nrows`` cells of ``cell`` values takes on disk."""
     return float(nrows) * cell * itemsize * 1.02 + 65536.0
+
+
+def _row_jones(path: str, options):
+    """The :class:`uvlab.app.jones.RowJones` of the MS at ``path`` (reads ANTENNA and TIME)."""
+    from uvlab.app.jones import RowJones
+
+    with MSTables(path) as ms:
+        ant = ms.sub("ANTENNA")
+        with translated(ms.path):
+            names = [str(n) for n in ant.getcol("NAME")] if ant.nrows() else []
+            cols = ant.colnames()
+            dish = ant.getcol("DISH_DIAMETER") if "DISH_DIAMETER" in cols else np.zeros(len(names))
+            ecef = ant.getcol("POSITION")
+            times = np.unique(ms.main.getcol("TIME"))
+    if not names:
+        raise MSError(f"{path}: the ANTENNA table is empty")
+    if options.has_beam and options.dish_diameter_m is None and not np.all(dish > 0):
+        raise MSError(
+            f"{path}: the ANTENNA table has no DISH_DIAMETER > 0 for every antenna; "
+            "give --dish-diameter-m"
+        )
+    return RowJones(options, names, dish, ecef, times)

@@ -244,6 +244,7 @@ def visibility_chunks(
     device: str = "auto",
     dtype=np.float64,
     image=None,
+    jones=None,
 ) -> Callable[[slice], np.ndarray]:
     """A function ``rows → (nrow, chan, 2, 2)`` B-form visibilities (+ noise) for ``obs``.
 
@@ -252,7 +253,8 @@ def visibility_chunks(
     as the lab's synthetic source predicts its own. Noise comes from
     ``numpy.random.default_rng(seed)`` drawn chunk after chunk, so a seed
     reproduces the same MS. ``image`` = (model, ImageSpec, ImageSky): an image sky
-    degridded on top (:func:`uvlab.app.predict_obs.predict_image_integrations`).
+    degridded on top (:func:`uvlab.app.predict_obs.predict_image_integrations`), without
+    beams or gains. ``jones``: an :class:`uvlab.app.jones.ObservationJones` (E and G).
     """
     from uvlab.app.predict_obs import predict_image_integrations, predict_integrations
 
@@ -264,8 +266,9 @@ def visibility_chunks(
             raise ValueError(f"rows {rows.start}:{rows.stop} do not cover whole integrations")
         times = slice(rows.start // nbl, rows.stop // nbl)
         b = predict_integrations(
-            obs, sources, times, mode=feeds, smearing=smearing, dtype=dtype, device=device
-        )
+            obs, sources, times, mode=feeds, smearing=smearing, dtype=dtype, device=device,
+            jones=jones,
+        )  # fmt: skip
         b = b.reshape(-1, nchan, 2, 2)
         if image is not None:
             model, spec, sky = image
@@ -296,6 +299,7 @@ def simulate_ms(
     progress: Callable[[float, str], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     image_sky=None,
+    jones=None,
 ) -> SimulationSummary:
     """Simulate ``spec`` observing ``sky`` and write the MeasurementSet ``path``.
 
@@ -317,6 +321,8 @@ def simulate_ms(
     image_sky : uvlab.app.skymodel.image_sky.ImageSky, optional
         A picture or FITS image observed as well (degridded from its native
         grid, :meth:`~uvlab.app.skymodel.image_sky.ImageSky.native_grid`).
+    jones : uvlab.app.jones.JonesOptions, optional
+        Primary beams and antenna gains (E and G) in the predict.
 
     Raises
     ------
@@ -339,6 +345,11 @@ def simulate_ms(
     report(0.0, "uvw")
     obs = simulate_observation(spec)
     sources = sky.to_source_arrays(obs.ra0_rad, obs.dec0_rad)
+    jterms = None
+    if jones is not None and jones.active:
+        from uvlab.app.jones import ObservationJones
+
+        jterms = ObservationJones(obs, sources, jones, feeds)
     image = None
     if image_sky is not None:
         from uvlab.gpu.backend import get_xp
@@ -347,7 +358,7 @@ def simulate_ms(
         image = (get_xp(device=dev).asarray(model), grid, image_sky)  # on the device once
     fn = visibility_chunks(
         obs, sources, feeds=feeds, smearing=smearing, noise_jy=noise_jy, seed=seed, device=dev,
-        image=image,
+        image=image, jones=jterms,
     )  # fmt: skip
     sigma = noise_jy if noise_jy > 0 else 1.0
     out = write_ms(

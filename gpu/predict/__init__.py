@@ -9,6 +9,11 @@ Public entry points (:mod:`uvlab.gpu.predict.api`):
   in Stokes I with smearing or Gaussians by per-antenna phasors weighted per baseline
   (:mod:`uvlab.gpu.predict.factored_smearing`);
 - :class:`Smearing` — time/bandwidth smearing parameters;
+- ``beam=`` and ``gains=`` of :func:`predict_antennas` (``row_beam=`` of :func:`predict_rows`):
+  the E and G Jones terms, from :mod:`uvlab.gpu.predict.beams` (Airy, Gaussian, cos³,
+  beam cubes, the parallactic angle) and :mod:`uvlab.gpu.predict.gains` (random correlated
+  gains, applying them); :mod:`uvlab.gpu.predict.noise` (the radiometer equation) and
+  :func:`uvlab.gpu.predict.jones_reference.predict_jones_reference` (the 2×2 oracle);
 - :func:`predict_reference` — the plain float64 triple sum used as the oracle.
 """
 

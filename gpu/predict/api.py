@@ -76,6 +76,7 @@ def iter_predict_rows(
     device: str = "auto",
     chunk_rows: int | None = None,
     host: bool = True,
+    row_beam=None,
 ) -> Iterator[tuple[slice, object]]:
     """Predict in chunks of rows, yielding ``(row_slice, vis_chunk)`` between chunks.
 
@@ -89,6 +90,15 @@ def iter_predict_rows(
     real = _check(np.shape(uvw), freq, dtype, mode)
     nrow, nchan = int(np.shape(uvw)[0]), len(freq)
     prep = prepare_sources(sources, freq, mode, real, xp)
+    if row_beam is not None:
+        eb, ti, pi, qi = row_beam
+        if np.shape(eb)[:2] == (1, 1):
+            # one beam for every antenna and time: E·conj(E) = |E|² scales each source's
+            # flux per channel, and the plain sum (the RawKernel on the GPU) does the rest
+            prep = fold_uniform_beam(prep, eb, xp)
+            row_beam = None
+        else:
+            row_beam = (xp.asarray(eb), *(xp.asarray(i, dtype=xp.int64) for i in (ti, pi, qi)))
     cplx_bytes = 2 * real.itemsize * (1 if mode == "scalar" else 4)
     if dev == "gpu":
         import cupy
@@ -100,16 +110,32 @@ def iter_predict_rows(
     else:
         uvw_dev = np.asarray(uvw, dtype=np.float64)
         per_row = nchan * max(min(prep.nsrc, 64), 1) * BYTES_PER_TERM + nchan * cplx_bytes
+    if row_beam is not None:  # the array-module sum's temporaries, ~16 sources at a time
+        per_row = nchan * BYTES_PER_TERM * min(max(prep.nsrc, 1), 16)
     chunk = chunk_rows or chunk_from_budget(per_row, nrow, device_budget(dev))
 
     def run(sl: slice):
-        if dev == "gpu":
+        if row_beam is not None:  # the array-module sum, on NumPy or CuPy
+            eb, ti, pi, qi = row_beam
+            acc = direct_rows(uvw_dev[sl], freq, prep, smearing, real, get_xp(uvw_dev),
+                              row_beam=(eb, ti[sl], pi[sl], qi[sl]))  # fmt: skip
+            vis = combine_pol(acc, mode, get_xp(uvw_dev))
+        elif dev == "gpu":
             vis = predict_rows_cuda(uvw_dev[sl], freq, prep, mode, smearing, real)
         else:
             vis = combine_pol(direct_rows(uvw_dev[sl], freq, prep, smearing, real, np), mode, np)
         return to_numpy(vis) if host else vis
 
     yield from iter_chunked(run, nrow, chunk, what="rows", bytes_per_unit=per_row)
+
+
+def fold_uniform_beam(prep, beam, xp):
+    """``prep`` with its per-channel fluxes times |E|² of a (1, 1, chan, src) beam."""
+    from dataclasses import replace
+
+    e = xp.asarray(beam)[0, 0]
+    power = (e.real**2 + e.imag**2) if e.dtype.kind == "c" else e * e  # (chan, src)
+    return replace(prep, stokes=(prep.stokes * power[:, :, None]).astype(prep.stokes.dtype))
 
 
 def predict_rows(
@@ -123,6 +149,7 @@ def predict_rows(
     device: str = "auto",
     chunk_rows: int | None = None,
     host: bool = True,
+    row_beam=None,
 ):
     """Visibilities of rows by direct summation over the sources.
 
@@ -142,6 +169,11 @@ def predict_rows(
         Rows per chunk; by default from free memory (GPU) or 256 MiB (CPU).
     host : bool
         Return a NumPy array (default); ``False`` keeps a CuPy array on the GPU.
+    row_beam : (E, t, p, q), optional
+        Scalar voltage beams E (time, ant, chan, src) and each row's indices t, p, q
+        (row,) into its time and antenna axes: every source term of a row is multiplied
+        by E[t, p]·conj(E[t, q]) (:func:`~uvlab.gpu.predict.direct.direct_rows`; on the
+        GPU the array-module sum runs on CuPy instead of the RawKernel).
 
     Returns
     -------
@@ -162,6 +194,7 @@ def predict_rows(
         device=device,
         chunk_rows=chunk_rows,
         host=host,
+        row_beam=row_beam,
     ):
         if out is None and sl.stop - sl.start == shape[0] and vis.dtype == cplx:
             out = vis  # one chunk: it is the result
@@ -187,6 +220,8 @@ def predict_antennas(
     device: str = "auto",
     method: str = "auto",
     host: bool = True,
+    beam=None,
+    gains=None,
 ):
     """Visibilities from per-antenna uvw for a set of baselines at every time.
 
@@ -214,11 +249,58 @@ def predict_antennas(
         Gaussians): Σ_s S_s·K_p·conj(K_q)·ζ_time·ζ_band·G per baseline, one
         exponential per antenna. "direct": rows ``uvw_p − uvw_q`` summed by the row
         kernel (the "auto" choice otherwise with smearing or Gaussians).
+    beam : (time or 1, nant or 1, chan, src) real or complex, optional
+        Scalar voltage beams E_ps(t, ν) (E-Jones, :mod:`uvlab.gpu.predict.beams`), the
+        same on both feeds. Folded into the per-antenna terms (K_ps → E_ps·K_ps) by
+        "gemm" and "weighted"; "direct" multiplies each row's terms by E_p·conj(E_q)
+        (on the GPU through the array-module sum of :mod:`uvlab.gpu.predict.direct`, as
+        CuPy). "fused" becomes "gemm".
+    gains : (time or 1, nant, chan) complex, or (time or 1, nant, chan, 2, 2), optional
+        Antenna gains (G-Jones, :mod:`uvlab.gpu.predict.gains`), applied after the source
+        sum: V_pq ← G_p·V_pq·G_qᴴ. 2×2 gains need mode "linear" or "circular".
 
     Returns
     -------
     (time, bl, chan) complex, or (time, bl, chan, 2, 2) for linear/circular.
     """
+    vis = _predict_antennas(
+        ant_uvw, ant1, ant2, freq_hz, sources, mode=mode, smearing=smearing, dtype=dtype,
+        device=device, method=method, host=host and gains is None, beam=beam,
+    )  # fmt: skip
+    if gains is None:
+        return vis
+    from uvlab.gpu.predict.gains import apply_gains
+
+    xp = get_xp(vis)
+    g = xp.asarray(gains)
+    if g.ndim not in (3, 5) or g.shape[1] != np.shape(ant_uvw)[1] or g.shape[2] != len(freq_hz):
+        raise ValueError(
+            f"gains must be (time, {np.shape(ant_uvw)[1]} antennas, {len(freq_hz)} channels"
+            f"[, 2, 2]), got {tuple(g.shape)}"
+        )
+    if g.shape[0] not in (1, np.shape(ant_uvw)[0]):
+        raise ValueError(f"gains have {g.shape[0]} times, the data {np.shape(ant_uvw)[0]}")
+    vis = apply_gains(vis, g, to_numpy(ant1), to_numpy(ant2), xp)
+    return to_numpy(vis) if host else vis
+
+
+def _check_beam(beam, shape: tuple, xp):
+    """``beam`` on ``xp``, checked against (time, nant, chan, src)."""
+    b = xp.asarray(beam)
+    ok = b.ndim == 4 and all(
+        b.shape[i] in ((1, shape[i]) if i < 2 else (shape[i],)) for i in range(4)
+    )
+    if not ok:
+        raise ValueError(
+            f"beam must be (time or 1, nant or 1, chan, src) = ({shape[0]}, {shape[1]}, "
+            f"{shape[2]}, {shape[3]}), got {tuple(b.shape)}"
+        )
+    return b
+
+
+def _predict_antennas(
+    ant_uvw, ant1, ant2, freq_hz, sources, *, mode, smearing, dtype, device, method, host, beam
+):
     if method not in METHODS:
         raise ValueError(f"method {method!r} is not one of {', '.join(METHODS)}")
     dev = resolve_device(device)
@@ -234,6 +316,10 @@ def predict_antennas(
     if len(ant1) and (min(ant1.min(), ant2.min()) < 0 or max(ant1.max(), ant2.max()) >= nant):
         raise ValueError(f"antenna indices must lie in [0, {nant})")
     smear = smearing is not None and smearing.active
+    if beam is not None:
+        beam = _check_beam(beam, (ntime, nant, len(freq), sources.nsrc), get_xp(device=dev))
+        if method == "fused":
+            method = "gemm"
     if method == "auto":
         if not (smear or sources.has_gaussians):
             method = AUTO_METHOD
@@ -247,36 +333,80 @@ def predict_antennas(
         from uvlab.gpu.predict.factored_smearing import predict_factored_smeared
 
         prep = prepare_sources(sources, freq, "scalar", real, np)
-        return predict_factored_smeared(to_numpy(ant_uvw), ant1, ant2, freq, prep, smearing, real)
+        return predict_factored_smeared(
+            to_numpy(ant_uvw), ant1, ant2, freq, prep, smearing, real,
+            beam=None if beam is None else to_numpy(beam),
+        )  # fmt: skip
     if method != "direct" and (smear or sources.has_gaussians):
         raise ValueError(f"method {method!r} needs point sources and no smearing")
     if method != "direct":
         try:
-            vis = _factored(ant_uvw, ant1, ant2, freq, sources, mode, real, dev, method)
+            vis = _factored(ant_uvw, ant1, ant2, freq, sources, mode, real, dev, method, beam)
             return to_numpy(vis) if host else vis
         except PredictMemoryError:
             # the K operands do not fit even for one time: make K on chip instead
             # (scalar) or sum rows directly
             if dev != "gpu" or method != "gemm":
                 raise
-        if mode == "scalar":
+        if mode == "scalar" and beam is None:
             vis = _factored(ant_uvw, ant1, ant2, freq, sources, mode, real, dev, "fused")
             return to_numpy(vis) if host else vis
     xp = get_xp(device=dev)
+    row_beam = None
+    if beam is not None:
+        if beam.shape[:2] != (1, 1):
+            vis = _direct_beam(ant_uvw, ant1, ant2, freq, sources, mode, smearing, real, dev, beam)
+            return to_numpy(vis) if host else vis
+        zero = np.zeros(0, dtype=np.int64)
+        row_beam = (beam, zero, zero, zero)  # folded into the fluxes by iter_predict_rows
     a_uvw = xp.asarray(ant_uvw, dtype=xp.float64)
     rows = (a_uvw[:, ant1] - a_uvw[:, ant2]).reshape(-1, 3)
     vis = predict_rows(
-        rows, freq, sources, mode=mode, smearing=smearing, dtype=real, device=dev, host=host
-    )
+        rows, freq, sources, mode=mode, smearing=smearing, dtype=real, device=dev, host=host,
+        row_beam=row_beam,
+    )  # fmt: skip
     return vis.reshape(_vis_shape((ntime, len(ant1)), len(freq), mode))
 
 
-def _factored(ant_uvw, ant1, ant2, freq, sources, mode, real, dev, method):
+def _direct_beam(ant_uvw, ant1, ant2, freq, sources, mode, smearing, real, dev, beam):
+    """Rows summed directly, each term times E_p·conj(E_q): (time, bl, chan[, 2, 2]).
+
+    The array-module sum (:func:`~uvlab.gpu.predict.direct.direct_rows`) on NumPy or
+    CuPy, in chunks of whole times.
+    """
+    xp = get_xp(device=dev)
+    a_uvw = xp.asarray(ant_uvw, dtype=xp.float64)
+    ntime, nbl, nchan = a_uvw.shape[0], len(ant1), len(freq)
+    prep = prepare_sources(sources, freq, mode, real, xp)
+    eb = xp.asarray(beam)
+    p = xp.asarray(ant1 if eb.shape[1] > 1 else np.zeros_like(ant1))
+    q = xp.asarray(ant2 if eb.shape[1] > 1 else np.zeros_like(ant2))
+    per_time = nbl * nchan * BYTES_PER_TERM * min(max(prep.nsrc, 1), 16)
+    step = chunk_from_budget(per_time, ntime, device_budget(dev))
+    cplx = np.result_type(real, np.complex64)
+    out = xp.empty(_vis_shape((ntime, nbl), nchan, mode), dtype=cplx)
+
+    def run(sl: slice):
+        nt = sl.stop - sl.start
+        rows = (a_uvw[sl][:, ant1] - a_uvw[sl][:, ant2]).reshape(-1, 3)
+        times = xp.arange(sl.start, sl.stop) if eb.shape[0] > 1 else xp.zeros(nt, dtype=int)
+        ti = xp.repeat(times, nbl)
+        acc = direct_rows(
+            rows, freq, prep, smearing, real, xp, row_beam=(eb, ti, xp.tile(p, nt), xp.tile(q, nt))
+        )
+        out[sl] = combine_pol(acc, mode, xp).reshape(out[sl].shape)
+
+    for _ in iter_chunked(run, ntime, step, what="times", bytes_per_unit=per_time):
+        pass
+    return out
+
+
+def _factored(ant_uvw, ant1, ant2, freq, sources, mode, real, dev, method, beam=None):
     if dev == "cpu":
         from uvlab.gpu.predict.factored import predict_factored
 
         prep = prepare_sources(sources, freq, mode, real, np)
-        return predict_factored(ant_uvw, ant1, ant2, freq, prep, mode, real, np)
+        return predict_factored(ant_uvw, ant1, ant2, freq, prep, mode, real, np, beam=beam)
     from uvlab.gpu.predict.cuda_factored import predict_antennas_cuda
 
     npos = None
@@ -285,7 +415,11 @@ def _factored(ant_uvw, ant1, ant2, freq, sources, mode, real, dev, method):
         order = np.argsort(negative, kind="stable")
         sources = sources.select(order)
         npos = int(np.count_nonzero(~negative))
+        if beam is not None:
+            beam = beam[..., get_xp(beam).asarray(order)]
     import cupy
 
     prep = prepare_sources(sources, freq, mode, real, cupy)
-    return predict_antennas_cuda(ant_uvw, ant1, ant2, freq, prep, mode, real, method, npos)
+    return predict_antennas_cuda(
+        ant_uvw, ant1, ant2, freq, prep, mode, real, method, npos, beam=beam
+    )

@@ -114,6 +114,7 @@ def predict_antennas_cuda(
     dtype,
     method: str = "gemm",
     npos: int | None = None,
+    beam=None,
 ):
     """Per-antenna predict on the GPU; point sources, no smearing.
 
@@ -125,6 +126,10 @@ def predict_antennas_cuda(
     prep : PreparedSources on CuPy, point sources; for scalar ``"gemm"`` the
         sources must be sorted with I ≥ 0 first and ``npos`` give their count.
     method : "gemm" | "fused" ("fused" is scalar only)
+    beam : (time or 1, nant or 1, chan, src) or None — scalar voltage beams E_ps ("gemm"
+        only), in the order of ``prep``'s sources. The operands ``build_k`` writes are
+        multiplied by them (K → E·K in every slot, so the product is
+        (K·E·w)·(K·E)ᴴ), one elementwise CuPy multiply per block.
 
     Returns
     -------
@@ -146,6 +151,11 @@ def predict_antennas_cuda(
         return out
     if method == "fused" and mode != "scalar":
         raise ValueError("method 'fused' is for scalar mode only")
+    if method == "fused" and beam is not None:
+        raise ValueError("method 'fused' takes no beams; use 'gemm'")
+    if beam is not None:
+        beam = cupy.asarray(beam)
+        cbeam = beam.astype(cplx if beam.dtype.kind == "c" else real, copy=False)
     lmn1 = prep.lmn.copy()
     lmn1[:, 2] -= 1.0
     lmn_soa = cupy.ascontiguousarray(lmn1.T)
@@ -192,6 +202,10 @@ def predict_antennas_cuda(
                 x,
             )
             build(grid, (256,), args)
+            if beam is not None:
+                eb = cbeam[sl] if cbeam.shape[0] > 1 else cbeam
+                eb = cupy.broadcast_to(eb.transpose(0, 2, 1, 3), (nt, nchan, nant, nsrc))
+                x *= eb.reshape(nb, 1, nant, nsrc)
             handle = cupy.cuda.device.get_cublas_handle()
             base, vp = x.data.ptr, vfull.data.ptr
             if mode == "scalar":

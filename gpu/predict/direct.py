@@ -60,7 +60,9 @@ def combine_pol(acc, mode: str, xp=np):
     return terms.stokes_to_brightness(acc[..., 0], acc[..., 1], acc[..., 2], acc[..., 3], mode, xp)
 
 
-def direct_rows(uvw, freq_hz, prep: PreparedSources, smearing, dtype, xp=np, budget=None):
+def direct_rows(
+    uvw, freq_hz, prep: PreparedSources, smearing, dtype, xp=np, budget=None, row_beam=None
+):
     """Σ over sources for a block of rows, all channels.
 
     Parameters
@@ -71,6 +73,9 @@ def direct_rows(uvw, freq_hz, prep: PreparedSources, smearing, dtype, xp=np, bud
     smearing : terms.Smearing or None
     dtype : numpy.float32 or numpy.float64 — real working precision
     budget : bytes for temporaries (default ``chunking.CPU_BUDGET_BYTES``)
+    row_beam : (E, t, p, q) or None — scalar voltage beams E (time, ant, chan, src) and
+        each row's indices into its time and antenna axes (row,) int: every term is
+        multiplied by E[t, p]·conj(E[t, q]) (the E-Jones of both antennas, per row)
 
     Returns
     -------
@@ -124,6 +129,11 @@ def direct_rows(uvw, freq_hz, prep: PreparedSources, smearing, dtype, xp=np, bud
             weight = g if weight is None else weight * g
         if weight is not None:
             term *= weight
+        if row_beam is not None:
+            eb, ti, pi, qi = row_beam
+            e_s = eb[:, :, :, sl]
+            pair = e_s[ti, pi] * xp.conj(e_s[ti, qi])  # (row, chan, src)
+            term *= xp.transpose(pair, (1, 0, 2)).astype(cplx, copy=False)
         stokes = prep.stokes[:, sl, :].astype(cplx)  # (chan, src, npol)
         acc += xp.matmul(term, stokes)
     return acc.transpose(1, 0, 2)

@@ -47,7 +47,9 @@ def antenna_phasors(ant_uvw, freq_hz, lmn, dtype, xp=np):
     return xp.exp((2j * math.pi) * phase.astype(dtype, copy=False))
 
 
-def factored_block(ant_uvw, ant1, ant2, freq_hz, prep: PreparedSources, mode: str, dtype, xp=np):
+def factored_block(
+    ant_uvw, ant1, ant2, freq_hz, prep: PreparedSources, mode: str, dtype, xp=np, beam=None
+):
     """Visibilities of a block of times from the per-antenna product.
 
     Parameters
@@ -55,6 +57,8 @@ def factored_block(ant_uvw, ant1, ant2, freq_hz, prep: PreparedSources, mode: st
     ant_uvw : (time, nant, 3) float64, metres
     ant1, ant2 : (bl,) int — the baseline p and q (uvw = uvw_p − uvw_q)
     prep : PreparedSources — point sources only (``prep.quad is None``)
+    beam : (time or 1, ant or 1, chan, src) or None — scalar voltage beams E_ps of these
+        times, folded into K (K_ps → E_ps·K_ps, so V = (K·E)·diag(B)·(K·E)ᴴ)
 
     Returns
     -------
@@ -63,6 +67,9 @@ def factored_block(ant_uvw, ant1, ant2, freq_hz, prep: PreparedSources, mode: st
     if prep.quad is not None:
         raise ValueError("the per-antenna factorisation needs point sources")
     kmat = antenna_phasors(ant_uvw, freq_hz, prep.lmn, dtype, xp)  # (t, c, a, s)
+    if beam is not None:
+        eb = xp.transpose(xp.asarray(beam), (0, 2, 1, 3))  # (t, c, a, s)
+        kmat *= eb.astype(kmat.dtype if xp.iscomplexobj(eb) else kmat.real.dtype, copy=False)
     stokes = prep.stokes.astype(kmat.dtype)  # (c, s, npol)
     weighted = kmat[:, :, None, :, :] * stokes.transpose(0, 2, 1)[None, :, :, None, :]
     # V[t, c, S] = (K·diag(S)) · Kᴴ; einsum's optimised path beats a stacked matmul
@@ -74,9 +81,12 @@ def factored_block(ant_uvw, ant1, ant2, freq_hz, prep: PreparedSources, mode: st
 
 
 def predict_factored(
-    ant_uvw, ant1, ant2, freq_hz, prep: PreparedSources, mode, dtype, xp=np, budget=None
+    ant_uvw, ant1, ant2, freq_hz, prep: PreparedSources, mode, dtype, xp=np, budget=None, beam=None
 ):
-    """All times, in blocks whose temporaries fit ``budget`` bytes (CPU default 256 MiB)."""
+    """All times, in blocks whose temporaries fit ``budget`` bytes (CPU default 256 MiB).
+
+    ``beam`` (time or 1, ant or 1, chan, src): scalar voltage beams (:func:`factored_block`).
+    """
     from uvlab.gpu.predict.chunking import CPU_BUDGET_BYTES, chunk_from_budget, iter_chunked
 
     ant_uvw = xp.asarray(ant_uvw, dtype=xp.float64)
@@ -87,7 +97,9 @@ def predict_factored(
     parts = [
         vis
         for _, vis in iter_chunked(
-            lambda sl: factored_block(ant_uvw[sl], ant1, ant2, freq_hz, prep, mode, dtype, xp),
+            lambda sl: factored_block(
+                ant_uvw[sl], ant1, ant2, freq_hz, prep, mode, dtype, xp, _times(beam, sl)
+            ),
             ntime,
             step,
             what="times",
@@ -99,3 +111,10 @@ def predict_factored(
         cplx = np.result_type(np.dtype(dtype), np.complex64)
         return xp.zeros((0, len(ant1), nchan, *npol_shape), dtype=cplx)
     return xp.concatenate(parts, axis=0)
+
+
+def _times(beam, sl: slice):
+    """The beams of times ``sl`` (all of them when the time axis has length 1)."""
+    if beam is None or beam.shape[0] == 1:
+        return beam
+    return beam[sl]

@@ -92,7 +92,9 @@ class AntennaTerms:
     neg_k2: object
 
 
-def antenna_terms(uvw, freq_hz, lmn, stokes, dtype, dec0_rad, gaussian, xp=np) -> AntennaTerms:
+def antenna_terms(
+    uvw, freq_hz, lmn, stokes, dtype, dec0_rad, gaussian, xp=np, beam=None
+) -> AntennaTerms:
     """Per-antenna phasors and delays.
 
     Parameters
@@ -104,6 +106,8 @@ def antenna_terms(uvw, freq_hz, lmn, stokes, dtype, dec0_rad, gaussian, xp=np) -
     dtype : real working precision of ``ks`` and ``kc``
     dec0_rad : float — phase-centre declination, for the uvw rate
     gaussian : bool — keep the antennas' (u, v) for the Gaussian factors
+    beam : (src, chan, ant or 1, time or 1) or None — scalar voltage beams E_ps, folded
+        into both phasors (``ks`` = S·E·K, ``kc`` = conj(E·K))
     """
     real = np.dtype(dtype)
     cplx = np.result_type(real, np.complex64)
@@ -116,6 +120,8 @@ def antenna_terms(uvw, freq_hz, lmn, stokes, dtype, dec0_rad, gaussian, xp=np) -
     turns = k[None, :, None, None] * delay[0][:, None]  # (src, chan, ant, time)
     kc = terms.phasor_of_turns(turns, real, cplx, xp)
     del turns
+    if beam is not None:
+        kc *= xp.asarray(beam).astype(cplx if xp.iscomplexobj(beam) else real, copy=False)
     ks = kc * xp.asarray(stokes, dtype=real).T[:, :, None, None]
     xp.conjugate(kc, out=kc)
     uv = neg_k2 = None
@@ -164,19 +170,22 @@ def chunk_shape(ntime: int, nsrc: int, nchan: int, nant: int, nbl: int, budget: 
     return max(1, min(ntime, BLOCK_ELEMENTS // (ns * nc), int(budget // per_time))), ns, nc
 
 
-def source_groups(prep: PreparedSources, ns: int, xp=np):
+def source_groups(prep: PreparedSources, ns: int, xp=np, centre: bool = True):
     """Sources by the work they need: ``(centre, groups)``.
 
     ``centre`` indexes the point sources at the phase centre (l = m = 0, n = 1), whose
     visibility is S(ν) on every baseline, exactly: no phase, no smearing.
     ``groups`` is [(source indices, Gaussian coefficients or None)], the other points,
-    then the Gaussians, ≤ ``ns`` sources each.
+    then the Gaussians, ≤ ``ns`` sources each. ``centre=False`` (with beams) leaves
+    ``centre`` empty and puts those sources in the groups.
     """
     gauss = np.zeros(prep.nsrc, dtype=bool)
     if prep.quad is not None:
         gauss = np.asarray(to_numpy(xp.any(prep.quad != 0, axis=1)))
     lmn = np.asarray(to_numpy(prep.lmn))
     at_centre = ~gauss & (lmn[:, 0] == 0) & (lmn[:, 1] == 0) & (lmn[:, 2] == 1)
+    if not centre:
+        at_centre[:] = False
     groups = []
     for flag in (False, True):
         idx_all = np.flatnonzero((gauss == flag) & ~at_centre)
@@ -194,7 +203,19 @@ class Workspaces(threading.local):
 
 
 def predict_chunk(
-    uvw, p, q, freq_hz, lmn, stokes, sources, smearing, dtype, xp=np, pool=None, works=None
+    uvw,
+    p,
+    q,
+    freq_hz,
+    lmn,
+    stokes,
+    sources,
+    smearing,
+    dtype,
+    xp=np,
+    pool=None,
+    works=None,
+    beam=None,
 ):
     """Σ over the sources for one chunk of times and channels: (chan, bl, time) complex.
 
@@ -202,6 +223,9 @@ def predict_chunk(
     ``freq_hz``, ``stokes`` (chan, src) and ``smearing`` (its widths) are the chunk's
     channels; ``sources`` is what :func:`source_groups` returns. Blocks run on ``pool``
     if given, with their temporaries in ``works`` (:class:`Workspaces`, one per thread).
+    ``beam`` (time or 1, ant or 1, chan, src) scalar voltage beams of the chunk's times,
+    antennas and channels (None: E = 1); with it, sources at the phase centre take the
+    general path too (E_p·conj(E_q) need not be 1 there).
     """
     real = np.dtype(dtype)
     nchan, nbl, ntime = len(freq_hz), len(p), uvw.shape[0]
@@ -214,7 +238,10 @@ def predict_chunk(
     dec0 = smearing.dec0_rad if smearing is not None else 0.0
     for idx, quad in groups:
         gauss = quad is not None
-        terms = antenna_terms(uvw, freq_hz, lmn[idx], stokes[:, idx], real, dec0, gauss, xp)
+        eb = None if beam is None else xp.transpose(beam[..., idx], (3, 2, 1, 0))
+        terms = antenna_terms(
+            uvw, freq_hz, lmn[idx], stokes[:, idx], real, dec0, gauss, xp, beam=eb
+        )
         plan = plan_smearing(smearing, freq_hz, terms.span, real, xp)
         nb = max(1, BLOCK_ELEMENTS // (nchan * len(idx) * ntime))
 
@@ -241,6 +268,7 @@ def predict_factored_smeared(
     xp=np,
     budget=None,
     threads: int | None = None,
+    beam=None,
 ):
     """Stokes-I visibilities of all times from per-antenna phasors and per-baseline factors.
 
@@ -256,6 +284,8 @@ def predict_factored_smeared(
     budget : bytes for the per-antenna terms of one chunk (default ``CPU_BUDGET_BYTES``)
     threads : baseline blocks run on this many threads (NumPy only; default
         :data:`DEFAULT_THREADS`)
+    beam : (time or 1, nant or 1, chan, src) or None — scalar voltage beams E_ps
+        (:mod:`uvlab.gpu.predict.beams`), folded into the antenna phasors
 
     Returns
     -------
@@ -280,9 +310,13 @@ def predict_factored_smeared(
     uvw = xp.asarray(ant_uvw, dtype=xp.float64)[:, xp.asarray(np.flatnonzero(in_use))]
     uvw = uvw - uvw.mean(axis=1, keepdims=True)
     nant = uvw.shape[1]
+    if beam is not None:
+        beam = xp.asarray(beam)
+        if beam.shape[1] > 1:
+            beam = beam[:, xp.asarray(np.flatnonzero(in_use))]
     out = xp.empty((ntime, nbl, nchan), dtype=cplx)
     nt, ns, nc = chunk_shape(ntime, prep.nsrc, nchan, nant, nbl, budget or CPU_BUDGET_BYTES)
-    sources = source_groups(prep, ns, xp)
+    sources = source_groups(prep, ns, xp, centre=beam is None)
     nthreads = (threads or DEFAULT_THREADS) if xp is np else 1
     pool = ThreadPoolExecutor(nthreads) if nthreads > 1 else None
     works = Workspaces(xp)
@@ -294,9 +328,13 @@ def predict_factored_smeared(
             if sm is not None and sm.band:
                 sm = replace(sm, chan_width_hz=sm.widths(nchan)[csl])
             stokes = prep.stokes[csl, :, 0]
+            eb = None
+            if beam is not None:
+                eb = beam[tsl if beam.shape[0] > 1 else slice(None), :, csl]
             acc = predict_chunk(
-                uvw[tsl], p, q, freq[csl], prep.lmn, stokes, sources, sm, real, xp, pool, works
-            )
+                uvw[tsl], p, q, freq[csl], prep.lmn, stokes, sources, sm, real, xp, pool, works,
+                beam=eb,
+            )  # fmt: skip
             xp.copyto(out[tsl, :, csl], acc.transpose(2, 1, 0))
 
     try:
