@@ -401,11 +401,19 @@ def _direct_beam(ant_uvw, ant1, ant2, freq, sources, mode, smearing, real, dev, 
     return out
 
 
+def _fold_if_uniform(prep, beam, xp):
+    """One beam for every antenna and time: |E|² scales the fluxes, and K stays as it is."""
+    if beam is None or tuple(beam.shape[:2]) != (1, 1):
+        return prep, beam
+    return fold_uniform_beam(prep, beam, xp), None
+
+
 def _factored(ant_uvw, ant1, ant2, freq, sources, mode, real, dev, method, beam=None):
     if dev == "cpu":
         from uvlab.gpu.predict.factored import predict_factored
 
         prep = prepare_sources(sources, freq, mode, real, np)
+        prep, beam = _fold_if_uniform(prep, beam, np)
         return predict_factored(ant_uvw, ant1, ant2, freq, prep, mode, real, np, beam=beam)
     from uvlab.gpu.predict.cuda_factored import predict_antennas_cuda
 
@@ -420,6 +428,7 @@ def _factored(ant_uvw, ant1, ant2, freq, sources, mode, real, dev, method, beam=
     import cupy
 
     prep = prepare_sources(sources, freq, mode, real, cupy)
+    prep, beam = _fold_if_uniform(prep, beam, cupy)
     return predict_antennas_cuda(
         ant_uvw, ant1, ant2, freq, prep, mode, real, method, npos, beam=beam
     )
