@@ -23,7 +23,8 @@ def register(sub) -> None:
         required=True,
         metavar="NAME|FILE",
         help="sky model: a file (uvlab v1, WSClean or a CASA .cl table), a demo or a bundled "
-        "sky name",
+        "sky name; or an image sky (a .fits image, a picture file or picture:NAME), predicted "
+        "by degridding",
     )
     from uvlab.app.commands.sky_strict import add_strict_arg
 
@@ -48,7 +49,11 @@ def register(sub) -> None:
         help="predict precision (default double)",
     )
     p.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
+    from uvlab.app.commands.image_sky_args import add_image_sky_args
     from uvlab.app.commands.jones_args import add_jones_args
+    from uvlab.app.commands.simulate import finite
+
+    add_image_sky_args(p, finite)
 
     add_jones_args(p, noise=False)
     p.set_defaults(func=run)
@@ -70,7 +75,11 @@ def run(args) -> int:
     field = fields[0] if fields else None
     ra = None if field is None else float(np.degrees(field.ra_rad)) % 360.0
     dec = None if field is None else float(np.degrees(field.dec_rad))
-    sky = load_sky(args.sky, ra0_deg=ra, dec0_deg=dec, **sky_read_options(args))
+    from uvlab.app.commands.image_sky_args import load_skies
+
+    sky, image_sky = load_skies(
+        args, lambda: load_sky(args.sky, ra0_deg=ra, dec0_deg=dec, **sky_read_options(args))
+    )
     jones = jones_options(args)
     dtype = np.float32 if args.precision == "single" else np.float64
     with progress_bar("predict") as bar:
@@ -85,6 +94,7 @@ def run(args) -> int:
             dtype=dtype,
             progress=bar,
             jones=jones,
+            image_sky=image_sky,
         )
     if res.nonfinite_rows:
         import sys
@@ -98,7 +108,9 @@ def run(args) -> int:
     verb = "replaced" if res.replaced else "wrote"
     print(
         f"{verb} {res.column} in {res.path}: {res.nrows} rows, {len(sky)} source"
-        f"{'s' if len(sky) != 1 else ''}, correlations {corrs}, device {res.device}, "
+        f"{'s' if len(sky) != 1 else ''}"
+        + (f" and the image {image_sky.name!r}" if image_sky is not None else "")
+        + f", correlations {corrs}, device {res.device}, "
         f"{res.seconds:.2f} s"
     )
     return 0

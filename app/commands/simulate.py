@@ -136,23 +136,12 @@ def add_observation_args(p: argparse.ArgumentParser, *, required: bool = True) -
         required=required,
         metavar="NAME|FILE",
         help="sky model: a file (uvlab v1, WSClean or a CASA .cl table), a demo or a bundled "
-        "sky name",
+        "sky name; or an image sky (a .fits image, a picture file or picture:NAME)",
     )
     add_strict_arg(g)
-    g.add_argument(
-        "--image-sky",
-        metavar="IMAGE",
-        help="also observe an image: a FITS image (placed by its WCS), a picture (.png, .jpg, "
-        "…, centred) or a demo picture (radio-galaxy, spiral, ring); predicted by degridding",
-    )
-    g.add_argument(
-        "--image-sky-width-arcmin", type=finite, metavar="W",
-        help="angular width of a picture (demo pictures: 4)",
-    )  # fmt: skip
-    g.add_argument(
-        "--image-sky-flux-jy", type=finite, default=1.0, metavar="J",
-        help="total flux of a picture (default 1 Jy)",
-    )  # fmt: skip
+    from uvlab.app.commands.image_sky_args import add_image_sky_args
+
+    add_image_sky_args(g, finite)
     g.add_argument(
         "--no-smearing", action="store_true", help="predict without time and bandwidth smearing"
     )
@@ -248,18 +237,9 @@ def run(args) -> int:
     spec = observation_spec(args)
     jones = jones_options(args)
     noise_jy = noise_sigma(args, spec.chan_width_hz, spec.int_s)
-    sky = load_sky_for(args, spec)
-    image_sky = None
-    if getattr(args, "image_sky", None):
-        from uvlab.app.skymodel.image_sky import load_image_sky
+    from uvlab.app.commands.image_sky_args import load_skies
 
-        image_sky = load_image_sky(
-            args.image_sky, width_arcmin=args.image_sky_width_arcmin,
-            flux_jy=args.image_sky_flux_jy,
-        )  # fmt: skip
-        from uvlab.app.commands.sky_strict import check_image_sky
-
-        check_image_sky(args, image_sky)  # warnings, or errors with --strict
+    sky, image_sky = load_skies(args, lambda: load_sky_for(args, spec))
     # memory and disk, before the progress bar opens (simulate_ms checks again)
     check_simulation(spec, out, nsrc=len(sky), predict=predict_path(sky, not args.no_smearing))
     command = describe_command("simulate", args)

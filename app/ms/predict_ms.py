@@ -143,6 +143,7 @@ def predict_to_ms(
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     jones=None,
+    image_sky=None,
 ) -> PredictSummary:
     """Predict ``sky`` into ``column`` of the MeasurementSet at ``path``.
 
@@ -167,6 +168,10 @@ def predict_to_ms(
     cancelled : callable() -> bool, optional
         Checked before each chunk; True abandons the write (the MS is restored)
         and raises :class:`~uvlab.app.errors.Cancelled`.
+    image_sky : uvlab.app.skymodel.image_sky.ImageSky, optional
+        An image degridded on top of the components (Stokes I, no w-term, no smearing,
+        no beams; gains apply to it too), on its native grid about each field's centre
+        (:func:`uvlab.app.predict_obs.degrid_image_rows`).
     jones : uvlab.app.jones.JonesOptions, optional
         Primary beams (from the ANTENNA table's DISH_DIAMETER, or a beam cube rotated by
         each antenna's parallactic angle) and antenna gains (over the MS's times), per
@@ -187,6 +192,7 @@ def predict_to_ms(
     dev = resolve_device(device)
     rows_jones = _row_jones(path, jones) if jones is not None and jones.active else None
     sources = {f.id: sky.to_source_arrays(f.ra_rad, f.dec_rad) for f in setup.fields}
+    images = _image_grids(image_sky, setup.fields, dev)
     counts = {"rows": 0, "nonfinite": 0}
 
     def fill(tab, name: str) -> None:
@@ -254,6 +260,8 @@ def predict_to_ms(
             uvw, spw.freq_hz, sources[fid], mode=basis, smearing=smear, dtype=dtype, device=dev,
             row_beam=row_beam,
         )  # fmt: skip
+        if images:
+            b = b + _image_rows(images[fid], uvw, spw.freq_hz, image_sky, basis, dev)
         if gains is not None:
             from uvlab.gpu.predict.gains import apply_row_gains
 
@@ -303,3 +311,33 @@ def _row_jones(path: str, options):
             "give --dish-diameter-m"
         )
     return RowJones(options, names, dish, ecef, times)
+
+
+def _image_grids(image_sky, fields, device) -> dict:
+    """Field id → (model on the device, ImageSpec): the image sky about each field's centre."""
+    if image_sky is None:
+        return {}
+    from uvlab.gpu.backend import get_xp
+
+    xp = get_xp(device=device)
+    grids = {}
+    for f in fields:
+        model, spec = image_sky.native_grid(np.degrees(f.ra_rad) % 360.0, np.degrees(f.dec_rad))
+        grids[f.id] = (xp.asarray(model), spec)
+    return grids
+
+
+def _image_rows(grid, uvw, freq_hz, image_sky, basis: str, device):
+    """(row, chan) or (row, chan, 2, 2) visibilities of the image sky (I on the diagonal)."""
+    from uvlab.app.predict_obs import degrid_image_rows
+
+    model, spec = grid
+    vis = degrid_image_rows(
+        uvw[:, 0], uvw[:, 1], freq_hz, model, spec, ref_freq_hz=image_sky.ref_freq_hz,
+        spectral_index=image_sky.spectral_index, device=device,
+    )  # fmt: skip
+    if basis == "scalar":
+        return vis
+    out = np.zeros((*vis.shape, 2, 2), dtype=vis.dtype)
+    out[..., 0, 0] = out[..., 1, 1] = vis
+    return out

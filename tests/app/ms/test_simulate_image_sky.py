@@ -65,3 +65,37 @@ def test_the_gpu_degrids_an_image_sky_as_the_cpu_does():
     cpu = predict_image_integrations(obs, model, spec, times, device="cpu")
     gpu = predict_image_integrations(obs, model, spec, times, device="gpu")
     assert np.abs(gpu - cpu).max() <= 1e-6 * np.abs(cpu).max()
+
+
+def test_uvlab_predict_writes_an_image_sky_given_as_sky(tmp_path):
+    """``uvlab predict --sky picture:ring`` (no components): MODEL_DATA is the direct sum."""
+    from casacore.tables import table
+
+    out = tmp_path / "k7.ms"
+    code, _, stderr = run_cli(
+        "simulate", "--array", "kat-7", "--ra", "150", "--dec", "-40", "--ha-start", "-1",
+        "--ha-stop", "1", "--int-s", "1200", "--nchan", "2", "--chan-width-hz", "5e7",
+        "--sky", "point", "--no-smearing", "--out", out,
+    )  # fmt: skip
+    assert code == 0, stderr
+    code, stdout, stderr = run_cli(
+        "predict", "--ms", out, "--sky", "picture:ring", "--image-sky-width-arcmin", "6",
+        "--image-sky-flux-jy", "2", "--no-smearing", "--device", "cpu",
+    )  # fmt: skip
+    assert code == 0, stderr
+    assert "0 sources and the image 'ring'" in stdout
+    data = read_visibilities(out, stokes="I")
+    with table(str(out), ack=False) as t:
+        model_xx = t.getcol("MODEL_DATA")[:, :, 0]  # XX = I for an unpolarised sky
+    model, spec = demo_picture("ring", width_arcmin=6.0, flux_jy=2.0).native_grid(150.0, -40.0)
+    for c, nu in enumerate(data.freq_hz):
+        u, v = data.uvw[:, 0] * nu / C_LIGHT, data.uvw[:, 1] * nu / C_LIGHT
+        want = direct_sum(model, spec, u, v)
+        assert np.abs(model_xx[:, c] - want).max() <= 1e-6 * np.abs(want).max()
+    code, _, stderr = run_cli(
+        "predict", "--ms", out, "--sky", "picture:ring", "--image-sky", "spiral",
+        "--image-sky-width-arcmin", "6", "--column", "OTHER",
+    )  # fmt: skip
+    assert code != 0 and "one image sky" in stderr and "\n" not in stderr.strip()
+    with table(str(out), ack=False) as t:
+        assert "OTHER" not in t.colnames()
