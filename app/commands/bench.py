@@ -157,13 +157,24 @@ def _register_predict(actions) -> None:
     p.add_argument(
         "--ceilings", action="store_true", help="GPU: also measure copy bandwidth and GEMM rates"
     )
+    p.add_argument(
+        "--jones",
+        action="store_true",
+        help="also the cases with an Airy primary beam and random antenna gains (issue 17)",
+    )
     p.set_defaults(func=run_predict)
 
 
 def run_predict(args) -> int:
     from uvlab.app.layouts import load_layout
     from uvlab.gpu.backend import resolve_device
-    from uvlab.gpu.bench.predict_bench import format_table, measure_ceilings, run_predict_bench
+    from uvlab.gpu.bench.predict_bench import (
+        CASES,
+        JONES_CASES,
+        format_table,
+        measure_ceilings,
+        run_predict_bench,
+    )
 
     device = resolve_device(args.device)
     ntime, nchan, nsrc = PREDICT_SIZES[(device, bool(args.quick))]
@@ -183,6 +194,7 @@ def run_predict(args) -> int:
         nchan=nchan,
         repeats=args.repeats or (5 if device == "gpu" else 3),
         extra_scalar_methods=tuple(args.methods),
+        cases=CASES + (JONES_CASES if args.jones else ()),
     )
     report["array"] = layout.name
     report["quick"] = bool(args.quick)

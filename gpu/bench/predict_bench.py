@@ -6,7 +6,12 @@ counts ``nsrc × nrow × nchan`` source·visibility terms per second; for full
 polarisation a "visibility" is one 2×2 matrix of the four correlations.
 
 Cases: scalar (Stokes I) without smearing, scalar with time and bandwidth
-smearing, linear full-pol with smearing; each in float32 and float64. GPU
+smearing, linear full-pol with smearing; each in float32 and float64. The Jones
+cases (:data:`JONES_CASES`, ``uvlab bench predict --jones``) add an Airy primary
+beam (E, :func:`~uvlab.gpu.predict.beams.antenna_beams`) and random antenna gains
+(G, :func:`~uvlab.gpu.predict.gains.random_gains`): "E+G" with one 13.5 m dish for
+every antenna (the beam then scales each source's flux per channel), "E(ant)+G"
+with dishes that differ by 1 % RMS (the beam enters each antenna's factor). GPU
 timings use CUDA events after a warm-up call (which pays the NVRTC compile),
 with the output left on the device; the median of ``repeats`` calls is kept.
 """
@@ -24,12 +29,21 @@ from uvlab.gpu.geometry import baseline_uvw
 from uvlab.gpu.predict import Smearing, predict_antennas, predict_reference
 from uvlab.gpu.sources import SourceArrays
 
-#: (name, mode, smearing, method) of each benchmarked case.
+#: (name, mode, smearing, method[, jones]) of each benchmarked case.
 CASES = (
     ("scalar", "scalar", False, "auto"),
     ("scalar+smear", "scalar", True, "auto"),
     ("linear+smear", "linear", True, "auto"),
 )
+#: The cases with beams and gains: jones "uniform" (one dish) or "per-antenna" dishes.
+JONES_CASES = (
+    ("scalar E+G", "scalar", False, "auto", "uniform"),
+    ("scalar E(ant)+G", "scalar", False, "auto", "per-antenna"),
+    ("linear+smear E+G", "linear", True, "auto", "uniform"),
+    ("linear+smear E(ant)+G", "linear", True, "auto", "per-antenna"),
+)
+#: Dish diameter of the Jones cases (MeerKAT's), metres.
+DISH_M = 13.5
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,9 +142,14 @@ def bench_case(
     device: str,
     method: str = "auto",
     repeats: int = 5,
+    jones=None,
 ):
-    """Time one case; returns (record dict, last output array)."""
+    """Time one case; returns (record dict, last output array).
+
+    ``jones``: (beam, gains) arrays for ``predict_antennas`` (:func:`make_jones`), or None.
+    """
     out = {}
+    beam, gains = jones if jones is not None else (None, None)
 
     def call():
         out["vis"] = predict_antennas(
@@ -145,6 +164,8 @@ def bench_case(
             device=device,
             method=method,
             host=False,
+            beam=beam,
+            gains=gains,
         )
 
     measure = _timer(device)
@@ -164,6 +185,49 @@ def bench_case(
         "first_call_s": float(warm),
         "rate": terms / med if med > 0 else float("inf"),
     }, out["vis"]
+
+
+def make_jones(obs: BenchObservation, sky: SourceArrays, kind: str, mode: str, seed: int = 9):
+    """(beam, gains) of a Jones case: an Airy beam and 5 %/10° random gains (float64, host).
+
+    ``kind`` "uniform": every dish 13.5 m (beam (1, 1, chan, src)); "per-antenna": dishes
+    13.5 m × (1 + 0.01·N(0, 1)) (beam (1, ant, chan, src)). Gains (time, ant, chan), or
+    2×2 per feed for full polarisation.
+    """
+    from uvlab.gpu.predict.beams import antenna_beams
+    from uvlab.gpu.predict.gains import random_gains
+
+    nant = obs.ant_uvw.shape[1]
+    rng = np.random.default_rng(seed)
+    dish = DISH_M if kind == "uniform" else DISH_M * (1.0 + 0.01 * rng.standard_normal(nant))
+    beam = antenna_beams("airy", sky.lmn, obs.freq_hz, dish)
+    times = np.arange(obs.ant_uvw.shape[0]) * float(obs.smearing.int_s)
+    gains = random_gains(
+        times, nant, len(obs.freq_hz), amp_rms=0.05, phase_rms_rad=math.radians(10.0),
+        corr_time_s=600.0, seed=seed, feeds=1 if mode == "scalar" else 2,
+    )  # fmt: skip
+    return beam, gains
+
+
+def spot_check_jones(obs, sky, vis, mode, smear, jones, ntime=2, nbl=3, nchan=2, seed=5):
+    """‖V − V_ref‖/‖V_ref‖ on a few times, baselines and channels against the float64 2×2 oracle."""
+    from uvlab.gpu.backend import to_numpy
+    from uvlab.gpu.predict.jones_reference import predict_jones_reference
+
+    rng = np.random.default_rng(seed)
+    t = np.sort(rng.choice(obs.ant_uvw.shape[0], ntime, replace=False))
+    b = np.sort(rng.choice(len(obs.ant1), nbl, replace=False))
+    c = np.sort(rng.choice(len(obs.freq_hz), min(nchan, len(obs.freq_hz)), replace=False))
+    beam, gains = jones
+    sm = obs.smearing if smear else None
+    if sm is not None:
+        sm = Smearing(sm.widths(len(obs.freq_hz))[c], sm.int_s, sm.dec0_rad, sm.time, sm.band)
+    ref = predict_jones_reference(
+        obs.ant_uvw[t], obs.ant1[b], obs.ant2[b], obs.freq_hz[c], sky, mode, sm,
+        beam=np.asarray(beam)[:, :, c], gains=np.asarray(gains)[t][:, :, c],
+    )  # fmt: skip
+    got = to_numpy(vis[t][:, b][:, :, c])
+    return float(np.linalg.norm(got - ref) / np.linalg.norm(ref))
 
 
 def spot_check(
@@ -212,16 +276,26 @@ def run_predict_bench(
     obs = make_observation(ant_eq, ntime, nchan)
     results = []
     case_list = list(cases) + [(f"scalar[{m}]", "scalar", False, m) for m in extra_scalar_methods]
-    for name, mode, smear, method in case_list:
+    for name, mode, smear, method, *rest in case_list:
+        kind = rest[0] if rest else None
         for nsrc in nsrc_list:
             sky = make_sky(nsrc)
+            jones = make_jones(obs, sky, kind, mode) if kind else None
             last = {}
             for dt in dtypes:
-                rec, vis = bench_case(obs, sky, mode, smear, np.dtype(dt), device, method, repeats)
+                rec, vis = bench_case(
+                    obs, sky, mode, smear, np.dtype(dt), device, method, repeats, jones
+                )
                 rec["case"] = name
+                if kind:
+                    rec["jones"] = {"beam": f"airy, {kind} dishes", "gains": "5 % / 10° RMS"}
                 last[dt] = vis
                 if check and nsrc == max(nsrc_list) and dt == "float64":
-                    rec["spot_rel_err_vs_reference"] = spot_check(obs, sky, vis, mode, smear)
+                    rec["spot_rel_err_vs_reference"] = (
+                        spot_check_jones(obs, sky, vis, mode, smear, jones)
+                        if kind
+                        else spot_check(obs, sky, vis, mode, smear)
+                    )
                 results.append(rec)
                 log(format_row(rec))
             if "float32" in last and "float64" in last:

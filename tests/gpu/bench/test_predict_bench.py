@@ -79,3 +79,33 @@ def test_cli_bench_predict_writes_json(tmp_path, capsys):
     assert rep["observation"]["nrow"] == 2 * 2016
     assert len(rep["results"]) == 6
     assert "src·vis/s" in capsys.readouterr().out
+
+
+def test_jones_cases_match_the_brute_force_oracle_and_change_the_answer(rng):
+    """The E+G cases: spot-checked against the float64 2×2 oracle; E and G change V."""
+    from uvlab.gpu.bench.predict_bench import (
+        JONES_CASES,
+        bench_case,
+        make_jones,
+        make_observation,
+        make_sky,
+    )
+
+    ant = rng.normal(size=(5, 3)) * 300
+    rep = run_predict_bench(
+        ant, device="cpu", nsrc_list=(3,), ntime=3, nchan=4, repeats=1, log=lambda s: None,
+        cases=JONES_CASES,
+    )  # fmt: skip
+    checked = [r for r in rep["results"] if "spot_rel_err_vs_reference" in r]
+    assert len(checked) == len(JONES_CASES)
+    assert all(r["spot_rel_err_vs_reference"] < 1e-12 for r in checked)
+    assert all(r["jones"]["beam"].startswith("airy") for r in rep["results"])
+    obs, sky = make_observation(ant, 3, 4), make_sky(3)
+    for kind in ("uniform", "per-antenna"):
+        beam, gains = make_jones(obs, sky, kind, "scalar")
+        assert beam.shape[1] == (1 if kind == "uniform" else 5)
+        plain = bench_case(obs, sky, "scalar", False, np.float64, "cpu", repeats=1)[1]
+        with_jones = bench_case(
+            obs, sky, "scalar", False, np.float64, "cpu", repeats=1, jones=(beam, gains)
+        )[1]
+        assert np.abs(with_jones - plain).max() > 1e-3 * np.abs(plain).max()
