@@ -162,6 +162,9 @@ def _register_predict(actions) -> None:
         action="store_true",
         help="also the cases with an Airy primary beam and random antenna gains (issue 17)",
     )
+    p.add_argument(
+        "--cases", nargs="+", metavar="NAME", help="run only these cases (names as printed)"
+    )
     p.set_defaults(func=run_predict)
 
 
@@ -194,7 +197,11 @@ def run_predict(args) -> int:
         nchan=nchan,
         repeats=args.repeats or (5 if device == "gpu" else 3),
         extra_scalar_methods=tuple(args.methods),
-        cases=CASES + (JONES_CASES if args.jones else ()),
+        cases=tuple(
+            c
+            for c in CASES + (JONES_CASES if args.jones else ())
+            if not args.cases or c[0] in args.cases
+        ),
     )
     report["array"] = layout.name
     report["quick"] = bool(args.quick)
