@@ -3,7 +3,8 @@
 //   V(t,nu)    = K diag(B) K^H
 // Phases are formed in float64 and reduced modulo one turn before the cast to T.
 //
-// build_k:   X[b, j, a, s] = K[b, a, s] * W[j, c(b), s]  (operands for cuBLAS)
+// build_k:   X[b, j, a, s] = E[t(b), a, c(b), s] * K[b, a, s] * W[j, c(b), s]  (operands for
+//            cuBLAS; E an optional real voltage beam, else 1)
 // vis_fused: V[b, p, q] = sum_s K[b,p,s] w[c,s] conj(K[b,q,s]) for p >= q, with the
 //            K tiles made in shared memory and never written to device memory
 //            (a GEMM whose operands are generated on the fly; 4x4 register tiles).
@@ -38,6 +39,8 @@ __global__ void __launch_bounds__(256) build_k(
     const T* __restrict__ wts,           // (nw, nchan, nsrc)
     const double* __restrict__ chan_k,   // (nchan,)
     int nant, int nsrc, int nchan, int nw, long long nbj,
+    const T* __restrict__ beam,          // null, or real E (beam_nt, beam_na, nchan, nsrc)
+    int beam_nt, int beam_na,
     typename cplx_of<T>::type* __restrict__ x)
 {
     typedef typename cplx_of<T>::type C2;
@@ -52,13 +55,18 @@ __global__ void __launch_bounds__(256) build_k(
             const double l = lmn_soa[s], m = lmn_soa[nsrc + s], n1 = lmn_soa[2 * nsrc + s];
             const T wv = wts[((size_t)j * nchan + c) * nsrc + s];
             C2* xp = x + (size_t)bj * nant * nsrc + s;
+            // E_ps (a scalar voltage beam) in every slot: X = E.K.W, so X.Xh carries E_p.E_q
+            const T* eb = beam == nullptr ? nullptr
+                : beam + ((size_t)(beam_nt > 1 ? b / nchan : 0) * beam_na * nchan + c) * nsrc + s;
+            const size_t estep = beam_na > 1 ? (size_t)nchan * nsrc : 0;
 #pragma unroll 4
             for (int a = 0; a < nant; ++a) {
                 const double ph = frac_turn((au[3 * a] * l + au[3 * a + 1] * m + au[3 * a + 2] * n1) * k);
                 C2 z;
                 sincos_turn((T)(2.0 * ph), &z.y, &z.x);
-                z.x *= wv;
-                z.y *= wv;
+                const T f = eb == nullptr ? wv : wv * eb[a * estep];
+                z.x *= f;
+                z.y *= f;
                 xp[(size_t)a * nsrc] = z;
             }
         }

@@ -127,9 +127,9 @@ def predict_antennas_cuda(
         sources must be sorted with I ≥ 0 first and ``npos`` give their count.
     method : "gemm" | "fused" ("fused" is scalar only)
     beam : (time or 1, nant or 1, chan, src) or None — scalar voltage beams E_ps ("gemm"
-        only), in the order of ``prep``'s sources. The operands ``build_k`` writes are
-        multiplied by them (K → E·K in every slot, so the product is
-        (K·E·w)·(K·E)ᴴ), one elementwise CuPy multiply per block.
+        only), in the order of ``prep``'s sources. The operands ``build_k`` writes carry
+        them (K → E·K in every slot, so the product is (K·E·w)·(K·E)ᴴ): a real beam is
+        multiplied inside the kernel, a complex one by an elementwise CuPy multiply.
 
     Returns
     -------
@@ -156,6 +156,9 @@ def predict_antennas_cuda(
     if beam is not None:
         beam = cupy.asarray(beam)
         cbeam = beam.astype(cplx if beam.dtype.kind == "c" else real, copy=False)
+        real_beam = beam.dtype.kind != "c"  # multiplied inside build_k, else after it
+        if real_beam:
+            cbeam = cupy.ascontiguousarray(cbeam)
     lmn1 = prep.lmn.copy()
     lmn1[:, 2] -= 1.0
     lmn_soa = cupy.ascontiguousarray(lmn1.T)
@@ -199,10 +202,11 @@ def predict_antennas_cuda(
                 np.int32(nchan),
                 np.int32(nw),
                 np.int64(nbj),
+                *_beam_args(cbeam if beam is not None and real_beam else None, sl),
                 x,
             )
             build(grid, (256,), args)
-            if beam is not None:
+            if beam is not None and not real_beam:
                 eb = cbeam[sl] if cbeam.shape[0] > 1 else cbeam
                 eb = cupy.broadcast_to(eb.transpose(0, 2, 1, 3), (nt, nchan, nant, nsrc))
                 x *= eb.reshape(nb, 1, nant, nsrc)
@@ -279,3 +283,14 @@ def predict_antennas_cuda(
     for _ in iter_chunked(block, ntime, step, what="times", bytes_per_unit=per_time):
         pass
     return out
+
+
+def _beam_args(beam, sl: slice) -> tuple:
+    """``build_k``'s (beam pointer, its time count, its antenna count) for times ``sl``."""
+    if beam is None:
+        return (np.uint64(0), np.int32(1), np.int32(1))
+    if beam.shape[0] > 1:
+        import cupy
+
+        beam = cupy.ascontiguousarray(beam[sl])
+    return (beam, np.int32(beam.shape[0]), np.int32(beam.shape[1]))

@@ -135,6 +135,11 @@ def apply_gains(vis, gains, ant1, ant2, xp=np):
     The gain-corrupted visibilities, ``vis``'s shape and dtype.
     """
     g = xp.asarray(gains)
+    if xp is not np and vis.flags.c_contiguous and g.ndim in (3, 5):
+        from uvlab.gpu.predict.cuda_gains import apply_gains_cuda
+
+        if g.ndim == 3 or (g.shape[-2:] == (2, 2) and vis.ndim == 5):
+            return apply_gains_cuda(vis, g, ant1, ant2)
     p, q = xp.asarray(ant1), xp.asarray(ant2)
     gp, gq = g[:, p], g[:, q]  # (time, bl, chan[, 2, 2])
     if g.ndim == 3:

@@ -44,6 +44,8 @@ def beams(kind, src, ntime, nant, rng):
         return antenna_beams("airy", src.lmn, FREQ, dish)
     if kind == "uniform":  # one beam for all: (1, 1, chan, src), folded into the fluxes
         return antenna_beams("gaussian", src.lmn, FREQ, 13.5, gaussian_k=0.3)
+    if kind == "real":  # real, per time and antenna: multiplied inside build_k on the GPU
+        return 0.5 + rng.random((ntime, nant, len(FREQ), src.nsrc))
     shape = (ntime, nant, len(FREQ), src.nsrc)
     return 0.5 + rng.random(shape) + 0.3j * rng.standard_normal(shape)
 
@@ -140,7 +142,7 @@ def test_bad_shapes_are_refused():
 @pytest.mark.parametrize(
     ("mode", "smear"), [("scalar", False), ("linear", False), ("scalar", True), ("circular", True)]
 )
-@pytest.mark.parametrize("bkind", ["complex", "uniform"])
+@pytest.mark.parametrize("bkind", ["complex", "uniform", "real", "airy"])
 def test_gpu_matches_numpy_with_jones(mode, smear, dtype, bkind):
     """CuPy "gemm" (beams times build_k's operands) and "direct" (per-row beams by CuPy
     array code; a uniform beam folded into the fluxes of the RawKernel) against NumPy and
@@ -158,3 +160,25 @@ def test_gpu_matches_numpy_with_jones(mode, smear, dtype, bkind):
     cpu = predict_antennas(ant_uvw, ant1, ant2, FREQ, src, device="cpu", **kw)
     assert rel_err(gpu, want) < TOL[dtype]
     assert rel_err(gpu, cpu) < 2 * TOL[dtype]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize(("pol", "jones", "gtime"), [(1, 1, 3), (4, 1, 1), (4, 4, 3), (4, 4, 1)])
+def test_cuda_gains_kernel_equals_the_array_reference(dtype, pol, jones, gtime):
+    import cupy
+
+    from uvlab.gpu.predict.cuda_gains import apply_gains_cuda
+    from uvlab.gpu.predict.gains import apply_gains
+
+    rng = np.random.default_rng(4)
+    nant, ntime, nchan = 5, 3, 4
+    p, q = np.triu_indices(nant, 1)
+    vshape = (ntime, len(p), nchan) + ((2, 2) if pol == 4 else ())
+    gshape = (gtime, nant, nchan) + ((2, 2) if jones == 4 else ())
+    vis = (rng.standard_normal(vshape) + 1j * rng.standard_normal(vshape)).astype(dtype)
+    g = rng.standard_normal(gshape) + 1j * rng.standard_normal(gshape)
+    want = apply_gains(vis.astype(np.complex128), g, p, q, np)
+    got = apply_gains_cuda(cupy.asarray(vis), cupy.asarray(g), p, q).get()
+    tol = 1e-5 if dtype == np.complex64 else 1e-13
+    assert np.abs(got - want).max() <= tol * np.abs(want).max()
