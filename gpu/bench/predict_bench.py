@@ -192,7 +192,8 @@ def make_jones(obs: BenchObservation, sky: SourceArrays, kind: str, mode: str, s
 
     ``kind`` "uniform": every dish 13.5 m (beam (1, 1, chan, src)); "per-antenna": dishes
     13.5 m × (1 + 0.01·N(0, 1)) (beam (1, ant, chan, src)). Gains (time, ant, chan), or
-    2×2 per feed for full polarisation.
+    2×2 per feed for full polarisation. :func:`run_predict_bench` puts them on the device
+    before timing (the ~0.3 GB per-antenna beam would otherwise cross the bus every call).
     """
     from uvlab.gpu.predict.beams import antenna_beams
     from uvlab.gpu.predict.gains import random_gains
@@ -224,7 +225,7 @@ def spot_check_jones(obs, sky, vis, mode, smear, jones, ntime=2, nbl=3, nchan=2,
         sm = Smearing(sm.widths(len(obs.freq_hz))[c], sm.int_s, sm.dec0_rad, sm.time, sm.band)
     ref = predict_jones_reference(
         obs.ant_uvw[t], obs.ant1[b], obs.ant2[b], obs.freq_hz[c], sky, mode, sm,
-        beam=np.asarray(beam)[:, :, c], gains=np.asarray(gains)[t][:, :, c],
+        beam=to_numpy(beam)[:, :, c], gains=to_numpy(gains)[t][:, :, c],
     )  # fmt: skip
     got = to_numpy(vis[t][:, b][:, :, c])
     return float(np.linalg.norm(got - ref) / np.linalg.norm(ref))
@@ -281,6 +282,9 @@ def run_predict_bench(
         for nsrc in nsrc_list:
             sky = make_sky(nsrc)
             jones = make_jones(obs, sky, kind, mode) if kind else None
+            if jones is not None and device == "gpu":  # held on the device, as the lab holds them
+                xp = get_xp(device=device)
+                jones = tuple(xp.asarray(a) for a in jones)
             last = {}
             for dt in dtypes:
                 rec, vis = bench_case(
