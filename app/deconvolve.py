@@ -110,12 +110,15 @@ def restored_result(model, residual, psf, cell_rad, iterations, cycles, reason, 
     )  # fmt: skip
 
 
-def clean(vd, spec, dirty, psf, args, params, weighting, device: str = "cpu") -> Deconvolved:
+def clean(
+    vd, spec, dirty, psf, args, params, weighting, device: str = "cpu", mask=None
+) -> Deconvolved:
     """``args.deconvolver``'s CLEAN: :func:`deconvolve` (Högbom) or :func:`deconvolve_major`.
 
-    With ``args.auto_mask`` (WSClean's ``-auto-mask``) in two stages: CLEAN everywhere down
-    to auto-mask·σ; then, if that level was reached, on the pixels that hold a component
-    only, from the first stage's model, down to the threshold or the auto-threshold.
+    ``mask`` (N, N) bool: components only where True (boxes, a FITS mask). With
+    ``args.auto_mask`` (WSClean's ``-auto-mask``) in two stages: CLEAN (inside ``mask``)
+    down to auto-mask·σ; then, if that level was reached, on the pixels that hold a
+    component only, from the first stage's model, down to the threshold or the auto-threshold.
     """
 
     def run(a, mask=None, start=None):
@@ -126,8 +129,8 @@ def clean(vd, spec, dirty, psf, args, params, weighting, device: str = "cpu") ->
 
     auto_mask = getattr(args, "auto_mask", None)
     if auto_mask is None:
-        return run(args)
-    first = run(_with(args, auto_threshold=auto_mask))
+        return run(args, mask=mask)
+    first = run(_with(args, auto_threshold=auto_mask), mask=mask)
     left = int(args.niter) - first.iterations
     if first.stop_reason != "auto-threshold" or left <= 0:
         return first

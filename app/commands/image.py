@@ -145,6 +145,9 @@ def add_clean_args(p) -> None:
         "down to --auto-threshold or --threshold-jy",
     )
     g.add_argument("--deconvolver", choices=DECONVOLVERS, default="hogbom")
+    from uvlab.app.commands.clean_mask import add_mask_args
+
+    add_mask_args(g)
 
 
 def run(args) -> int:
@@ -177,6 +180,10 @@ def run(args) -> int:
     if rows_note:
         print(rows_note)
     spec, rule = choose_geometry(vd.uvw, vd.freq_hz, vd.flag, dish, args.npix, args.cell_arcsec)
+    from uvlab.app.commands.clean_mask import output_mask, square_mask
+
+    w_out, h_out = size or (spec.npix, spec.npix)
+    clean_mask = square_mask(output_mask(args, w_out, h_out), spec.npix)  # before any write
     phase = wterm_phase_rad(vd.uvw, vd.freq_hz, vd.flag, spec)
     if phase > WTERM_HINT_RAD and not args.wstack:
         warn(args, f"the w-term's phase reaches {phase:.2g} rad at the image corner: "
@@ -195,7 +202,9 @@ def run(args) -> int:
         # Högbom subtracts the PSF over the whole image only with a PSF of side 2N; without
         # major cycles, the N² PSF's missing sidelobes would stay in the residual.
         wide = run_job(image_request(args, ImageSpec(2 * spec.npix, spec.cell_rad)), cache)
-        clean = run_clean(vd, spec, res.dirty, wide.psf, args, params, wt, res.device)
+        clean = run_clean(
+            vd, spec, res.dirty, wide.psf, args, params, wt, res.device, mask=clean_mask
+        )
     prefix = Path(args.out)
     prefix.parent.mkdir(parents=True, exist_ok=True)
     check_outputs_space(prefix, spec.npix, clean)

@@ -164,3 +164,63 @@ def test_auto_mask_with_cotton_schwab_restores_the_sources(vla_ms, tmp_path):
     )  # fmt: skip
     assert code == 2 and "auto-mask" in err and "\n" not in err.strip()
     assert not list(tmp_path.glob("bad*"))
+
+
+def _components_inside(model, x0, y0, x1, y1):
+    j, i = np.nonzero(model)
+    return j.size > 0 and (x0 <= i.min() and i.max() <= x1 and y0 <= j.min() and j.max() <= y1)
+
+
+def test_mask_box_keeps_components_in_the_box_of_the_written_image(vla_ms, tmp_path):
+    """``--mask-box`` around source a (in the written image's pixels, also with --size)."""
+    from uvlab.app.fits_io import read_image_fits
+
+    a = SOURCES[0]
+    for size, (w, h) in ((None, (NPIX, NPIX)), ((128, 96), (128, 96))):
+        x, y = w // 2 + a[1], h // 2 + a[2]  # the source's pixel in the written image
+        prefix = tmp_path / f"box{w}x{h}"
+        extra = ("--size", *size) if size else ("--npix", NPIX)
+        image = [arg for arg in IMAGE if arg not in ("--npix", NPIX)]
+        code, _, err = run_cli(
+            "image", "--ms", vla_ms, *image, *extra, *CLEAN, "--mask-box", x - 3, y - 3,
+            x + 3, y + 3, "--out", prefix,
+        )  # fmt: skip
+        assert code == 0, err
+        model, _ = read_image_fits(f"{prefix}-model.fits")
+        assert model.shape == (h, w)
+        assert _components_inside(model, x - 3, y - 3, x + 3, y + 3)
+        # the brightest component on source a (its flux is shared with the other sources'
+        # sidelobes there, which the mask keeps CLEAN from removing)
+        assert np.unravel_index(np.argmax(model), model.shape) == (y, x)
+
+
+def test_fits_mask_and_its_bad_input(vla_ms, tmp_path):
+    from astropy.io import fits
+
+    from uvlab.app.fits_io import read_image_fits
+
+    b = SOURCES[1]
+    x, y = NPIX // 2 + b[1], NPIX // 2 + b[2]
+    mask = np.zeros((NPIX, NPIX), dtype=np.float32)
+    mask[y - 2 : y + 3, x - 2 : x + 3] = 1
+    fits.PrimaryHDU(mask).writeto(tmp_path / "mask.fits")
+    code, _, err = run_cli(
+        "image", "--ms", vla_ms, *IMAGE, *CLEAN, "--fits-mask", tmp_path / "mask.fits",
+        "--out", tmp_path / "fm",
+    )  # fmt: skip
+    assert code == 0, err
+    model, _ = read_image_fits(tmp_path / "fm-model.fits")
+    assert _components_inside(model, x - 2, y - 2, x + 2, y + 2)
+    fits.PrimaryHDU(np.ones((8, 8), np.float32)).writeto(tmp_path / "small.fits")
+    for bad, words in (("small.fits", "8 × 8 pixels"), ("nosuch.fits", "not a readable")):
+        code, _, err = run_cli(
+            "image", "--ms", vla_ms, *IMAGE, *CLEAN, "--fits-mask", tmp_path / bad,
+            "--out", tmp_path / "bad",
+        )  # fmt: skip
+        assert code == 1 and words in err and "\n" not in err.strip()
+    code, _, err = run_cli(
+        "image", "--ms", vla_ms, *IMAGE, *CLEAN, "--mask-box", 500, 500, 600, 600,
+        "--out", tmp_path / "bad",
+    )  # fmt: skip
+    assert code == 1 and "outside" in err
+    assert not list(tmp_path.glob("bad*"))
