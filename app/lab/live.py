@@ -148,6 +148,12 @@ def iter_image(
     model_ft = None  # the Fourier-plane view's (none for the largest images)
     if s.spec.npix <= FT_MAX_NPIX:
         model_ft = cache.derived("model-ft", key, lambda: sky_amplitude(model, s.spec.cell_rad)[0])
+    noise, beam = None, None
+    if s.source == "synthetic":
+        from uvlab.app.lab.corruptions import noise_report
+
+        noise = noise_report(request.corruptions, request.observation, im, res.dirty, res.nvis)
+        beam = cache.derived("beam-map", (request.corruptions, key), lambda: _beam_map(request, s))
     yield Done(
         ImageOutput(
             source=s.source,
@@ -170,8 +176,23 @@ def iter_image(
             description=s.description,
             sources_lm=np.array(s.sources.lmn[:, :2]),
             model_ft=model_ft,
+            noise=noise,
+            beam=beam,
         )
     )
+
+
+def _beam_map(request: JobRequest, s: Samples):
+    """The power beam over the field at the centre frequency (None without a beam)."""
+    from uvlab.app.lab.corruptions import beam_map
+
+    corrupt = request.corruptions
+    if corrupt is None or not corrupt.jones.has_beam:
+        return None
+    freq = 0.5 * float(np.min(s.freq_hz) + np.max(s.freq_hz))
+    dish = s.antennas.diameter_m if s.antennas is not None else []
+    half = 0.5 * s.spec.npix * s.spec.cell_rad
+    return beam_map(corrupt.jones, dish, freq, half, s.sources)
 
 
 def sky_image(request: JobRequest, s: Samples, freq_hz: float) -> np.ndarray:

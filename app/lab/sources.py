@@ -165,6 +165,11 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     key = (request.observation, request.sky, request.smearing, im.precision, dev)
     if request.image_sky is not None:  # last: held_edit compares key[2:], so a new image
         key = (*key, request.image_sky)  # (or none) is predicted in full
+    corrupt = request.corruptions
+    if corrupt is not None and corrupt.active:  # beam, gains, noise: a change predicts anew
+        key = (*key, corrupt)
+    else:
+        corrupt = None
     predicted = cache.prediction(key) is not None
     edit = None if predicted else held_edit(cache, key)
     if not predicted and edit is None:
@@ -221,13 +226,33 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
             warning=note,
         )
 
+    jones_for = {}  # id(components) → their ObservationJones (the beam at their positions)
+
     def predict(components, sl: slice):
-        """Integrations ``sl`` of ``components``, left where predicted, timed as "predict"."""
+        """Integrations ``sl`` of ``components``, left where predicted, timed as "predict".
+
+        With the request's beam and gains (:class:`~uvlab.app.jones.ObservationJones`).
+        """
         with timer.stage("predict"):
+            jones = None
+            if corrupt is not None and corrupt.jones.active:
+                if id(components) not in jones_for:
+                    from uvlab.app.jones import ObservationJones
+
+                    jones_for[id(components)] = ObservationJones(
+                        obs, components, corrupt.jones, "scalar"
+                    )
+                jones = jones_for[id(components)]
             return predict_integrations(
                 obs, components, sl, smearing=request.smearing, dtype=im.dtype, device=dev,
-                host=False,
+                host=False, jones=jones,
             )  # fmt: skip
+
+    noise_sigma = 0.0  # σ_I of the thermal noise per real/imaginary part, Jy
+    if corrupt is not None and corrupt.has_noise:
+        from uvlab.app.lab.corruptions import stokes_i_sigma
+
+        noise_sigma = stokes_i_sigma(corrupt.sefd_jy, obs.chan_width_hz, obs.int_s)
 
     image = None  # the image sky on its own grid about the phase centre, degridded
     if request.image_sky is not None:
@@ -277,6 +302,10 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
                 vis[sl] = predict(sources, sl)
             if image is not None:
                 vis[sl] += predict_image(sl, cdtype)
+            if noise_sigma:  # linear in the sky: an edit later leaves the noise as it is
+                from uvlab.app.lab.corruptions import add_noise
+
+                add_noise(vis, sl, noise_sigma, corrupt.noise_seed, xp)
             check(cancelled)
             frac = 0.05 + 0.65 * (k + 1) / len(chunks)
             yield Progress(frac, "predict")

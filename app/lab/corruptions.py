@@ -1,0 +1,251 @@
+"""The window's instrument: primary beam, gain errors and thermal noise (no Qt).
+
+A synthetic job's :class:`Corruptions` (frozen into the
+:class:`~uvlab.app.lab.jobs.JobRequest`) holds a :class:`~uvlab.app.jones.JonesOptions`
+(the beam and the random gains, as ``uvlab simulate`` takes them) and the SEFD of the
+thermal noise. The lab's prediction (:func:`uvlab.app.lab.sources.iter_synthetic`)
+passes an :class:`~uvlab.app.jones.ObservationJones` to
+:func:`~uvlab.app.predict_obs.predict_integrations` and adds the noise
+(:func:`add_noise`): Stokes I has σ_I = σ/√2 per real and imaginary part, σ the
+radiometer equation's (:func:`uvlab.gpu.predict.noise.radiometer_sigma`), drawn per
+integration from the seed, so a result is reproducible whatever the chunks.
+
+The image task reports the noise (:class:`NoiseReport`: the radiometer equation's
+image RMS σ_I/√N for natural weighting, and the dirty image's measured RMS, the MAD
+estimate) and the power beam over the field (:class:`BeamMap`, for the primary-beam
+view).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from uvlab.app.jones import ANALYTIC, JonesOptions
+
+#: Pixels across the beam view's map.
+BEAM_MAP_NPIX = 161
+#: The beam map reaches at least this many power FWHMs from the centre (≈ the second null).
+BEAM_MAP_FWHM = 2.2
+#: The MAD σ is measured on at most this many pixels (every k-th one of a larger image).
+MAD_PIXELS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Corruptions:
+    """Beam, gains and noise of a synthetic observation (all off by default).
+
+    Attributes
+    ----------
+    jones : JonesOptions — primary beam and random gains
+    sefd_jy : float — system-equivalent flux density of every antenna, Jy; 0: no noise
+    noise_seed : int — the noise's seed
+    """
+
+    jones: JonesOptions = field(default_factory=JonesOptions)
+    sefd_jy: float = 0.0
+    noise_seed: int = 1
+
+    def __post_init__(self):
+        if isinstance(self.jones, dict):  # from a session file
+            object.__setattr__(self, "jones", JonesOptions(**self.jones))
+        s = self.sefd_jy
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s < math.inf:
+            raise ValueError(f"SEFD must be a finite number ≥ 0 Jy, got {s!r}")
+        object.__setattr__(self, "sefd_jy", float(s))
+
+    @property
+    def has_noise(self) -> bool:
+        return self.sefd_jy > 0
+
+    @property
+    def active(self) -> bool:
+        return self.jones.active or self.has_noise
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Corruptions:
+        if not isinstance(d, dict):
+            raise ValueError(f"corruptions must be a JSON object, got {type(d).__name__}")
+        jones = d.get("jones", {})
+        if not isinstance(jones, dict):
+            raise ValueError("corruptions: jones must be a JSON object")
+        known = {f for f in JonesOptions.__dataclass_fields__}
+        if unknown := [k for k in jones if k not in known]:
+            raise ValueError(f"corruptions: unknown key {', '.join(unknown)}")
+        return cls(
+            JonesOptions(**jones),
+            d.get("sefd_jy", 0.0),
+            int(d.get("noise_seed", 1)),
+        )
+
+
+def stokes_i_sigma(sefd_jy: float, chan_width_hz: float, int_s: float) -> float:
+    """σ_I per real/imaginary part of one Stokes-I visibility: radiometer σ/√2, Jy."""
+    from uvlab.gpu.predict.noise import radiometer_sigma
+
+    return radiometer_sigma(sefd_jy, chan_width_hz, int_s) / math.sqrt(2.0)
+
+
+def add_noise(vis, times: slice, sigma: float, seed: int, xp=np) -> None:
+    """Add σ·(n₁ + i·n₂) to ``vis[t]`` (bl, chan) for each integration t of ``times``, in place.
+
+    Each integration's noise comes from its own generator (``seed``, t): the same
+    numbers however the integrations are chunked.
+    """
+    from uvlab.gpu.predict.noise import complex_noise
+
+    if not sigma > 0:
+        return
+    for t in range(times.start, times.stop):
+        rng = np.random.default_rng([int(seed), t])
+        n = complex_noise(vis.shape[1:], sigma, rng, dtype=vis.dtype)
+        vis[t] += xp.asarray(n)
+
+
+def mad_sigma(image) -> float:
+    """Robust RMS of an image: 1.4826 × the median absolute deviation (≤ MAD_PIXELS used)."""
+    a = np.asarray(image, dtype=np.float64).ravel()
+    a = a[np.isfinite(a)]
+    if a.size > MAD_PIXELS:
+        a = a[:: math.ceil(a.size / MAD_PIXELS)]
+    if not a.size:
+        return float("nan")
+    return float(1.4826 * np.median(np.abs(a - np.median(a))))
+
+
+@dataclass(frozen=True)
+class NoiseReport:
+    """The image noise: expected (radiometer equation) and measured (MAD σ), Jy/beam.
+
+    ``expected_jy`` is σ_I/√N (natural weighting, N the gridded visibilities), None
+    without thermal noise; ``natural`` False when the image's weighting or taper differ
+    (the figure is then the natural-weighting one, a lower bound).
+    """
+
+    expected_jy: float | None
+    measured_jy: float
+    sigma_vis_jy: float | None = None
+    nvis: int = 0
+    natural: bool = True
+
+    def describe(self) -> str:
+        measured = f"measured RMS {_jy(self.measured_jy)}/beam (MAD of the dirty image)"
+        if self.expected_jy is None:
+            return f"noise: {measured}; no thermal noise (SEFD 0)"
+        what = "natural weighting" if self.natural else "the natural-weighting figure"
+        return (
+            f"noise: expected {_jy(self.expected_jy)}/beam (radiometer σ/√N, {what}, "
+            f"N = {self.nvis}), {measured}"
+        )
+
+
+def _jy(x: float) -> str:
+    if not math.isfinite(x):
+        return "n/a Jy"
+    if abs(x) >= 1:
+        return f"{x:.3g} Jy"
+    if abs(x) >= 1e-3:
+        return f"{1e3 * x:.3g} mJy"
+    return f"{1e6 * x:.3g} µJy"
+
+
+def noise_report(corruptions: Corruptions | None, observation, imaging, dirty, nvis: int):
+    """The :class:`NoiseReport` of a synthetic image (``observation`` its ObservationSpec)."""
+    from uvlab.gpu.predict.noise import image_noise
+
+    measured = mad_sigma(dirty)
+    natural = imaging.weighting == "natural" and not imaging.taper_arcsec
+    if corruptions is None or not corruptions.has_noise or observation is None or nvis <= 0:
+        return NoiseReport(None, measured, nvis=int(nvis), natural=natural)
+    sigma = stokes_i_sigma(corruptions.sefd_jy, observation.chan_width_hz, observation.int_s)
+    # image_noise(σ, N, npol=2) = σ/√(2N) with σ the per-correlation σ = √2·σ_I
+    expected = image_noise(sigma * math.sqrt(2.0), nvis)
+    return NoiseReport(expected, measured, sigma, int(nvis), natural)
+
+
+@dataclass(frozen=True, eq=False)
+class BeamMap:
+    """The power beam |E|² about the pointing centre, for the primary-beam view.
+
+    power : (n, n) — ``power[j, i]`` at l = (i − n//2)·step, m = (j − n//2)·step
+    step_rad : float — the map's pixel, direction cosine
+    freq_hz : float — the frequency it is computed at (the observation's centre)
+    label : str — the model and dish, e.g. ``"airy, D = 13.5 m, 1.4 GHz"``
+    image_half_rad : float — half the image's width (the view outlines it)
+    sources_lm : (k, 2) — the sky's components
+    flux_jy : (k,) — their Stokes I at ``freq_hz`` (true, not attenuated)
+    gain : (k,) — the power beam at each component
+    """
+
+    power: np.ndarray
+    step_rad: float
+    freq_hz: float
+    label: str
+    image_half_rad: float
+    sources_lm: np.ndarray
+    flux_jy: np.ndarray
+    gain: np.ndarray
+
+
+def beam_dish(jones: JonesOptions, dish_m) -> float:
+    """The dish diameter the beam map shows: the override, else the layout's median."""
+    if jones.dish_diameter_m is not None:
+        return float(jones.dish_diameter_m)
+    d = np.asarray(dish_m, dtype=np.float64)
+    d = d[np.isfinite(d) & (d > 0)]
+    if not d.size:
+        raise ValueError("the array's dish diameters are unknown: give a dish diameter")
+    return float(np.median(d))
+
+
+def power_at(jones: JonesOptions, l, m, freq_hz: float, dish_m: float, cube=None) -> np.ndarray:
+    """|E|² of ``jones``'s beam at direction cosines (l, m) (any shape), one frequency."""
+    from uvlab.gpu.predict.beams import voltage_pattern
+
+    l, m = np.broadcast_arrays(np.asarray(l, dtype=np.float64), np.asarray(m, dtype=np.float64))
+    if jones.primary_beam in ANALYTIC:
+        e = voltage_pattern(
+            jones.primary_beam, np.hypot(l, m), freq_hz, dish_m, gaussian_k=jones.gaussian_k
+        )
+    else:
+        cube = cube if cube is not None else jones.load_cube()
+        lmn = np.stack([l.ravel(), m.ravel(), np.zeros(l.size)], axis=-1)
+        e = cube.sample(lmn, np.array([freq_hz]))[0, 0, 0].reshape(l.shape)
+    return np.abs(e) ** 2
+
+
+def beam_map(
+    jones: JonesOptions, dish_m, freq_hz: float, image_half_rad: float, sources
+) -> BeamMap:
+    """The power beam over the image and at least :data:`BEAM_MAP_FWHM` FWHMs out."""
+    from uvlab.gpu.constants import C_LIGHT
+
+    cube = jones.load_cube()
+    if cube is None:
+        dish = beam_dish(jones, dish_m)
+        half = max(image_half_rad, BEAM_MAP_FWHM * 1.03 * C_LIGHT / (freq_hz * dish))
+        label = f"{jones.primary_beam}, D = {dish:.4g} m"
+    else:
+        dish = float("nan")
+        (l0, dl, nl), (m0, dm, nm) = cube.l_axis, cube.m_axis
+        edges = (abs(l0), abs(l0 + dl * (nl - 1)), abs(m0), abs(m0 + dm * (nm - 1)))
+        half = max(image_half_rad, max(edges))
+        label = f"cube {cube.source}"
+    n = BEAM_MAP_NPIX
+    step = half / (n // 2)
+    x = (np.arange(n) - n // 2) * step
+    power = power_at(jones, x[None, :], x[:, None], freq_hz, dish, cube)
+    lmn = np.asarray(sources.lmn, dtype=np.float64)
+    flux = np.asarray(sources.stokes[:, 0], dtype=np.float64) * (
+        freq_hz / np.asarray(sources.ref_freq, dtype=np.float64)
+    ) ** np.asarray(sources.spectral_index, dtype=np.float64)
+    gain = power_at(jones, lmn[:, 0], lmn[:, 1], freq_hz, dish, cube)
+    return BeamMap(
+        power, step, float(freq_hz), f"{label}, {freq_hz / 1e9:.4g} GHz", float(image_half_rad),
+        lmn[:, :2].copy(), flux, gain,
+    )  # fmt: skip

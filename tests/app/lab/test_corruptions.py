@@ -1,0 +1,136 @@
+"""The lab's beam, gains and noise: in the prediction, in the cache key, in sessions."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from tests.support.observations import SMALL_OBS
+from uvlab.app.jones import JonesOptions, ObservationJones
+from uvlab.app.lab.corruptions import Corruptions, add_noise, mad_sigma, noise_report
+from uvlab.app.lab.imaging import ImagingOptions
+from uvlab.app.lab.jobs import JobRequest
+from uvlab.app.lab.live import run_job
+from uvlab.app.lab.placement import demo_sky_for
+from uvlab.app.lab.samples import WorkCache
+from uvlab.app.lab.session import SessionState
+from uvlab.app.lab.sources import read_samples
+from uvlab.app.observation import simulate_observation
+from uvlab.app.predict_obs import predict_integrations
+from uvlab.app.skymodel import Component
+
+IMAGING = ImagingOptions(npix=128)
+ALL_ON = Corruptions(
+    JonesOptions("airy", gain_amp_rms=0.1, gain_phase_rms_deg=20.0, gain_seed=3), 300.0, 7
+)
+CLICK = Component("click1", "point", 201.45, -42.95, (0.5, 0.0, 0.0, 0.0), 1.4e9, -0.7)
+
+
+@pytest.fixture(scope="module")
+def teaching():
+    return demo_sky_for("teaching", SMALL_OBS, IMAGING)
+
+
+def request(sky, corruptions=None, **changes):
+    return JobRequest(
+        "synthetic", changes.pop("imaging", IMAGING), "cpu", SMALL_OBS, sky,
+        corruptions=corruptions, **changes,
+    )  # fmt: skip
+
+
+def test_beam_and_gains_are_the_direct_prediction_plus_seeded_noise(teaching):
+    s = read_samples(request(teaching, ALL_ON), WorkCache())
+    obs = simulate_observation(SMALL_OBS)
+    src = teaching.sources_for(obs.ra0_rad, obs.dec0_rad)
+    jones = ObservationJones(obs, src, ALL_ON.jones, "scalar")
+    direct = predict_integrations(obs, src, slice(0, obs.ntime), jones=jones, device="cpu")
+    sigma = 300.0 / math.sqrt(2 * SMALL_OBS.chan_width_hz * SMALL_OBS.int_s) / math.sqrt(2)
+    noise = np.zeros_like(direct)
+    for t in range(obs.ntime):  # the documented seeding: one generator per integration
+        rng = np.random.default_rng([7, t])
+        noise[t] = sigma * (
+            rng.standard_normal(direct.shape[1:]) + 1j * rng.standard_normal(direct.shape[1:])
+        )
+    np.testing.assert_allclose(s.vis, (direct + noise).reshape(s.vis.shape), atol=1e-9)
+    plain = read_samples(request(teaching), WorkCache())
+    assert np.abs(s.vis - plain.vis).max() > 0.1  # they change the data
+
+
+def test_a_change_re_predicts_and_only_then(teaching):
+    cache = WorkCache()
+    run_job(request(teaching), cache)
+    run_job(request(teaching, Corruptions()), cache)  # all off: the same key, no re-predict
+    assert cache.last_prediction_kind == "cached"
+    for c in (ALL_ON, replace(ALL_ON, sefd_jy=301.0), replace(ALL_ON, noise_seed=8)):
+        run_job(request(teaching, c), cache)
+        assert cache.last_prediction_kind == "full"
+    run_job(
+        request(teaching, replace(ALL_ON, noise_seed=8), imaging=replace(IMAGING, npix=64)), cache
+    )
+    assert cache.last_prediction_kind == "cached"  # an imaging change keeps the prediction
+
+
+def test_a_sky_edit_with_beam_gains_and_noise_equals_a_full_prediction(teaching):
+    cache = WorkCache()
+    run_job(request(teaching, ALL_ON), cache)
+    edited = teaching.with_component(CLICK)
+    s = read_samples(request(edited, ALL_ON), cache)
+    assert cache.last_prediction_kind == "incremental"
+    fresh = read_samples(request(edited, ALL_ON), WorkCache())
+    np.testing.assert_allclose(s.vis, fresh.vis, atol=1e-12 * np.abs(fresh.vis).max())
+
+
+def test_noise_is_the_same_however_the_integrations_are_chunked():
+    a = np.zeros((6, 3, 2), complex)
+    b = np.zeros((6, 3, 2), complex)
+    add_noise(a, slice(0, 6), 2.0, 5)
+    add_noise(b, slice(0, 1), 2.0, 5)
+    add_noise(b, slice(1, 6), 2.0, 5)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_noise_report_on_a_blank_field():
+    from uvlab.app.skymodel import SkyModel
+
+    out = run_job(request(SkyModel(), Corruptions(sefd_jy=400.0)), WorkCache())
+    sigma = 400.0 / math.sqrt(2 * SMALL_OBS.chan_width_hz * SMALL_OBS.int_s)
+    expected = sigma / math.sqrt(2 * out.nvis)  # Stokes I, natural weighting
+    assert out.noise.expected_jy == pytest.approx(expected, rel=1e-12)
+    assert out.noise.measured_jy == pytest.approx(expected, rel=0.1)
+    assert out.noise.measured_jy == mad_sigma(out.dirty)
+    assert "natural weighting" in out.noise.describe()
+    uniform = noise_report(
+        Corruptions(sefd_jy=400.0),
+        SMALL_OBS,
+        replace(IMAGING, weighting="uniform"),
+        out.dirty,
+        out.nvis,
+    )
+    assert "natural-weighting figure" in uniform.describe()
+
+
+def test_mad_sigma_of_gaussian_noise():
+    x = np.random.default_rng(0).normal(0.0, 3.0, (300, 300))
+    assert mad_sigma(x) == pytest.approx(3.0, rel=0.02)
+
+
+def test_negative_or_non_finite_sefd_is_refused():
+    for bad in (-1.0, math.inf, math.nan, "10"):
+        with pytest.raises(ValueError, match="SEFD"):
+            Corruptions(sefd_jy=bad)
+
+
+def test_sessions_keep_the_corruptions_and_old_files_still_load(teaching):
+    state = SessionState(observation=SMALL_OBS, sky=teaching, corruptions=ALL_ON)
+    back = SessionState.from_dict(state.to_dict())
+    assert back.corruptions == ALL_ON
+    assert back.job_request().corruptions == ALL_ON
+    old = state.to_dict()
+    del old["corruptions"]
+    assert SessionState.from_dict(old).corruptions is None
+    bad = {**state.to_dict(), "corruptions": {"jones": {"beam": "airy"}}}
+    with pytest.raises(ValueError, match="unknown key beam"):
+        SessionState.from_dict(bad)
