@@ -574,7 +574,8 @@ class MainWindow(QtWidgets.QMainWindow):
             if out.noise is not None:
                 noise = out.noise.describe()
                 self.instrument_panel.set_noise_report(noise[0].upper() + noise[1:])
-                text += f"; {noise}"
+                if out.noise.expected_jy is not None:  # thermal noise on: say what it gives
+                    text += f"; {noise}"
         else:
             text = f"Aliasing maps computed in {result.elapsed_s:.2f} s"
         self.statusBar().showMessage(text)

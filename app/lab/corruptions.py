@@ -134,7 +134,10 @@ class NoiseReport:
     natural: bool = True
 
     def describe(self) -> str:
-        measured = f"measured RMS {_jy(self.measured_jy)}/beam (MAD of the dirty image)"
+        measured = (
+            f"measured RMS {_jy(self.measured_jy)}/beam (MAD of the dirty image, the "
+            "sources' sidelobes included)"
+        )
         if self.expected_jy is None:
             return f"noise: {measured}; no thermal noise (SEFD 0)"
         what = "natural weighting" if self.natural else "the natural-weighting figure"
