@@ -11,9 +11,9 @@ radiometer equation's (:func:`uvlab.gpu.predict.noise.radiometer_sigma`), drawn 
 integration from the seed, so a result is reproducible whatever the chunks.
 
 The image task reports the noise (:class:`NoiseReport`: the radiometer equation's
-image RMS σ_I/√N for natural weighting, and the dirty image's measured RMS, the MAD
-estimate) and the power beam over the field (:class:`BeamMap`, for the primary-beam
-view).
+image RMS σ_I·√(Σw²)/Σw over the imaging weights, σ_I/√N for natural weighting, and the
+dirty image's measured RMS, the MAD estimate) and the power beam over the field
+(:class:`BeamMap`, for the primary-beam view).
 """
 
 from __future__ import annotations
@@ -122,16 +122,17 @@ def mad_sigma(image) -> float:
 class NoiseReport:
     """The image noise: expected (radiometer equation) and measured (MAD σ), Jy/beam.
 
-    ``expected_jy`` is σ_I/√N (natural weighting, N the gridded visibilities), None
-    without thermal noise; ``natural`` False when the image's weighting or taper differ
-    (the figure is then the natural-weighting one, a lower bound).
+    ``expected_jy`` is σ_I·√(Σw²)/Σw over the imaging weights w of the N gridded
+    visibilities (σ_I/√N for natural weighting), None without thermal noise;
+    ``weighting`` says which weights (``"natural"``, ``"uniform"``, ``"briggs 0.5"``, with
+    any taper).
     """
 
     expected_jy: float | None
     measured_jy: float
     sigma_vis_jy: float | None = None
     nvis: int = 0
-    natural: bool = True
+    weighting: str = "natural"
 
     def describe(self) -> str:
         measured = (
@@ -140,10 +141,10 @@ class NoiseReport:
         )
         if self.expected_jy is None:
             return f"noise: {measured}; no thermal noise (SEFD 0)"
-        what = "natural weighting" if self.natural else "the natural-weighting figure"
+        how = "σ/√N" if self.weighting == "natural" else "σ·√Σw²/Σw"
         return (
-            f"noise: expected {_jy(self.expected_jy)}/beam (radiometer σ/√N, {what}, "
-            f"N = {self.nvis}), {measured}"
+            f"noise: expected {_jy(self.expected_jy)}/beam (radiometer {how}, "
+            f"{self.weighting} weighting, N = {self.nvis}), {measured}"
         )
 
 
@@ -157,18 +158,48 @@ def _jy(x: float) -> str:
     return f"{1e6 * x:.3g} µJy"
 
 
-def noise_report(corruptions: Corruptions | None, observation, imaging, dirty, nvis: int):
-    """The :class:`NoiseReport` of a synthetic image (``observation`` its ObservationSpec)."""
-    from uvlab.gpu.predict.noise import image_noise
+def weighting_label(imaging) -> str:
+    """``"natural"``, ``"uniform"``, ``"briggs 0.5"``, with ``", taper 10″"`` when tapered."""
+    w = imaging.weighting
+    label = f"briggs {imaging.robust:g}" if w == "briggs" else w
+    if imaging.taper_arcsec:
+        label += f", taper {imaging.taper_arcsec:g}″"
+    return label
 
+
+def weight_factor(samples, spec, weighting) -> tuple[float, int]:
+    """(√(Σw²)/Σw, N) of the imaging weights w of ``samples`` (uvw, freq_hz, weight, flag)."""
+    from uvlab.gpu.imaging.reuse import select_samples
+    from uvlab.gpu.imaging.weighting import imaging_weights
+
+    s = select_samples(samples.uvw, samples.freq_hz, samples.weight, samples.flag)
+    base = np.broadcast_to(np.asarray(s.weight, dtype=np.float64), s.u.shape)
+    w = imaging_weights(s.u, s.v, base, spec, weighting)
+    total = float(w.sum())
+    return (math.sqrt(float((w * w).sum())) / total if total > 0 else math.nan), int(
+        np.count_nonzero(w)
+    )
+
+
+def noise_report(corruptions: Corruptions | None, observation, imaging, dirty, nvis: int,
+                 samples=None) -> NoiseReport:  # fmt: skip
+    """The :class:`NoiseReport` of a synthetic image (``observation`` its ObservationSpec).
+
+    Natural weighting without a taper (unit data weights): σ_I/√N with N = ``nvis``.
+    Otherwise the imaging weights of ``samples`` (the job's
+    :class:`~uvlab.app.lab.samples.Samples`) are computed again for Σw²/(Σw)².
+    """
     measured = mad_sigma(dirty)
-    natural = imaging.weighting == "natural" and not imaging.taper_arcsec
+    label = weighting_label(imaging)
     if corruptions is None or not corruptions.has_noise or observation is None or nvis <= 0:
-        return NoiseReport(None, measured, nvis=int(nvis), natural=natural)
+        return NoiseReport(None, measured, nvis=int(nvis), weighting=label)
     sigma = stokes_i_sigma(corruptions.sefd_jy, observation.chan_width_hz, observation.int_s)
-    # image_noise(σ, N, npol=2) = σ/√(2N) with σ the per-correlation σ = √2·σ_I
-    expected = image_noise(sigma * math.sqrt(2.0), nvis)
-    return NoiseReport(expected, measured, sigma, int(nvis), natural)
+    if label == "natural" or samples is None:
+        factor = 1.0 / math.sqrt(nvis)
+        label = "natural" if label == "natural" else f"natural (not {label})"
+    else:
+        factor, nvis = weight_factor(samples, samples.spec, imaging.weighting_spec())
+    return NoiseReport(sigma * factor, measured, sigma, int(nvis), label)
 
 
 @dataclass(frozen=True, eq=False)

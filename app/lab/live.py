@@ -108,7 +108,9 @@ def iter_image(
     """The ``image`` task: dirty image and PSF of the samples, and the model image.
 
     ``previewed``: a preview image was already shown by this job (else, on the
-    CPU, :func:`quick_preview` comes first).
+    CPU, :func:`quick_preview` comes first). A synthetic image carries its noise
+    (:func:`~uvlab.app.lab.corruptions.noise_report`) and, with a primary beam, the power
+    beam over the field (:func:`~uvlab.app.lab.corruptions.beam_map`).
     """
     from uvlab.gpu.backend import resolve_device
     from uvlab.gpu.imaging.imager import make_image
@@ -152,7 +154,9 @@ def iter_image(
     if s.source == "synthetic":
         from uvlab.app.lab.corruptions import noise_report
 
-        noise = noise_report(request.corruptions, request.observation, im, res.dirty, res.nvis)
+        noise = noise_report(
+            request.corruptions, request.observation, im, res.dirty, res.nvis, samples=s
+        )
         beam = cache.derived("beam-map", (request.corruptions, key), lambda: _beam_map(request, s))
     yield Done(
         ImageOutput(

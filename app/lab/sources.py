@@ -20,6 +20,13 @@ one-line warning (:func:`outside_image_note`).
 
 A sky edit re-predicts only what changed (:mod:`uvlab.app.lab.sky_edits`).
 
+The request's :class:`~uvlab.app.lab.corruptions.Corruptions` (the Instrument tab) enter
+the synthetic prediction: the primary beam and gain errors through an
+:class:`~uvlab.app.jones.ObservationJones` of the components predicted (a sky edit's too:
+the visibilities stay linear in the sky), the thermal noise added per integration from its
+seed. When any is on, they join the prediction's cache key (after the image sky), so a
+change of them predicts everything again and an imaging change reuses the prediction.
+
 The preview image of a synthetic run is the natural-weighted ``conv`` (ducc0,
 ε = 1e-4) image of the chunks predicted so far, accumulated linearly:
 ``Σ_k D_k·W_k / Σ_k W_k`` with ``D_k`` the normalised image of the times

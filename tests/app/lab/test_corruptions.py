@@ -102,14 +102,20 @@ def test_noise_report_on_a_blank_field():
     assert out.noise.measured_jy == pytest.approx(expected, rel=0.1)
     assert out.noise.measured_jy == mad_sigma(out.dirty)
     assert "natural weighting" in out.noise.describe()
-    uniform = noise_report(
-        Corruptions(sefd_jy=400.0),
-        SMALL_OBS,
-        replace(IMAGING, weighting="uniform"),
-        out.dirty,
-        out.nvis,
-    )
-    assert "natural-weighting figure" in uniform.describe()
+    assert noise_report(None, SMALL_OBS, IMAGING, out.dirty, out.nvis).expected_jy is None
+
+
+@pytest.mark.parametrize("weighting", ["uniform", "briggs"])
+def test_noise_report_for_other_weightings_is_measured_too(weighting):
+    from uvlab.app.skymodel import SkyModel
+
+    im = replace(IMAGING, weighting=weighting, taper_arcsec=60.0)
+    out = run_job(request(SkyModel(), Corruptions(sefd_jy=400.0), imaging=im), WorkCache())
+    sigma = 400.0 / math.sqrt(2 * SMALL_OBS.chan_width_hz * SMALL_OBS.int_s)
+    natural = sigma / math.sqrt(2 * out.nvis)
+    assert out.noise.expected_jy > 1.05 * natural  # down-weighting raises it
+    assert out.noise.measured_jy == pytest.approx(out.noise.expected_jy, rel=0.1)
+    assert f"{weighting}" in out.noise.describe() and "taper 60″" in out.noise.describe()
 
 
 def test_mad_sigma_of_gaussian_noise():
@@ -134,3 +140,27 @@ def test_sessions_keep_the_corruptions_and_old_files_still_load(teaching):
     bad = {**state.to_dict(), "corruptions": {"jones": {"beam": "airy"}}}
     with pytest.raises(ValueError, match="unknown key beam"):
         SessionState.from_dict(bad)
+
+
+def test_beam_map_of_a_cube_samples_it(tmp_path):
+    from types import SimpleNamespace
+
+    from uvlab.app.beam_cube import write_beam_cube
+    from uvlab.app.lab.corruptions import beam_map
+
+    ax = (-0.02, 0.001, 41)  # l and m from −0.02 to 0.02
+    x = ax[0] + ax[1] * np.arange(ax[2])
+    plane = 0.5 + 10 * x[None, :] + 5 * x[:, None]  # linear: trilinear sampling is exact
+    write_beam_cube(tmp_path / "b.fits", np.stack([plane, plane]), ax, ax, (1.3e9, 2e8, 2))
+    src = SimpleNamespace(
+        lmn=np.array([[0.01, -0.005, 1.0]]), stokes=np.array([[2.0, 0, 0, 0]]),
+        ref_freq=np.array([1.4e9]), spectral_index=np.array([0.0]),
+    )  # fmt: skip
+    b = beam_map(JonesOptions(str(tmp_path / "b.fits")), [13.5], 1.4e9, 0.01, src)
+    n = b.power.shape[0]
+    g = (np.arange(n) - n // 2) * b.step_rad
+    inside = (np.abs(g) <= 0.02 - 1e-12)[None, :] & (np.abs(g) <= 0.02 - 1e-12)[:, None]
+    oracle = (0.5 + 10 * g[None, :] + 5 * g[:, None]) ** 2
+    np.testing.assert_allclose(b.power[inside], oracle[inside], rtol=1e-9)
+    assert b.step_rad * (n // 2) == pytest.approx(0.02)  # the whole cube
+    assert b.gain[0] == pytest.approx((0.5 + 0.1 - 0.025) ** 2) and b.flux_jy[0] == 2.0
