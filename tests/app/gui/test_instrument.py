@@ -158,3 +158,15 @@ def test_session_saves_and_restores_the_instrument(make_window, small_state, wai
     assert state.corruptions == c
     w.apply_session(small_state, run=False)  # an old session: all off
     assert not w.instrument_panel.corruptions().active
+
+
+def test_instrument_tab_fits_a_laptop_screen_without_scrolling(make_window, small_state, qtbot):
+    w = make_window(small_state, run_on_start=False)
+    w.resize(1358, 732)  # the window on a 1366×768 screen (docs/images/*-1366x768.png)
+    w.show_tab("beam")
+    qtbot.wait(50)
+    scroll = w.panel_tabs.currentWidget()
+    assert scroll.widget() is w.instrument_panel
+    assert not scroll.verticalScrollBar().isVisible()
+    assert not scroll.horizontalScrollBar().isVisible()
+    assert w.panel_tabs.tabToolTip(w.panel_tabs.currentIndex()) == "Instrument"
