@@ -64,6 +64,19 @@ class Corruptions:
     def active(self) -> bool:
         return self.jones.active or self.has_noise
 
+    def describe(self) -> str:
+        """What is on, e.g. ``"airy beam, gain errors 5 % / 10°, SEFD 450 Jy"`` ("" if none)."""
+        j, parts = self.jones, []
+        if j.has_beam:
+            name = j.primary_beam if j.primary_beam in ANALYTIC else "cube"
+            dish = "" if j.dish_diameter_m is None else f" (D = {j.dish_diameter_m:g} m)"
+            parts.append(f"{name} beam{dish}")
+        if j.has_gains:
+            parts.append(f"gain errors {100 * j.gain_amp_rms:g} % / {j.gain_phase_rms_deg:g}°")
+        if self.has_noise:
+            parts.append(f"SEFD {self.sefd_jy:g} Jy")
+        return ", ".join(parts)
+
     def to_dict(self) -> dict:
         return asdict(self)
 

@@ -359,6 +359,8 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     what = f"{layout.name}, {ntime} × {nbl} baselines × {nchan} ch, {sources.nsrc} sources"
     if request.image_sky is not None:
         what += f" and the image {request.image_sky.name!r}"
+    if corrupt is not None:
+        what += f"; {corrupt.describe()}"
     return Samples(
         "synthetic",
         uvw,

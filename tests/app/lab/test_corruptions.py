@@ -57,6 +57,8 @@ def test_beam_and_gains_are_the_direct_prediction_plus_seeded_noise(teaching):
     np.testing.assert_allclose(s.vis, (direct + noise).reshape(s.vis.shape), atol=1e-9)
     plain = read_samples(request(teaching), WorkCache())
     assert np.abs(s.vis - plain.vis).max() > 0.1  # they change the data
+    assert s.description.endswith("; airy beam, gain errors 10 % / 20°, SEFD 300 Jy")
+    assert "SEFD" not in plain.description
 
 
 def test_a_change_re_predicts_and_only_then(teaching):
