@@ -29,6 +29,8 @@ from uvlab.app.jones import ANALYTIC, JonesOptions
 BEAM_MAP_NPIX = 161
 #: The beam map reaches at least this many power FWHMs from the centre (≈ the second null).
 BEAM_MAP_FWHM = 2.2
+#: A measured RMS this many times the expected one is said to be the sources' sidelobes.
+SIDELOBES_DOMINATE = 1.5
 #: The MAD σ is measured on at most this many pixels (every k-th one of a larger image).
 MAD_PIXELS = 1_000_000
 
@@ -155,10 +157,13 @@ class NoiseReport:
         if self.expected_jy is None:
             return f"noise: {measured}; no thermal noise (SEFD 0)"
         how = "σ/√N" if self.weighting == "natural" else "σ·√Σw²/Σw"
-        return (
+        text = (
             f"noise: expected {_jy(self.expected_jy)}/beam (radiometer {how}, "
             f"{self.weighting} weighting, N = {self.nvis}), {measured}"
         )
+        if self.measured_jy > SIDELOBES_DOMINATE * self.expected_jy:
+            text += ": the sources' sidelobes dominate it (a blank field shows the noise)"
+        return text
 
 
 def _jy(x: float) -> str:

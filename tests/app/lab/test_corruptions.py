@@ -103,7 +103,9 @@ def test_noise_report_on_a_blank_field():
     assert out.noise.expected_jy == pytest.approx(expected, rel=1e-12)
     assert out.noise.measured_jy == pytest.approx(expected, rel=0.1)
     assert out.noise.measured_jy == mad_sigma(out.dirty)
-    assert "natural weighting" in out.noise.describe()
+    assert "natural weighting" in out.noise.describe() and "dominate" not in out.noise.describe()
+    loud = replace(out.noise, measured_jy=2 * expected)  # e.g. a bright source's sidelobes
+    assert "sidelobes dominate" in loud.describe()
     assert noise_report(None, SMALL_OBS, IMAGING, out.dirty, out.nvis).expected_jy is None
 
 
