@@ -150,10 +150,7 @@ class NoiseReport:
     weighting: str = "natural"
 
     def describe(self) -> str:
-        measured = (
-            f"measured RMS {_jy(self.measured_jy)}/beam (MAD of the dirty image, the "
-            "sources' sidelobes included)"
-        )
+        measured = f"measured RMS {_jy(self.measured_jy)}/beam (MAD of the dirty image)"
         if self.expected_jy is None:
             return f"noise: {measured}; no thermal noise (SEFD 0)"
         how = "σ/√N" if self.weighting == "natural" else "σ·√Σw²/Σw"
