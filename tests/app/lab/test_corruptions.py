@@ -168,3 +168,27 @@ def test_beam_map_of_a_cube_samples_it(tmp_path):
     np.testing.assert_allclose(b.power[inside], oracle[inside], rtol=1e-9)
     assert b.step_rad * (n // 2) == pytest.approx(0.02)  # the whole cube
     assert b.gain[0] == pytest.approx((0.5 + 0.1 - 0.025) ** 2) and b.flux_jy[0] == 2.0
+
+
+def test_lesson_4_scenes_show_what_the_lesson_says():
+    from uvlab.app.lab.lessons import LESSONS
+
+    lesson = next(x for x in LESSONS if x.page == "lesson-beams-gains.md")
+    flat, beam, gains, blank = (
+        run_job(s.state().job_request(preview=False, device="cpu", threads=0))
+        for s in lesson.scenes
+    )
+    cell, n = flat.spec.cell_rad, flat.spec.npix
+
+    def peak(out, arcmin):  # near the source `arcmin` east (l increases to the left)
+        i = n // 2 - round(math.radians(arcmin / 60) / cell)
+        return out.dirty[n // 2 - 2 : n // 2 + 3, i - 2 : i + 3].max()
+
+    for off, e2 in ((10, 0.747), (20, 0.28)):  # the lesson's |E|² at 10′ and 20′
+        assert peak(beam, off) / peak(flat, off) == pytest.approx(e2, abs=0.025)
+    np.testing.assert_allclose(beam.beam.gain[:3], [1.0, 0.746, 0.278], atol=2e-3)
+    assert peak(gains, 0) / peak(flat, 0) == pytest.approx(
+        math.exp(-(math.radians(30) ** 2)), abs=0.03
+    )
+    assert blank.noise.expected_jy == pytest.approx(27e-6, rel=0.02)
+    assert blank.noise.measured_jy == pytest.approx(blank.noise.expected_jy, rel=0.1)
