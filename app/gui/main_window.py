@@ -571,6 +571,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 f"{out.description}; {out.algorithm} {out.spec.npix}², "
                 f"peak {out.dirty.max():.4g} Jy/beam"
             )
+            self.instrument_panel.set_noise_report("")  # a MeasurementSet's: none
             if out.noise is not None:
                 noise = out.noise.describe()
                 self.instrument_panel.set_noise_report(noise[0].upper() + noise[1:])

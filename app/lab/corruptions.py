@@ -84,14 +84,13 @@ class Corruptions:
 
     @classmethod
     def from_dict(cls, d: dict) -> Corruptions:
+        """From a session's ``"corruptions"`` object; keys a newer uvlab wrote are skipped."""
         if not isinstance(d, dict):
             raise ValueError(f"corruptions must be a JSON object, got {type(d).__name__}")
         jones = d.get("jones", {})
         if not isinstance(jones, dict):
             raise ValueError("corruptions: jones must be a JSON object")
-        known = {f for f in JonesOptions.__dataclass_fields__}
-        if unknown := [k for k in jones if k not in known]:
-            raise ValueError(f"corruptions: unknown key {', '.join(unknown)}")
+        jones = {k: v for k, v in jones.items() if k in JonesOptions.__dataclass_fields__}
         return cls(
             JonesOptions(**jones),
             d.get("sefd_jy", 0.0),

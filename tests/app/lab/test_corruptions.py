@@ -141,8 +141,10 @@ def test_sessions_keep_the_corruptions_and_old_files_still_load(teaching):
     old = state.to_dict()
     del old["corruptions"]
     assert SessionState.from_dict(old).corruptions is None
-    bad = {**state.to_dict(), "corruptions": {"jones": {"beam": "airy"}}}
-    with pytest.raises(ValueError, match="unknown key beam"):
+    newer = {**state.to_dict(), "corruptions": {"jones": {"primary_beam": "airy", "x": 1}}}
+    assert SessionState.from_dict(newer).corruptions == Corruptions(JonesOptions("airy"))
+    bad = {**state.to_dict(), "corruptions": {"sefd_jy": -3.0}}
+    with pytest.raises(ValueError, match="SEFD"):
         SessionState.from_dict(bad)
 
 
