@@ -20,6 +20,7 @@ _VIEWS = {
     "TimingView": "timing_view",
     "AccuracyTimeView": "accuracy_time_view",
     "ProfilePlotView": "profile_view",
+    "PrimaryBeamView": "primary_beam_view",
     "LogView": "log_view",
     "MetricsTable": "metrics_table",
     "set_image_saver": "_save",

@@ -7,7 +7,9 @@ import argparse
 from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
 
 #: View tabs ``--tab`` can bring to the front (``uvlab.app.gui.compare_mode.TAB_TITLES``).
-TABS = ("overview", "sky", "fourier", "deconvolution", "aliasing", "compare", "timing", "log")
+TABS = (
+    "overview", "sky", "fourier", "beam", "deconvolution", "aliasing", "compare", "timing", "log",
+)  # fmt: skip
 
 
 def algorithm_list(text: str) -> list[str]:

@@ -19,7 +19,13 @@ from PyQt6 import QtCore, QtGui, QtWidgets
 from uvlab.app.gui.compare_mode import CompareMode
 from uvlab.app.gui.controller import Controller
 from uvlab.app.gui.lessons_menu import TipBar, add_lessons_menu
-from uvlab.app.gui.panels import ImagingPanel, ObservationPanel, RunPanel, SkyPanel
+from uvlab.app.gui.panels import (
+    ImagingPanel,
+    InstrumentPanel,
+    ObservationPanel,
+    RunPanel,
+    SkyPanel,
+)
 from uvlab.app.gui.panels.fields import make_narrow
 from uvlab.app.gui.screen_fit import dock_width, fit_window, min_dock_width
 from uvlab.app.gui.settings import AppSettings
@@ -39,6 +45,7 @@ TAB_TITLES = {
     "overview": "Overview",
     "sky": "Sky model",
     "fourier": "Fourier plane",
+    "beam": "Primary beam",
     "deconvolution": "Deconvolution",
     "aliasing": "Aliasing",
     "compare": "Compare",
@@ -95,6 +102,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setCentralWidget(centre)
         self.statusBar()  # made now: made on the first message, it delayed the first result
         self.obs_panel = ObservationPanel()
+        self.instrument_panel = InstrumentPanel()
         self.sky_panel = SkyPanel()
         self.imaging_panel = ImagingPanel()
         self.run_panel = RunPanel()
@@ -132,6 +140,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.panel_tabs.tabBar().setElideMode(QtCore.Qt.TextElideMode.ElideRight)
         for panel, title in (
             (self.obs_panel, "Observation"),
+            (self.instrument_panel, "Instrument"),  # beam, gains, noise
             (self.sky_panel, "Sky model"),
             (self.imaging_panel, "Imaging"),
         ):
@@ -141,6 +150,8 @@ class MainWindow(QtWidgets.QMainWindow):
             scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
             scroll.setWidget(panel)
             self.panel_tabs.addTab(scroll, title)
+            # a narrow dock elides the titles: the whole one on hover
+            self.panel_tabs.setTabToolTip(self.panel_tabs.count() - 1, title)
         box = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(box)
         lay.setContentsMargins(2, 2, 2, 2)
@@ -203,7 +214,7 @@ class MainWindow(QtWidgets.QMainWindow):
         # connected first: Qt calls slots in connection order, so the sky has
         # moved before _on_edit schedules the run
         self.obs_panel.changed.connect(self._on_observation_edit)
-        for panel in (self.obs_panel, self.sky_panel, self.imaging_panel):
+        for panel in (self.obs_panel, self.instrument_panel, self.sky_panel, self.imaging_panel):
             panel.changed.connect(self._on_edit)
             panel.error.connect(self.report_error)
         self.obs_panel.layout_changed.connect(self._show_layout)
@@ -263,6 +274,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 task=task,
                 compare=compare,
                 match=match,
+                corruptions=self.instrument_panel.corruptions(),
                 **extra,
             )
         sel = self.obs_panel.ms_selection()
@@ -288,6 +300,7 @@ class MainWindow(QtWidgets.QMainWindow):
             compare=self.compare.panel.entries(self.imaging_panel.options()),
             image_sky=self.sky_panel.image_source(),
             clean=self.views.deconv_view.options(),
+            corruptions=self.instrument_panel.corruptions(),
         )
 
     def apply_session(self, state: SessionState, *, run: bool = True) -> None:
@@ -304,6 +317,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.views.deconv_view.set_options(state.clean)
         self.imaging_panel.set_options(state.imaging)
         self.imaging_panel.set_device(state.device)
+        self.instrument_panel.set_corruptions(state.corruptions)
         if state.ms is not None:
             self.obs_panel.set_ms_selection(state.ms)
         if state.compare is not None:
@@ -369,6 +383,8 @@ class MainWindow(QtWidgets.QMainWindow):
         if name == "compare":
             self.compare.show()  # its panel too
             return
+        if name == "beam":  # its controls too (the panel sits in a scroll area's viewport)
+            self.panel_tabs.setCurrentWidget(self.instrument_panel.parentWidget().parentWidget())
         for k in range(self.views.count()):
             if self.views.tabText(k) == TAB_TITLES[name]:
                 self.views.setCurrentIndex(k)
@@ -555,6 +571,12 @@ class MainWindow(QtWidgets.QMainWindow):
                 f"{out.description}; {out.algorithm} {out.spec.npix}², "
                 f"peak {out.dirty.max():.4g} Jy/beam"
             )
+            self.instrument_panel.set_noise_report("")  # a MeasurementSet's: none
+            if out.noise is not None:
+                noise = out.noise.describe()
+                self.instrument_panel.set_noise_report(noise[0].upper() + noise[1:])
+                if out.noise.expected_jy is not None:  # thermal noise on: say what it gives
+                    text += f"; {noise}"
         else:
             text = f"Aliasing maps computed in {result.elapsed_s:.2f} s"
         self.statusBar().showMessage(text)

@@ -2,7 +2,9 @@
 
 Tabs: *Overview* (array layout, uv coverage, dirty image, PSF), *Sky model*
 (the components and the image sky rendered on the image grid), *Fourier plane*
-(|FT(sky)| with the uv samples over it), *Deconvolution* (CLEAN, on request),
+(|FT(sky)| with the uv samples over it), *Primary beam* (the power beam |E|² over the
+field with the components on it, when the Instrument tab has a beam), *Deconvolution*
+(CLEAN, on request),
 *Aliasing*, *Timing* (the last CPU run and the last GPU run side by side) and
 *Log*. The dirty, PSF and sky-model views share zoom and crosshair.
 
@@ -38,6 +40,7 @@ from uvlab.widgets import (
     ArrayLayoutView,
     FourierPlaneView,
     LogView,
+    PrimaryBeamView,
     SkyImageView,
     TimingView,
     UvCoverageView,
@@ -49,6 +52,8 @@ from uvlab.widgets.image_view import ARCMIN
 
 PARTIAL_S = 0.3
 PREVIEW_TITLE = "Preview: the data so far (natural weighting, conv)"
+NO_BEAM = "No primary beam: choose one in the Instrument tab of the controls."
+MS_BEAM = "A MeasurementSet's data are imaged as they are: no primary beam is applied."
 #: The uv view draws up to this many points as dots, more as a density image.
 UV_MAX_DOTS = 30_000
 #: The live uv view bins at most this many rows (the final view bins every sample).
@@ -63,7 +68,7 @@ RIGHT_SHARES = (4, 4, 3)
 #: iteration, in this order; the time they take is the result's *display* stage ...
 RESULT_VIEWS = ("dirty_view", "psf_view", "uv_view", "sky_view")
 #: ... which the timing view, drawn last, shows.
-DRAW_ORDER = (*RESULT_VIEWS, "fourier_view", "timing_view")
+DRAW_ORDER = (*RESULT_VIEWS, "fourier_view", "beam_view", "timing_view")
 
 
 def _boxed(title: str, widget: QtWidgets.QWidget) -> QtWidgets.QGroupBox:
@@ -99,6 +104,8 @@ class ViewTabs(QtWidgets.QTabWidget):
         self._sky_marks.setZValue(5)
         self.sky_view.plot_item.addItem(self._sky_marks)
         self.fourier_view = FourierPlaneView()
+        self.beam_view = PrimaryBeamView()
+        self.beam_view.set_message(NO_BEAM)
         self.deconv_view = DeconvolutionView()
         self.aliasing_view = AliasingView()
         self.timing_view = TimingView()
@@ -110,6 +117,7 @@ class ViewTabs(QtWidgets.QTabWidget):
         self.addTab(self.overview, "Overview")
         self.addTab(self.sky_view, "Sky model")
         self.addTab(self.fourier_view, "Fourier plane")
+        self.addTab(self.beam_view, "Primary beam")
         # scrolled: its four images side by side ask for ~900 px, more than a window
         # with the controls hidden may be given (from 1366 px wide it never scrolls)
         self.deconv_tab = _scrolled(self.deconv_view)
@@ -185,6 +193,7 @@ class ViewTabs(QtWidgets.QTabWidget):
         self._sky_marks.setData(x=[], y=[])
         self.uv_view.clear()
         self.fourier_view.clear()
+        self.beam_view.set_message(NO_BEAM)
         self.deconv_view.mark_stale()
         self.aliasing_view.mark_stale()
         self.last_image = None
@@ -279,6 +288,7 @@ class ViewTabs(QtWidgets.QTabWidget):
         self._sky_marks.setData(x=lm[:, 0] / ARCMIN, y=lm[:, 1] / ARCMIN)
         self._set_uv(out.uv)
         self._set_fourier(out)
+        self._set_beam(out)
         if out.source == "ms" and out.antennas is not None:
             self.set_antennas(out.antennas)
         self.aliasing_view.mark_stale()
@@ -302,6 +312,25 @@ class ViewTabs(QtWidgets.QTabWidget):
         self.fourier_view.set_amplitude(out.model_ft, du, defer=True)
         k = np.asarray(out.uv.freq_hz, dtype=np.float64)[None, :] / C_LIGHT
         self.fourier_view.set_uv(out.uv.u_m[:, None] * k, out.uv.v_m[:, None] * k, defer=True)
+
+    def _set_beam(self, out: ImageOutput) -> None:
+        """The power beam over the field and the components on it (or why there is none)."""
+        b = out.beam
+        if b is None:
+            self.beam_view.set_message(NO_BEAM if out.source == "synthetic" else MS_BEAM)
+            return
+        self.beam_view.set_sources(b.sources_lm[:, 0], b.sources_lm[:, 1], b.gain)
+        title = f"Power beam |E|² ({b.label}); dashed: the image; white: half power"
+        if b.gain.size:
+            r = np.hypot(b.sources_lm[:, 0], b.sources_lm[:, 1])
+            far = int(np.argmax(r))
+            title += (
+                f". The farthest component, {np.degrees(r[far]):.2f}° out, is seen at "
+                f"{b.gain[far]:.2f} of its {b.flux_jy[far]:.3g} Jy"
+            )
+        self.beam_view.set_beam(
+            b.power, b.step_rad, image_half_rad=b.image_half_rad, title=title, defer=True
+        )
 
     def record_timing(self, out: ImageOutput, display_s: float) -> None:
         """Keep this run's stage times (last CPU run and last GPU run side by side)."""

@@ -26,6 +26,7 @@ from uvlab.app.skymodel import SkyModel
 
 if TYPE_CHECKING:
     from uvlab.app.lab.clean_task import CleanOptions
+    from uvlab.app.lab.corruptions import BeamMap, Corruptions, NoiseReport
     from uvlab.app.observation import ObservationSpec
     from uvlab.app.skymodel.image_sky import ImageSky
     from uvlab.gpu.gridders.params import GridParams
@@ -138,6 +139,9 @@ class JobRequest:
         A picture or FITS image sky, predicted (by degridding) on top of
         ``sky``'s components for a synthetic observation, and drawn in the
         model image.
+    corruptions : Corruptions or None
+        A synthetic observation's primary beam, gain errors and thermal noise
+        (:mod:`uvlab.app.lab.corruptions`); None or all off: none.
     """
 
     source: str
@@ -157,6 +161,7 @@ class JobRequest:
     params: GridParams | None = None
     clean: CleanOptions | None = None
     image_sky: ImageSky | None = None
+    corruptions: Corruptions | None = None
 
     def grid_params(self, options: ImagingOptions | None = None):
         """The GridParams of ``options`` (default the job's imaging) with the job's threads.
@@ -306,6 +311,9 @@ class ImageOutput:
     sources_lm: np.ndarray | None = None  # (nsrc, 2) direction cosines of the sky components
     # |FT(model)| on the uv grid of the image (:func:`uvlab.app.lab.fourier_plane.sky_amplitude`)
     model_ft: np.ndarray | None = None
+    # the image noise, expected and measured (synthetic data; :mod:`uvlab.app.lab.corruptions`)
+    noise: NoiseReport | None = None
+    beam: BeamMap | None = None  # the power beam over the field, when one is on
 
 
 @dataclass(frozen=True, eq=False)

@@ -30,6 +30,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from uvlab.app.elevation import with_visible_declination
+from uvlab.app.jones import JonesOptions
+from uvlab.app.lab.corruptions import Corruptions
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.app.lab.session import DEFAULT_SESSION, NamedSky, SessionState
 from uvlab.app.observation import ObservationSpec
@@ -192,6 +194,47 @@ def _aliasing(**imaging) -> Callable[[], SessionState]:
     return make
 
 
+#: Lesson 4's sky (``row.sky``): four 1 Jy points 0, 10, 20 and 30′ east of (150°, +40°).
+ROW_SKY = SkyModel(
+    tuple(
+        Component(name, "point", ra, 40.0, (1.0, 0.0, 0.0, 0.0), 1.4e9)
+        for name, ra in (
+            ("c0", 150.0), ("e10", 150.217566), ("e20", 150.435131), ("e30", 150.652695),
+        )
+    ),
+    "four 1 Jy points in a row",
+)  # fmt: skip
+#: Lesson 4's beam and gain errors (its ``beam`` and ``gains`` images).
+ROW_BEAM = Corruptions(JonesOptions("airy"))
+ROW_GAINS = Corruptions(
+    JonesOptions(
+        "airy", gain_amp_rms=0.1, gain_phase_rms_deg=30.0, gain_corr_time_s=1800.0, gain_seed=1
+    )
+)
+
+
+def _beams(corruptions: Corruptions | None, sky: SkyModel = ROW_SKY):
+    """Lesson 4's window steps: VLA D at (150°, +40°), HA ±3 h, 300 s, no smearing, 256² × 20″."""
+
+    def make() -> SessionState:
+        obs = replace(
+            DEFAULT_SESSION.observation,
+            layout="vla.d",
+            ra_deg=150.0,
+            dec_deg=40.0,
+            ha_start_h=-3.0,
+            ha_stop_h=3.0,
+            int_s=300.0,
+        )
+        options = replace(DEFAULT_SESSION.imaging, npix=256, cell_arcsec=20.0)
+        return replace(
+            DEFAULT_SESSION, observation=obs, sky=sky, imaging=options, smearing=False,
+            corruptions=corruptions,
+        )  # fmt: skip
+
+    return make
+
+
 LESSONS: tuple[Lesson, ...] = (
     Lesson(
         "A tour of the window",
@@ -309,6 +352,38 @@ LESSONS: tuple[Lesson, ...] = (
                 _aliasing(
                     algorithm="conv", kernel="gauss", kernel_size="support", support=2, sigma=1.0
                 ),
+            ),
+        ),
+    ),
+    Lesson(
+        "Lesson 4: primary beams, gain errors and noise",
+        "lesson-beams-gains.md",
+        "A source far from the pointing centre fades by the power beam; gain errors take a "
+        "fraction of every source and scatter it; thermal noise sets the image RMS.",
+        (
+            Scene(
+                "Four sources in a row, no beam",
+                "Four 1 Jy points 0, 10, 20 and 30′ east, all at 1 Jy/beam. Open the "
+                "Instrument tab and choose Primary beam → Airy disk.",
+                _beams(None),
+            ),
+            Scene(
+                "The Airy beam of the VLA's 25 m dishes",
+                "The sources fade as |E|² says (×0.75, ×0.28, ×0.03): see the Primary beam "
+                "view. Set the dish diameter to 12 m and the 30′ source comes back.",
+                _beams(ROW_BEAM),
+            ),
+            Scene(
+                "Beam and gain errors (10 %, 30°, 30 min)",
+                "Every source loses about e^(−σ_φ²) ≈ 0.76 of its peak and ripples spread "
+                "over the image; change the gains' seed for another draw.",
+                _beams(ROW_GAINS),
+            ),
+            Scene(
+                "A blank field with thermal noise (SEFD 420 Jy)",
+                "No sources, only noise: the Instrument tab reads the expected image RMS "
+                "and the measured one. Double the SEFD, or halve the hour angles.",
+                _beams(Corruptions(sefd_jy=420.0), SkyModel()),
             ),
         ),
     ),

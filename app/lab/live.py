@@ -108,7 +108,9 @@ def iter_image(
     """The ``image`` task: dirty image and PSF of the samples, and the model image.
 
     ``previewed``: a preview image was already shown by this job (else, on the
-    CPU, :func:`quick_preview` comes first).
+    CPU, :func:`quick_preview` comes first). A synthetic image carries its noise
+    (:func:`~uvlab.app.lab.corruptions.noise_report`) and, with a primary beam, the power
+    beam over the field (:func:`~uvlab.app.lab.corruptions.beam_map`).
     """
     from uvlab.gpu.backend import resolve_device
     from uvlab.gpu.imaging.imager import make_image
@@ -148,6 +150,14 @@ def iter_image(
     model_ft = None  # the Fourier-plane view's (none for the largest images)
     if s.spec.npix <= FT_MAX_NPIX:
         model_ft = cache.derived("model-ft", key, lambda: sky_amplitude(model, s.spec.cell_rad)[0])
+    noise, beam = None, None
+    if s.source == "synthetic":
+        from uvlab.app.lab.corruptions import noise_report
+
+        noise = noise_report(
+            request.corruptions, request.observation, im, res.dirty, res.nvis, samples=s
+        )
+        beam = cache.derived("beam-map", (request.corruptions, key), lambda: _beam_map(request, s))
     yield Done(
         ImageOutput(
             source=s.source,
@@ -170,8 +180,23 @@ def iter_image(
             description=s.description,
             sources_lm=np.array(s.sources.lmn[:, :2]),
             model_ft=model_ft,
+            noise=noise,
+            beam=beam,
         )
     )
+
+
+def _beam_map(request: JobRequest, s: Samples):
+    """The power beam over the field at the centre frequency (None without a beam)."""
+    from uvlab.app.lab.corruptions import beam_map
+
+    corrupt = request.corruptions
+    if corrupt is None or not corrupt.jones.has_beam:
+        return None
+    freq = 0.5 * float(np.min(s.freq_hz) + np.max(s.freq_hz))
+    dish = s.antennas.diameter_m if s.antennas is not None else []
+    half = 0.5 * s.spec.npix * s.spec.cell_rad
+    return beam_map(corrupt.jones, dish, freq, half, s.sources)
 
 
 def sky_image(request: JobRequest, s: Samples, freq_hz: float) -> np.ndarray:

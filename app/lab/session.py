@@ -22,9 +22,12 @@ Format (``"format": "uvlab session", "version": 2``)::
      "compare": null or [{ImagingOptions fields}, ...],
      "image_sky": null or {"source": "picture:spiral" or a file path,
                            "width_arcmin": 8.1 or null, "flux_jy": 1.0},
-     "clean": null or {CleanOptions fields}}
+     "clean": null or {CleanOptions fields},
+     "corruptions": null or {"jones": {JonesOptions fields}, "sefd_jy": 0.0,
+                             "noise_seed": 1}}
 
-``image_sky`` and ``clean`` are optional (files without them load as before):
+``image_sky``, ``clean`` and ``corruptions`` (the Instrument tab: primary beam, gain
+errors, thermal noise) are optional (files without them load as before):
 the image sky is read again from its source when the session is opened
 (:meth:`ImageSkySource.load`), and ``clean`` holds the Deconvolution tab's
 controls.
@@ -61,6 +64,7 @@ from pathlib import Path
 import numpy as np
 
 from uvlab.app.lab.clean_task import CleanOptions
+from uvlab.app.lab.corruptions import Corruptions
 from uvlab.app.lab.imaging import DEVICES, ImagingOptions
 from uvlab.app.lab.jobs import SOURCES, JobRequest, MSSelection
 from uvlab.app.lab.placement import demo_sky_for, layout_with_enu
@@ -164,6 +168,7 @@ class SessionState:
     compare: tuple[ImagingOptions, ...] | None = None
     image_sky: ImageSkySource | None = None
     clean: CleanOptions | None = None
+    corruptions: Corruptions | None = None
 
     def __post_init__(self):
         if self.source not in SOURCES:
@@ -207,6 +212,7 @@ class SessionState:
             compare=state.compare or (),
             image_sky=None if state.image_sky is None else state.image_sky.load(),
             clean=state.clean,
+            corruptions=state.corruptions if state.source == "synthetic" else None,
         )
         return JobRequest(**{**fields_, **changes})
 
@@ -241,6 +247,7 @@ class SessionState:
             "compare": (None if self.compare is None else [o.to_dict() for o in self.compare]),
             "image_sky": None if self.image_sky is None else asdict(self.image_sky),
             "clean": None if self.clean is None else asdict(self.clean),
+            "corruptions": None if self.corruptions is None else self.corruptions.to_dict(),
         }
 
     def to_json(self) -> str:
@@ -274,6 +281,7 @@ class SessionState:
             ms = d.get("ms")
             compare = d.get("compare")
             image_sky, clean = d.get("image_sky"), d.get("clean")
+            corruptions = d.get("corruptions")
             return cls(
                 observation=obs,
                 source=d.get("source", "synthetic"),
@@ -288,6 +296,7 @@ class SessionState:
                 ),
                 image_sky=None if image_sky is None else ImageSkySource(**image_sky),
                 clean=None if clean is None else CleanOptions(**clean),
+                corruptions=None if corruptions is None else Corruptions.from_dict(corruptions),
             )
         except SessionError:
             raise

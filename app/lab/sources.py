@@ -20,6 +20,13 @@ one-line warning (:func:`outside_image_note`).
 
 A sky edit re-predicts only what changed (:mod:`uvlab.app.lab.sky_edits`).
 
+The request's :class:`~uvlab.app.lab.corruptions.Corruptions` (the Instrument tab) enter
+the synthetic prediction: the primary beam and gain errors through an
+:class:`~uvlab.app.jones.ObservationJones` of the components predicted (a sky edit's too:
+the visibilities stay linear in the sky), the thermal noise added per integration from its
+seed. When any is on, they join the prediction's cache key (after the image sky), so a
+change of them predicts everything again and an imaging change reuses the prediction.
+
 The preview image of a synthetic run is the natural-weighted ``conv`` (ducc0,
 ε = 1e-4) image of the chunks predicted so far, accumulated linearly:
 ``Σ_k D_k·W_k / Σ_k W_k`` with ``D_k`` the normalised image of the times
@@ -165,6 +172,11 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     key = (request.observation, request.sky, request.smearing, im.precision, dev)
     if request.image_sky is not None:  # last: held_edit compares key[2:], so a new image
         key = (*key, request.image_sky)  # (or none) is predicted in full
+    corrupt = request.corruptions
+    if corrupt is not None and corrupt.active:  # beam, gains, noise: a change predicts anew
+        key = (*key, corrupt)
+    else:
+        corrupt = None
     predicted = cache.prediction(key) is not None
     edit = None if predicted else held_edit(cache, key)
     if not predicted and edit is None:
@@ -221,13 +233,33 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
             warning=note,
         )
 
+    jones_for = {}  # id(components) → their ObservationJones (the beam at their positions)
+
     def predict(components, sl: slice):
-        """Integrations ``sl`` of ``components``, left where predicted, timed as "predict"."""
+        """Integrations ``sl`` of ``components``, left where predicted, timed as "predict".
+
+        With the request's beam and gains (:class:`~uvlab.app.jones.ObservationJones`).
+        """
         with timer.stage("predict"):
+            jones = None
+            if corrupt is not None and corrupt.jones.active:
+                if id(components) not in jones_for:
+                    from uvlab.app.jones import ObservationJones
+
+                    jones_for[id(components)] = ObservationJones(
+                        obs, components, corrupt.jones, "scalar"
+                    )
+                jones = jones_for[id(components)]
             return predict_integrations(
                 obs, components, sl, smearing=request.smearing, dtype=im.dtype, device=dev,
-                host=False,
+                host=False, jones=jones,
             )  # fmt: skip
+
+    noise_sigma = 0.0  # σ_I of the thermal noise per real/imaginary part, Jy
+    if corrupt is not None and corrupt.has_noise:
+        from uvlab.app.lab.corruptions import stokes_i_sigma
+
+        noise_sigma = stokes_i_sigma(corrupt.sefd_jy, obs.chan_width_hz, obs.int_s)
 
     image = None  # the image sky on its own grid about the phase centre, degridded
     if request.image_sky is not None:
@@ -277,6 +309,10 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
                 vis[sl] = predict(sources, sl)
             if image is not None:
                 vis[sl] += predict_image(sl, cdtype)
+            if noise_sigma:  # linear in the sky: an edit later leaves the noise as it is
+                from uvlab.app.lab.corruptions import add_noise
+
+                add_noise(vis, sl, noise_sigma, corrupt.noise_seed, xp)
             check(cancelled)
             frac = 0.05 + 0.65 * (k + 1) / len(chunks)
             yield Progress(frac, "predict")
@@ -323,6 +359,8 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     what = f"{layout.name}, {ntime} × {nbl} baselines × {nchan} ch, {sources.nsrc} sources"
     if request.image_sky is not None:
         what += f" and the image {request.image_sky.name!r}"
+    if corrupt is not None:
+        what += f"; {corrupt.describe()}"
     return Samples(
         "synthetic",
         uvw,
