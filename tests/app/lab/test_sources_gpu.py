@@ -71,3 +71,19 @@ def test_the_commands_and_comparisons_get_host_visibilities():
     np.testing.assert_allclose(samples.vis, cpu.vis, rtol=0, atol=1e-9 * np.abs(cpu.vis).max())
     out = run_job(request("gpu", task="compare", compare=(ImagingOptions(npix=128),)))
     assert out is not None
+
+
+def test_beams_gains_and_noise_on_the_gpu_equal_the_cpus():
+    """The Instrument tab's corruptions: the GPU prediction (held on the device) as the CPU's."""
+    from uvlab.app.jones import JonesOptions
+    from uvlab.app.lab.corruptions import Corruptions
+
+    jones = JonesOptions(primary_beam="airy", gain_amp_rms=0.1, gain_phase_rms_deg=20.0,
+                         gain_seed=3)  # fmt: skip
+    corrupt = Corruptions(jones=jones, sefd_jy=400.0, noise_seed=7)
+    gpu = read_samples(request("gpu", corruptions=corrupt))
+    cpu = read_samples(request("cpu", corruptions=corrupt))
+    plain = read_samples(request("cpu"))
+    scale = np.abs(cpu.vis).max()
+    np.testing.assert_allclose(gpu.vis, cpu.vis, rtol=0, atol=1e-9 * scale)
+    assert np.abs(cpu.vis - plain.vis).max() > 1e-3 * scale  # the corruptions are in
