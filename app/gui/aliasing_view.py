@@ -10,6 +10,7 @@ import numpy as np
 from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
+from uvlab.app.gui.boxes import boxed
 from uvlab.app.gui.on_demand import OnDemand
 from uvlab.widgets import MetricsTable, ProfilePlotView, SkyImageView
 
@@ -43,36 +44,24 @@ class AliasingView(OnDemand, QtWidgets.QWidget):
         self.metrics = MetricsTable()
         self.metrics.setMaximumHeight(70)
         self.metrics.hide()  # shown with the error map's metrics
-        self.error_box = self._boxed("Error map |I − I_DFT| / peak", self.error_view)
+        self.error_box = boxed("Error map |I − I_DFT| / peak", self.error_view)
         head = QtWidgets.QHBoxLayout()
         head.addWidget(self.compute_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
         head.addWidget(self.note, 1)
         maps = QtWidgets.QHBoxLayout()
         maps.addWidget(self.error_box)
-        maps.addWidget(
-            self._boxed("Analytic map E(l, m) = max_δ |L_u·L_v − 1|", self.analytic_view)
-        )
+        maps.addWidget(boxed("Analytic map E(l, m) = max_δ |L_u·L_v − 1|", self.analytic_view))
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addLayout(head)
         lay.addWidget(self.metrics)
         lay.addLayout(maps, 3)
         lay.addWidget(
-            self._boxed(
-                "R(X) = |1 − I(X, X)|: a unit point source on the diagonal", self.scan_view
-            ),
+            boxed("R(X) = |1 − I(X, X)|: a unit point source on the diagonal", self.scan_view),
             2,
         )
         self.compute_button.clicked.connect(self.compute_requested)
         self._computed = False
-
-    @staticmethod
-    def _boxed(title: str, widget: QtWidgets.QWidget) -> QtWidgets.QGroupBox:
-        box = QtWidgets.QGroupBox(title)
-        lay = QtWidgets.QVBoxLayout(box)
-        lay.setContentsMargins(2, 2, 2, 2)
-        lay.addWidget(widget)
-        return box
 
     def set_running(self, running: bool) -> None:
         if running:

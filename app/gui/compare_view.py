@@ -19,6 +19,7 @@ import numpy as np
 from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
+from uvlab.app.gui.boxes import boxed
 from uvlab.app.gui.on_demand import OnDemand
 from uvlab.app.lab.compare_task import CompareOutput
 from uvlab.app.lab.conv_match import MATCH_METRIC
@@ -32,18 +33,6 @@ NOT_COMPUTED = (
     "No comparison yet. Choose the entries in the Compare tab of the controls and press "
     "Compare: each entry images the current data and is measured against the exact DFT."
 )
-
-
-def _boxed(title: str, *widgets: QtWidgets.QWidget) -> QtWidgets.QGroupBox:
-    box = QtWidgets.QGroupBox(title)
-    lay = QtWidgets.QVBoxLayout(box)
-    lay.setContentsMargins(2, 2, 2, 2)
-    for w in widgets:
-        if isinstance(w, QtWidgets.QWidget):
-            lay.addWidget(w)
-        else:
-            lay.addLayout(w)
-    return box
 
 
 def _compact(view: SkyImageView) -> SkyImageView:
@@ -95,9 +84,9 @@ class CompareView(OnDemand, QtWidgets.QWidget):
         for text, w in (("A", self.diff_a), ("B", self.diff_b)):
             pick.addWidget(QtWidgets.QLabel(text))
             pick.addWidget(w, 1)
-        self._diff_box = _boxed("Difference A − B", pick, self.diff_view)
+        self._diff_box = boxed("Difference A − B", pick, self.diff_view)
         self.timing_view = TimingView()
-        self._timing_box = _boxed("Timing per stage", self.timing_view)
+        self._timing_box = boxed("Timing per stage", self.timing_view)
         self._grid = QtWidgets.QGridLayout()
         self._grid.setContentsMargins(0, 0, 0, 0)
         body = QtWidgets.QWidget()
@@ -147,8 +136,8 @@ class CompareView(OnDemand, QtWidgets.QWidget):
         while len(self.image_views) < n:
             self.image_views.append(self._new_view("inferno", "linear"))
             self.error_views.append(self._new_view("magma", "log"))
-            self._image_boxes.append(_boxed("", self.image_views[-1]))
-            self._error_boxes.append(_boxed("", self.error_views[-1]))
+            self._image_boxes.append(boxed("", self.image_views[-1]))
+            self._error_boxes.append(boxed("", self.error_views[-1]))
         for w in self._image_boxes + self._error_boxes + [self._diff_box, self._timing_box]:
             self._grid.removeWidget(w)
         for k, (a, b) in enumerate(zip(self._image_boxes, self._error_boxes)):

@@ -24,6 +24,7 @@ import numpy as np
 from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
+from uvlab.app.gui.boxes import boxed
 from uvlab.app.gui.on_demand import OnDemand
 from uvlab.app.lab.clean_task import DECONVOLVERS, CleanOptions, CleanState
 from uvlab.widgets import ProfilePlotView, SkyImageView, link_crosshairs, link_zoom
@@ -57,14 +58,6 @@ class _Note(QtWidgets.QLabel):
 
 #: The model view rings the component pixels when there are at most this many.
 MAX_RINGS = 100
-
-
-def _boxed(title: str, widget: QtWidgets.QWidget) -> QtWidgets.QGroupBox:
-    box = QtWidgets.QGroupBox(title)
-    lay = QtWidgets.QVBoxLayout(box)
-    lay.setContentsMargins(2, 2, 2, 2)
-    lay.addWidget(widget)
-    return box
 
 
 class DeconvolutionView(OnDemand, QtWidgets.QWidget):
@@ -107,7 +100,7 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         images = QtWidgets.QHBoxLayout()
         images.setSpacing(2)
         for title, view in zip(("Dirty", "Model", "Residual", "Restored"), self.image_views):
-            images.addWidget(_boxed(title, view), 1)
+            images.addWidget(boxed(title, view), 1)
         images_box = QtWidgets.QWidget()
         images_box.setLayout(images)
         images.setContentsMargins(0, 0, 0, 0)
@@ -133,7 +126,7 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         bl.setContentsMargins(0, 0, 0, 0)
         bl.setSpacing(2)
         bl.addLayout(slider_row)
-        bl.addWidget(_boxed("Residual peak and RMS (Jy/beam) against iteration", self.curves), 1)
+        bl.addWidget(boxed("Residual peak and RMS (Jy/beam) against iteration", self.curves), 1)
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         split.setChildrenCollapsible(False)
         split.addWidget(images_box)

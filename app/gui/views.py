@@ -33,6 +33,7 @@ import numpy as np
 from PyQt6 import QtCore, QtWidgets
 
 from uvlab.app.gui.aliasing_view import AliasingView
+from uvlab.app.gui.boxes import boxed
 from uvlab.app.gui.deconvolution_view import DeconvolutionView
 from uvlab.app.lab.fourier_plane import MAX_NPIX as FT_MAX_NPIX
 from uvlab.app.lab.jobs import AliasingOutput, ImageOutput, JobResult, Partial
@@ -69,14 +70,6 @@ RIGHT_SHARES = (4, 4, 3)
 RESULT_VIEWS = ("dirty_view", "psf_view", "uv_view", "sky_view")
 #: ... which the timing view, drawn last, shows.
 DRAW_ORDER = (*RESULT_VIEWS, "fourier_view", "beam_view", "timing_view")
-
-
-def _boxed(title: str, widget: QtWidgets.QWidget) -> QtWidgets.QGroupBox:
-    box = QtWidgets.QGroupBox(title)
-    lay = QtWidgets.QVBoxLayout(box)
-    lay.setContentsMargins(2, 2, 2, 2)
-    lay.addWidget(widget)
-    return box
 
 
 def _scrolled(widget: QtWidgets.QWidget) -> QtWidgets.QScrollArea:
@@ -148,10 +141,10 @@ class ViewTabs(QtWidgets.QTabWidget):
         right = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         for s in (overview, right):
             s.setChildrenCollapsible(False)
-        overview.addWidget(_boxed("Dirty image (click to add a source)", self.dirty_view))
-        right.addWidget(_boxed("PSF", self.psf_view))
-        right.addWidget(_boxed("uv coverage", self.uv_view))
-        right.addWidget(_boxed("Array (drag an antenna to move it)", self.array_view))
+        overview.addWidget(boxed("Dirty image (click to add a source)", self.dirty_view))
+        right.addWidget(boxed("PSF", self.psf_view))
+        right.addWidget(boxed("uv coverage", self.uv_view))
+        right.addWidget(boxed("Array (drag an antenna to move it)", self.array_view))
         overview.addWidget(right)
         overview.setStretchFactor(0, OVERVIEW_SHARES[0])
         overview.setStretchFactor(1, OVERVIEW_SHARES[1])

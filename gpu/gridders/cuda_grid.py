@@ -168,24 +168,14 @@ def plan_layout(chain: GpuChain, config: KernelConfig) -> tuple[TileLayout, int]
     return make_layout(chain, config.tile_2d), config.maxsub_2d
 
 
-def grid_records(
-    recs,
-    counts,
-    offsets,
-    subs,
-    chain,
-    layout,
-    maxsub,
-    dev,
-    real,
-    batch=0,
-    groups=True,
-    threads=0,
-):
+def grid_records(recs, counts, offsets, subs, chain, layout, maxsub, dev, real, config=None):
     """Launch the tile gridder on binned records; returns the (Mv, Mu/2 + 1) cupy half grid.
 
-    ``subs`` is the (sub_tile, sub_chunk) pair of :func:`subproblems`.
+    ``subs`` is the (sub_tile, sub_chunk) pair of :func:`subproblems`; ``config`` the
+    :class:`KernelConfig` (batch, owner groups and threads of ``grid_tile2d``).
     """
+    config = config or KernelConfig()
+    batch, groups, threads = config.batch_2d, config.groups_2d, config.threads_2d
     import cupy
 
     from uvlab.gpu.predict.cuda_compile import get_kernel
@@ -313,20 +303,7 @@ def dirty_chain(
             recs, counts, offsets = bin_records(u, v, wvis, chain, layout, real)
             subs = subproblems(counts, layout.groups, maxsub, cupy)
     with timed(timer, "grid"):
-        half = grid_records(
-            recs,
-            counts,
-            offsets,
-            subs,
-            chain,
-            layout,
-            maxsub,
-            dev,
-            real,
-            config.batch_2d,
-            config.groups_2d,
-            config.threads_2d,
-        )
+        half = grid_records(recs, counts, offsets, subs, chain, layout, maxsub, dev, real, config)
     del recs
     if chain.pruner_v is not None:
         with timed(timer, "prune"):
