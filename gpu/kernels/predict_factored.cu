@@ -45,10 +45,15 @@ __global__ void __launch_bounds__(256) build_k(
 {
     typedef typename cplx_of<T>::type C2;
     const long long step = (long long)gridDim.y * gridDim.z;
-    for (long long bj = blockIdx.y + (long long)gridDim.y * blockIdx.z; bj < nbj; bj += step) {
-        const int j = (int)(bj % nw);
-        const long long b = bj / nw;
-        const int c = (int)(b % nchan);
+    const long long nt = nbj / ((long long)nw * nchan);
+    for (long long r = blockIdx.y + (long long)gridDim.y * blockIdx.z; r < nbj; r += step) {
+        // channel-major order: neighbouring blocks share a channel, so its weights and
+        // beams (the same at every time) are read from L2 rather than device memory
+        const int j = (int)(r % nw);
+        const long long ct = r / nw;
+        const int c = (int)(ct / nt);
+        const long long b = (ct % nt) * nchan + c;
+        const long long bj = b * nw + j;
         const double* au = ant_uvw + (size_t)3 * nant * (b / nchan);
         const double k = chan_k[c];
         for (int s = blockIdx.x * blockDim.x + threadIdx.x; s < nsrc; s += gridDim.x * blockDim.x) {
