@@ -55,7 +55,8 @@ def register(sub) -> None:
 
     add_image_sky_args(p, finite)
 
-    add_jones_args(p, noise=False)
+    add_jones_args(p, noise=True)
+    p.add_argument("--seed", type=int, default=1, help="random seed of the noise (default 1)")
     p.set_defaults(func=run)
 
 
@@ -81,6 +82,13 @@ def run(args) -> int:
         args, lambda: load_sky(args.sky, ra0_deg=ra, dec0_deg=dec, **sky_read_options(args))
     )
     jones = jones_options(args)
+    if args.sefd_jy is not None and args.column.strip().upper() == "MODEL_DATA":
+        from uvlab.app.errors import UsageError
+
+        raise UsageError(
+            "--sefd-jy: noise does not belong in MODEL_DATA; write it to a new column "
+            "(--column NAME) or to DATA (--column DATA --overwrite)"
+        )
     dtype = np.float32 if args.precision == "single" else np.float64
     with progress_bar("predict") as bar:
         res = predict_to_ms(
@@ -95,6 +103,8 @@ def run(args) -> int:
             progress=bar,
             jones=jones,
             image_sky=image_sky,
+            sefd_jy=args.sefd_jy,
+            seed=args.seed,
         )
     if res.nonfinite_rows:
         import sys
@@ -103,6 +113,12 @@ def run(args) -> int:
             f"uvlab predict: warning: {res.path}: {res.nonfinite_rows} row(s) have non-finite "
             f"UVW; their {res.column} is 0",
             file=sys.stderr,
+        )
+    if args.sefd_jy is not None:
+        print(
+            f"added thermal noise for SEFD {args.sefd_jy:g} Jy: σ = {res.noise_sigma_jy:.4g} Jy "
+            "per real and imaginary part (median over rows and channels); SIGMA and WEIGHT "
+            "are left as they were"
         )
     corrs = "; ".join(sorted(set(res.correlations.values())))
     verb = "replaced" if res.replaced else "wrote"

@@ -56,6 +56,8 @@ class PredictSummary:
     seconds: float
     #: Rows whose UVW is not finite: their model is written as 0 (they cannot be predicted).
     nonfinite_rows: int = 0
+    #: Median σ of the thermal noise added (``sefd_jy``), Jy per real/imaginary part; 0: none.
+    noise_sigma_jy: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,8 @@ def predict_to_ms(
     cancelled: Callable[[], bool] | None = None,
     jones=None,
     image_sky=None,
+    sefd_jy: float | None = None,
+    seed: int = 1,
 ) -> PredictSummary:
     """Predict ``sky`` into ``column`` of the MeasurementSet at ``path``.
 
@@ -172,6 +176,11 @@ def predict_to_ms(
         An image degridded on top of the components (Stokes I, no w-term, no smearing,
         no beams; gains apply to it too), on its native grid about each field's centre
         (:func:`uvlab.app.predict_obs.degrid_image_rows`).
+    sefd_jy : float, optional
+        Add thermal noise of this SEFD (Jy, every antenna): σ = SEFD/√(2·Δν·Δt) per real
+        and imaginary part of each correlation, with Δν each channel's width and Δt each
+        row's INTERVAL (:func:`uvlab.gpu.predict.noise.radiometer_sigma`); seeded per
+        chunk of rows by (``seed``, first row). SIGMA and WEIGHT are not changed.
     jones : uvlab.app.jones.JonesOptions, optional
         Primary beams (from the ANTENNA table's DISH_DIAMETER, or a beam cube rotated by
         each antenna's parallactic angle) and antenna gains (over the MS's times), per
@@ -193,7 +202,7 @@ def predict_to_ms(
     rows_jones = _row_jones(path, jones) if jones is not None and jones.active else None
     sources = {f.id: sky.to_source_arrays(f.ra_rad, f.dec_rad) for f in setup.fields}
     images = _image_grids(image_sky, setup.fields, dev)
-    counts = {"rows": 0, "nonfinite": 0}
+    counts = {"rows": 0, "nonfinite": 0, "sigma": []}
 
     def fill(tab, name: str) -> None:
         with translated(path):
@@ -267,6 +276,9 @@ def predict_to_ms(
 
             b = apply_row_gains(b, *gains)
         corr = brightness_to_correlations(b, types, basis)
+        if sefd_jy is not None:
+            corr = corr + _thermal_noise(corr.shape, sefd_jy, spw, interval, seed, r0, path)
+            counts["sigma"].append(float(np.median(_row_sigma(sefd_jy, spw, interval, path))))
         if bad.any():
             corr[bad] = 0
         with translated(path):
@@ -283,6 +295,7 @@ def predict_to_ms(
         device=dev,
         seconds=time.perf_counter() - t_start,
         nonfinite_rows=counts["nonfinite"],
+        noise_sigma_jy=float(np.median(counts["sigma"])) if counts["sigma"] else 0.0,
     )
 
 
@@ -341,3 +354,22 @@ def _image_rows(grid, uvw, freq_hz, image_sky, basis: str, device):
     out = np.zeros((*vis.shape, 2, 2), dtype=vis.dtype)
     out[..., 0, 0] = out[..., 1, 1] = vis
     return out
+
+
+def _row_sigma(sefd_jy, spw, interval, path):
+    """(row, chan) radiometer σ of these rows: their INTERVAL and the window's widths."""
+    from uvlab.gpu.predict.noise import radiometer_sigma
+
+    if interval is None or not np.all(np.asarray(interval) > 0):
+        raise MSError(f"{path}: --sefd-jy needs an INTERVAL > 0 on every row")
+    width = np.abs(np.asarray(spw.chan_width_hz, dtype=np.float64))
+    return radiometer_sigma(sefd_jy, width[None, :], np.asarray(interval, float)[:, None])
+
+
+def _thermal_noise(shape, sefd_jy, spw, interval, seed, first_row, path):
+    """(row, chan, corr) complex noise of the rows from ``first_row``, seeded by both."""
+    from uvlab.gpu.predict.noise import complex_noise
+
+    sigma = _row_sigma(sefd_jy, spw, interval, path)
+    rng = np.random.default_rng([int(seed), int(first_row)])
+    return complex_noise(shape, sigma[:, :, None], rng)

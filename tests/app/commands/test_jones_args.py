@@ -211,3 +211,37 @@ def test_predict_into_an_ms_matches_simulate(tmp_path, beam):
     assert code == 0, err
     (plain,) = _cols(ms, "PLAIN")
     assert np.max(np.abs(plain - data)) > 0.05 * np.max(np.abs(data))
+
+
+def test_predict_adds_radiometer_noise_to_a_new_column(tmp_path):
+    """``uvlab predict --sefd-jy``: the added noise has the radiometer σ; MODEL_DATA refused."""
+    from casacore.tables import table
+
+    from uvlab.gpu.predict.noise import radiometer_sigma
+
+    ms = tmp_path / "n.ms"
+    code, _, err = run_cli(
+        "simulate", "--array", "kat-7", "--ra", "83.6", "--dec", "22.0", "--ha-start", "-2",
+        "--ha-stop", "2", "--int-s", "240", "--nchan", "16", "--chan-width-hz", "1e6",
+        "--sky", "point", "--no-smearing", "--device", "cpu", "--out", ms,
+    )  # fmt: skip
+    assert code == 0, err
+    code, out, err = run_cli(
+        "predict", "--ms", ms, "--sky", "point", "--no-smearing", "--device", "cpu",
+        "--sefd-jy", "420", "--seed", "5", "--column", "NOISY",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "SIGMA and WEIGHT are left as they were" in out
+    with table(str(ms), ack=False) as t:
+        noise = t.getcol("NOISY") - t.getcol("DATA")  # DATA: the same sky without noise
+        interval = t.getcol("INTERVAL")
+    sigma = radiometer_sigma(420.0, 1e6, float(np.median(interval)))
+    for part in (noise.real, noise.imag):
+        assert np.std(part) == pytest.approx(sigma, rel=0.05)
+        assert abs(np.mean(part)) < 0.05 * sigma
+    code, _, err = run_cli(
+        "predict", "--ms", ms, "--sky", "point", "--sefd-jy", "420", "--device", "cpu",
+    )  # fmt: skip
+    assert code == 2 and "MODEL_DATA" in err and "\n" not in err.strip()
+    with table(str(ms), ack=False) as t:
+        assert "MODEL_DATA" not in t.colnames()
