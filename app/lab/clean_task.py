@@ -304,25 +304,34 @@ def _minor_cycle(rec, model, residual, left, level, reason, opts, cancelled, chu
 
 
 def _major_cycles(request: JobRequest, s: Samples, params):
-    """``major(model)``: the residual image of the visibilities minus ``model``'s (N, N)."""
+    """``major(model)``: the residual image of the visibilities minus ``model``'s (N, N).
+
+    On the request's device: the samples, weights and visibilities go there once, the
+    gridder and degridder are that device's (CUDA on a GPU), and each residual comes back
+    to the host for the minor cycles and the window.
+    """
     from uvlab.app.deconvolve import major_cycle_pair
+    from uvlab.gpu.backend import get_xp, resolve_device, to_numpy
     from uvlab.gpu.deconvolution.cotton_schwab import residual_image
     from uvlab.gpu.imaging.reuse import select_samples
     from uvlab.gpu.imaging.weighting import imaging_weights
 
-    vis_all = np.asarray(s.vis)
+    vis_all = np.asarray(to_numpy(s.vis))
     flag = np.broadcast_to(s.flag, vis_all.shape)
     weight = s.weight if np.ndim(s.weight) else np.full(vis_all.shape, float(s.weight))
     fs = select_samples(s.uvw, s.freq_hz, weight, flag, vis=vis_all)
     vis = np.asarray(fs.take(vis_all), dtype=np.complex128)
     w = imaging_weights(fs.u, fs.v, fs.weight, s.spec, request.imaging.weighting_spec())
-    grid, degrid_fn = major_cycle_pair(request.imaging.algorithm, params, np)
-    wsum = float(w.sum())
+    wsum = float(np.sum(w))
     if not wsum > 0:
         raise ValueError("the imaging weights sum to zero: nothing to clean")
+    xp = get_xp(device=resolve_device(request.device))
+    u, v, vis, w = (xp.asarray(a) for a in (fs.u, fs.v, vis, w))
+    grid, degrid_fn = major_cycle_pair(request.imaging.algorithm, params, xp)
 
     def major(model):
-        img = residual_image(fs.u, fs.v, vis, w, model, s.spec, grid, degrid_fn, wsum)
-        return np.asarray(img, dtype=np.float64)
+        m = None if model is None else xp.asarray(model)
+        img = residual_image(u, v, vis, w, m, s.spec, grid, degrid_fn, wsum)
+        return np.asarray(to_numpy(img), dtype=np.float64)
 
     return major
