@@ -125,7 +125,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.obs_panel.set_recent(self.settings.recent_ms())
         self.apply_session(state or default_session(), run=False)
         fit_window(self, restored=self.settings.restore_window(self))
-        self.resizeDocks([self.dock], [dock_width(self)], QtCore.Qt.Orientation.Horizontal)
+        tabs = self.panel_tabs.tabBar().sizeHint().width()  # the tab bar on the dock's left edge
+        self.resizeDocks([self.dock], [dock_width(self) + tabs], QtCore.Qt.Orientation.Horizontal)
         from uvlab.app._version import __version__
         from uvlab.gpu.backend import device_info
 
@@ -136,7 +137,10 @@ class MainWindow(QtWidgets.QMainWindow):
     # -------------------------------------------------------------- building
     def _build_dock(self) -> None:
         self.panel_tabs = QtWidgets.QTabWidget()
-        self.panel_tabs.setUsesScrollButtons(False)  # a narrow dock elides the titles instead
+        # five titles do not fit across a laptop's narrow dock: the tabs stand on its left edge,
+        # where the dock's height holds them whole
+        self.panel_tabs.setTabPosition(QtWidgets.QTabWidget.TabPosition.West)
+        self.panel_tabs.setUsesScrollButtons(False)
         self.panel_tabs.tabBar().setElideMode(QtCore.Qt.TextElideMode.ElideRight)
         for panel, title in (
             (self.obs_panel, "Observation"),
@@ -165,7 +169,7 @@ class MainWindow(QtWidgets.QMainWindow):
             | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetFloatable
             | QtWidgets.QDockWidget.DockWidgetFeature.DockWidgetClosable
         )
-        box.setMinimumWidth(min_dock_width(box))
+        box.setMinimumWidth(min_dock_width(box) + self.panel_tabs.tabBar().sizeHint().width())
         self.addDockWidget(QtCore.Qt.DockWidgetArea.LeftDockWidgetArea, self.dock)
 
     def _action(self, menu, text, slot, shortcut=None) -> QtGui.QAction:

@@ -62,7 +62,7 @@ UV_LIVE_ROWS = 200_000
 #: The PSF view's default zoom: this fraction of the image's width.
 PSF_ZOOM = 0.25
 #: Width shares of the overview: the dirty image, the column of PSF, uv and array.
-OVERVIEW_SHARES = (3, 2)
+OVERVIEW_SHARES = (5, 3)
 #: Height shares of that column: PSF, uv coverage, array.
 RIGHT_SHARES = (4, 4, 3)
 #: The views (ViewTabs attributes) that draw a result in stages, one per event-loop

@@ -136,6 +136,7 @@ def main(argv=None) -> int:
     if failed or not results:
         print(json.dumps({"error": failed[0] if failed else "timeout"}))
         window.controller.shutdown()
+        _dispose(app, window)
         return 1
     report = measure(window)
     if args.shots:
@@ -156,7 +157,15 @@ def main(argv=None) -> int:
     print(json.dumps(report))
     window.controller.shutdown()
     window.close()
+    _dispose(app, window)  # while the QApplication lives: else SIGSEGV at exit, at times
     return 0
+
+
+def _dispose(app, window) -> None:
+    """The window destroyed now, as ``uvlab gui`` does (:func:`uvlab.app.gui.launch._dispose`)."""
+    from uvlab.app.gui.launch import _dispose as dispose
+
+    dispose(app, window)
 
 
 if __name__ == "__main__":
