@@ -163,7 +163,10 @@ def _register_predict(actions) -> None:
         help="also the cases with an Airy primary beam and random antenna gains (issue 17)",
     )
     p.add_argument(
-        "--cases", nargs="+", metavar="NAME", help="run only these cases (names as printed)"
+        "--cases",
+        nargs="+",
+        metavar="NAME",
+        help="run only these cases (names as printed; 'linear+smear E(ant)+G', slow, only so)",
     )
     p.set_defaults(func=run_predict)
 
@@ -174,6 +177,7 @@ def run_predict(args) -> int:
     from uvlab.gpu.bench.predict_bench import (
         CASES,
         JONES_CASES,
+        SLOW_JONES_CASES,
         format_table,
         measure_ceilings,
         run_predict_bench,
@@ -199,8 +203,8 @@ def run_predict(args) -> int:
         extra_scalar_methods=tuple(args.methods),
         cases=tuple(
             c
-            for c in CASES + (JONES_CASES if args.jones else ())
-            if not args.cases or c[0] in args.cases
+            for c in CASES + (JONES_CASES if args.jones else ()) + SLOW_JONES_CASES
+            if (c[0] in args.cases if args.cases else c not in SLOW_JONES_CASES)
         ),
     )
     report["array"] = layout.name
