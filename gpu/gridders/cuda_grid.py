@@ -94,14 +94,15 @@ def _round32(n: int) -> int:
 
 
 def block_threads(su: int, sv: int, rb: int) -> int:
-    """Threads of a ``grid_tile2d`` block: 128 for 9…36 taps (single) or 9…25 (double).
+    """Threads of a ``grid_tile2d`` block: 128 for 9…36 taps, else the S² owners rounded up to a
+    warp, at least 64.
 
-    Measured on an H100 at 4096² (BENCHMARKS.md): 128 threads with their owner groups
-    beat 64 there (S = 6 single 2.83 → 2.37 ms, S = 4 double 2.70 → 2.19 ms) and lost
-    above; otherwise the S² owners rounded up to a warp, at least 64.
+    Measured on an H100 at 4096² (BENCHMARKS.md): 128 threads with their owner groups beat
+    64 there (S = 6 single 2.83 → 2.37 ms, S = 4 double 2.70 → 2.19 ms, S = 6 double with two
+    groups 4.07 → 3.65 ms) and lost above.
     """
     taps = su * sv
-    if 9 <= taps <= (36 if rb == 4 else 25):
+    if 9 <= taps <= 36:
         return 128
     return max(64, _round32(taps))
 
@@ -111,11 +112,13 @@ def tile_groups(rb: int, su: int, sv: int, tile: tuple[int, int], nt: int) -> in
 
     As many groups of S×S threads as the block's ``nt`` threads hold (at most 8;
     so 1 from S = 6 on a 64-thread block), while their tiles take at most
-    :data:`GROUP_TILE_BYTES` of shared memory.
+    :data:`GROUP_TILE_BYTES` of shared memory; but two where the block holds two (double
+    precision at S = 6: 3.65 ms against 4.07 with one, on an H100).
     """
     taps = su * sv
     one = (tile[1] + sv + 1) * (tile[0] + su + 1) * 2 * rb
-    return max(1, min(nt // taps, 8, GROUP_TILE_BYTES // one))
+    fit = min(nt // taps, 8, GROUP_TILE_BYTES // one)
+    return max(1, fit, min(2, nt // taps))  # two groups even past the budget (≤ 2 tiles)
 
 
 def batch_records(rb: int, su: int, sv: int, tile: tuple[int, int], groups: int = 1) -> int:
