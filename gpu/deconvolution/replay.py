@@ -8,11 +8,8 @@ residual after the first k components is therefore
 ``residual_k = dirty − PSF ⊛ model_k``,  ``model_k = Σ_{c<k} f_c·δ(j_c, i_c)``,
 
 with ⊛ that windowed (linear) convolution. :class:`ComponentReplay` computes it
-with one FFT pair of side 2N: the PSF (side P = N or 2N, peak at ``[P//2, P//2]``)
-is laid out by offset from its peak on a 2N grid, where the offsets
-``y − j`` of two pixels of the image (|y − j| ≤ N − 1) never wrap, so the
-circular convolution is the linear one, exactly. The PSF's transform is made
-once; each k costs one forward and one inverse real FFT.
+with :class:`~uvlab.gpu.deconvolution.subminor.PsfConvolver` (one FFT pair of side
+2N, exact; the PSF's transform made once), the sub-minor loop's residual update.
 
 The window's teaching slider steps through a CLEAN with it
 (:mod:`uvlab.app.gui.deconvolution_view`). For Cotton–Schwab the replayed
@@ -25,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from uvlab.gpu.backend import get_xp
+from uvlab.gpu.deconvolution.subminor import PsfConvolver
 
 
 def components_model(comp_j, comp_i, comp_flux, k: int, npix: int, xp=np):
@@ -73,11 +71,7 @@ class ComponentReplay:
                 f"{tuple(self.dirty.shape)} and {tuple(psf.shape)}"
             )
         self.npix = n
-        m = 2 * n
-        kernel = xp.zeros((m, m), dtype=xp.float64)
-        kernel[:p, :p] = psf
-        kernel = xp.roll(kernel, (-(p // 2), -(p // 2)), axis=(0, 1))  # offset 0 at [0, 0]
-        self._kernel_ft = xp.fft.rfft2(kernel)
+        self._convolve = PsfConvolver(psf, n)
         self.comp_j = np.asarray(comp_j, dtype=np.int64)
         self.comp_i = np.asarray(comp_i, dtype=np.int64)
         self.comp_flux = np.asarray(comp_flux, dtype=np.float64)
@@ -92,11 +86,7 @@ class ComponentReplay:
 
     def convolve(self, model):
         """``PSF ⊛ model`` (N, N): what CLEAN subtracted for ``model``, Jy/beam."""
-        xp, n = self.xp, self.npix
-        padded = xp.zeros((2 * n, 2 * n), dtype=xp.float64)
-        padded[:n, :n] = model
-        out = xp.fft.irfft2(xp.fft.rfft2(padded) * self._kernel_ft, s=(2 * n, 2 * n))
-        return out[:n, :n]
+        return self._convolve(model)
 
     def residual(self, k: int):
         """(N, N) ``dirty − PSF ⊛ model_k``, Jy/beam."""
