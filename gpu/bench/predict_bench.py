@@ -212,6 +212,14 @@ def make_jones(obs: BenchObservation, sky: SourceArrays, kind: str, mode: str, s
     return beam, gains
 
 
+def _channel_smearing(obs: BenchObservation, smear: bool, chans):
+    """The observation's Smearing for channels ``chans`` only (None without smearing)."""
+    if not smear:
+        return None
+    sm = obs.smearing
+    return Smearing(sm.widths(len(obs.freq_hz))[chans], sm.int_s, sm.dec0_rad, sm.time, sm.band)
+
+
 def spot_check_jones(obs, sky, vis, mode, smear, jones, ntime=2, nbl=3, nchan=2, seed=5):
     """‖V − V_ref‖/‖V_ref‖ on a few times, baselines and channels against the float64 2×2 oracle."""
     from uvlab.gpu.backend import to_numpy
@@ -222,9 +230,7 @@ def spot_check_jones(obs, sky, vis, mode, smear, jones, ntime=2, nbl=3, nchan=2,
     b = np.sort(rng.choice(len(obs.ant1), nbl, replace=False))
     c = np.sort(rng.choice(len(obs.freq_hz), min(nchan, len(obs.freq_hz)), replace=False))
     beam, gains = jones
-    sm = obs.smearing if smear else None
-    if sm is not None:
-        sm = Smearing(sm.widths(len(obs.freq_hz))[c], sm.int_s, sm.dec0_rad, sm.time, sm.band)
+    sm = _channel_smearing(obs, smear, c)
     ref = predict_jones_reference(
         obs.ant_uvw[t], obs.ant1[b], obs.ant2[b], obs.freq_hz[c], sky, mode, sm,
         beam=to_numpy(beam)[:, :, c], gains=to_numpy(gains)[t][:, :, c],
@@ -251,9 +257,7 @@ def spot_check(
     b = rng.integers(0, len(obs.ant1), nrows)
     c = rng.choice(len(obs.freq_hz), size=min(nchan, len(obs.freq_hz)), replace=False)
     uvw = obs.ant_uvw[t, obs.ant1[b]] - obs.ant_uvw[t, obs.ant2[b]]
-    sm = obs.smearing if smear else None
-    if sm is not None:
-        sm = Smearing(sm.widths(len(obs.freq_hz))[c], sm.int_s, sm.dec0_rad, sm.time, sm.band)
+    sm = _channel_smearing(obs, smear, c)
     ref = predict_reference(uvw, obs.freq_hz[c], sky, mode, sm)
     got = to_numpy(vis[t, b][:, c])
     return float(np.linalg.norm(got - ref) / np.linalg.norm(ref))
