@@ -150,29 +150,6 @@ def _with(args, **changes):
     return Namespace(**{**vars(args), **changes})
 
 
-def major_cycle_pair(algorithm: str, params, xp):
-    """(grid, degrid) of one algorithm with the same GridParams: an exact adjoint pair.
-
-    Algorithms without a degridder (hybrid, pruned-nn) take ``conv``'s at ε = 1e-6.
-    """
-    from uvlab.gpu.degridding import DEGRIDDERS, degrid
-    from uvlab.gpu.gridders.params import GridParams
-    from uvlab.gpu.gridders.registry import get_gridder
-
-    if algorithm not in DEGRIDDERS or algorithm == "dft":
-        algorithm, params = "conv", GridParams.from_eps(1e-6)
-    params = params or GridParams()
-    gridder = get_gridder(algorithm, xp=xp)
-
-    def grid(u, v, wvis, spec):
-        return gridder(u, v, wvis, spec, params)
-
-    def degrid_fn(image, u, v, spec):
-        return degrid(image, u, v, spec, algorithm, params)
-
-    return grid, degrid_fn
-
-
 def deconvolve_major(
     vd, spec, psf, args, params, weighting, device: str = "cpu", mask=None, start=None
 ) -> Deconvolved:
@@ -181,11 +158,12 @@ def deconvolve_major(
     The samples and imaging weights are those of the dirty image
     (:func:`~uvlab.gpu.imaging.reuse.select_samples`,
     :func:`~uvlab.gpu.imaging.weighting.imaging_weights`); the major cycles use the
-    imaging's algorithm and parameters (:func:`major_cycle_pair`). ``mask``: components
+    imaging's algorithm and parameters
+    (:func:`~uvlab.gpu.deconvolution.cotton_schwab.major_cycle_pair`). ``mask``: components
     only where True; ``start``: a :class:`Deconvolved` whose model the cycles continue.
     """
     from uvlab.gpu.backend import get_xp
-    from uvlab.gpu.deconvolution.cotton_schwab import cotton_schwab
+    from uvlab.gpu.deconvolution.cotton_schwab import cotton_schwab, major_cycle_pair
     from uvlab.gpu.imaging.reuse import select_samples
     from uvlab.gpu.imaging.weighting import imaging_weights
 

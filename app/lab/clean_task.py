@@ -13,7 +13,7 @@ cycle reaches the window, so a cancel leaves the last complete one on screen):
 - ``cotton-schwab``: the same minor cycles between major cycles that subtract
   the model from the visibilities by degridding and grid the residual anew
   (:func:`~uvlab.gpu.deconvolution.cotton_schwab.residual_image`, the grid and
-  degrid pair of :func:`uvlab.app.deconvolve.major_cycle_pair`): one state per
+  degrid pair of :func:`uvlab.gpu.deconvolution.cotton_schwab.major_cycle_pair`): one state per
   major cycle.
 
 Each state carries the components in CLEAN's order, so that the window can
@@ -310,9 +310,8 @@ def _major_cycles(request: JobRequest, s: Samples, params):
     gridder and degridder are that device's (CUDA on a GPU), and each residual comes back
     to the host for the minor cycles and the window.
     """
-    from uvlab.app.deconvolve import major_cycle_pair
     from uvlab.gpu.backend import get_xp, resolve_device, to_numpy
-    from uvlab.gpu.deconvolution.cotton_schwab import residual_image
+    from uvlab.gpu.deconvolution.cotton_schwab import major_cycle_pair, residual_image
     from uvlab.gpu.imaging.reuse import select_samples
     from uvlab.gpu.imaging.weighting import imaging_weights
 

@@ -41,24 +41,16 @@ def run_clean_bench(
     """
     from uvlab.gpu.backend import device_info, get_xp
     from uvlab.gpu.bench.predict_bench import _timer
-    from uvlab.gpu.deconvolution.cotton_schwab import cotton_schwab
-    from uvlab.gpu.degridding import degrid
-    from uvlab.gpu.gridders.registry import get_gridder
+    from uvlab.gpu.deconvolution.cotton_schwab import cotton_schwab, major_cycle_pair
 
     xp = get_xp(device=device)
     u, v = grid_data.make_uv(ant_eq, ntime, nchan, xp)
     spec = ImageSpec(npix, grid_data.cell_for(u, v))
     params = GridParams.from_eps(eps, precision=precision)
-    gridder = get_gridder("conv", xp=xp)
+    grid, degrid_fn = major_cycle_pair("conv", params, xp)
     weight = xp.ones(u.shape, dtype=np.float64)
     vis = point_vis(u, v, spec, nsrc)
     measure, out = _timer(device), {}
-
-    def grid(uu, vv, wv, sp):
-        return gridder(uu, vv, wv, sp, params)
-
-    def degrid_fn(img, uu, vv, sp):
-        return degrid(img, uu, vv, sp, "conv", params)
 
     wide = ImageSpec(2 * npix, spec.cell_rad)
     measure(lambda: grid(u, v, weight + 0j, wide))  # warm-up: NVRTC, cuFFT plans

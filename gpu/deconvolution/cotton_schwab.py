@@ -67,6 +67,30 @@ class MajorCycles:
     major_peaks: np.ndarray
 
 
+def major_cycle_pair(algorithm: str, params, xp):
+    """(grid, degrid) of one algorithm with the same GridParams: an exact adjoint pair.
+
+    Algorithms without a degridder (hybrid, pruned-nn) and the DFT take ``conv``'s at
+    ε = 1e-6. ``grid(u, v, wvis, spec)`` and ``degrid(image, u, v, spec)`` run on ``xp``.
+    """
+    from uvlab.gpu.degridding import DEGRIDDERS, degrid
+    from uvlab.gpu.gridders.params import GridParams
+    from uvlab.gpu.gridders.registry import get_gridder
+
+    if algorithm not in DEGRIDDERS or algorithm == "dft":
+        algorithm, params = "conv", GridParams.from_eps(1e-6)
+    params = params or GridParams()
+    gridder = get_gridder(algorithm, xp=xp)
+
+    def grid(u, v, wvis, spec):
+        return gridder(u, v, wvis, spec, params)
+
+    def degrid_fn(image, u, v, spec):
+        return degrid(image, u, v, spec, algorithm, params)
+
+    return grid, degrid_fn
+
+
 def residual_image(u, v, vis, weight, model, spec, grid, degrid_fn, wsum: float):
     """``Re G(w·(V − D(model))) / Σw`` on ``spec``'s grid (the dirty image's normalisation)."""
     xp = get_xp(u)
