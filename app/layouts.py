@@ -128,15 +128,8 @@ class ArrayLayout:
 
     def max_baseline_m(self) -> float:
         """Longest baseline, metres (within a subarray for combined layouts)."""
-        x = self.ecef
-        same = self.subarray
-        longest = 0.0
-        for i in range(len(x) - 1):
-            d = np.linalg.norm(x[i + 1 :] - x[i], axis=1)
-            if same is not None:
-                d = d[same[i + 1 :] == same[i]]
-            longest = max(longest, float(d.max()) if d.size else 0.0)
-        return longest
+        a1, a2 = self.baselines()
+        return float(np.linalg.norm(self.ecef[a2] - self.ecef[a1], axis=1).max(initial=0.0))
 
 
 #: Sites of combined layouts may lie this far apart at most (configurations of one array).

@@ -59,11 +59,7 @@ def power_beam(model: str, cube, spec, freq_hz, dish_m: float):
 
     from uvlab.gpu.predict.beams import voltage_pattern
 
-    n = spec.npix
-    i = np.arange(n)
-    l = -(i - n // 2) * spec.cell_rad
-    m = (i - n // 2) * spec.cell_rad
-    ll, mm = np.meshgrid(l, m)  # [j, i]
+    ll, mm = np.meshgrid(spec.l_axis(), spec.m_axis())  # [j, i]
     freq = np.atleast_1d(np.asarray(freq_hz, dtype=np.float64))
     if cube is None:
         r = np.hypot(ll, mm)
@@ -72,7 +68,7 @@ def power_beam(model: str, cube, spec, freq_hz, dish_m: float):
 
     e = sample_cube(cube.data, cube.l_axis, cube.m_axis, cube.freq_axis, ll.ravel(),
                     mm.ravel(), freq)[0, 0]  # (chan, pix)  # fmt: skip
-    return np.mean(np.abs(e) ** 2, axis=0).reshape(n, n)
+    return np.mean(np.abs(e) ** 2, axis=0).reshape(ll.shape)
 
 
 def write_pb_files(args, cube, prefix, image, spec, ra, dec, common, freq_hz, dish_m) -> list:

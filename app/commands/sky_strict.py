@@ -29,9 +29,10 @@ def sky_read_options(args) -> dict:
 
 def check_image_sky(args, sky) -> None:
     """Warn about an image sky's notes, or refuse them (SkyModelError) with ``--strict``."""
+    from uvlab.app.commands.ms_imaging import warn
     from uvlab.app.skymodel import SkyModelError
 
     for note in getattr(sky, "notes", ()):
         if getattr(args, "strict", False):
             raise SkyModelError(f"{sky.name}: {note} (an approximation; refused with --strict)")
-        sky_read_options(args)["report"](f"{sky.name}: {note}")
+        warn(args, f"{sky.name}: {note}")

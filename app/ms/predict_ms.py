@@ -250,9 +250,9 @@ def predict_to_ms(
         if bad.any():  # no model exists for such a row: predict it at the origin, write 0
             counts["nonfinite"] += int(bad.sum())
             uvw = np.where(bad[:, None], 0.0, uvw)
+        int_s = float(np.median(interval)) if interval is not None else 0.0
         smear = None
         if smearing:
-            int_s = float(np.median(interval)) if interval is not None else 0.0
             dec0 = setup.fields[fid].dec_rad
             smear = Smearing(np.abs(spw.chan_width_hz), int_s, dec0, time=int_s > 0)
         row_beam = gains = None
@@ -263,8 +263,7 @@ def predict_to_ms(
             row_beam = rows_jones.row_beam(
                 sources[fid], spw.freq_hz, t, a1, a2, field.ra_rad, field.dec_rad
             )
-            span = float(np.median(interval)) if interval is not None else 0.0
-            gains = rows_jones.row_gains(spw.freq_hz, t, a1, a2, span)
+            gains = rows_jones.row_gains(spw.freq_hz, t, a1, a2, int_s)
         b = predict_rows(
             uvw, spw.freq_hz, sources[fid], mode=basis, smearing=smear, dtype=dtype, device=dev,
             row_beam=row_beam,
@@ -277,8 +276,9 @@ def predict_to_ms(
             b = apply_row_gains(b, *gains)
         corr = brightness_to_correlations(b, types, basis)
         if sefd_jy is not None:
-            corr = corr + _thermal_noise(corr.shape, sefd_jy, spw, interval, seed, r0, path)
-            counts["sigma"].append(float(np.median(_row_sigma(sefd_jy, spw, interval, path))))
+            sigma = _row_sigma(sefd_jy, spw, interval, path)
+            corr = corr + _thermal_noise(corr.shape, sigma, seed, r0)
+            counts["sigma"].append(float(np.median(sigma)))
         if bad.any():
             corr[bad] = 0
         with translated(path):
@@ -366,10 +366,9 @@ def _row_sigma(sefd_jy, spw, interval, path):
     return radiometer_sigma(sefd_jy, width[None, :], np.asarray(interval, float)[:, None])
 
 
-def _thermal_noise(shape, sefd_jy, spw, interval, seed, first_row, path):
-    """(row, chan, corr) complex noise of the rows from ``first_row``, seeded by both."""
+def _thermal_noise(shape, sigma, seed, first_row):
+    """(row, chan, corr) complex noise of σ (row, chan) for the rows from ``first_row``."""
     from uvlab.gpu.predict.noise import complex_noise
 
-    sigma = _row_sigma(sefd_jy, spw, interval, path)
     rng = np.random.default_rng([int(seed), int(first_row)])
     return complex_noise(shape, sigma[:, :, None], rng)
