@@ -8,6 +8,8 @@ the model's namespace (numpy or cupy).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from uvlab.gpu.backend import get_xp
@@ -26,15 +28,23 @@ def beam_image(beam: Beam, npix: int, cell_rad: float, xp=np):
     return xp.exp(-(a * x * x + 2 * b * x * y + c * y * y))
 
 
+@functools.lru_cache(maxsize=4)
+def _beam_ft(beam: Beam, m: int, cell_rad: float, xp_name: str):
+    """The real FFT of ``beam`` on an m² grid, peak at [0, 0]: made once per beam and size
+    (a CLEAN restores after every chunk, the window's slider at every step)."""
+    xp = np if xp_name == "numpy" else get_xp(device="gpu")
+    return xp.fft.rfft2(xp.fft.ifftshift(beam_image(beam, m, cell_rad, xp)))
+
+
 def convolve_beam(model, beam: Beam, cell_rad: float):
     """``model`` (N, N) convolved with ``beam`` (peak 1): Jy/pixel → Jy/beam."""
     xp = get_xp(model)
     n = model.shape[0]
     m = 2 * n
-    kernel = xp.fft.ifftshift(beam_image(beam, m, cell_rad, xp))  # peak at [0, 0]
     padded = xp.zeros((m, m), dtype=xp.float64)
     padded[:n, :n] = model
-    out = xp.fft.irfft2(xp.fft.rfft2(padded) * xp.fft.rfft2(kernel), s=(m, m))
+    kernel_ft = _beam_ft(beam, m, float(cell_rad), xp.__name__)
+    out = xp.fft.irfft2(xp.fft.rfft2(padded) * kernel_ft, s=(m, m))
     return out[:n, :n]
 
 
