@@ -129,7 +129,9 @@ def mad_sigma(image) -> float:
         a = a[:: math.ceil(a.size / MAD_PIXELS)]
     if not a.size:
         return float("nan")
-    return float(1.4826 * np.median(np.abs(a - np.median(a))))
+    from uvlab.gpu.deconvolution import auto_sigma
+
+    return auto_sigma(a)
 
 
 @dataclass(frozen=True)

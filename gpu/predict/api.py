@@ -92,10 +92,10 @@ def iter_predict_rows(
     prep = prepare_sources(sources, freq, mode, real, xp)
     if row_beam is not None:
         eb, ti, pi, qi = row_beam
-        if np.shape(eb)[:2] == (1, 1):
-            # one beam for every antenna and time: E·conj(E) = |E|² scales each source's
-            # flux per channel, and the plain sum (the RawKernel on the GPU) does the rest
-            prep = fold_uniform_beam(prep, eb, xp)
+        # one beam for every antenna and time: E·conj(E) = |E|² scales each source's flux
+        # per channel, and the plain sum (the RawKernel on the GPU) does the rest
+        prep, eb = _fold_if_uniform(prep, eb, xp)
+        if eb is None:
             row_beam = None
         else:
             row_beam = (xp.asarray(eb), *(xp.asarray(i, dtype=xp.int64) for i in (ti, pi, qi)))
