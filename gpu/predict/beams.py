@@ -142,6 +142,14 @@ def antenna_beams(model: str, lmn, freq_hz, dish_m, *, gaussian_k: float = GAUSS
     return e[None]
 
 
+def beam_times(beam, sl: slice):
+    """The beams (time or 1, ant, chan, src) of times ``sl``: all of them when the time axis
+    has length 1 (one beam for every time), None for None."""
+    if beam is None or beam.shape[0] == 1:
+        return beam
+    return beam[sl]
+
+
 def parallactic_angle(ha_rad, dec_rad, lat_rad, xp=np):
     """Parallactic angle χ of a source at hour angle H and declination δ from latitude φ.
 

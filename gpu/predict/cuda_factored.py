@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from uvlab.gpu.constants import C_LIGHT
+from uvlab.gpu.predict.beams import beam_times
 from uvlab.gpu.predict.chunking import chunk_from_budget, device_budget, iter_chunked
 from uvlab.gpu.predict.cuda_compile import ctype, get_kernel, launch_1d
 from uvlab.gpu.predict.cuda_direct import MODE_ID
@@ -207,7 +208,7 @@ def predict_antennas_cuda(
             )
             build(grid, (256,), args)
             if beam is not None and not real_beam:
-                eb = cbeam[sl] if cbeam.shape[0] > 1 else cbeam
+                eb = beam_times(cbeam, sl)
                 eb = cupy.broadcast_to(eb.transpose(0, 2, 1, 3), (nt, nchan, nant, nsrc))
                 x *= eb.reshape(nb, 1, nant, nsrc)
             handle = cupy.cuda.device.get_cublas_handle()
@@ -289,8 +290,5 @@ def _beam_args(beam, sl: slice) -> tuple:
     """``build_k``'s (beam pointer, its time count, its antenna count) for times ``sl``."""
     if beam is None:
         return (np.uint64(0), np.int32(1), np.int32(1))
-    if beam.shape[0] > 1:
-        import cupy
-
-        beam = cupy.ascontiguousarray(beam[sl])
+    beam = beam_times(beam, sl)  # a slice of the (C-contiguous) time axis stays contiguous
     return (beam, np.int32(beam.shape[0]), np.int32(beam.shape[1]))

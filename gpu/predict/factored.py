@@ -87,6 +87,7 @@ def predict_factored(
 
     ``beam`` (time or 1, ant or 1, chan, src): scalar voltage beams (:func:`factored_block`).
     """
+    from uvlab.gpu.predict.beams import beam_times
     from uvlab.gpu.predict.chunking import CPU_BUDGET_BYTES, chunk_from_budget, iter_chunked
 
     ant_uvw = xp.asarray(ant_uvw, dtype=xp.float64)
@@ -98,7 +99,7 @@ def predict_factored(
         vis
         for _, vis in iter_chunked(
             lambda sl: factored_block(
-                ant_uvw[sl], ant1, ant2, freq_hz, prep, mode, dtype, xp, _times(beam, sl)
+                ant_uvw[sl], ant1, ant2, freq_hz, prep, mode, dtype, xp, beam_times(beam, sl)
             ),
             ntime,
             step,
@@ -111,10 +112,3 @@ def predict_factored(
         cplx = np.result_type(np.dtype(dtype), np.complex64)
         return xp.zeros((0, len(ant1), nchan, *npol_shape), dtype=cplx)
     return xp.concatenate(parts, axis=0)
-
-
-def _times(beam, sl: slice):
-    """The beams of times ``sl`` (all of them when the time axis has length 1)."""
-    if beam is None or beam.shape[0] == 1:
-        return beam
-    return beam[sl]

@@ -50,6 +50,7 @@ from uvlab.gpu.predict.baseline_factors import (
     plan_smearing,
     smearing_weights,
 )
+from uvlab.gpu.predict.beams import beam_times
 from uvlab.gpu.predict.direct import PreparedSources
 
 #: Elements (src × chan × bl × time) of one baseline block: 2¹⁶ was the fastest of
@@ -328,9 +329,8 @@ def predict_factored_smeared(
             if sm is not None and sm.band:
                 sm = replace(sm, chan_width_hz=sm.widths(nchan)[csl])
             stokes = prep.stokes[csl, :, 0]
-            eb = None
-            if beam is not None:
-                eb = beam[tsl if beam.shape[0] > 1 else slice(None), :, csl]
+            eb = beam_times(beam, tsl)
+            eb = None if eb is None else eb[:, :, csl]
             acc = predict_chunk(
                 uvw[tsl], p, q, freq[csl], prep.lmn, stokes, sources, sm, real, xp, pool, works,
                 beam=eb,
