@@ -26,7 +26,7 @@ class Deconvolved:
 
     model: np.ndarray
     residual: np.ndarray
-    restored: np.ndarray
+    restored: np.ndarray | None  # None for a stage of clean() (restore=False)
     beam: object
     iterations: int
     cycles: int
@@ -61,10 +61,13 @@ def check_options(args) -> str | None:
     return None
 
 
-def deconvolve(dirty, psf, cell_rad: float, args, device: str = "cpu", mask=None) -> Deconvolved:
+def deconvolve(
+    dirty, psf, cell_rad: float, args, device: str = "cpu", mask=None, restore: bool = True
+) -> Deconvolved:
     """Högbom minor cycles (see the module docstring), the fitted beam and the restored image.
 
-    ``mask`` (N, N) bool, optional: components only where True.
+    ``mask`` (N, N) bool, optional: components only where True. ``restore`` False: no beam
+    fit and no restored image (a stage of :func:`clean`).
     """
     from uvlab.gpu.backend import get_xp
     from uvlab.gpu.deconvolution import hogbom
@@ -93,20 +96,26 @@ def deconvolve(dirty, psf, cell_rad: float, args, device: str = "cpu", mask=None
     return restored_result(
         model, residual, psf, cell_rad, int(args.niter) - left, cycles, reason,
         np.concatenate(peaks) if peaks else np.zeros(0),
-        np.concatenate(rmss) if rmss else np.zeros(0),
+        np.concatenate(rmss) if rmss else np.zeros(0), restore=restore,
     )  # fmt: skip
 
 
-def restored_result(model, residual, psf, cell_rad, iterations, cycles, reason, peak, rms):
-    """The beam fitted to ``psf``, the restored image, all as a NumPy :class:`Deconvolved`."""
-    from uvlab.gpu.backend import to_numpy
-    from uvlab.gpu.deconvolution import fit_beam, restore
+def restored_result(
+    model, residual, psf, cell_rad, iterations, cycles, reason, peak, rms, restore: bool = True
+):
+    """The beam fitted to ``psf``, the restored image, all as a NumPy :class:`Deconvolved`.
 
-    beam = fit_beam(psf, cell_rad)
-    restored = restore(model, residual, beam, cell_rad)
+    ``restore`` False leaves ``restored`` and ``beam`` None (a stage :func:`clean` goes on from).
+    """
+    from uvlab.gpu.backend import to_numpy
+    from uvlab.gpu.deconvolution import fit_beam
+    from uvlab.gpu.deconvolution import restore as restore_image
+
+    beam = fit_beam(psf, cell_rad) if restore else None
+    restored = to_numpy(restore_image(model, residual, beam, cell_rad)) if restore else None
     return Deconvolved(
-        to_numpy(model), to_numpy(residual), to_numpy(restored), beam, iterations, cycles,
-        reason, peak, rms,
+        to_numpy(model), to_numpy(residual), restored, beam, iterations, cycles, reason, peak,
+        rms,
     )  # fmt: skip
 
 
@@ -121,20 +130,25 @@ def clean(
     component only, from the first stage's model, down to the threshold or the auto-threshold.
     """
 
-    def run(a, mask=None, start=None):
+    def run(a, mask=None, start=None, restore=True):
         if a.deconvolver == "cotton-schwab":  # major cycles in the visibilities
-            return deconvolve_major(vd, spec, psf, a, params, weighting, device, mask, start)
+            return deconvolve_major(
+                vd, spec, psf, a, params, weighting, device, mask, start, restore
+            )
         base = dirty if start is None else start.residual
-        return deconvolve(base, psf, spec.cell_rad, a, device, mask)
+        return deconvolve(base, psf, spec.cell_rad, a, device, mask, restore)
 
     auto_mask = getattr(args, "auto_mask", None)
     if auto_mask is None:
         return run(args, mask=mask)
-    first = run(_with(args, auto_threshold=auto_mask), mask=mask)
+    first = run(_with(args, auto_threshold=auto_mask), mask=mask, restore=False)
     left = int(args.niter) - first.iterations
     if first.stop_reason != "auto-threshold" or left <= 0:
-        return first
-    second = run(_with(args, niter=left), mask=first.model != 0, start=first)
+        return restored_result(
+            first.model, first.residual, psf, spec.cell_rad, first.iterations, first.cycles,
+            first.stop_reason, first.peak, first.rms,
+        )  # fmt: skip
+    second = run(_with(args, niter=left), mask=first.model != 0, start=first, restore=False)
     model = second.model if args.deconvolver == "cotton-schwab" else first.model + second.model
     return restored_result(
         model, second.residual, psf, spec.cell_rad, first.iterations + second.iterations,
@@ -151,8 +165,9 @@ def _with(args, **changes):
 
 
 def deconvolve_major(
-    vd, spec, psf, args, params, weighting, device: str = "cpu", mask=None, start=None
-) -> Deconvolved:
+    vd, spec, psf, args, params, weighting, device: str = "cpu", mask=None, start=None,
+    restore: bool = True,
+) -> Deconvolved:  # fmt: skip
     """Cotton–Schwab CLEAN of the read data ``vd`` (:class:`~uvlab.app.ms.reader.VisData`).
 
     The samples and imaging weights are those of the dirty image
@@ -182,5 +197,5 @@ def deconvolve_major(
     )  # fmt: skip
     return restored_result(
         mc.model, mc.residual, psf, spec.cell_rad, mc.iterations, mc.majors, mc.stop_reason,
-        mc.peak, mc.rms,
+        mc.peak, mc.rms, restore=restore,
     )  # fmt: skip
