@@ -129,10 +129,15 @@ def predict_image_integrations(
         rows[..., 0].ravel(), rows[..., 1].ravel(), obs.freq_hz, model, spec,
         ref_freq_hz=ref_freq_hz, spectral_index=spectral_index, eps=eps, device=device,
     ).reshape(*rows.shape[:2], obs.freq_hz.size)  # fmt: skip
+    return unpolarised(out, mode)
+
+
+def unpolarised(vis, mode: str):
+    """Stokes-I visibilities as ``mode`` asks: as they are for "scalar", else B = I·𝟙 (…, 2, 2)."""
     if mode == "scalar":
-        return out
-    b = np.zeros((*out.shape, 2, 2), dtype=np.complex128)
-    b[..., 0, 0] = b[..., 1, 1] = out
+        return vis
+    b = np.zeros((*np.shape(vis), 2, 2), dtype=np.result_type(vis, np.complex64))
+    b[..., 0, 0] = b[..., 1, 1] = vis
     return b
 
 

@@ -342,18 +342,14 @@ def _image_grids(image_sky, fields, device) -> dict:
 
 def _image_rows(grid, uvw, freq_hz, image_sky, basis: str, device):
     """(row, chan) or (row, chan, 2, 2) visibilities of the image sky (I on the diagonal)."""
-    from uvlab.app.predict_obs import degrid_image_rows
+    from uvlab.app.predict_obs import degrid_image_rows, unpolarised
 
     model, spec = grid
     vis = degrid_image_rows(
         uvw[:, 0], uvw[:, 1], freq_hz, model, spec, ref_freq_hz=image_sky.ref_freq_hz,
         spectral_index=image_sky.spectral_index, device=device,
     )  # fmt: skip
-    if basis == "scalar":
-        return vis
-    out = np.zeros((*vis.shape, 2, 2), dtype=vis.dtype)
-    out[..., 0, 0] = out[..., 1, 1] = vis
-    return out
+    return unpolarised(vis, basis)
 
 
 def _row_sigma(sefd_jy, spw, interval, path):

@@ -74,9 +74,9 @@ def _to_correlations(chunk, corr_types, feeds: str, nrow: int, nchan: int) -> np
     chunk = np.asarray(chunk)
     ncorr = len(corr_types)
     if chunk.shape == (nrow, nchan):  # Stokes I, unpolarised: B = I·𝟙
-        b = np.zeros((nrow, nchan, 2, 2), dtype=np.result_type(chunk, np.complex64))
-        b[..., 0, 0] = b[..., 1, 1] = chunk
-        out = brightness_to_correlations(b, corr_types, feeds)
+        from uvlab.app.predict_obs import unpolarised
+
+        out = brightness_to_correlations(unpolarised(chunk, "linear"), corr_types, feeds)
     elif chunk.shape == (nrow, nchan, 2, 2):
         out = brightness_to_correlations(chunk, corr_types, feeds)
     elif chunk.shape == (nrow, nchan, ncorr):
