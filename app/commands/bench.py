@@ -166,7 +166,7 @@ def _register_predict(actions) -> None:
         "--cases",
         nargs="+",
         metavar="NAME",
-        help="run only these cases (names as printed; 'linear+smear E(ant)+G', slow, only so)",
+        help="run only these cases (names as printed)",
     )
     p.set_defaults(func=run_predict)
 
@@ -177,7 +177,6 @@ def run_predict(args) -> int:
     from uvlab.gpu.bench.predict_bench import (
         CASES,
         JONES_CASES,
-        SLOW_JONES_CASES,
         format_table,
         measure_ceilings,
         run_predict_bench,
@@ -203,8 +202,8 @@ def run_predict(args) -> int:
         extra_scalar_methods=tuple(args.methods),
         cases=tuple(
             c
-            for c in CASES + (JONES_CASES if args.jones else ()) + SLOW_JONES_CASES
-            if (c[0] in args.cases if args.cases else c not in SLOW_JONES_CASES)
+            for c in CASES + JONES_CASES
+            if (c[0] in args.cases if args.cases else args.jones or c in CASES)
         ),
     )
     report["array"] = layout.name

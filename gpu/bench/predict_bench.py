@@ -40,10 +40,8 @@ JONES_CASES = (
     ("scalar E+G", "scalar", False, "auto", "uniform"),
     ("scalar E(ant)+G", "scalar", False, "auto", "per-antenna"),
     ("linear+smear E+G", "linear", True, "auto", "uniform"),
+    ("linear+smear E(ant)+G", "linear", True, "auto", "per-antenna"),
 )
-#: Run only when named (``--cases``): per-antenna beams with smearing sum each (row, source)
-#: term in array code, ~100× slower than the kernels (minutes at 10⁴ sources on a GPU).
-SLOW_JONES_CASES = (("linear+smear E(ant)+G", "linear", True, "auto", "per-antenna"),)
 #: Dish diameter of the Jones cases (MeerKAT's), metres.
 DISH_M = 13.5
 

@@ -13,7 +13,11 @@
 // frequencies), so one set of trigonometric calls serves CB channels.
 //
 // Template parameters: T = float | double; MODE 0 scalar (Stokes I),
-// 1 linear, 2 circular; GAUSS, TSMEAR, BSMEAR switch terms; CB channels per thread.
+// 1 linear, 2 circular; GAUSS, TSMEAR, BSMEAR switch terms; CB channels per thread;
+// BEAM 0 none, 1 real, 2 complex scalar voltage beams E (E-Jones, the same on both
+// feeds): every term of row (t, p, q) is multiplied by E[t,p,s,c] conj(E[t,q,s,c]).
+// The beams are laid out (time, ant, src, chan): each thread loads its CB channels of
+// a source for both antennas, contiguous, before the channel loop.
 
 #define TS 64
 #define NTHREADS 128
@@ -58,7 +62,37 @@ __device__ __forceinline__ double sinc_acc(double x) { return (x == 0.0) ? 1.0 :
 __device__ __forceinline__ float exp_neg(float x) { return __expf(-x); }
 __device__ __forceinline__ double exp_neg(double x) { return exp(-x); }
 
-template <typename T, int MODE, bool GAUSS, bool TSMEAR, bool BSMEAR, int CB>
+// N consecutive beam values of antennas p and q at offset o: 16-byte loads when
+// aligned (vec), else one value at a time, 0 past the last channel (n values left).
+__device__ __forceinline__ void load16(const float* p, float* a) {
+    const float4 x = __ldg(reinterpret_cast<const float4*>(p));
+    a[0] = x.x; a[1] = x.y; a[2] = x.z; a[3] = x.w;
+}
+__device__ __forceinline__ void load16(const double* p, double* a) {
+    const double2 x = __ldg(reinterpret_cast<const double2*>(p));
+    a[0] = x.x; a[1] = x.y;
+}
+
+template <typename T, int N>
+__device__ __forceinline__ void load_beams(const T* __restrict__ ep, const T* __restrict__ eq,
+                                           size_t o, int n, bool vec, T* a, T* b) {
+    constexpr int V = 16 / sizeof(T);  // values per 16-byte load
+    if (N % V == 0 && vec) {
+#pragma unroll
+        for (int k = 0; k < N / V; ++k) {
+            load16(ep + o + k * V, a + k * V);
+            load16(eq + o + k * V, b + k * V);
+        }
+        return;
+    }
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+        a[k] = (k < n) ? __ldg(ep + o + k) : (T)0;
+        b[k] = (k < n) ? __ldg(eq + o + k) : (T)0;
+    }
+}
+
+template <typename T, int MODE, bool GAUSS, bool TSMEAR, bool BSMEAR, int CB, int BEAM>
 __global__ void __launch_bounds__(NTHREADS) predict_direct(
     const double* __restrict__ uvw,     // (nrow, 3) metres
     const T* __restrict__ rate,         // (nrow, 3) d(uvw)/dt * pi * int_s  [m]
@@ -70,6 +104,9 @@ __global__ void __launch_bounds__(NTHREADS) predict_direct(
     const T* __restrict__ chan_k,       // (nchan,) nu/c [1/m]
     const T* __restrict__ chan_bw,      // (nchan,) pi * width / c [1/m]
     int nrow, int nsrc, int nchan,
+    const T* __restrict__ beam,         // (btime, bant, nsrc, nchan[, 2]) E, BEAM > 0
+    const int* __restrict__ beam_rows,  // (3, nrow) each row's t, p, q into beam
+    int bant,
     typename cplx_of<T>::type* __restrict__ out)  // (nrow, nchan[, 2, 2])
 {
     typedef typename cplx_of<T>::type C2;
@@ -89,6 +126,16 @@ __global__ void __launch_bounds__(NTHREADS) predict_direct(
     T ru = 0, rv = 0, rw = 0;
     if (TSMEAR) { ru = rate[3 * rr]; rv = rate[3 * rr + 1]; rw = rate[3 * rr + 2]; }
     const double k0 = blk_k0[blk], dk = blk_dk[blk];
+    constexpr int EW = (BEAM == 2) ? 2 : 1;  // reals per beam value
+    const T* ep = beam;
+    const T* eq = beam;
+    // 16-byte loads when every source's CB channels start on a 16-byte boundary
+    const bool vec_ok = BEAM && (nchan * EW) % (16 / sizeof(T)) == 0 && c0 + CB <= nchan;
+    if (BEAM) {
+        const size_t bt = (size_t)beam_rows[rr], bp = beam_rows[nrow + rr], bq = beam_rows[2 * nrow + rr];
+        ep = beam + ((bt * bant + bp) * nsrc * nchan + c0) * EW;
+        eq = beam + ((bt * bant + bq) * nsrc * nchan + c0) * EW;
+    }
     const T bw = chan_bw[c0];
     const T uf = (T)u, vf = (T)v;
     T invk[CB], k2[CB];
@@ -149,12 +196,27 @@ __global__ void __launch_bounds__(NTHREADS) predict_direct(
             }
             T q = 0;
             if (GAUSS) q = s_quad[s][0] * uf * uf + s_quad[s][1] * vf * vf + s_quad[s][2] * uf * vf;
+            // this source's beams for the CB channels, loaded before the channel loop
+            T e_p[BEAM ? CB : 1][EW], e_q[BEAM ? CB : 1][EW];
+            if (BEAM) load_beams<T, CB * EW>(ep, eq, (size_t)(s0 + s) * nchan * EW,
+                                            (nchan - c0) * EW, vec_ok, &e_p[0][0], &e_q[0][0]);
 #pragma unroll
             for (int j = 0; j < CB; ++j) {
                 T wgt = zb;
                 if (TSMEAR) wgt *= ts * inva * invk[j];
                 if (GAUSS) wgt *= exp_neg(q * k2[j]);
-                const T cr = wgt * kc, ci = wgt * ks;
+                T cr = wgt * kc, ci = wgt * ks;
+                if (BEAM == 1) {
+                    const T e = e_p[j][0] * e_q[j][0];
+                    cr *= e;
+                    ci *= e;
+                } else if (BEAM == 2) {  // E_p conj(E_q)
+                    const T ar = e_p[j][0], ai = e_p[j][1], br = e_q[j][0], bi = e_q[j][1];
+                    const T er = ar * br + ai * bi, ei = ai * br - ar * bi;
+                    const T nr = cr * er - ci * ei;
+                    ci = cr * ei + ci * er;
+                    cr = nr;
+                }
 #pragma unroll
                 for (int p = 0; p < NPOL; ++p) {
                     const T st = s_st[s][j][p];

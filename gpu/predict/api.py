@@ -98,6 +98,10 @@ def iter_predict_rows(
         if eb is None:
             row_beam = None
         else:
+            if dev == "gpu":  # the row kernel reads E itself
+                from uvlab.gpu.predict.cuda_direct import kernel_beam
+
+                eb = kernel_beam(eb, real)
             row_beam = (xp.asarray(eb), *(xp.asarray(i, dtype=xp.int64) for i in (ti, pi, qi)))
     cplx_bytes = 2 * real.itemsize * (1 if mode == "scalar" else 4)
     if dev == "gpu":
@@ -110,18 +114,17 @@ def iter_predict_rows(
     else:
         uvw_dev = np.asarray(uvw, dtype=np.float64)
         per_row = nchan * max(min(prep.nsrc, 64), 1) * BYTES_PER_TERM + nchan * cplx_bytes
-    if row_beam is not None:  # the array-module sum's temporaries, ~16 sources at a time
-        per_row = nchan * BYTES_PER_TERM * min(max(prep.nsrc, 1), 16)
+        if row_beam is not None:  # the array-module sum's temporaries, ~16 sources at a time
+            per_row = nchan * BYTES_PER_TERM * min(max(prep.nsrc, 1), 16)
     chunk = chunk_rows or chunk_from_budget(per_row, nrow, device_budget(dev))
 
     def run(sl: slice):
-        if row_beam is not None:  # the array-module sum, on NumPy or CuPy
-            eb, ti, pi, qi = row_beam
-            acc = direct_rows(uvw_dev[sl], freq, prep, smearing, real, get_xp(uvw_dev),
-                              row_beam=(eb, ti[sl], pi[sl], qi[sl]))  # fmt: skip
-            vis = combine_pol(acc, mode, get_xp(uvw_dev))
-        elif dev == "gpu":
-            vis = predict_rows_cuda(uvw_dev[sl], freq, prep, mode, smearing, real)
+        beam = None if row_beam is None else (row_beam[0], *(i[sl] for i in row_beam[1:]))
+        if dev == "gpu":
+            vis = predict_rows_cuda(uvw_dev[sl], freq, prep, mode, smearing, real, beam=beam)
+        elif beam is not None:  # the array-module sum
+            acc = direct_rows(uvw_dev[sl], freq, prep, smearing, real, np, row_beam=beam)
+            vis = combine_pol(acc, mode, np)
         else:
             vis = combine_pol(direct_rows(uvw_dev[sl], freq, prep, smearing, real, np), mode, np)
         return to_numpy(vis) if host else vis
@@ -173,7 +176,7 @@ def predict_rows(
         Scalar voltage beams E (time, ant, chan, src) and each row's indices t, p, q
         (row,) into its time and antenna axes: every source term of a row is multiplied
         by E[t, p]·conj(E[t, q]) (:func:`~uvlab.gpu.predict.direct.direct_rows`; on the
-        GPU the array-module sum runs on CuPy instead of the RawKernel).
+        GPU inside the row kernel, :func:`~uvlab.gpu.predict.cuda_direct.predict_rows_cuda`).
 
     Returns
     -------
@@ -253,8 +256,8 @@ def predict_antennas(
         Scalar voltage beams E_ps(t, ν) (E-Jones, :mod:`uvlab.gpu.predict.beams`), the
         same on both feeds. Folded into the per-antenna terms (K_ps → E_ps·K_ps) by
         "gemm" and "weighted"; "direct" multiplies each row's terms by E_p·conj(E_q)
-        (on the GPU through the array-module sum of :mod:`uvlab.gpu.predict.direct`, as
-        CuPy). "fused" becomes "gemm".
+        (on the GPU inside the row kernel, :mod:`uvlab.gpu.predict.cuda_direct`). One
+        beam for every antenna and time scales the fluxes instead. "fused" becomes "gemm".
     gains : (time or 1, nant, chan) complex, or (time or 1, nant, chan, 2, 2), optional
         Antenna gains (G-Jones, :mod:`uvlab.gpu.predict.gains`), applied after the source
         sum: V_pq ← G_p·V_pq·G_qᴴ. 2×2 gains need mode "linear" or "circular".
@@ -353,12 +356,14 @@ def _predict_antennas(
             return to_numpy(vis) if host else vis
     xp = get_xp(device=dev)
     row_beam = None
-    if beam is not None:
-        if beam.shape[:2] != (1, 1):
-            vis = _direct_beam(ant_uvw, ant1, ant2, freq, sources, mode, smearing, real, dev, beam)
-            return to_numpy(vis) if host else vis
-        zero = np.zeros(0, dtype=np.int64)
-        row_beam = (beam, zero, zero, zero)  # folded into the fluxes by iter_predict_rows
+    if beam is not None:  # each row's time and antennas on the beam's axes
+        t_idx = np.repeat(
+            np.arange(ntime) if beam.shape[0] > 1 else np.zeros(ntime, int), len(ant1)
+        )
+        on_ant = beam.shape[1] > 1
+        p_idx = np.tile(ant1 if on_ant else np.zeros_like(ant1), ntime)
+        q_idx = np.tile(ant2 if on_ant else np.zeros_like(ant2), ntime)
+        row_beam = (beam, t_idx, p_idx, q_idx)  # a uniform one is folded into the fluxes
     a_uvw = xp.asarray(ant_uvw, dtype=xp.float64)
     rows = (a_uvw[:, ant1] - a_uvw[:, ant2]).reshape(-1, 3)
     vis = predict_rows(
@@ -366,39 +371,6 @@ def _predict_antennas(
         row_beam=row_beam,
     )  # fmt: skip
     return vis.reshape(_vis_shape((ntime, len(ant1)), len(freq), mode))
-
-
-def _direct_beam(ant_uvw, ant1, ant2, freq, sources, mode, smearing, real, dev, beam):
-    """Rows summed directly, each term times E_p·conj(E_q): (time, bl, chan[, 2, 2]).
-
-    The array-module sum (:func:`~uvlab.gpu.predict.direct.direct_rows`) on NumPy or
-    CuPy, in chunks of whole times.
-    """
-    xp = get_xp(device=dev)
-    a_uvw = xp.asarray(ant_uvw, dtype=xp.float64)
-    ntime, nbl, nchan = a_uvw.shape[0], len(ant1), len(freq)
-    prep = prepare_sources(sources, freq, mode, real, xp)
-    eb = xp.asarray(beam)
-    p = xp.asarray(ant1 if eb.shape[1] > 1 else np.zeros_like(ant1))
-    q = xp.asarray(ant2 if eb.shape[1] > 1 else np.zeros_like(ant2))
-    per_time = nbl * nchan * BYTES_PER_TERM * min(max(prep.nsrc, 1), 16)
-    step = chunk_from_budget(per_time, ntime, device_budget(dev))
-    cplx = np.result_type(real, np.complex64)
-    out = xp.empty(_vis_shape((ntime, nbl), nchan, mode), dtype=cplx)
-
-    def run(sl: slice):
-        nt = sl.stop - sl.start
-        rows = (a_uvw[sl][:, ant1] - a_uvw[sl][:, ant2]).reshape(-1, 3)
-        times = xp.arange(sl.start, sl.stop) if eb.shape[0] > 1 else xp.zeros(nt, dtype=int)
-        ti = xp.repeat(times, nbl)
-        acc = direct_rows(
-            rows, freq, prep, smearing, real, xp, row_beam=(eb, ti, xp.tile(p, nt), xp.tile(q, nt))
-        )
-        out[sl] = combine_pol(acc, mode, xp).reshape(out[sl].shape)
-
-    for _ in iter_chunked(run, ntime, step, what="times", bytes_per_unit=per_time):
-        pass
-    return out
 
 
 def _fold_if_uniform(prep, beam, xp):

@@ -2,7 +2,7 @@
 
 The sources live in ``gpu/kernels/*.cu`` (package data). Each template
 instance is named by a C++ name expression such as
-``predict_direct<float, 1, false, true, true, 8>`` and compiled with NVRTC
+``predict_direct<float, 1, false, true, true, 8, 0>`` and compiled with NVRTC
 through ``cupy.RawModule``; a failed compile logs the source with line numbers.
 """
 
