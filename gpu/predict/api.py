@@ -130,12 +130,35 @@ def iter_predict_rows(
 
 
 def fold_uniform_beam(prep, beam, xp):
-    """``prep`` with its per-channel fluxes times |E|² of a (1, 1, chan, src) beam."""
+    """``prep`` with its per-channel fluxes times |E|² of a (1, 1, chan, src) beam.
+
+    A (1, 1, chan, src, 2, 2) Jones beam, the same at every antenna and time, turns each
+    source's brightness into the apparent E·B·Eᴴ (Hermitian: real apparent Stokes), so the
+    plain sums need no beam either; it needs mode "linear" or "circular".
+    """
     from dataclasses import replace
 
+    from uvlab.gpu.predict.beams import is_jones
+
+    if is_jones(beam):
+        return _fold_jones(prep, xp.asarray(beam)[0, 0], xp)
     e = xp.asarray(beam)[0, 0]
     power = (e.real**2 + e.imag**2) if e.dtype.kind == "c" else e * e  # (chan, src)
     return replace(prep, stokes=(prep.stokes * power[:, :, None]).astype(prep.stokes.dtype))
+
+
+def _fold_jones(prep, e, xp):
+    """``prep`` with B_s → E_s·B_s·E_sᴴ (E (chan, src, 2, 2)), as apparent Stokes."""
+    from dataclasses import replace
+
+    if prep.mode not in ("linear", "circular"):
+        raise ValueError("2×2 Jones beams need mode 'linear' or 'circular', not 'scalar'")
+    s = prep.stokes.astype(xp.float64)
+    b = terms.stokes_to_brightness(s[..., 0], s[..., 1], s[..., 2], s[..., 3], prep.mode, xp)
+    e = e.astype(xp.complex128)
+    apparent = xp.matmul(xp.matmul(e, b), xp.conj(xp.swapaxes(e, -1, -2)))
+    stokes = terms.brightness_to_stokes(apparent, prep.mode, xp).real
+    return replace(prep, stokes=stokes.astype(prep.stokes.dtype))
 
 
 def predict_rows(
@@ -173,7 +196,9 @@ def predict_rows(
         Scalar voltage beams E (time, ant, chan, src) and each row's indices t, p, q
         (row,) into its time and antenna axes: every source term of a row is multiplied
         by E[t, p]·conj(E[t, q]) (:func:`~uvlab.gpu.predict.direct.direct_rows`; on the
-        GPU the array-module sum runs on CuPy instead of the RawKernel).
+        GPU the array-module sum runs on CuPy instead of the RawKernel). Or Jones E
+        (time, ant, chan, src, 2, 2) in the feed basis of ``mode`` (not "scalar"): every
+        term becomes E[t, p]·X·E[t, q]ᴴ.
 
     Returns
     -------
@@ -255,6 +280,12 @@ def predict_antennas(
         "gemm" and "weighted"; "direct" multiplies each row's terms by E_p·conj(E_q)
         (on the GPU through the array-module sum of :mod:`uvlab.gpu.predict.direct`, as
         CuPy). "fused" becomes "gemm".
+        Or (time or 1, nant or 1, chan, src, 2, 2) complex Jones matrices E_ps in the
+        feed basis of ``mode`` ([[xx, xy], [yx, yy]] or [[rr, rl], [lr, ll]]): each
+        source's term becomes E_p·X_s·E_qᴴ. Mode "linear" or "circular" only (a
+        ValueError for "scalar"); "auto" and "gemm" become "direct", the only path that
+        sums 2×2 products per row (a beam the same at every antenna and time is folded
+        into the sources' apparent brightness E·B·Eᴴ instead).
     gains : (time or 1, nant, chan) complex, or (time or 1, nant, chan, 2, 2), optional
         Antenna gains (G-Jones, :mod:`uvlab.gpu.predict.gains`), applied after the source
         sum: V_pq ← G_p·V_pq·G_qᴴ. 2×2 gains need mode "linear" or "circular".
@@ -285,15 +316,15 @@ def predict_antennas(
 
 
 def _check_beam(beam, shape: tuple, xp):
-    """``beam`` on ``xp``, checked against (time, nant, chan, src)."""
+    """``beam`` on ``xp``, checked against (time, nant, chan, src[, 2, 2])."""
     b = xp.asarray(beam)
-    ok = b.ndim == 4 and all(
+    ok = b.ndim in (4, 6) and all(
         b.shape[i] in ((1, shape[i]) if i < 2 else (shape[i],)) for i in range(4)
     )
-    if not ok:
+    if not ok or (b.ndim == 6 and b.shape[4:] != (2, 2)):
         raise ValueError(
-            f"beam must be (time or 1, nant or 1, chan, src) = ({shape[0]}, {shape[1]}, "
-            f"{shape[2]}, {shape[3]}), got {tuple(b.shape)}"
+            f"beam must be (time or 1, nant or 1, chan, src[, 2, 2]) = ({shape[0]}, "
+            f"{shape[1]}, {shape[2]}, {shape[3]}), got {tuple(b.shape)}"
         )
     return b
 
@@ -320,6 +351,7 @@ def _predict_antennas(
         beam = _check_beam(beam, (ntime, nant, len(freq), sources.nsrc), get_xp(device=dev))
         if method == "fused":
             method = "gemm"
+        method = _jones_method(beam, mode, method)
     if method == "auto":
         if not (smear or sources.has_gaussians):
             method = AUTO_METHOD
@@ -399,6 +431,19 @@ def _direct_beam(ant_uvw, ant1, ant2, freq, sources, mode, smearing, real, dev, 
     for _ in iter_chunked(run, ntime, step, what="times", bytes_per_unit=per_time):
         pass
     return out
+
+
+def _jones_method(beam, mode: str, method: str) -> str:
+    """2×2 Jones beams: the direct sum only (the factored paths take scalar beams)."""
+    from uvlab.gpu.predict.beams import is_jones
+
+    if not is_jones(beam):
+        return method
+    if mode == "scalar":
+        raise ValueError("2×2 Jones beams need mode 'linear' or 'circular', not 'scalar'")
+    if method not in ("auto", "gemm", "direct"):
+        raise ValueError(f"2×2 Jones beams are summed directly, not by method {method!r}")
+    return "direct"
 
 
 def _fold_if_uniform(prep, beam, xp):
