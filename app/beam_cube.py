@@ -16,6 +16,11 @@ The format (one HDU, the primary or the first image extension):
 WCS is a :class:`BeamCubeError` naming the file and the problem, nothing else written.
 Sampling (trilinear, rotated by the parallactic angle, as Montblanc's beam cubes) is
 :func:`uvlab.gpu.predict.beams.sample_cube`. :func:`write_beam_cube` writes the format.
+
+A polarised (2×2 Jones) beam is a set of such files, one per Jones element and real or
+imaginary part, named by a pattern (``beam_$(corr)_$(reim).fits``): see
+:mod:`uvlab.app.beam_pattern`. Its :class:`BeamCube` holds ``data[ν, m, l, 2, 2]``
+complex and says its feed basis (``feeds``).
 """
 
 from __future__ import annotations
@@ -38,18 +43,31 @@ class BeamCubeError(ValueError):
 
 @dataclass(frozen=True)
 class BeamCube:
-    """A voltage-pattern cube: ``data[ν, m, l]`` with regular axes (start, step, count)."""
+    """A voltage-pattern cube with regular axes (start, step, count).
+
+    ``data[ν, m, l]`` float64 for a scalar beam (``feeds`` None), or ``data[ν, m, l, 2, 2]``
+    complex Jones matrices ``[[xx, xy], [yx, yy]]`` (``feeds`` "linear") or
+    ``[[rr, rl], [lr, ll]]`` ("circular"). ``source``: the file name or pattern.
+    """
 
     data: np.ndarray
     l_axis: tuple[float, float, int]
     m_axis: tuple[float, float, int]
     freq_axis: tuple[float, float, int]
     source: str
+    feeds: str | None = None
+
+    @property
+    def jones(self) -> bool:
+        """True for a 2×2 Jones cube (a pattern set), False for one scalar file."""
+        return self.feeds is not None
 
     def sample(self, lmn, freq_hz, chi=None) -> np.ndarray:
-        """E at the sources: (time or 1, ant or 1, chan, src) float64.
+        """E at the sources: (time or 1, ant or 1, chan, src) float64, or
+        (time or 1, ant or 1, chan, src, 2, 2) complex for a Jones cube.
 
-        ``chi`` (time, ant) parallactic angles in radians (None: no rotation).
+        ``chi`` (time, ant) parallactic angles in radians (None: no rotation); it turns the
+        sampling direction only (:func:`~uvlab.gpu.predict.beams.sample_cube`).
         """
         from uvlab.gpu.predict.beams import sample_cube
 
@@ -67,6 +85,16 @@ def _axis(wcs, i: int, n: int, scale: float) -> tuple[float, float, int]:
 
 def load_beam_cube(path: str | Path) -> BeamCube:
     """Read and check a beam cube (the module docstring gives the format)."""
+    cube, l_axis, m_axis, freq_axis = read_cube_file(path)
+    return BeamCube(cube, l_axis, m_axis, freq_axis, str(path))
+
+
+def read_cube_file(path: str | Path):
+    """``(data[ν, m, l] float64, l_axis, m_axis, freq_axis)`` of one checked FITS file.
+
+    Frequencies ascending (a descending axis is flipped); errors are one-line
+    :class:`BeamCubeError` naming the file.
+    """
     from astropy.io import fits
     from astropy.wcs import WCS, FITSFixedWarning
 
@@ -123,7 +151,7 @@ def load_beam_cube(path: str | Path) -> BeamCube:
             freq_axis = (f0 + (nf - 1) * df, -df, nf)
     else:
         freq_axis = (1.0, 1.0, 1)
-    return BeamCube(np.ascontiguousarray(cube), l_axis, m_axis, freq_axis, name)
+    return np.ascontiguousarray(cube), l_axis, m_axis, freq_axis
 
 
 def write_beam_cube(path, data, l_axis, m_axis, freq_axis) -> None:

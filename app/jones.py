@@ -10,7 +10,10 @@ chunk (:func:`uvlab.app.predict_obs.predict_integrations`):
   the layout, or ``dish_diameter_m`` for all; circularly symmetric, so the same at every
   time. A FITS cube (:mod:`uvlab.app.beam_cube`) is rotated by each antenna's
   parallactic angle at each integration (alt-az mounts): χ from the antenna's latitude,
-  the phase centre's hour angle at the antenna's longitude and its declination.
+  the phase centre's hour angle at the antenna's longitude and its declination. A
+  pattern set (``beam_$(corr)_$(reim).fits``, :mod:`uvlab.app.beam_pattern`) gives
+  (time, ant, chan, src, 2, 2) Jones matrices in its feed basis, sampled the same way
+  (χ turns the sampling direction, not the matrices: no feed rotation).
 - ``gains(times)``: (time, ant, chan) scalar gains, or (time, ant, chan, 2, 2) Jones
   matrices: random (:func:`uvlab.gpu.predict.gains.random_gains`, independent per feed
   in full polarisation) or from a table (:mod:`uvlab.app.gains_table`).
@@ -41,7 +44,8 @@ class JonesOptions:
 
     Attributes
     ----------
-    primary_beam : "none", "airy", "gaussian", "cos3" or the path of a FITS beam cube
+    primary_beam : "none", "airy", "gaussian", "cos3", the path of a FITS beam cube, or a
+        pattern of FITS files per Jones element (``beam_$(corr)_$(reim).fits``)
     dish_diameter_m : float or None — every antenna's diameter (None: the layout's)
     gaussian_k : float — the Gaussian model's power FWHM in λ/D
     gain_amp_rms, gain_phase_rms_deg : float — RMS of the random amplitude (fractional)
@@ -73,16 +77,40 @@ class JonesOptions:
         return self.has_beam or self.has_gains
 
     def load_cube(self):
-        """The FITS beam cube, or None for an analytic model (errors name the file)."""
+        """The FITS beam cube (a Jones cube for a pattern), or None for an analytic model.
+
+        Errors name the file (:class:`~uvlab.app.beam_cube.BeamCubeError`).
+        """
         if not self.has_beam or self.primary_beam in ANALYTIC:
             return None
         from uvlab.app.beam_cube import BeamCubeError, load_beam_cube
+        from uvlab.app.beam_pattern import is_pattern, load_beam_pattern
 
+        if is_pattern(self.primary_beam):
+            return load_beam_pattern(self.primary_beam)
         if not Path(self.primary_beam).is_file():
             raise BeamCubeError(
                 f"{self.primary_beam}: no such beam cube (or give none, airy, gaussian, cos3)"
             )
         return load_beam_cube(self.primary_beam)
+
+
+def check_beam_feeds(cube, feeds: str) -> None:
+    """Refuse a Jones cube of the other feed basis than the predict's ``feeds``.
+
+    A linear-feed beam (xx, xy, yx, yy) cannot predict circular correlations nor the
+    reverse (no basis change is made); "scalar" (Stokes I) takes either
+    (:func:`uvlab.app.predict_obs.predict_integrations`). One line naming the pattern.
+    """
+    if cube is None or not cube.jones or feeds in ("scalar", cube.feeds):
+        return
+    from uvlab.app.beam_cube import BeamCubeError
+    from uvlab.app.beam_pattern import CORRELATIONS
+
+    raise BeamCubeError(
+        f"{cube.source}: a beam of {cube.feeds} feeds ({', '.join(CORRELATIONS[cube.feeds])}) "
+        f"cannot predict {feeds} feeds; give a {feeds}-feed beam or predict {cube.feeds} feeds"
+    )
 
 
 def parallactic_angles(mjd_s, ra0_rad: float, dec0_rad: float, lon_rad, lat_rad) -> np.ndarray:
@@ -127,12 +155,14 @@ class ObservationJones:
     sources : SourceArrays — the sky about the phase centre
     options : JonesOptions
     feeds : "scalar", "linear" or "circular" — the predict mode; random gains are one
-        scalar per antenna in "scalar", independent per feed otherwise
+        scalar per antenna in "scalar", independent per feed otherwise; a Jones beam
+        must be of ``feeds``' basis (any for "scalar": :func:`check_beam_feeds`)
     """
 
     def __init__(self, obs: Observation, sources: SourceArrays, options: JonesOptions, feeds: str):
         self.obs, self.sources, self.options = obs, sources, options
         self._cube = options.load_cube()
+        check_beam_feeds(self._cube, feeds)
         self._analytic = None
         self._gains = None
         if options.has_beam and self._cube is None:
@@ -174,8 +204,13 @@ class ObservationJones:
                 feeds=1 if feeds == "scalar" else 2,
             )  # one channel: a flat bandpass, broadcast in gains()
 
+    @property
+    def beam_feeds(self) -> str | None:
+        """The feed basis of a Jones beam ("linear" or "circular"), else None."""
+        return None if self._cube is None else self._cube.feeds
+
     def beam(self, times: slice):
-        """(time or 1, ant or 1, chan, src) voltage beams, or None without a beam."""
+        """(time or 1, ant or 1, chan, src[, 2, 2]) voltage beams, or None without a beam."""
         if self._analytic is not None:
             return self._analytic
         if self._cube is None:
@@ -241,7 +276,10 @@ class RowJones:
             )  # fmt: skip
 
     def row_beam(self, sources: SourceArrays, freq_hz, time_mjd_s, a1, a2, ra0, dec0):
-        """``(E, t, p, q)`` for :func:`uvlab.gpu.predict.predict_rows`, or None."""
+        """``(E, t, p, q)`` for :func:`uvlab.gpu.predict.predict_rows`, or None.
+
+        E is (time, ant, chan, src, 2, 2) for a Jones cube (``self.cube.jones``).
+        """
         if not self.options.has_beam:
             return None
         a1, a2 = np.asarray(a1), np.asarray(a2)

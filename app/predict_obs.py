@@ -17,6 +17,13 @@ over rows otherwise (full polarisation, and the GPU with smearing). Smearing
 (time and bandwidth, SDP Memo 076) takes the observation's channel width,
 integration time and declination.
 
+A Stokes-I (``"scalar"``) predict through a polarised (2×2 Jones) beam is the Stokes I
+that WSClean or CASA form from the correlations, ``I = ½(V₀₀ + V₁₁)`` (½(XX + YY) or
+½(RR + LL)), of the predict in the beam's own feed basis: the sky's Q, U and V included,
+since the beam leaks them into I. For an unpolarised source through two alike antennas
+that is A·I with A = ½·Σ|E_ij|² the power beam; for a diagonal beam xx = yy = E, exactly
+the scalar beam's E_p·conj(E_q)·I.
+
 This module sits beside :mod:`uvlab.app.observation`, below both
 :mod:`uvlab.app.ms` and :mod:`uvlab.app.lab`, so that each may import it.
 """
@@ -76,14 +83,22 @@ def predict_integrations(
         Return a NumPy array (default); ``False`` keeps the GPU's result on the
         device (a CuPy array; the CPU's is NumPy either way).
     jones : uvlab.app.jones.ObservationJones, optional
-        Primary beams and antenna gains (E and G) for ``obs`` and ``sources``.
+        Primary beams and antenna gains (E and G) for ``obs`` and ``sources``. A Jones
+        beam in ``"scalar"`` mode: Stokes I of the polarised predict (module docstring).
 
     Returns
     -------
     (time, bl, chan) complex for ``"scalar"``, else (time, bl, chan, 2, 2).
     """
     from uvlab.gpu.predict import predict_antennas
+    from uvlab.gpu.predict.beams import is_jones
 
+    beam = None if jones is None else jones.beam(times)
+    if mode == "scalar" and is_jones(beam):
+        return _stokes_i_through_jones(
+            obs, sources, times, beam, jones, smearing=smearing, dtype=dtype, device=device,
+            host=host,
+        )  # fmt: skip
     return predict_antennas(
         obs.ant_uvw[times],
         obs.ant1,
@@ -95,9 +110,29 @@ def predict_integrations(
         dtype=dtype,
         device=device,
         host=host,
-        beam=None if jones is None else jones.beam(times),
+        beam=beam,
         gains=None if jones is None else jones.gains(times),
     )
+
+
+def _stokes_i_through_jones(obs, sources, times, beam, jones, *, smearing, dtype, device, host):
+    """½(V₀₀ + V₁₁) of the predict in the Jones beam's basis, then the scalar gains."""
+    from uvlab.gpu.backend import get_xp, to_numpy
+    from uvlab.gpu.predict import predict_antennas
+
+    vis = predict_antennas(
+        obs.ant_uvw[times], obs.ant1, obs.ant2, obs.freq_hz, sources, mode=jones.beam_feeds,
+        smearing=observation_smearing(obs, smearing), dtype=dtype, device=device,
+        host=False, beam=beam,
+    )  # fmt: skip
+    xp = get_xp(vis)
+    vis = 0.5 * (vis[..., 0, 0] + vis[..., 1, 1])
+    gains = jones.gains(times)
+    if gains is not None:
+        from uvlab.gpu.predict.gains import apply_gains
+
+        vis = apply_gains(vis, xp.asarray(gains), obs.ant1, obs.ant2, xp)
+    return to_numpy(vis) if host else vis
 
 
 def predict_image_integrations(

@@ -14,14 +14,28 @@ from uvlab.app.commands.simulate import non_negative, positive
 
 
 def _beam(text: str) -> str:
-    """argparse type: none, airy, gaussian, cos3 or a FITS file name."""
+    """argparse type: none, airy, gaussian, cos3, a FITS file name or a pattern of them.
+
+    A pattern (``beam_$(corr)_$(reim).fits``, :mod:`uvlab.app.beam_pattern`) names one
+    FITS file per Jones element and real/imaginary part: a polarised beam.
+    """
     low = text.lower()
     if low in ("none", "airy", "gaussian", "cos3"):
         return low
     if not low.endswith((".fits", ".fit", ".fts")):
         raise argparse.ArgumentTypeError(
-            f"expected none, airy, gaussian, cos3 or a FITS beam cube, got {text!r}"
+            f"expected none, airy, gaussian, cos3, a FITS beam cube or a pattern such as "
+            f"'beam_$(corr)_$(reim).fits', got {text!r}"
         )
+    from uvlab.app.beam_pattern import is_pattern, pattern_filenames
+
+    if is_pattern(text):
+        from uvlab.app.beam_cube import BeamCubeError
+
+        try:
+            pattern_filenames(text, "linear")
+        except BeamCubeError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
     return text
 
 
@@ -32,9 +46,12 @@ def add_jones_args(p: argparse.ArgumentParser, *, noise: bool = True) -> None:
         "--primary-beam",
         type=_beam,
         default="none",
-        metavar="{none,airy,gaussian,cos3,FILE.fits}",
-        help="primary beam of every antenna: an analytic model from the dish diameter, or "
-        "a FITS beam cube (l, m, freq), rotated by the parallactic angle (default none)",
+        metavar="{none,airy,gaussian,cos3,FILE.fits,PATTERN}",
+        help="primary beam of every antenna: an analytic model from the dish diameter, "
+        "a FITS beam cube (l, m, freq), or a polarised beam: a pattern such as "
+        "'beam_$(corr)_$(reim).fits' naming one cube per Jones element (xx, xy, yx, yy or "
+        "rr, rl, lr, ll) and part (re, im); cubes are rotated by the parallactic angle "
+        "(default none)",
     )
     g.add_argument(
         "--dish-diameter-m", type=positive, metavar="D",

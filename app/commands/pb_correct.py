@@ -1,13 +1,17 @@
 """``uvlab image --pb-correct``: the primary-beam image and a primary-beam-corrected image.
 
 As WSClean's ``-apply-primary-beam`` does, two more files: ``PREFIX-pb.fits``, the
-array's power beam A(l, m) = E(l, m)² averaged over the channels imaged (1 at the
-pointing centre), and ``PREFIX-image-pb.fits``, the image divided by it — the restored
+array's Stokes-I power beam A(l, m) averaged over the channels imaged (1 at the pointing
+centre of a normalised beam): A = E² for a scalar beam, and A = ½·Σ_ij |E_ij|² =
+½·tr(E·Eᴴ) for a polarised one (a pattern, ``--pb-model 'beam_$(corr)_$(reim).fits'``),
+which is what an unpolarised source shows in I = ½(XX + YY) and reduces to E² for E·𝟙;
+and ``PREFIX-image-pb.fits``, the image divided by it — the restored
 image after CLEAN, else the dirty image — blanked (NaN) where A is below ``--pb-limit``
 (default 0.005, WSClean's ``-primary-beam-limit``). The beam is an analytic model from
-the MS's dish diameter (ANTENNA::DISH_DIAMETER, median; or ``--dish-diameter-m``), or a
-FITS beam cube (:mod:`uvlab.app.beam_cube`) sampled at the pixels with no parallactic
-rotation. The beam points at the phase centre.
+the MS's dish diameter (ANTENNA::DISH_DIAMETER, median; or ``--dish-diameter-m``), a
+FITS beam cube (:mod:`uvlab.app.beam_cube`) or a pattern set of them
+(:mod:`uvlab.app.beam_pattern`), sampled at the pixels with no parallactic rotation. The
+beam points at the phase centre.
 """
 
 from __future__ import annotations
@@ -26,8 +30,11 @@ def add_pb_args(p: argparse.ArgumentParser) -> None:
         help="also write the primary beam and the image divided by it, as WSClean does",
     )  # fmt: skip
     g.add_argument(
-        "--pb-model", type=_beam, default="airy", metavar="{airy,gaussian,cos3,FILE.fits}",
-        help="the beam for --pb-correct (default airy)",
+        "--pb-model", type=_beam, default="airy",
+        metavar="{airy,gaussian,cos3,FILE.fits,PATTERN}",
+        help="the beam for --pb-correct (default airy); a pattern such as "
+        "'beam_$(corr)_$(reim).fits' is a polarised beam, whose Stokes-I power "
+        "½·Σ|E_ij|² is used",
     )  # fmt: skip
     g.add_argument(
         "--pb-dish-diameter-m", type=positive, metavar="D",
@@ -54,7 +61,8 @@ def prepare(args):
 
 
 def power_beam(model: str, cube, spec, freq_hz, dish_m: float):
-    """A(l, m) = mean over ``freq_hz`` of E², on the image pixels ``img[j, i]``."""
+    """A(l, m) = mean over ``freq_hz`` of E² (½·Σ|E_ij|² for a Jones cube), on the image
+    pixels ``img[j, i]``."""
     import numpy as np
 
     from uvlab.gpu.predict.beams import voltage_pattern
@@ -64,11 +72,12 @@ def power_beam(model: str, cube, spec, freq_hz, dish_m: float):
     if cube is None:
         r = np.hypot(ll, mm)
         return np.mean([voltage_pattern(model, r, f, dish_m) ** 2 for f in freq], axis=0)
+    from uvlab.gpu.predict.beams import power_beam as stokes_i_power
     from uvlab.gpu.predict.beams import sample_cube
 
     e = sample_cube(cube.data, cube.l_axis, cube.m_axis, cube.freq_axis, ll.ravel(),
-                    mm.ravel(), freq)[0, 0]  # (chan, pix)  # fmt: skip
-    return np.mean(np.abs(e) ** 2, axis=0).reshape(ll.shape)
+                    mm.ravel(), freq)[0, 0]  # (chan, pix[, 2, 2])  # fmt: skip
+    return np.mean(stokes_i_power(e, cube.jones), axis=0).reshape(ll.shape)
 
 
 def write_pb_files(args, cube, prefix, image, spec, ra, dec, common, freq_hz, dish_m) -> list:

@@ -254,7 +254,10 @@ def beam_dish(jones: JonesOptions, dish_m) -> float:
 
 
 def power_at(jones: JonesOptions, l, m, freq_hz: float, dish_m: float, cube=None) -> np.ndarray:
-    """|E|² of ``jones``'s beam at direction cosines (l, m) (any shape), one frequency."""
+    """|E|² of ``jones``'s beam at direction cosines (l, m) (any shape), one frequency.
+
+    For a polarised (Jones) cube, the Stokes-I power ½·Σ|E_ij|².
+    """
     from uvlab.gpu.predict.beams import voltage_pattern
 
     l, m = np.broadcast_arrays(np.asarray(l, dtype=np.float64), np.asarray(m, dtype=np.float64))
@@ -263,9 +266,12 @@ def power_at(jones: JonesOptions, l, m, freq_hz: float, dish_m: float, cube=None
             jones.primary_beam, np.hypot(l, m), freq_hz, dish_m, gaussian_k=jones.gaussian_k
         )
     else:
+        from uvlab.gpu.predict.beams import power_beam
+
         cube = cube if cube is not None else jones.load_cube()
         lmn = np.stack([l.ravel(), m.ravel(), np.zeros(l.size)], axis=-1)
-        e = cube.sample(lmn, np.array([freq_hz]))[0, 0, 0].reshape(l.shape)
+        e = cube.sample(lmn, np.array([freq_hz]))[0, 0, 0]
+        return power_beam(e, cube.jones).reshape(l.shape)
     return np.abs(e) ** 2
 
 

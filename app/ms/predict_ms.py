@@ -183,8 +183,9 @@ def predict_to_ms(
         chunk of rows by (``seed``, first row). SIGMA and WEIGHT are not changed.
     jones : uvlab.app.jones.JonesOptions, optional
         Primary beams (from the ANTENNA table's DISH_DIAMETER, or a beam cube rotated by
-        each antenna's parallactic angle) and antenna gains (over the MS's times), per
-        row (:class:`uvlab.app.jones.RowJones`). Read and checked before anything is
+        each antenna's parallactic angle; a pattern set of 2×2 Jones cubes must be of the
+        MS's feed basis) and antenna gains (over the MS's times), per row
+        (:class:`uvlab.app.jones.RowJones`). Read and checked before anything is
         written.
     """
     from uvlab.gpu.backend import resolve_device
@@ -200,6 +201,11 @@ def predict_to_ms(
     check_space(path, need, f"column {col}")
     dev = resolve_device(device)
     rows_jones = _row_jones(path, jones) if jones is not None and jones.active else None
+    if rows_jones is not None:  # a Jones beam must be of the MS's feed basis
+        from uvlab.app.jones import check_beam_feeds
+
+        for basis in sorted(set(setup.pol_feeds.values())):
+            check_beam_feeds(rows_jones.cube, basis)
     sources = {f.id: sky.to_source_arrays(f.ra_rad, f.dec_rad) for f in setup.fields}
     images = _image_grids(image_sky, setup.fields, dev)
     counts = {"rows": 0, "nonfinite": 0, "sigma": []}

@@ -10,9 +10,11 @@ Public entry points (:mod:`uvlab.gpu.predict.api`):
   (:mod:`uvlab.gpu.predict.factored_smearing`);
 - :class:`Smearing` — time/bandwidth smearing parameters;
 - ``beam=`` and ``gains=`` of :func:`predict_antennas` (``row_beam=`` of :func:`predict_rows`):
-  the E and G Jones terms, from :mod:`uvlab.gpu.predict.beams` (Airy, Gaussian, cos³,
-  beam cubes, the parallactic angle) and :mod:`uvlab.gpu.predict.gains` (random correlated
-  gains, applying them); :mod:`uvlab.gpu.predict.noise` (the radiometer equation) and
+  the E and G Jones terms (scalar beams, or 2×2 Jones beams ``(…, 2, 2)`` summed by the
+  direct path), from :mod:`uvlab.gpu.predict.beams` (Airy, Gaussian, cos³, scalar and
+  Jones beam cubes, the parallactic angle, the Stokes-I power ½·Σ|E_ij|²) and
+  :mod:`uvlab.gpu.predict.gains` (random correlated gains, applying them);
+  :mod:`uvlab.gpu.predict.noise` (the radiometer equation) and
   :func:`uvlab.gpu.predict.jones_reference.predict_jones_reference` (the 2×2 oracle);
 - :func:`predict_reference` — the plain float64 triple sum used as the oracle.
 """

@@ -90,15 +90,19 @@ def iter_predict_rows(
     real = _check(np.shape(uvw), freq, dtype, mode)
     nrow, nchan = int(np.shape(uvw)[0]), len(freq)
     prep = prepare_sources(sources, freq, mode, real, xp)
+    array_sum = False  # 2×2 Jones beams: the array-module sum, on NumPy or CuPy
     if row_beam is not None:
+        from uvlab.gpu.predict.beams import is_jones
+
         eb, ti, pi, qi = row_beam
         # one beam for every antenna and time: E·conj(E) = |E|² scales each source's flux
         # per channel, and the plain sum (the RawKernel on the GPU) does the rest
         prep, eb = _fold_if_uniform(prep, eb, xp)
+        array_sum = eb is not None and is_jones(eb)
         if eb is None:
             row_beam = None
         else:
-            if dev == "gpu":  # the row kernel reads E itself
+            if dev == "gpu" and not array_sum:  # the row kernel reads scalar E itself
                 from uvlab.gpu.predict.cuda_direct import kernel_beam
 
                 eb = kernel_beam(eb, real)
@@ -114,17 +118,19 @@ def iter_predict_rows(
     else:
         uvw_dev = np.asarray(uvw, dtype=np.float64)
         per_row = nchan * max(min(prep.nsrc, 64), 1) * BYTES_PER_TERM + nchan * cplx_bytes
-        if row_beam is not None:  # the array-module sum's temporaries, ~16 sources at a time
-            per_row = nchan * BYTES_PER_TERM * min(max(prep.nsrc, 1), 16)
+    if row_beam is not None and (dev == "cpu" or array_sum):
+        # the array-module sum's temporaries, ~16 sources at a time
+        per_row = nchan * BYTES_PER_TERM * min(max(prep.nsrc, 1), 16) * (4 if array_sum else 1)
     chunk = chunk_rows or chunk_from_budget(per_row, nrow, device_budget(dev))
 
     def run(sl: slice):
         beam = None if row_beam is None else (row_beam[0], *(i[sl] for i in row_beam[1:]))
-        if dev == "gpu":
+        if dev == "gpu" and not array_sum:
             vis = predict_rows_cuda(uvw_dev[sl], freq, prep, mode, smearing, real, beam=beam)
         elif beam is not None:  # the array-module sum
-            acc = direct_rows(uvw_dev[sl], freq, prep, smearing, real, np, row_beam=beam)
-            vis = combine_pol(acc, mode, np)
+            axp = get_xp(uvw_dev)
+            acc = direct_rows(uvw_dev[sl], freq, prep, smearing, real, axp, row_beam=beam)
+            vis = combine_pol(acc, mode, axp)
         else:
             vis = combine_pol(direct_rows(uvw_dev[sl], freq, prep, smearing, real, np), mode, np)
         return to_numpy(vis) if host else vis
@@ -133,12 +139,35 @@ def iter_predict_rows(
 
 
 def fold_uniform_beam(prep, beam, xp):
-    """``prep`` with its per-channel fluxes times |E|² of a (1, 1, chan, src) beam."""
+    """``prep`` with its per-channel fluxes times |E|² of a (1, 1, chan, src) beam.
+
+    A (1, 1, chan, src, 2, 2) Jones beam, the same at every antenna and time, turns each
+    source's brightness into the apparent E·B·Eᴴ (Hermitian: real apparent Stokes), so the
+    plain sums need no beam either; it needs mode "linear" or "circular".
+    """
     from dataclasses import replace
 
+    from uvlab.gpu.predict.beams import is_jones
+
+    if is_jones(beam):
+        return _fold_jones(prep, xp.asarray(beam)[0, 0], xp)
     e = xp.asarray(beam)[0, 0]
     power = (e.real**2 + e.imag**2) if e.dtype.kind == "c" else e * e  # (chan, src)
     return replace(prep, stokes=(prep.stokes * power[:, :, None]).astype(prep.stokes.dtype))
+
+
+def _fold_jones(prep, e, xp):
+    """``prep`` with B_s → E_s·B_s·E_sᴴ (E (chan, src, 2, 2)), as apparent Stokes."""
+    from dataclasses import replace
+
+    if prep.mode not in ("linear", "circular"):
+        raise ValueError("2×2 Jones beams need mode 'linear' or 'circular', not 'scalar'")
+    s = prep.stokes.astype(xp.float64)
+    b = terms.stokes_to_brightness(s[..., 0], s[..., 1], s[..., 2], s[..., 3], prep.mode, xp)
+    e = e.astype(xp.complex128)
+    apparent = xp.matmul(xp.matmul(e, b), xp.conj(xp.swapaxes(e, -1, -2)))
+    stokes = terms.brightness_to_stokes(apparent, prep.mode, xp).real
+    return replace(prep, stokes=stokes.astype(prep.stokes.dtype))
 
 
 def predict_rows(
@@ -176,7 +205,9 @@ def predict_rows(
         Scalar voltage beams E (time, ant, chan, src) and each row's indices t, p, q
         (row,) into its time and antenna axes: every source term of a row is multiplied
         by E[t, p]·conj(E[t, q]) (:func:`~uvlab.gpu.predict.direct.direct_rows`; on the
-        GPU inside the row kernel, :func:`~uvlab.gpu.predict.cuda_direct.predict_rows_cuda`).
+        GPU inside the row kernel, :func:`~uvlab.gpu.predict.cuda_direct.predict_rows_cuda`). Or
+        Jones E (time, ant, chan, src, 2, 2) in the feed basis of ``mode`` (not "scalar"):
+        every term becomes E[t, p]·X·E[t, q]ᴴ (the array-module sum, on NumPy or CuPy).
 
     Returns
     -------
@@ -258,6 +289,13 @@ def predict_antennas(
         "gemm" and "weighted"; "direct" multiplies each row's terms by E_p·conj(E_q)
         (on the GPU inside the row kernel, :mod:`uvlab.gpu.predict.cuda_direct`). One
         beam for every antenna and time scales the fluxes instead. "fused" becomes "gemm".
+        Or (time or 1, nant or 1, chan, src, 2, 2) complex Jones matrices E_ps in the
+        feed basis of ``mode`` ([[xx, xy], [yx, yy]] or [[rr, rl], [lr, ll]]): each
+        source's term becomes E_p·X_s·E_qᴴ. Mode "linear" or "circular" only (a
+        ValueError for "scalar"); "auto" and "gemm" become "direct", the only path that
+        sums 2×2 products per row (the array-module sum, on NumPy or CuPy; a beam the same
+        at every antenna and time is folded into the sources' apparent brightness E·B·Eᴴ
+        instead).
     gains : (time or 1, nant, chan) complex, or (time or 1, nant, chan, 2, 2), optional
         Antenna gains (G-Jones, :mod:`uvlab.gpu.predict.gains`), applied after the source
         sum: V_pq ← G_p·V_pq·G_qᴴ. 2×2 gains need mode "linear" or "circular".
@@ -288,15 +326,15 @@ def predict_antennas(
 
 
 def _check_beam(beam, shape: tuple, xp):
-    """``beam`` on ``xp``, checked against (time, nant, chan, src)."""
+    """``beam`` on ``xp``, checked against (time, nant, chan, src[, 2, 2])."""
     b = xp.asarray(beam)
-    ok = b.ndim == 4 and all(
+    ok = b.ndim in (4, 6) and all(
         b.shape[i] in ((1, shape[i]) if i < 2 else (shape[i],)) for i in range(4)
     )
-    if not ok:
+    if not ok or (b.ndim == 6 and b.shape[4:] != (2, 2)):
         raise ValueError(
-            f"beam must be (time or 1, nant or 1, chan, src) = ({shape[0]}, {shape[1]}, "
-            f"{shape[2]}, {shape[3]}), got {tuple(b.shape)}"
+            f"beam must be (time or 1, nant or 1, chan, src[, 2, 2]) = ({shape[0]}, "
+            f"{shape[1]}, {shape[2]}, {shape[3]}), got {tuple(b.shape)}"
         )
     return b
 
@@ -323,6 +361,7 @@ def _predict_antennas(
         beam = _check_beam(beam, (ntime, nant, len(freq), sources.nsrc), get_xp(device=dev))
         if method == "fused":
             method = "gemm"
+        method = _jones_method(beam, mode, method)
     if method == "auto":
         if not (smear or sources.has_gaussians):
             method = AUTO_METHOD
@@ -371,6 +410,19 @@ def _predict_antennas(
         row_beam=row_beam,
     )  # fmt: skip
     return vis.reshape(_vis_shape((ntime, len(ant1)), len(freq), mode))
+
+
+def _jones_method(beam, mode: str, method: str) -> str:
+    """2×2 Jones beams: the direct sum only (the factored paths take scalar beams)."""
+    from uvlab.gpu.predict.beams import is_jones
+
+    if not is_jones(beam):
+        return method
+    if mode == "scalar":
+        raise ValueError("2×2 Jones beams need mode 'linear' or 'circular', not 'scalar'")
+    if method not in ("auto", "gemm", "direct"):
+        raise ValueError(f"2×2 Jones beams are summed directly, not by method {method!r}")
+    return "direct"
 
 
 def _fold_if_uniform(prep, beam, xp):

@@ -26,10 +26,16 @@ Beam cubes (:func:`sample_cube`) are sampled as Montblanc and codex-africanus'
 ``beam_cube_dde`` do: the sky direction rotated by the parallactic angle χ into the
 dish's frame (``l' = l·cosχ − m·sinχ``, ``m' = l·sinχ + m·cosχ``), then trilinear
 interpolation in (l', m', ν); zero outside the cube's (l, m) extent, the first or last
-plane outside its frequency range.
+plane outside its frequency range. A cube may be scalar ``(freq, m, l)`` or a full
+Jones cube ``(freq, m, l, 2, 2)`` (``[[xx, xy], [yx, yy]]`` or ``[[rr, rl], [lr, ll]]``,
+the codex-africanus / Montblanc layout); trailing axes pass through the interpolation.
 
 Layouts: a per-antenna beam is ``(time, ant, chan, src)`` (any of time and ant may be 1,
-broadcasting), the shape the predict paths take (:func:`uvlab.gpu.predict.predict_antennas`).
+broadcasting), or ``(time, ant, chan, src, 2, 2)`` for Jones matrices E — the shapes the
+predict paths take (:func:`uvlab.gpu.predict.predict_antennas`). A source's term on
+baseline pq is ``E_p·X·E_qᴴ`` (E_p·conj(E_q)·X for scalar beams). The Stokes-I power
+beam (:func:`power_beam`) is ``A = ½·Σ_ij |E_ij|²`` = ½·tr(E·Eᴴ), the response to an
+unpolarised source, which is |E|² for a scalar beam (E·𝟙).
 """
 
 from __future__ import annotations
@@ -142,9 +148,28 @@ def antenna_beams(model: str, lmn, freq_hz, dish_m, *, gaussian_k: float = GAUSS
     return e[None]
 
 
+def is_jones(beam) -> bool:
+    """True for 2×2 Jones beams (time, ant, chan, src, 2, 2), False for scalar ones."""
+    return beam is not None and beam.ndim == 6 and tuple(beam.shape[-2:]) == (2, 2)
+
+
+def power_beam(e, jones: bool, xp=np):
+    """The Stokes-I power beam of voltage beams: ``|E|²`` (scalar), ``½·Σ_ij |E_ij|²`` (2×2).
+
+    ``e`` is (…) scalar or, with ``jones``, (…, 2, 2) Jones matrices (the flag, not the
+    shape, decides: a scalar beam's last axes may have length 2). ½·Σ|E_ij|² = ½·tr(E·Eᴴ)
+    is what an unpolarised 1 Jy source (B = 𝟙) shows in Stokes I = ½(XX + YY) (or
+    ½(RR + LL)) through two alike antennas; for E·𝟙 it is |E|². Returns the leading shape,
+    real.
+    """
+    e = xp.asarray(e)
+    p = e.real**2 + e.imag**2 if e.dtype.kind == "c" else e * e
+    return 0.5 * p.sum(axis=(-2, -1)) if jones else p
+
+
 def beam_times(beam, sl: slice):
-    """The beams (time or 1, ant, chan, src) of times ``sl``: all of them when the time axis
-    has length 1 (one beam for every time), None for None."""
+    """The beams (time or 1, ant, chan, src[, 2, 2]) of times ``sl``: all of them when the
+    time axis has length 1 (one beam for every time), None for None."""
     if beam is None or beam.shape[0] == 1:
         return beam
     return beam[sl]
@@ -181,9 +206,17 @@ def _axis_weights(x, x0: float, dx: float, n: int, xp, clamp: bool):
 def sample_cube(cube, l_axis, m_axis, freq_axis, l, m, freq_hz, chi=None, xp=np):
     """Trilinear interpolation of a beam cube at sky directions, with parallactic rotation.
 
+    As codex-africanus' ``beam_cube_dde``, χ rotates only the sampling coordinates (the
+    sky turns over an alt-az dish): the 2×2 matrices of a Jones cube are returned as the
+    cube holds them, in the dish's feed frame. The rotation of the feeds against the
+    sky's polarisation frame is a separate term (P-Jones, africanus' ``feed_rotation``),
+    which is not applied here.
+
     Parameters
     ----------
-    cube : (freq, m, l) real or complex — voltage pattern planes on a regular grid
+    cube : (freq, m, l, *trail) real or complex — voltage pattern planes on a regular
+        grid; ``trail`` is () for a scalar beam, (2, 2) for Jones matrices, and passes
+        through the interpolation (every element is interpolated alike)
     l_axis, m_axis : (start, step, count) of the l and m axes (direction cosines)
     freq_axis : (start_hz, step_hz, count) of the frequency axis (one plane: step ignored)
     l, m : (src,) direction cosines of the sources
@@ -193,10 +226,11 @@ def sample_cube(cube, l_axis, m_axis, freq_axis, l, m, freq_hz, chi=None, xp=np)
 
     Returns
     -------
-    (time, ant, chan, src) of ``cube``'s dtype (at least float64), 0 where (l', m') lies
-    outside the cube.
+    (time, ant, chan, src, *trail) of ``cube``'s dtype (at least float64), 0 where
+    (l', m') lies outside the cube.
     """
     cube = xp.asarray(cube)
+    trail = (None,) * (cube.ndim - 3)  # the weights broadcast over the trailing axes
     l = xp.asarray(l, dtype=xp.float64)
     m = xp.asarray(m, dtype=xp.float64)
     chi = xp.zeros((1, 1)) if chi is None else xp.asarray(chi, dtype=xp.float64)
@@ -217,6 +251,6 @@ def sample_cube(cube, l_axis, m_axis, freq_axis, l, m, freq_hz, chi=None, xp=np)
             for dl_, fl in ((0, 1 - wl), (1, wl)):
                 jl = xp.minimum(il + dl_, nl - 1)[:, :, None, :]
                 w = fv[None, None, :, None] * (fm * fl)[:, :, None, :]
-                out = out + w * cube[v, jm, jl]
+                out = out + w[(..., *trail)] * cube[v, jm, jl]
     inside = (in_l & in_m)[:, :, None, :]
-    return xp.where(inside, out, 0)
+    return xp.where(inside[(..., *trail)], out, 0)

@@ -7,6 +7,11 @@ accuracy (|φ| ≲ 10⁴ turns on long baselines would otherwise lose ~10⁻³ r
 The source sum is a matrix product over the source axis:
 ``V[c, r, :] = (w·e^{2πiφ})[c, r, :] @ S[c, :, :]`` with S the spectrally
 scaled Stokes parameters (I, or I, Q, U, V). Loops run over source chunks only.
+
+With 2×2 Jones beams (E per time, antenna, channel and source) the beams do not
+commute with B, so the sum is over the four correlations instead:
+``V[c, r] = Σ_s t[c, r, s]·E_p·B_s(ν)·E_qᴴ`` with t the scalar term above, the 2×2
+products written out element by element (:func:`jones_sum`).
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ from uvlab.gpu.sources import SourceArrays
 #: Bytes of temporaries per (row, channel, source) element of a block.
 BYTES_PER_TERM = 64
 
+#: The same with 2×2 Jones beams: E_p, E_q, E_p·t, E_p·t·B and the products (complex128).
+JONES_BYTES_PER_TERM = 512
+
 
 @dataclass(frozen=True, eq=False)
 class PreparedSources:
@@ -33,12 +41,15 @@ class PreparedSources:
     lmn : (nsrc, 3) float64
     stokes : (chan, nsrc, npol) real dtype — S0·(ν/ν0)^α, npol = 1 (I) or 4 (I, Q, U, V)
     quad : (nsrc, 3) float64 or None — Gaussian coefficients (None if all points)
+    npol : 1 or 4
+    mode : "scalar", "linear" or "circular" — the feed basis of B (for Jones beams)
     """
 
     lmn: object
     stokes: object
     quad: object
     npol: int
+    mode: str = "scalar"
 
     @property
     def nsrc(self) -> int:
@@ -50,11 +61,18 @@ def prepare_sources(sources: SourceArrays, freq_hz, mode: str, dtype, xp=np) -> 
     npol = terms.check_mode(mode)
     per_chan = terms.spectral_flux(freq_hz, sources, npol, xp).astype(dtype)
     quad = terms.gaussian_quadratic(sources.shape, xp) if sources.has_gaussians else None
-    return PreparedSources(xp.asarray(sources.lmn, dtype=xp.float64), per_chan, quad, npol)
+    lmn = xp.asarray(sources.lmn, dtype=xp.float64)
+    return PreparedSources(lmn, per_chan, quad, npol, mode)
 
 
 def combine_pol(acc, mode: str, xp=np):
-    """(…, npol) Stokes accumulators → (…) scalar or (…, 2, 2) brightness form."""
+    """(…, npol) Stokes accumulators → (…) scalar or (…, 2, 2) brightness form.
+
+    (…, 2, 2) correlations (:func:`direct_rows` with Jones beams) pass as they are: a
+    last axis of 2, where Stokes accumulators have npol = 1 or 4.
+    """
+    if acc.shape[-1] == 2:
+        return acc
     if mode == "scalar":
         return acc[..., 0]
     return terms.stokes_to_brightness(acc[..., 0], acc[..., 1], acc[..., 2], acc[..., 3], mode, xp)
@@ -73,27 +91,98 @@ def direct_rows(
     smearing : terms.Smearing or None
     dtype : numpy.float32 or numpy.float64 — real working precision
     budget : bytes for temporaries (default ``chunking.CPU_BUDGET_BYTES``)
-    row_beam : (E, t, p, q) or None — scalar voltage beams E (time, ant, chan, src) and
-        each row's indices into its time and antenna axes (row,) int: every term is
-        multiplied by E[t, p]·conj(E[t, q]) (the E-Jones of both antennas, per row)
+    row_beam : (E, t, p, q) or None — voltage beams E and each row's indices into their
+        time and antenna axes (row,) int. Scalar E (time, ant, chan, src): every term is
+        multiplied by E[t, p]·conj(E[t, q]). Jones E (time, ant, chan, src, 2, 2), in the
+        feed basis of ``prep.mode`` ("linear" or "circular"; "scalar" is a ValueError):
+        every term is E[t, p]·t·B·E[t, q]ᴴ (:func:`jones_sum`).
 
     Returns
     -------
     (row, chan, npol) complex of ``dtype`` precision, Stokes accumulators
-    ``Σ_s ζ·G·e^{2πiφ}·S_s(ν)``; :func:`combine_pol` forms the products.
+    ``Σ_s ζ·G·e^{2πiφ}·S_s(ν)``; :func:`combine_pol` forms the products. With Jones
+    beams, the correlations themselves: (row, chan, 2, 2).
+    """
+    from uvlab.gpu.predict.beams import is_jones
+
+    if row_beam is not None and is_jones(row_beam[0]):
+        return jones_sum(uvw, freq_hz, prep, smearing, dtype, xp, budget, row_beam)
+    real = np.dtype(dtype)
+    cplx = np.result_type(real, np.complex64)
+    nrow, nchan = np.shape(uvw)[0], np.shape(freq_hz)[0]
+    acc = xp.zeros((nchan, nrow, prep.npol), dtype=cplx)
+    for sl, term in source_terms(uvw, freq_hz, prep, smearing, real, xp, budget, BYTES_PER_TERM):
+        if row_beam is not None:
+            eb, ti, pi, qi = row_beam
+            e_s = eb[:, :, :, sl]
+            pair = e_s[ti, pi] * xp.conj(e_s[ti, qi])  # (row, chan, src)
+            term *= xp.transpose(pair, (1, 0, 2)).astype(cplx, copy=False)
+        stokes = prep.stokes[:, sl, :].astype(cplx)  # (chan, src, npol)
+        acc += xp.matmul(term, stokes)
+    return acc.transpose(1, 0, 2)
+
+
+def jones_sum(uvw, freq_hz, prep: PreparedSources, smearing, dtype, xp, budget, row_beam):
+    """``V[r, c] = Σ_s t[c, r, s]·E_p·B_s(ν)·E_qᴴ``: (row, chan, 2, 2) complex.
+
+    ``row_beam`` = (E, t, p, q) with E (time, ant, chan, src, 2, 2); B in the feed basis
+    ``prep.mode`` (DESIGN §1). The 2×2 products are written out per element: ``t·E_p``,
+    then ``·B``, then ``·E_qᴴ`` (20 complex products per term), summed over sources.
+    """
+    if prep.mode not in ("linear", "circular"):
+        raise ValueError("2×2 Jones beams need mode 'linear' or 'circular', not 'scalar'")
+    real = np.dtype(dtype)
+    cplx = np.result_type(real, np.complex64)
+    nrow, nchan = np.shape(uvw)[0], np.shape(freq_hz)[0]
+    eb, ti, pi, qi = row_beam
+    s = prep.stokes
+    bright = terms.stokes_to_brightness(s[..., 0], s[..., 1], s[..., 2], s[..., 3], prep.mode, xp)
+    bright = bright.astype(cplx, copy=False)  # (chan, src, 2, 2)
+    acc = [xp.zeros((nchan, nrow), dtype=cplx) for _ in range(4)]  # 00, 01, 10, 11
+    idx = ((0, 0), (0, 1), (1, 0), (1, 1))
+    for sl, term in source_terms(
+        uvw, freq_hz, prep, smearing, real, xp, budget, JONES_BYTES_PER_TERM
+    ):
+        e_s = eb[:, :, :, sl]
+        ep, eq = e_s[ti, pi], e_s[ti, qi]  # (row, chan, src, 2, 2)
+        b = [bright[:, None, sl, i, j] for i, j in idx]  # (chan, 1, src)
+        # W = t·E_p, Y = W·B
+        w = [term * xp.transpose(ep[..., i, j], (1, 0, 2)).astype(cplx) for i, j in idx]
+        del ep
+        y = (
+            w[0] * b[0] + w[1] * b[2],
+            w[0] * b[1] + w[1] * b[3],
+            w[2] * b[0] + w[3] * b[2],
+            w[2] * b[1] + w[3] * b[3],
+        )
+        del w
+        c = [xp.conj(xp.transpose(eq[..., i, j], (1, 0, 2))).astype(cplx) for i, j in idx]
+        del eq
+        # V_ij += Σ_s Σ_k Y_ik·conj(E_q,jk)
+        acc[0] += (y[0] * c[0] + y[1] * c[1]).sum(axis=2)
+        acc[1] += (y[0] * c[2] + y[1] * c[3]).sum(axis=2)
+        acc[2] += (y[2] * c[0] + y[3] * c[1]).sum(axis=2)
+        acc[3] += (y[2] * c[2] + y[3] * c[3]).sum(axis=2)
+    out = xp.stack(acc, axis=-1).reshape(nchan, nrow, 2, 2)
+    return out.transpose(1, 0, 2, 3)
+
+
+def source_terms(uvw, freq_hz, prep: PreparedSources, smearing, real, xp, budget, per_term):
+    """Yield ``(source_slice, t)`` over chunks of sources: t (chan, row, src) complex, the
+    scalar term ``ζ_time·ζ_band·G·e^{2πiφ}`` of each row, channel and source.
+
+    Chunks hold ``budget`` bytes at ``per_term`` bytes per (row, channel, source).
     """
     from uvlab.gpu.predict.chunking import CPU_BUDGET_BYTES, chunk_from_budget
 
-    real = np.dtype(dtype)
     cplx = np.result_type(real, np.complex64)
     uvw = xp.asarray(uvw, dtype=xp.float64)
     freq = xp.asarray(freq_hz, dtype=xp.float64)
     nrow, nchan = uvw.shape[0], freq.shape[0]
-    acc = xp.zeros((nchan, nrow, prep.npol), dtype=cplx)
     if nrow == 0 or prep.nsrc == 0:
-        return acc.transpose(1, 0, 2)
+        return
     k = freq / C_LIGHT
-    per_src = max(nrow * nchan * BYTES_PER_TERM, 1)
+    per_src = max(nrow * nchan * per_term, 1)
     step = chunk_from_budget(per_src, prep.nsrc, budget or CPU_BUDGET_BYTES)
     if smearing is not None and smearing.time:
         rate = uvw_rate(uvw, smearing.dec0_rad)
@@ -129,11 +218,4 @@ def direct_rows(
             weight = g if weight is None else weight * g
         if weight is not None:
             term *= weight
-        if row_beam is not None:
-            eb, ti, pi, qi = row_beam
-            e_s = eb[:, :, :, sl]
-            pair = e_s[ti, pi] * xp.conj(e_s[ti, qi])  # (row, chan, src)
-            term *= xp.transpose(pair, (1, 0, 2)).astype(cplx, copy=False)
-        stokes = prep.stokes[:, sl, :].astype(cplx)  # (chan, src, npol)
-        acc += xp.matmul(term, stokes)
-    return acc.transpose(1, 0, 2)
+        yield sl, term

@@ -5,7 +5,7 @@ and is shared by the vectorised NumPy path, the CuPy fallback and the tests:
 
 - :func:`spectral_scale` — ``(ν/ν0)^α``;
 - :func:`stokes_to_brightness` — the 2×2 brightness matrix B for linear or
-  circular feeds;
+  circular feeds, and :func:`brightness_to_stokes`, its inverse;
 - :func:`gaussian_quadratic` / :func:`gaussian_factor` — the Gaussian shape
   factor G(u, v) = exp(−(π²/(4 ln 2))·(θ_maj²·u'² + θ_min²·v'²));
 - :func:`sinc`, :func:`band_smearing`, :func:`time_smearing` — SDP Memo 076
@@ -150,6 +150,25 @@ def stokes_to_brightness(i, q, u, v, mode: str, xp=np):
     else:
         raise ValueError(f"brightness matrix needs mode linear or circular, not {mode!r}")
     return xp.stack([xp.stack(r, axis=-1) for r in rows], axis=-2)
+
+
+def brightness_to_stokes(b, mode: str, xp=np):
+    """The inverse of :func:`stokes_to_brightness`: (…, 2, 2) → (…, 4) (I, Q, U, V).
+
+    Linear: ``I = (b₀₀ + b₁₁)/2``, ``Q = (b₀₀ − b₁₁)/2``, ``U = (b₀₁ + b₁₀)/2``,
+    ``V = (b₀₁ − b₁₀)/(2i)``; circular swaps the roles of Q, U and V. Complex in and out
+    (real Stokes for a Hermitian B).
+    """
+    b00, b01, b10, b11 = b[..., 0, 0], b[..., 0, 1], b[..., 1, 0], b[..., 1, 1]
+    i, d = (b00 + b11) / 2, (b00 - b11) / 2
+    re, im = (b01 + b10) / 2, (b01 - b10) / 2j
+    if mode == "linear":
+        out = (i, d, re, im)
+    elif mode == "circular":
+        out = (i, re, im, d)
+    else:
+        raise ValueError(f"brightness matrix needs mode linear or circular, not {mode!r}")
+    return xp.stack(out, axis=-1)
 
 
 def gaussian_quadratic(shape, xp=np):

@@ -76,3 +76,30 @@ def test_analytic_beams_use_the_layout_dishes(obs):
         math.exp(-4 * math.log(2) * (0.01 / fwhm) ** 2), rel=1e-12
     )
     assert layout.gains(slice(0, 1)) is None
+
+
+def test_jones_pattern_beams_turn_with_the_parallactic_angle(obs, tmp_path):
+    """A pattern set gives (time, ant, chan, src, 2, 2): sample_cube of the Jones data at
+    the antennas' parallactic angles, the matrices as stored (no feed rotation)."""
+    from uvlab.app.beam_cube import BeamCubeError
+    from uvlab.app.beam_pattern import write_beam_pattern
+
+    rng = np.random.default_rng(1)
+    data = rng.random((1, 21, 21, 2, 2)) + 1j * rng.random((1, 21, 21, 2, 2))
+    axis = (-0.02, 0.002, 21)
+    pattern = str(tmp_path / "b_$(corr)_$(reim).fits")
+    write_beam_pattern(pattern, data, axis, axis, (1.4e9, 1.0, 1), feeds="circular")
+    lmn = np.array([[0.01, 0.005, math.sqrt(1 - 1.25e-4)], [-0.004, 0.0, math.sqrt(1 - 1.6e-5)]])
+    src = SourceArrays.points(lmn, [[1.0, 0, 0, 0], [2.0, 0.1, 0, 0]])
+    jones = ObservationJones(obs, src, JonesOptions(primary_beam=pattern), "circular")
+    assert jones.beam_feeds == "circular"
+    e = jones.beam(slice(0, 3))
+    chi = antenna_parallactic(obs, slice(0, 3))
+    assert e.shape == (3, obs.layout.nant, 1, 2, 2, 2)
+    want = sample_cube(data, axis, axis, (1.4e9, 1.0, 1), lmn[:, 0], lmn[:, 1], [1.4e9], chi)
+    np.testing.assert_allclose(e, want, rtol=1e-12)
+    with pytest.raises(BeamCubeError, match=r"circular feeds .* cannot predict linear") as info:
+        ObservationJones(obs, src, JonesOptions(primary_beam=pattern), "linear")
+    assert pattern in str(info.value) and "\n" not in str(info.value)
+    # Stokes I takes either basis
+    assert ObservationJones(obs, src, JonesOptions(primary_beam=pattern), "scalar").beam_feeds
