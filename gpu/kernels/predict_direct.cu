@@ -129,9 +129,7 @@ __global__ void __launch_bounds__(NTHREADS) predict_direct(
     constexpr int EW = (BEAM == 2) ? 2 : 1;  // reals per beam value
     const T* ep = beam;
     const T* eq = beam;
-    // 16-byte loads of CH channels when every source's channels start on a 16-byte
-    // boundary (CB is a multiple of CH)
-    constexpr int CH = (16 / sizeof(T)) / EW;
+    // 16-byte loads when every source's CB channels start on a 16-byte boundary
     const bool vec_ok = BEAM && (nchan * EW) % (16 / sizeof(T)) == 0 && c0 + CB <= nchan;
     if (BEAM) {
         const size_t bt = (size_t)beam_rows[rr], bp = beam_rows[nrow + rr], bq = beam_rows[2 * nrow + rr];
@@ -198,23 +196,22 @@ __global__ void __launch_bounds__(NTHREADS) predict_direct(
             }
             T q = 0;
             if (GAUSS) q = s_quad[s][0] * uf * uf + s_quad[s][1] * vf * vf + s_quad[s][2] * uf * vf;
-            // this source's beams, CH channels (one 16-byte load per antenna) at a time:
-            // few registers beside the CB x NPOL accumulators
-            const size_t eo = (size_t)(s0 + s) * nchan * EW;
-            T e_p[CH * EW], e_q[CH * EW];
+            // this source's beams for the CB channels, loaded before the channel loop
+            T e_p[BEAM ? CB : 1][EW], e_q[BEAM ? CB : 1][EW];
+            if (BEAM) load_beams<T, CB * EW>(ep, eq, (size_t)(s0 + s) * nchan * EW,
+                                            (nchan - c0) * EW, vec_ok, &e_p[0][0], &e_q[0][0]);
 #pragma unroll
             for (int j = 0; j < CB; ++j) {
                 T wgt = zb;
                 if (TSMEAR) wgt *= ts * inva * invk[j];
                 if (GAUSS) wgt *= exp_neg(q * k2[j]);
-                if (BEAM && j % CH == 0)
-                    load_beams<T, CH * EW>(ep, eq, eo + j * EW, (nchan - c0 - j) * EW, vec_ok,
-                                           e_p, e_q);
-                const int jb = (j % CH) * EW;
-                if (BEAM == 1) wgt *= e_p[jb] * e_q[jb];
                 T cr = wgt * kc, ci = wgt * ks;
-                if (BEAM == 2) {  // E_p conj(E_q)
-                    const T ar = e_p[jb], ai = e_p[jb + 1], br = e_q[jb], bi = e_q[jb + 1];
+                if (BEAM == 1) {
+                    const T e = e_p[j][0] * e_q[j][0];
+                    cr *= e;
+                    ci *= e;
+                } else if (BEAM == 2) {  // E_p conj(E_q)
+                    const T ar = e_p[j][0], ai = e_p[j][1], br = e_q[j][0], bi = e_q[j][1];
                     const T er = ar * br + ai * bi, ei = ai * br - ar * bi;
                     const T nr = cr * er - ci * ei;
                     ci = cr * ei + ci * er;
