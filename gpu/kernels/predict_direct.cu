@@ -205,12 +205,9 @@ __global__ void __launch_bounds__(NTHREADS) predict_direct(
                 T wgt = zb;
                 if (TSMEAR) wgt *= ts * inva * invk[j];
                 if (GAUSS) wgt *= exp_neg(q * k2[j]);
+                if (BEAM == 1) wgt *= e_p[j][0] * e_q[j][0];
                 T cr = wgt * kc, ci = wgt * ks;
-                if (BEAM == 1) {
-                    const T e = e_p[j][0] * e_q[j][0];
-                    cr *= e;
-                    ci *= e;
-                } else if (BEAM == 2) {  // E_p conj(E_q)
+                if (BEAM == 2) {  // E_p conj(E_q)
                     const T ar = e_p[j][0], ai = e_p[j][1], br = e_q[j][0], bi = e_q[j][1];
                     const T er = ar * br + ai * bi, ei = ai * br - ar * bi;
                     const T nr = cr * er - ci * ei;
