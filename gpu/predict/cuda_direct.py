@@ -11,9 +11,9 @@ Scalar voltage beams that differ per antenna (E-Jones, :func:`kernel_beam`) are 
 the kernel from device memory, laid out (time, ant, src, chan): each term of row
 (t, p, q) is multiplied by E[t, p]·conj(E[t, q]) for its source and channel. The rows go
 to the kernel in :func:`beam_row_order` (and their visibilities back in their own order),
-so that a thread block's rows share a few antennas' beams in L1: on an H100, 64 MeerKAT
-antennas with beams differing per antenna, 2000 sources, that took full polarisation
-with smearing from 2.0e11 to 4.7e11 source·vis/s (float32) and 1.4e11 to 2.0e11 (float64).
+so that a thread block's rows share a few antennas' beams in L1: on an H100 (64 MeerKAT
+antennas, beams differing per antenna, 10⁴ sources; BENCHMARKS.md) full polarisation with
+smearing went from 1.85e11 to 4.8e11 source·vis/s (float32) and 1.35e11 to 1.95e11 (float64).
 """
 
 from __future__ import annotations
