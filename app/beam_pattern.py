@@ -58,6 +58,36 @@ def is_pattern(text: str) -> bool:
     return re.search(r"\$\([A-Za-z_]\w*\)", str(text)) is not None
 
 
+_MEMBER = re.compile(r"^(.*)(xx|xy|yx|yy|rr|rl|lr|ll)(.*?)(re|im)(.*)$", re.IGNORECASE)
+
+
+def pattern_of(path: str) -> str | None:
+    """The pattern set a picked file belongs to, or None.
+
+    ``/b/beam_xx_re.fits`` → ``/b/beam_$(corr)_$(reim).fits`` (``$(CORR)``/``$(REIM)`` for
+    upper-case names) when the set's two required files (the real parts of the diagonal,
+    ``xx`` and ``yy`` or ``rr`` and ``ll``) are there; None for a file of no such set (a
+    scalar beam cube). What a file dialog returns, turned into what ``--primary-beam`` takes.
+    """
+    p = Path(path)
+    match = _MEMBER.match(p.name)
+    if match is None:
+        return None
+    head, corr, mid, reim, tail = match.groups()
+    corr_ph = "$(CORR)" if corr.isupper() else "$(corr)"
+    reim_ph = "$(REIM)" if reim.isupper() else "$(reim)"
+
+    def esc(text: str) -> str:
+        return text.replace("$", "$$")
+
+    pattern = str(p.with_name(f"{esc(head)}{corr_ph}{esc(mid)}{reim_ph}{esc(tail)}"))
+    for feeds, corrs in CORRELATIONS.items():
+        names = pattern_filenames(pattern, feeds)
+        if all(Path(names[c, "re"]).is_file() for c in (corrs[0], corrs[3])):
+            return pattern
+    return None
+
+
 def pattern_filenames(pattern: str, feeds: str) -> dict[tuple[str, str], str]:
     """``{(corr, reim): file name}`` of ``pattern`` for the four elements of ``feeds``.
 

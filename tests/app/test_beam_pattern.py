@@ -18,6 +18,7 @@ from uvlab.app.beam_pattern import (
     is_pattern,
     load_beam_pattern,
     pattern_filenames,
+    pattern_of,
     write_beam_pattern,
 )
 
@@ -144,3 +145,30 @@ def test_writer_refuses_non_jones_data(tmp_path):
     with pytest.raises(ValueError, match=r"\(freq, m, l, 2, 2\)"):
         write_beam_pattern(str(tmp_path / "b_$(corr)_$(reim).fits"), np.ones((2, 5, 7)), *AXES)
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("written", "picked", "want"),
+    [
+        ("b_$(corr)_$(reim).fits", "b_yx_im.fits", "b_$(corr)_$(reim).fits"),
+        ("B$(CORR)$(REIM).fits", "BXXRE.fits", "B$(CORR)$(REIM).fits"),
+        ("c$$_$(corr)_$(reim).fits", "c$_rr_re.fits", "c$$_$(corr)_$(reim).fits"),
+        ("rr_$(corr)_$(reim).fits", "rr_xx_re.fits", "rr_$(corr)_$(reim).fits"),
+    ],
+)
+def test_a_picked_file_names_its_set(tmp_path, written, picked, want):
+    """What a file dialog returns becomes the pattern --primary-beam takes, and loads."""
+    feeds = "circular" if "rr_re" in picked else "linear"
+    data = random_jones(np.random.default_rng(3))
+    write_beam_pattern(str(tmp_path / written), data, *AXES, feeds=feeds)
+    pattern = pattern_of(str(tmp_path / picked))
+    assert pattern == str(tmp_path / want)
+    np.testing.assert_array_equal(load_beam_pattern(pattern).data, data)
+
+
+def test_a_file_of_no_set_names_none(tmp_path):
+    write_beam_cube(tmp_path / "beam.fits", np.ones((1, 5, 7)), *AXES[:2], (1e9, 1.0, 1))
+    assert pattern_of(str(tmp_path / "beam.fits")) is None
+    # a set's name, but without the diagonal's real parts beside it
+    write_beam_cube(tmp_path / "b_xx_re.fits", np.ones((1, 5, 7)), *AXES[:2], (1e9, 1.0, 1))
+    assert pattern_of(str(tmp_path / "b_xx_re.fits")) is None

@@ -150,19 +150,32 @@ class InstrumentPanel(QtWidgets.QWidget):
         self.changed.emit()
 
     def set_beam_cube(self, path: str, *, emit: bool = True) -> bool:
-        """Use the beam cube ``path`` if it loads (else one line on ``error``); returns whether."""
-        from uvlab.app.beam_cube import BeamCubeError, load_beam_cube
+        """Use the beam cube ``path`` if it loads (else one line on ``error``); returns whether.
 
-        try:
-            load_beam_cube(path)
-        except BeamCubeError as exc:
-            self.error.emit(f"beam cube not used: {exc}")
+        A file of a polarised pattern set (``beam_xx_re.fits`` beside ``beam_yy_re.fits``,
+        :func:`~uvlab.app.beam_pattern.pattern_of`) selects the whole set.
+        """
+        from uvlab.app.beam_pattern import is_pattern, pattern_of
+
+        beam = str(path) if is_pattern(path) else (pattern_of(path) or str(path))
+        if not self._loads(beam):
             self._show_beam(self._beam)
             return False
-        self._beam = str(path)
+        self._beam = beam
         self._show_beam(self._beam)
         if emit:
             self.changed.emit()
+        return True
+
+    def _loads(self, beam: str) -> bool:
+        """Whether the cube or pattern set ``beam`` loads; if not, one line on ``error``."""
+        from uvlab.app.beam_cube import BeamCubeError
+
+        try:
+            JonesOptions(primary_beam=beam).load_cube()
+        except BeamCubeError as exc:
+            self.error.emit(f"beam cube not used: {exc}")
+            return False
         return True
 
     def _show_beam(self, beam: str) -> None:
@@ -212,14 +225,8 @@ class InstrumentPanel(QtWidgets.QWidget):
             with QtCore.QSignalBlocker(spin):
                 spin.setValue(value)
         beam = j.primary_beam or "none"
-        if beam not in {key for _, key in BEAMS}:
-            from uvlab.app.beam_cube import BeamCubeError, load_beam_cube
-
-            try:
-                load_beam_cube(beam)
-            except BeamCubeError as exc:
-                self.error.emit(f"beam cube not used: {exc}")
-                beam = "none"
+        if beam not in {key for _, key in BEAMS} and not self._loads(beam):
+            beam = "none"
         self._beam = beam
         self._show_beam(beam)
 
@@ -230,4 +237,6 @@ class InstrumentPanel(QtWidgets.QWidget):
 def _cube_label(path: str) -> str:
     from pathlib import Path
 
-    return f"cube: {Path(path).name}"
+    from uvlab.app.beam_pattern import is_pattern
+
+    return f"{'Jones' if is_pattern(path) else 'cube'}: {Path(path).name}"

@@ -145,6 +145,36 @@ def test_a_cube_without_wcs_is_one_line_and_changes_nothing(
     assert wait_result(w).output.dirty.max() > 0  # the window goes on
 
 
+def test_a_file_of_a_polarised_set_selects_the_set(make_window, small_state, wait_result, tmp_path):
+    """Picking beam_xx_re.fits uses the whole pattern; a diagonal Jones beam e·𝟙 images as
+    the scalar cube e does (the Stokes-I prediction is ½(XX + YY))."""
+    from uvlab.app.beam_cube import write_beam_cube
+    from uvlab.app.beam_pattern import write_beam_pattern
+
+    ax = (-0.06, 0.003, 41)
+    ll, mm = np.meshgrid(np.linspace(-0.06, 0.06, 41), np.linspace(-0.06, 0.06, 41))
+    e = np.exp(-(ll**2 + mm**2) / (2 * 0.01**2))[None]  # (1, m, l)
+    jones = np.zeros((*e.shape, 2, 2), dtype=complex)
+    jones[..., 0, 0] = jones[..., 1, 1] = e
+    write_beam_cube(tmp_path / "scalar.fits", e, ax, ax, (1.4e9, 1.0, 1))
+    write_beam_pattern(str(tmp_path / "pb_$(corr)_$(reim).fits"), jones, ax, ax, (1.4e9, 1.0, 1))
+    state = _one_source_state(0.008)
+    w = make_window(state, run_on_start=False)
+    p = w.instrument_panel
+    assert p.set_beam_cube(str(tmp_path / "pb_xx_re.fits"))
+    pattern = str(tmp_path / "pb_$(corr)_$(reim).fits")
+    assert p.corruptions().jones.primary_beam == pattern
+    assert p.beam_combo.currentText().startswith("Jones: pb_")
+    polarised = _result_with(w, wait_result, lambda c: c.jones.primary_beam == pattern)
+    assert p.set_beam_cube(str(tmp_path / "scalar.fits"))
+    assert p.corruptions().jones.primary_beam == str(tmp_path / "scalar.fits")
+    scalar = _result_with(w, wait_result, lambda c: c.jones.primary_beam.endswith("scalar.fits"))
+    peak = np.abs(scalar.dirty).max()
+    assert np.abs(polarised.dirty - scalar.dirty).max() <= 1e-6 * peak
+    # the beam matters: the source at 0.8 σ of the beam is dimmed to e² ≈ 0.53
+    assert _value_at(scalar, 0.0, 0.008) == pytest.approx(np.exp(-(0.8**2)), rel=0.05)
+
+
 def test_session_saves_and_restores_the_instrument(make_window, small_state, wait_result):
     c = Corruptions(
         JonesOptions("gaussian", 15.0, gain_amp_rms=0.02, gain_phase_rms_deg=5.0, gain_seed=9),
