@@ -12,6 +12,8 @@ imports ``uvlab.app``; the lab's small observation is in :mod:`tests.support.obs
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from tests.support.oracles import C_LIGHT
@@ -79,3 +81,15 @@ def random_sources(rng, n: int, fov: float = 0.1, gaussians: bool = True, centre
         shape[g, 1] = shape[g, 0] * rng.uniform(0.2, 1.0, g.sum())
         shape[g, 2] = rng.uniform(0, np.pi, g.sum())
     return SourceArrays(lmn, stokes, rng.normal(-0.7, 0.5, n), rng.uniform(0.8e9, 1.6e9, n), shape)
+
+
+@functools.cache
+def jones_scene(seed, gaussians=False, nant=5, ntime=3, nsrc=4):
+    """(ant_uvw, ant1, ant2, sources) of a small random array for the Jones-chain tests:
+    every baseline, and two of them reversed (q < p)."""
+    rng = np.random.default_rng(seed)
+    ant_uvw = rng.normal(size=(ntime, nant, 3)) * np.array([1500.0, 1500.0, 300.0])
+    p, q = np.triu_indices(nant, k=1)
+    ant1, ant2 = np.r_[p, q[:2]], np.r_[q, p[:2]]
+    src = random_sources(rng, nsrc, 0.03, gaussians, centre=True)
+    return ant_uvw, ant1, ant2, src

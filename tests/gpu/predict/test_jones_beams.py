@@ -11,13 +11,12 @@ diagonal Jones beam xx = yy = E is the scalar beam E; "scalar" mode is refused.
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 import pytest
 
-from tests.support.scenes import random_sources
+from tests.support.scenes import jones_scene
 from uvlab.gpu.predict import Smearing, predict_antennas, predict_rows
 from uvlab.gpu.predict.beams import power_beam
 from uvlab.gpu.predict.jones_reference import predict_jones_reference
@@ -27,14 +26,7 @@ FREQ = 1.3e9 + 3e6 * np.arange(3)
 SMEAR = Smearing(2e6, 30.0, math.radians(-30.0))
 
 
-@functools.cache
-def scene(seed, gaussians=False, nant=5, ntime=3, nsrc=4):
-    rng = np.random.default_rng(seed)
-    ant_uvw = rng.normal(size=(ntime, nant, 3)) * np.array([1500.0, 1500.0, 300.0])
-    p, q = np.triu_indices(nant, k=1)
-    ant1, ant2 = np.r_[p, q[:2]], np.r_[q, p[:2]]  # reversed pairs too
-    src = random_sources(rng, nsrc, 0.03, gaussians, centre=True)
-    return ant_uvw, ant1, ant2, src
+scene = jones_scene
 
 
 def jones(rng, shape):
