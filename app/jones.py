@@ -94,6 +94,31 @@ class JonesOptions:
             )
         return load_beam_cube(self.primary_beam)
 
+    def dishes(self, dish_m) -> np.ndarray:
+        """Each antenna's dish diameter: ``dish_m`` (the layout's or the MS's), or
+        ``dish_diameter_m`` for every antenna when it is given."""
+        dish = np.asarray(dish_m, dtype=np.float64)
+        if self.dish_diameter_m is None:
+            return dish
+        return np.full(dish.shape, float(self.dish_diameter_m))
+
+    def analytic_beams(self, lmn, freq_hz, dish_m):
+        """(1, ant or 1, chan, src) voltage beams of the analytic model at the sources."""
+        from uvlab.gpu.predict.beams import antenna_beams
+
+        return antenna_beams(self.primary_beam, lmn, freq_hz, dish_m, gaussian_k=self.gaussian_k)
+
+    def random_gains(self, rel_times_s, nant: int, feeds: int):
+        """(time, ant, 1[, 2, 2]) random gains at ``rel_times_s`` (a flat bandpass: one
+        channel, broadcast by the caller); ``feeds`` 1 (scalar) or 2 (independent per feed)."""
+        from uvlab.gpu.predict.gains import random_gains
+
+        return random_gains(
+            rel_times_s, nant, 1, amp_rms=self.gain_amp_rms,
+            phase_rms_rad=math.radians(self.gain_phase_rms_deg),
+            corr_time_s=self.gain_corr_time_s, seed=self.gain_seed, feeds=feeds,
+        )  # fmt: skip
+
 
 def check_beam_feeds(cube, feeds: str) -> None:
     """Refuse a Jones cube of the other feed basis than the predict's ``feeds``.
@@ -166,17 +191,8 @@ class ObservationJones:
         self._analytic = None
         self._gains = None
         if options.has_beam and self._cube is None:
-            from uvlab.gpu.predict.beams import antenna_beams
-
-            dish = (
-                obs.layout.dish_diameter
-                if options.dish_diameter_m is None
-                else np.full(obs.layout.nant, float(options.dish_diameter_m))
-            )
-            self._analytic = antenna_beams(
-                options.primary_beam, sources.lmn, obs.freq_hz, dish,
-                gaussian_k=options.gaussian_k,
-            )  # fmt: skip
+            dish = options.dishes(obs.layout.dish_diameter)
+            self._analytic = options.analytic_beams(sources.lmn, obs.freq_hz, dish)
         if options.gains_file:
             from uvlab.app.gains_table import read_gains_table
 
@@ -190,19 +206,9 @@ class ObservationJones:
             self._gains = table.evaluate(
                 obs.times_mjd_s, obs.freq_hz, obs.layout.nant, tolerance_s=obs.int_s / 2
             )
-        elif options.has_gains:
-            from uvlab.gpu.predict.gains import random_gains
-
-            self._gains = random_gains(
-                obs.times_mjd_s - obs.times_mjd_s[0],
-                obs.layout.nant,
-                1,
-                amp_rms=options.gain_amp_rms,
-                phase_rms_rad=math.radians(options.gain_phase_rms_deg),
-                corr_time_s=options.gain_corr_time_s,
-                seed=options.gain_seed,
-                feeds=1 if feeds == "scalar" else 2,
-            )  # one channel: a flat bandpass, broadcast in gains()
+        elif options.has_gains:  # one channel: a flat bandpass, broadcast in gains()
+            rel = obs.times_mjd_s - obs.times_mjd_s[0]
+            self._gains = options.random_gains(rel, obs.layout.nant, 1 if feeds == "scalar" else 2)
 
     @property
     def beam_feeds(self) -> str | None:
@@ -247,9 +253,7 @@ class RowJones:
 
         self.options = options
         self.names = tuple(antenna_names)
-        dish = np.asarray(dish_m, dtype=np.float64)
-        if options.dish_diameter_m is not None:
-            dish = np.full(len(self.names), float(options.dish_diameter_m))
+        dish = options.dishes(dish_m)
         if options.has_beam and not np.all(np.isfinite(dish) & (dish > 0)):
             raise ValueError(
                 "the ANTENNA table's DISH_DIAMETER is missing or ≤ 0; give --dish-diameter-m"
@@ -266,14 +270,7 @@ class RowJones:
 
             self.table = read_gains_table(options.gains_file, self.names)
         elif options.has_gains:
-            from uvlab.gpu.predict.gains import random_gains
-
-            self.random = random_gains(
-                self.times - self.times[0], len(self.names), 1,
-                amp_rms=options.gain_amp_rms,
-                phase_rms_rad=math.radians(options.gain_phase_rms_deg),
-                corr_time_s=options.gain_corr_time_s, seed=options.gain_seed, feeds=2,
-            )  # fmt: skip
+            self.random = options.random_gains(self.times - self.times[0], len(self.names), 2)
 
     def row_beam(self, sources: SourceArrays, freq_hz, time_mjd_s, a1, a2, ra0, dec0):
         """``(E, t, p, q)`` for :func:`uvlab.gpu.predict.predict_rows`, or None.
@@ -284,10 +281,7 @@ class RowJones:
             return None
         a1, a2 = np.asarray(a1), np.asarray(a2)
         if self.cube is None:
-            from uvlab.gpu.predict.beams import antenna_beams
-
-            e = antenna_beams(self.options.primary_beam, sources.lmn, freq_hz, self.dish,
-                              gaussian_k=self.options.gaussian_k)  # fmt: skip
+            e = self.options.analytic_beams(sources.lmn, freq_hz, self.dish)
             zero = np.zeros(len(a1), dtype=np.int64)
             if e.shape[1] == 1:
                 return e, zero, zero, zero
