@@ -156,7 +156,11 @@ __global__ void __launch_bounds__(NT)
                 const int* __restrict__ sub_chunk, int maxsub,
                 typename cplx_of<T>::type* __restrict__ grid, int ntu, int Mu, int Mv, int pad,
                 T beta_u, const T* __restrict__ table_u, int bu, int du, T beta_v,
-                const T* __restrict__ table_v, int bv, int dv) {
+                const T* __restrict__ table_v, int bv, int dv, const int* __restrict__ code,
+                const T* __restrict__ vis) {
+    // code, vis (a reused bin plan, else null): each slot's visibility is gathered from
+    // vis[code >> 1] (conjugated where code & 1) as the records are staged, in place of
+    // the record's own (re, im): re-imaging the same points needs no fill pass.
     typedef typename cplx_of<T>::type T2;
     constexpr int TWU = TU + SU + 1, TWV = TV + SV + 1, NW = SU + SV, TW = TWV * TWU;
     // G > 1 (small windows): G groups of SU x SV owner threads, group g taking the
@@ -184,6 +188,12 @@ __global__ void __launch_bounds__(NT)
         __syncthreads();  // previous batch consumed; tile zeroed
         for (int r = t; r < nrec; r += NT) {
             Rec<T> rec = recs[b0 + r];
+            if (code != nullptr) {
+                const int c = code[b0 + r];
+                const long long i = c >> 1;
+                rec.re = vis[2 * i];
+                rec.im = (c & 1) ? -vis[2 * i + 1] : vis[2 * i + 1];
+            }
             int k0u = win_start<RU, SU>(rec.pu, bu, du);
             int k0v = win_start<RV, SV>(rec.pv, bv, dv);
             s_meta[r] = make_int4(k0u, k0v, k0u % SU, k0v % SV);
