@@ -119,6 +119,27 @@ def restored_result(
     )  # fmt: skip
 
 
+def wide_psf(vd, spec, weighting, algorithm: str, params, device: str):
+    """The CLEAN PSF of an N² image: side 2N, the visibilities weighted as for the N² image.
+
+    Högbom subtracts the PSF over the whole image only with a PSF of side 2N (without major
+    cycles the N² PSF's missing sidelobes would stay in the residual). Uniform and Briggs
+    weights count density on the N² image's uv cells (``Weighting.density_npix``), as the
+    dirty image did: on 2N's finer cells the PSF differs from the dirty image's by up to
+    3 % of its peak (uniform; docs/conventions.md). Only the PSF is gridded.
+    """
+    from dataclasses import replace
+
+    from uvlab.gpu.imaging.imager import make_psf
+    from uvlab.gpu.imaging.spec import ImageSpec
+
+    return make_psf(
+        vd.uvw, vd.freq_hz, vd.vis, vd.weight, ImageSpec(2 * spec.npix, spec.cell_rad),
+        flag=vd.flag, weighting=replace(weighting, density_npix=spec.npix),
+        algorithm=algorithm, params=params, device=device,
+    )  # fmt: skip
+
+
 def clean(
     vd, spec, dirty, psf, args, params, weighting, device: str = "cpu", mask=None
 ) -> Deconvolved:

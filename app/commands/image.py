@@ -197,14 +197,10 @@ def run(args) -> int:
     clean = None
     if args.niter > 0:  # all of it before the first file is written
         from uvlab.app.deconvolve import clean as run_clean
-        from uvlab.gpu.imaging.spec import ImageSpec
+        from uvlab.app.deconvolve import wide_psf
 
-        # Högbom subtracts the PSF over the whole image only with a PSF of side 2N; without
-        # major cycles, the N² PSF's missing sidelobes would stay in the residual.
-        wide = run_job(image_request(args, ImageSpec(2 * spec.npix, spec.cell_rad)), cache)
-        clean = run_clean(
-            vd, spec, res.dirty, wide.psf, args, params, wt, res.device, mask=clean_mask
-        )
+        psf2 = wide_psf(vd, spec, wt, args.algorithm, params, res.device)
+        clean = run_clean(vd, spec, res.dirty, psf2, args, params, wt, res.device, mask=clean_mask)
     prefix = Path(args.out)
     prefix.parent.mkdir(parents=True, exist_ok=True)
     check_outputs_space(prefix, spec.npix, clean)

@@ -155,6 +155,35 @@ def make_image(
     )  # fmt: skip
 
 
+def make_psf(
+    uvw, freq_hz, vis, weight, spec: ImageSpec, *, flag=None, weighting: Weighting | None = None,
+    algorithm: str = "conv", params=None, device: str = "auto",
+):  # fmt: skip
+    """The PSF alone, normalised by Σw (no dirty image made): a CLEAN PSF of side 2N.
+
+    Arguments as :func:`make_image` (``vis`` only decides which samples are usable, as
+    there). For the PSF of an N² image at 2N, give the N image's density cells:
+    ``Weighting(..., density_npix=N)``.
+
+    Returns
+    -------
+    (N, N) float64 NumPy array
+    """
+    weighting = weighting or Weighting()
+    dev = resolve_device(device)
+    xp = np
+    if dev == "gpu":
+        import cupy as xp
+    timer = StageTimer(gpu=dev == "gpu")
+    s, _, wts = _weighted_samples(
+        ImagingCache(), uvw, freq_hz, vis, weight, flag, spec, weighting, timer, "select",
+        xp=xp,
+    )  # fmt: skip
+    fn = _algorithm(algorithm, params, xp)
+    img = fn(s.u, s.v, wts.weight.astype(xp.complex128), spec, w=s.w, timer=timer)
+    return np.asarray(to_numpy(img), dtype=np.float64) / wts.total
+
+
 def _gpu_image(
     uvw, freq_hz, vis, weight, spec, flag, weighting, algorithm, params, psf, cache,
     data_key, vis_key,

@@ -230,7 +230,8 @@ class ImagingCache:
         from uvlab.gpu.imaging.weighting import imaging_weights
 
         def make():
-            density = None if weighting.scheme == "natural" else self.density(s, spec)
+            natural = weighting.scheme == "natural"
+            density = None if natural else self.density(s, weighting.density_spec(spec))
             wt = imaging_weights(s.u, s.v, s.weight, spec, weighting, density=density)
             return Weights(wt, float(wt.sum()), int(np.count_nonzero(wt)))
 

@@ -7,7 +7,10 @@ Briggs (1995) robust weighting as implemented by CASA and WSClean:
 - ``w_i ← w_i / (1 + f²·W_k(i))``.
 
 R = −2 is close to uniform, R = +2 close to natural. Uniform is ``w_i / W_k(i)``.
-The uv cell is the image's Fourier cell, ``1/(N·cell)`` wavelengths.
+The uv cell is the image's Fourier cell, ``1/(N·cell)`` wavelengths, or that of an image of
+``Weighting.density_npix`` pixels: a CLEAN PSF made at 2N must weight the visibilities as
+the N² dirty image did (with 2N's finer cells uniform weights differ and the PSF's
+sidelobes with them: by 3 % of its peak for MeerKAT at 256², 0.9 % with Briggs R = 0).
 """
 
 from __future__ import annotations
@@ -34,11 +37,15 @@ class Weighting:
     taper_arcsec : float
         FWHM of a Gaussian taper, expressed as the image-plane resolution it
         imposes (as WSClean's ``-taper-gaussian``); 0 disables it.
+    density_npix : int
+        Side of the image whose uv cells count the density (uniform, Briggs); 0 (the
+        default): the image's own. Same cell size.
     """
 
     scheme: str = "natural"
     robust: float = 0.0
     taper_arcsec: float = 0.0
+    density_npix: int = 0
 
     def __post_init__(self):
         if self.scheme not in SCHEMES:
@@ -47,6 +54,15 @@ class Weighting:
             raise ValueError(f"robust parameter must lie in [-2, 2], got {self.robust}")
         if not (self.taper_arcsec >= 0 and np.isfinite(self.taper_arcsec)):
             raise ValueError(f"taper must be ≥ 0 arcsec, got {self.taper_arcsec}")
+        if self.density_npix and (self.density_npix < 2 or self.density_npix % 2):
+            raise ValueError(f"density_npix must be 0 or even ≥ 2, got {self.density_npix}")
+
+    def density_spec(self, spec: ImageSpec) -> ImageSpec:
+        """The geometry whose uv cells the density is counted on: ``spec`` or its
+        ``density_npix``-pixel sibling (same cell)."""
+        if not self.density_npix or self.density_npix == spec.npix:
+            return spec
+        return ImageSpec(self.density_npix, spec.cell_rad)
 
 
 def imaging_weights(
@@ -64,7 +80,7 @@ def imaging_weights(
         Defines the uv cell size ``1/(N·cell)`` for density weighting.
     weighting : Weighting
     density : (nvis,) float, optional
-        :func:`cell_density` of these samples and ``spec``, when already known
+        :func:`cell_density` of these samples on ``weighting.density_spec(spec)``, when known
         (it does not depend on the scheme, robust or taper).
 
     Returns
@@ -75,7 +91,7 @@ def imaging_weights(
     w = xp.asarray(weight, dtype=xp.float64)
     if weighting.scheme != "natural":
         if density is None:
-            density = cell_density(u_lambda, v_lambda, w, spec)
+            density = cell_density(u_lambda, v_lambda, w, weighting.density_spec(spec))
         if weighting.scheme == "uniform":
             w = xp.where(density > 0, w / xp.where(density > 0, density, 1.0), 0.0)
         else:

@@ -105,3 +105,21 @@ def test_density_cells_are_casas(xp):
     # the mirrors of cells (0, 0) and (1, 0) are (−1, −1) and (−2, −1): none coincide here
     np.testing.assert_allclose(xp.asnumpy(got) if xp is not np else got, [3, 3, 4, 24, 24])
     # round-to-nearest cells would have put 0.6·du with 1.1·du (cell 1): 5, not 3
+
+
+@pytest.mark.parametrize("scheme", ["uniform", "briggs"])
+def test_density_cells_of_another_image_size(scheme):
+    """``density_npix`` = N counts density on the N² image's uv cells whatever image is made:
+    the weights at 2N equal those of the N² image exactly; on 2N's own cells they differ."""
+    rng = np.random.default_rng(4)
+    u, v = rng.normal(0, 300, 4000), rng.normal(0, 300, 4000)
+    w = rng.uniform(0.5, 2.0, 4000)
+    spec = ImageSpec(64, 1.0 / (2.5 * 1200))
+    wide = ImageSpec(128, spec.cell_rad)
+    want = imaging_weights(u, v, w, spec, Weighting(scheme, -0.5))
+    got = imaging_weights(u, v, w, wide, Weighting(scheme, -0.5, density_npix=64))
+    np.testing.assert_array_equal(got, want)
+    own = imaging_weights(u, v, w, wide, Weighting(scheme, -0.5))
+    assert np.abs(own - want).max() > 0.1 * np.abs(want).max()
+    with pytest.raises(ValueError, match="density_npix"):
+        Weighting(scheme, density_npix=7)
