@@ -10,10 +10,10 @@ import importlib
 
 _VIEWS = {
     "SkyImageView": "image_view",
-    "link_views": "image_view",
-    "link_crosshairs": "image_view",
-    "link_zoom": "image_view",
-    "follow_zoom": "image_view",
+    "link_views": "image_links",
+    "link_crosshairs": "image_links",
+    "link_zoom": "image_links",
+    "follow_zoom": "image_links",
     "UvCoverageView": "uv_coverage_view",
     "FourierPlaneView": "fourier_plane_view",
     "ArrayLayoutView": "array_layout_view",

@@ -7,15 +7,8 @@ places the ImageItem with a QTransform so that each pixel centre sits at its
 left, as on the sky. Public l, m arguments and signals are direction
 cosines (dimensionless, ≈ radians); only the axes are in arcmin.
 
-Zoom. Every :meth:`~SkyImageView.set_image` shows the image fitted to the
-view (exactly: the image's pixel-edge extent fills the limiting axis, pixels
-stay square), or the view's default zoom (:meth:`~SkyImageView.set_default_zoom`,
-:meth:`~SkyImageView.zoom_to`), until the user zooms or pans with the mouse
-(the ViewBox's ``sigRangeChangedManually``). From then on new images keep the
-user's range, until *Fit* (:meth:`~SkyImageView.fit_to_image`) is pressed.
-Programmatic ranges never count as a user zoom, except through
-:meth:`~SkyImageView.set_view_range` with ``by_user=True`` (for views that
-follow a user's zoom in another view).
+Zoom. Each new image is fitted to the view, or shown at its default zoom,
+until the user zooms or pans; *Fit* starts that over (:mod:`uvlab.widgets.image_zoom`).
 
 Deferred drawing. ``set_image(..., defer=True)`` only stores the image:
 :meth:`~SkyImageView.image`, :meth:`~SkyImageView.spec` and the other data
@@ -25,10 +18,9 @@ event-loop iteration, so that drawing a result never stalls the GUI), when
 the view is next shown (a view in a hidden tab costs nothing until then), or
 before anything that reads or changes the drawn state (levels, ticks, PNG).
 
-Display. The default stretch is ``asinh`` and levels run from the 0.5th
-percentile to the peak (:mod:`uvlab.widgets._display`), so sidelobes and faint
-sources show at once. The colour bar is labelled with the units and the
-stretch; for log and asinh its ticks are in data units.
+Display. The default stretch is ``asinh`` with levels from the 0.5th
+percentile to the peak; the colour bar is labelled in data units
+(:mod:`uvlab.widgets.image_colour_scale`).
 
 Size. The view asks for little room (a minimum size hint of about
 210 × 115 px with a 9-pt font, whatever the title): the title is drawn in the
@@ -41,47 +33,36 @@ width) follow the font, so they scale with QT_SCALE_FACTOR.
 
 from __future__ import annotations
 
-import html
-from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
 from PyQt6 import QtCore, QtGui, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
-from uvlab.gpu.geometry import lmn_to_radec
 from uvlab.gpu.imaging.spec import ImageSpec
-from uvlab.widgets._display import (
-    STRETCHES,
-    abs_peak,
-    auto_levels,
-    data_ticks,
-    finite_range,
-    format_dms,
-    format_hms,
-    make_stretch,
-    stretch_for_peak,
-)
-from uvlab.widgets._pg import COLORMAPS, DIVERGING, get_colormap, pg, plain_axes
+from uvlab.widgets._display import STRETCHES, make_stretch
+from uvlab.widgets._pg import COLORMAPS, get_colormap, pg, plain_axes
 from uvlab.widgets._save import save_image
+from uvlab.widgets.image_colour_scale import ColourScaleMixin
+from uvlab.widgets.image_geometry import ARCMIN, image_extent, pixel_transform
+from uvlab.widgets.image_links import follow_zoom, link_crosshairs, link_views, link_zoom
+from uvlab.widgets.image_readout import readout_at, readout_text
+from uvlab.widgets.image_title import elide_title, show_title, shown_title
+from uvlab.widgets.image_zoom import ZoomMixin
 
-ARCMIN = np.pi / (180.0 * 60.0)
+__all__ = [
+    "ARCMIN",
+    "SkyImageView",
+    "follow_zoom",
+    "image_extent",
+    "link_crosshairs",
+    "link_views",
+    "link_zoom",
+    "pixel_transform",
+]
 
 
-def pixel_transform(spec: ImageSpec) -> QtGui.QTransform:
-    """Map ImageItem pixel corners to (l, m) arcmin: centre of (j, i) → (l_i, m_j)."""
-    c = spec.cell_rad / ARCMIN
-    off = c * (spec.npix // 2 + 0.5)
-    return QtGui.QTransform(-c, 0.0, 0.0, c, off, -off)
-
-
-def image_extent(spec: ImageSpec) -> tuple[tuple[float, float], tuple[float, float]]:
-    """((l_lo, l_hi), (m_lo, m_hi)) arcmin of the image's outer pixel edges."""
-    r = pixel_transform(spec).mapRect(QtCore.QRectF(0.0, 0.0, spec.npix, spec.npix))
-    return (r.left(), r.right()), (r.top(), r.bottom())
-
-
-class SkyImageView(QtWidgets.QWidget):
+class SkyImageView(ColourScaleMixin, ZoomMixin, QtWidgets.QWidget):
     """Show one sky image with a colour bar, stretch, crosshair and readout.
 
     Parameters
@@ -328,213 +309,23 @@ class SkyImageView(QtWidgets.QWidget):
         """The full title (the plot shows it elided to its width)."""
         return self._title
 
-    def levels(self) -> tuple[float, float]:
-        """Colour-scale limits, in displayed (stretched) units."""
-        self.flush()
-        lo, hi = self.color_bar.levels()
-        return float(lo), float(hi)
-
-    def set_levels(self, lo: float, hi: float) -> None:
-        """Set the colour-scale limits, in displayed (stretched) units."""
-        self.flush()
-        self.color_bar.setLevels((float(lo), float(hi)))
-
-    def auto_levels(self) -> None:
-        """Fit the colour scale to the displayed image: 0.5th percentile to the peak."""
-        if self.needs_drawing():
-            self._pending_keep_levels = False  # drawn with its levels fitted
-            self.flush()
-            return
-        shown = self.image_item.image
-        if shown is not None:
-            symmetric = self._cmap_name in DIVERGING and self._stretch != "log"
-            lo, hi = auto_levels(shown, symmetric=symmetric)
-            self.color_bar.rounding = (hi - lo) / 1000.0
-            self.color_bar.setLevels((lo, hi))
-            self._update_ticks()
-
-    def _refresh(self, keep_levels: bool = False) -> None:
-        if self._data is None:
-            return
-        self._data_range = finite_range(self._data)
-        self._stretch_fn = stretch_for_peak(self._stretch, abs_peak(self._data_range))
-        self.image_item.setImage(self._stretch_fn(self._data), autoLevels=False)
-        self.color_bar.getAxis("left").setLabel(self._stretch_fn.label(self._units))
-        if keep_levels:
-            self.color_bar.setLevels(self.color_bar.levels())
-            self._update_ticks()
-        else:
-            self.auto_levels()
-
-    def _update_ticks(self) -> None:
-        """Label a log or asinh colour bar in data units (linear: pyqtgraph's own ticks)."""
-        ticks: list[tuple[float, str]] = []
-        if self._stretch != "linear" and self._data_range is not None:
-            lo, hi = self.color_bar.levels()  # as drawn: never a flush from a resize
-            vmin, vmax = self._data_range
-            if self._stretch == "log":  # only values above the floor have a place on the bar
-                vmin = max(vmin, self._stretch_fn.scale)
-            # labels at least 1.3 lines apart on the bar as drawn (8 % of it before layout)
-            bar_px = self.color_bar.axis.geometry().height()
-            line = QtGui.QFontMetricsF(self.font()).height()
-            gap = max(0.08, 1.3 * line / bar_px) if bar_px > 0 else 0.08
-            ticks = data_ticks(self._stretch_fn, vmin, vmax, hi - lo, min_gap=gap)
-        if ticks != self._ticks or not ticks:
-            self._ticks = ticks
-            self.color_bar.axis.setTicks([ticks] if ticks else None)
-
-    def colorbar_ticks(self) -> list[tuple[float, str]]:
-        """The colour bar's (stretched position, data-unit label) ticks; [] when linear."""
-        self.flush()
-        return list(self._ticks)
-
     # ------------------------------------------------------------------ title
     def _set_title(self, title: str) -> None:
         self._title = title or ""
-        label = self.plot_item.titleLabel
-        label.setToolTip(self._title)
-        if not self._title:
-            self.plot_item.setTitle(None)
-            return
-        self.plot_item.setTitle(" ")
-        self._elide_title()
+        show_title(self.plot_item, self._title, self._title_font())
 
     def _title_font(self) -> QtGui.QFont:
         return QtGui.QFont(self.font())
 
     def _elide_title(self) -> None:
         """Show the title elided to the label's width; it never asks for more room."""
-        label = self.plot_item.titleLabel
-        if not self._title:
-            return
-        font = self._title_font()
-        fm = QtGui.QFontMetricsF(font)
-        width = label.geometry().width() - fm.averageCharWidth()
-        text = fm.elidedText(self._title, QtCore.Qt.TextElideMode.ElideRight, max(width, 0.0))
-        size = f"{font.pointSizeF():g}pt" if font.pointSizeF() > 0 else f"{font.pixelSize()}px"
-        shown = html.escape(text or "…")
-        if getattr(label, "_uvlab_shown", None) != (shown, size):
-            label._uvlab_shown = (shown, size)
-            label.setText(shown, size=size)
-        # LabelItem asks for its text's width; ask for none, the plot's column decides
-        label.setMinimumWidth(0)
-        label.setPreferredWidth(0)
-        # pyqtgraph gives the title row 30 px; one line of this font is enough
-        height = label.item.boundingRect().height()
-        label.setMaximumHeight(height)
-        self.plot_item.layout.setRowFixedHeight(0, height)
+        if self._title:
+            elide_title(self.plot_item, self._title, self._title_font())
 
     def shown_title(self) -> str:
         """The title as drawn (elided), plain text."""
         self.flush()
-        shown = getattr(self.plot_item.titleLabel, "_uvlab_shown", None)
-        return html.unescape(shown[0]) if shown and self._title else ""
-
-    # ------------------------------------------------------------------- zoom
-    def user_zoomed(self) -> bool:
-        """Whether the user zoomed or panned since the last fit (new images keep the range)."""
-        return self._user_zoomed
-
-    def fit_to_image(self) -> None:
-        """Show the whole image, exactly, and let new images be fitted again."""
-        self._user_zoomed = False
-        if self._spec is not None:
-            xr, yr = image_extent(self._spec)
-            self.view_box.setRange(xRange=xr, yRange=yr, padding=0)
-
-    def zoom_to(self, half_width_rad: float) -> None:
-        """Centre on (0, 0) and show ±``half_width_rad`` along the limiting axis.
-
-        This becomes the view's default zoom: later images are shown at it
-        too, until the user zooms (e.g. a PSF's inner sidelobes).
-        """
-        self.set_default_zoom(half_width_rad=half_width_rad)
-        self._user_zoomed = False
-        self._apply_zoom()
-
-    def set_default_zoom(
-        self, fraction: float | None = None, *, half_width_rad: float | None = None
-    ) -> None:
-        """How each new image is shown until the user zooms.
-
-        Parameters
-        ----------
-        fraction : float, optional
-            Show ±``fraction`` of the image's half-width around (0, 0).
-        half_width_rad : float, optional
-            Show ±``half_width_rad`` around (0, 0) (direction cosines).
-            With neither, the whole image is fitted (the default).
-        """
-        if fraction is not None and half_width_rad is not None:
-            raise ValueError("give a fraction or a half-width, not both")
-        for name, val in (("fraction", fraction), ("half_width_rad", half_width_rad)):
-            if val is not None and not (np.isfinite(val) and val > 0):
-                raise ValueError(f"{name} must be positive, got {val!r}")
-        self._zoom_fraction = None if fraction is None else float(fraction)
-        self._zoom_half_rad = None if half_width_rad is None else float(half_width_rad)
-        if not self._user_zoomed:
-            self._apply_zoom()
-
-    def set_view_range(self, x_range, y_range, *, by_user: bool = False) -> None:
-        """Show (l, m) arcmin ranges; ``by_user`` counts it as the user's zoom.
-
-        A view that follows a user's zoom in a linked view should pass
-        ``by_user=True`` so that its next image keeps the range too.
-        """
-        self.view_box.setRange(xRange=tuple(x_range), yRange=tuple(y_range), padding=0)
-        if by_user:
-            self._user_zoomed = True
-
-    def _apply_zoom(self) -> None:
-        if self._spec is None:
-            return
-        half = None
-        if self._zoom_half_rad is not None:
-            half = self._zoom_half_rad / ARCMIN
-        elif self._zoom_fraction is not None:
-            half = self._zoom_fraction * self._spec.npix / 2 * self._spec.cell_rad / ARCMIN
-        if half is None:
-            xr, yr = image_extent(self._spec)
-        else:
-            xr = yr = (-half, half)
-        self.view_box.setRange(xRange=xr, yRange=yr, padding=0)
-
-    def _on_user_range(self, _mask) -> None:
-        self._user_zoomed = True
-
-    def _on_fit_clicked(self) -> None:
-        self.fit_to_image()
-        self.zoom_reset.emit()
-
-    # --------------------------------------------------------------- display
-    def set_colormap(self, name: str) -> None:
-        """Choose a colour map by name (see ``uvlab.widgets._pg.COLORMAPS``)."""
-        cmap = get_colormap(name)
-        self._cmap_name = name
-        self.color_bar.setColorMap(cmap)
-        with QtCore.QSignalBlocker(self.cmap_combo):
-            self.cmap_combo.setCurrentText(name)
-        if name in DIVERGING:
-            self.auto_levels()
-
-    def colormap(self) -> str:
-        return self._cmap_name
-
-    def set_stretch(self, name: str) -> None:
-        """Choose ``asinh``, ``linear`` or ``log``; refits the colour levels."""
-        if name not in STRETCHES:
-            raise ValueError(f"unknown stretch {name!r}; choose from {STRETCHES}")
-        self._stretch = name
-        with QtCore.QSignalBlocker(self.stretch_combo):
-            self.stretch_combo.setCurrentText(name)
-        if self.needs_drawing():
-            self._pending_keep_levels = False  # a new stretch always refits the levels
-            self.flush()
-        else:
-            self._refresh(keep_levels=False)
-
-    def stretch(self) -> str:
-        return self._stretch
+        return shown_title(self.plot_item, self._title)
 
     # -------------------------------------------------------------- crosshair
     def set_crosshair(self, l: float, m: float) -> None:
@@ -561,35 +352,11 @@ class SkyImageView(QtWidgets.QWidget):
         Returns
         -------
         dict
-            ``l``, ``m`` (direction cosines), ``l_arcmin``, ``m_arcmin``;
-            ``j``, ``i`` (nearest pixel, None outside the image) and
-            ``value`` (None outside); ``ra_rad``, ``dec_rad``, ``ra_hms``,
-            ``dec_dms`` (None without a phase centre); ``units``.
+            See :func:`uvlab.widgets.image_readout.readout_at`.
         """
-        out = {"l": l, "m": m, "l_arcmin": l / ARCMIN, "m_arcmin": m / ARCMIN}
-        out.update(j=None, i=None, value=None, units=self._units)
-        out.update(ra_rad=None, dec_rad=None, ra_hms=None, dec_dms=None)
-        if self._spec is not None:
-            jf, if_ = self._spec.pixel_of(l, m)
-            j, i = int(np.floor(jf + 0.5)), int(np.floor(if_ + 0.5))
-            if 0 <= j < self._spec.npix and 0 <= i < self._spec.npix:
-                out.update(j=j, i=i, value=float(self._data[j, i]))
-        if self._radec0 is not None and l * l + m * m < 1.0:
-            ra, dec = lmn_to_radec(l, m, *self._radec0)
-            out.update(ra_rad=float(ra), dec_rad=float(dec))
-            out.update(ra_hms=format_hms(ra), dec_dms=format_dms(dec))
-        return out
-
-    def _readout_text(self, r: dict) -> str:
-        parts = []
-        if r["j"] is not None:
-            parts.append(f"j={r['j']} i={r['i']}")
-        parts.append(f"l={r['l_arcmin']:+.3f}′ m={r['m_arcmin']:+.3f}′")
-        if r["ra_hms"] is not None:
-            parts.append(f"RA {r['ra_hms']} Dec {r['dec_dms']}")
-        if r["value"] is not None:
-            parts.append(f"{r['value']:.4g} {r['units']}")
-        return "   ".join(parts)
+        return readout_at(
+            l, m, data=self._data, spec=self._spec, radec0=self._radec0, units=self._units
+        )
 
     def _on_mouse_moved(self, scene_pos: QtCore.QPointF) -> None:
         if self._data is None or not self.view_box.sceneBoundingRect().contains(scene_pos):
@@ -597,7 +364,7 @@ class SkyImageView(QtWidgets.QWidget):
         p = self.view_box.mapSceneToView(scene_pos)
         self._cursor_lm = (p.x() * ARCMIN, p.y() * ARCMIN)
         r = self.readout_at(*self._cursor_lm)
-        self.readout_label.setText(self._readout_text(r))
+        self.readout_label.setText(readout_text(r))
         self.cursor_moved.emit(r)
 
     def _refresh_readout(self) -> None:
@@ -605,7 +372,7 @@ class SkyImageView(QtWidgets.QWidget):
         if self._cursor_lm is None or self._data is None:
             self.readout_label.setText(" ")
             return
-        self.readout_label.setText(self._readout_text(self.readout_at(*self._cursor_lm)))
+        self.readout_label.setText(readout_text(self.readout_at(*self._cursor_lm)))
 
     def _on_mouse_clicked(self, ev) -> None:
         if ev.button() != QtCore.Qt.MouseButton.LeftButton or ev.double():
@@ -635,49 +402,3 @@ class SkyImageView(QtWidgets.QWidget):
                 self.export_png(path)
             except OSError as exc:
                 QtWidgets.QMessageBox.warning(self, "Save PNG", str(exc))
-
-
-def link_views(*views: SkyImageView) -> None:
-    """Link zoom and pan of several image views (all share (l, m) arcmin axes)."""
-    for v in views[1:]:
-        v.plot_item.setXLink(views[0].plot_item)
-        v.plot_item.setYLink(views[0].plot_item)
-
-
-def follow_zoom(view: SkyImageView, peers: Callable[[], Iterable[SkyImageView]]) -> None:
-    """A zoom or pan by the user in ``view`` gives ``peers()`` its centre and extent.
-
-    For views of different sizes, where pyqtgraph's ``setXLink``/``setYLink``
-    fight with the locked aspect ratios: each peer keeps its own aspect ratio
-    and counts as zoomed by the user (it stops refitting to new images). The
-    view's *Fit* fits the peers too. ``peers`` is called each time, so the set
-    may change (compare mode's columns).
-    """
-
-    def follow(_mask) -> None:
-        (x0, x1), (y0, y1) = view.view_box.viewRange()
-        for dst in peers():
-            if dst is not view and dst.image() is not None:
-                dst.set_view_range((x0, x1), (y0, y1), by_user=True)
-
-    def fit() -> None:
-        for dst in peers():
-            if dst is not view:
-                dst.fit_to_image()
-
-    view.view_box.sigRangeChangedManually.connect(follow)
-    view.zoom_reset.connect(fit)
-
-
-def link_zoom(*views: SkyImageView) -> None:
-    """Share zoom, pan and *Fit* between image views of different sizes (:func:`follow_zoom`)."""
-    for v in views:
-        follow_zoom(v, lambda: views)
-
-
-def link_crosshairs(*views: SkyImageView) -> None:
-    """Make moving the crosshair in any view move it in all the others."""
-    for a in views:
-        for b in views:
-            if a is not b:
-                a.crosshair_moved.connect(b.set_crosshair)

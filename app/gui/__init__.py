@@ -6,7 +6,7 @@ Request → worker → result, newest wins (STYLE §3):
   the streaming computation that the worker runs, and the saved session;
 - :mod:`~uvlab.app.gui.worker`: one QThread running jobs (and all casacore access);
 - :mod:`~uvlab.app.gui.controller`: freeze → submit → drop stale results, debounce edits;
-- :mod:`~uvlab.app.gui.main_window`, :mod:`~uvlab.app.gui.window_files`,
+- :mod:`~uvlab.app.gui.main_window` (with its ``window_*`` modules),
   :mod:`~uvlab.app.gui.views`, :mod:`~uvlab.app.gui.aliasing_view`,
   :mod:`uvlab.app.gui.panels`: the window, its views and its control panels;
 - :mod:`~uvlab.app.gui.settings`: QSettings;

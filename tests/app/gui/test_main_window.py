@@ -207,20 +207,6 @@ def test_drag_antenna_changes_layout_and_reruns(make_window, small_state, wait_r
     assert state.modified_antennas_enu is not None and state.observation.layout == "kat-7"
 
 
-def test_play_grows_the_hour_angle_range(make_window, small_state, wait_result, qtbot, monkeypatch):
-    import uvlab.app.gui.main_window as mw
-
-    monkeypatch.setattr(mw, "PLAY_PAUSE_MS", 10)
-    w = make_window(small_state)
-    wait_result(w)
-    stops = []
-    w.controller.result_ready.connect(lambda r: stops.append(r.request.observation.ha_stop_h))
-    w.run_panel.play_button.click()
-    qtbot.waitUntil(lambda: not w.is_playing(), timeout=30_000)
-    assert stops == [-2.0, -1.0, 0.0, 1.0, 2.0, 3.0]
-    assert w.obs_panel.ha_range() == (-3.0, 3.0) and w.run_panel.play_button.text() == "▶ Play"
-
-
 def test_click_on_dirty_image_adds_a_source(make_window, small_state, wait_result):
     from uvlab.gpu.geometry import radec_to_lmn
 
