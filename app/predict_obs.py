@@ -4,7 +4,7 @@ The one place where a simulated :class:`~uvlab.app.observation.Observation`
 meets the measurement equation. Both ways from a simulation to visibilities
 call :func:`predict_integrations` on their chunks of whole integrations:
 
-- the lab's synthetic source (:func:`uvlab.app.lab.sources.iter_synthetic`),
+- the lab's synthetic source (:func:`uvlab.app.lab.synthetic_source.iter_synthetic`),
   in Stokes I (``mode="scalar"``), time chunk after time chunk;
 - ``uvlab simulate`` (:func:`uvlab.app.ms.simulate.simulate_ms`), in a feed
   basis (``"linear"`` or ``"circular"``), one written chunk after another.

@@ -83,7 +83,7 @@ def _synthetic(args, algorithms=()):
     """(uvw, freq, vis, weight, flag, ra, dec, dish, label) of a simulated Stokes-I data set.
 
     Simulated and predicted by the lab's synthetic source
-    (:func:`uvlab.app.lab.sources.iter_synthetic`), which sizes the observation
+    (:func:`uvlab.app.lab.synthetic_source.iter_synthetic`), which sizes the observation
     and its images first and refuses (one line) what the memory cannot hold.
     """
     import numpy as np

@@ -332,7 +332,7 @@ def read_selected(args, algorithms=None, progress=None, cache=None):
 
     With ``--npix`` the imaging memory of each of ``algorithms`` (default
     ``args.algorithm``) is checked too, before anything is read. The read is
-    the lab's MS source (:func:`uvlab.app.lab.sources.iter_measurement_set`),
+    the lab's MS source (:func:`uvlab.app.lab.ms_source.iter_measurement_set`),
     the window's; ``cache`` (a :class:`~uvlab.app.lab.samples.WorkCache`)
     keeps what was read for a job run on it next.
     """

@@ -6,8 +6,11 @@ A request goes in, a stream of events comes out (STYLE §3):
   (:class:`~uvlab.app.lab.imaging.ImagingOptions`) and the defaults' one home;
 - :mod:`~uvlab.app.lab.jobs`: the frozen :class:`~uvlab.app.lab.jobs.JobRequest`,
   the events (Progress, Partial, Done), the outputs and the JobResult;
-- :mod:`~uvlab.app.lab.sources`: the data sources (a synthetic observation, a
-  MeasurementSet), each a generator returning imaging-ready Samples;
+- :mod:`~uvlab.app.lab.sources`: the data sources (a synthetic observation,
+  :mod:`~uvlab.app.lab.synthetic_source`; a MeasurementSet,
+  :mod:`~uvlab.app.lab.ms_source`), each a generator returning imaging-ready
+  Samples, with a job's sizing (:mod:`~uvlab.app.lab.sizing`) and image warnings
+  (:mod:`~uvlab.app.lab.image_notes`);
 - :mod:`~uvlab.app.lab.live`: :func:`~uvlab.app.lab.live.iter_job` /
   :func:`~uvlab.app.lab.live.run_job`, a source then a task, and the image task;
 - :mod:`~uvlab.app.lab.aliasing`, :mod:`~uvlab.app.lab.compare_task`: the

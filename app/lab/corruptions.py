@@ -3,7 +3,7 @@
 A synthetic job's :class:`Corruptions` (frozen into the
 :class:`~uvlab.app.lab.jobs.JobRequest`) holds a :class:`~uvlab.app.jones.JonesOptions`
 (the beam and the random gains, as ``uvlab simulate`` takes them) and the SEFD of the
-thermal noise. The lab's prediction (:func:`uvlab.app.lab.sources.iter_synthetic`)
+thermal noise. The lab's prediction (:func:`uvlab.app.lab.synthetic_source.iter_synthetic`)
 passes an :class:`~uvlab.app.jones.ObservationJones` to
 :func:`~uvlab.app.predict_obs.predict_integrations` and adds the noise
 (:func:`add_noise`): Stokes I has σ_I = σ/√2 per real and imaginary part, σ the

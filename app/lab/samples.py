@@ -36,7 +36,7 @@ class WorkCache:
     The prediction is held with its key ``(observation, sky, smearing,
     precision, device)``. A job whose key differs from the held one only by a
     few components of the sky updates it in place
-    (:func:`uvlab.app.lab.sources.iter_synthetic`; the Samples of an earlier
+    (:func:`uvlab.app.lab.synthetic_source.iter_synthetic`; the Samples of an earlier
     job share those visibilities, so use them before the next job), and says
     so:
 

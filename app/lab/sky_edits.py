@@ -4,7 +4,7 @@ The visibilities are linear in the sky, so when the held prediction is of the
 same observation, smearing, precision and device, and its sky differs from the
 request's by a few added and removed components (:func:`sky_edit`; a changed
 one is one removed and one added), the held visibilities are updated in place
-(:func:`uvlab.app.lab.sources.iter_synthetic`): ``V += V(added) − V(removed)``,
+(:func:`uvlab.app.lab.synthetic_source.iter_synthetic`): ``V += V(added) − V(removed)``,
 one prediction of :func:`edit_sources`, the added components and the removed
 ones with negated flux. More than :data:`MAX_EDIT_FRACTION` of the sky
 changed, or :data:`MAX_EDITS` updates in a row, predict everything again
