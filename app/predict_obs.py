@@ -94,18 +94,16 @@ def predict_integrations(
     from uvlab.gpu.predict.beams import is_jones
 
     beam = None if jones is None else jones.beam(times)
-    if mode == "scalar" and is_jones(beam):
-        return _stokes_i_through_jones(
-            obs, sources, times, beam, jones, smearing=smearing, dtype=dtype, device=device,
-            host=host,
-        )  # fmt: skip
-    return predict_antennas(
+    # Stokes I through a Jones beam: the trace's half of the polarised predict (scalar
+    # gains commute with it, so they are applied there)
+    through_jones = mode == "scalar" and is_jones(beam)
+    vis = predict_antennas(
         obs.ant_uvw[times],
         obs.ant1,
         obs.ant2,
         obs.freq_hz,
         sources,
-        mode=mode,
+        mode=jones.beam_feeds if through_jones else mode,
         smearing=observation_smearing(obs, smearing),
         dtype=dtype,
         device=device,
@@ -113,26 +111,7 @@ def predict_integrations(
         beam=beam,
         gains=None if jones is None else jones.gains(times),
     )
-
-
-def _stokes_i_through_jones(obs, sources, times, beam, jones, *, smearing, dtype, device, host):
-    """½(V₀₀ + V₁₁) of the predict in the Jones beam's basis, then the scalar gains."""
-    from uvlab.gpu.backend import get_xp, to_numpy
-    from uvlab.gpu.predict import predict_antennas
-
-    vis = predict_antennas(
-        obs.ant_uvw[times], obs.ant1, obs.ant2, obs.freq_hz, sources, mode=jones.beam_feeds,
-        smearing=observation_smearing(obs, smearing), dtype=dtype, device=device,
-        host=False, beam=beam,
-    )  # fmt: skip
-    xp = get_xp(vis)
-    vis = 0.5 * (vis[..., 0, 0] + vis[..., 1, 1])
-    gains = jones.gains(times)
-    if gains is not None:
-        from uvlab.gpu.predict.gains import apply_gains
-
-        vis = apply_gains(vis, xp.asarray(gains), obs.ant1, obs.ant2, xp)
-    return to_numpy(vis) if host else vis
+    return 0.5 * (vis[..., 0, 0] + vis[..., 1, 1]) if through_jones else vis
 
 
 def predict_image_integrations(
