@@ -31,7 +31,13 @@ from uvlab.gpu.predict.chunking import (
     device_budget,
     iter_chunked,
 )
-from uvlab.gpu.predict.direct import BYTES_PER_TERM, combine_pol, direct_rows, prepare_sources
+from uvlab.gpu.predict.direct import (
+    BYTES_PER_TERM,
+    JONES_BYTES_PER_TERM,
+    combine_pol,
+    direct_rows,
+    prepare_sources,
+)
 from uvlab.gpu.sources import SourceArrays
 
 METHODS = ("auto", "gemm", "fused", "weighted", "direct")
@@ -120,7 +126,8 @@ def iter_predict_rows(
         per_row = nchan * max(min(prep.nsrc, 64), 1) * BYTES_PER_TERM + nchan * cplx_bytes
     if row_beam is not None and (dev == "cpu" or array_sum):
         # the array-module sum's temporaries, ~16 sources at a time
-        per_row = nchan * BYTES_PER_TERM * min(max(prep.nsrc, 1), 16) * (4 if array_sum else 1)
+        per_term = JONES_BYTES_PER_TERM if array_sum else BYTES_PER_TERM
+        per_row = nchan * per_term * min(max(prep.nsrc, 1), 16)
     chunk = chunk_rows or chunk_from_budget(per_row, nrow, device_budget(dev))
 
     def run(sl: slice):
@@ -130,7 +137,7 @@ def iter_predict_rows(
         elif beam is not None:  # the array-module sum
             axp = get_xp(uvw_dev)
             acc = direct_rows(uvw_dev[sl], freq, prep, smearing, real, axp, row_beam=beam)
-            vis = combine_pol(acc, mode, axp)
+            vis = acc if array_sum else combine_pol(acc, mode, axp)  # Jones: correlations
         else:
             vis = combine_pol(direct_rows(uvw_dev[sl], freq, prep, smearing, real, np), mode, np)
         return to_numpy(vis) if host else vis
@@ -147,12 +154,11 @@ def fold_uniform_beam(prep, beam, xp):
     """
     from dataclasses import replace
 
-    from uvlab.gpu.predict.beams import is_jones
+    from uvlab.gpu.predict.beams import is_jones, power_beam
 
     if is_jones(beam):
         return _fold_jones(prep, xp.asarray(beam)[0, 0], xp)
-    e = xp.asarray(beam)[0, 0]
-    power = (e.real**2 + e.imag**2) if e.dtype.kind == "c" else e * e  # (chan, src)
+    power = power_beam(xp.asarray(beam)[0, 0], False, xp)  # |E|², (chan, src)
     return replace(prep, stokes=(prep.stokes * power[:, :, None]).astype(prep.stokes.dtype))
 
 
@@ -160,8 +166,9 @@ def _fold_jones(prep, e, xp):
     """``prep`` with B_s → E_s·B_s·E_sᴴ (E (chan, src, 2, 2)), as apparent Stokes."""
     from dataclasses import replace
 
-    if prep.mode not in ("linear", "circular"):
-        raise ValueError("2×2 Jones beams need mode 'linear' or 'circular', not 'scalar'")
+    from uvlab.gpu.predict.beams import check_jones_mode
+
+    check_jones_mode(prep.mode)
     s = prep.stokes.astype(xp.float64)
     b = terms.stokes_to_brightness(s[..., 0], s[..., 1], s[..., 2], s[..., 3], prep.mode, xp)
     e = e.astype(xp.complex128)
@@ -414,12 +421,11 @@ def _predict_antennas(
 
 def _jones_method(beam, mode: str, method: str) -> str:
     """2×2 Jones beams: the direct sum only (the factored paths take scalar beams)."""
-    from uvlab.gpu.predict.beams import is_jones
+    from uvlab.gpu.predict.beams import check_jones_mode, is_jones
 
     if not is_jones(beam):
         return method
-    if mode == "scalar":
-        raise ValueError("2×2 Jones beams need mode 'linear' or 'circular', not 'scalar'")
+    check_jones_mode(mode)
     if method not in ("auto", "gemm", "direct"):
         raise ValueError(f"2×2 Jones beams are summed directly, not by method {method!r}")
     return "direct"

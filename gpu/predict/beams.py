@@ -153,6 +153,12 @@ def is_jones(beam) -> bool:
     return beam is not None and beam.ndim == 6 and tuple(beam.shape[-2:]) == (2, 2)
 
 
+def check_jones_mode(mode: str) -> None:
+    """A 2×2 Jones beam acts on the correlations of ``mode``: "linear" or "circular" only."""
+    if mode not in ("linear", "circular"):
+        raise ValueError(f"2×2 Jones beams need mode 'linear' or 'circular', not {mode!r}")
+
+
 def power_beam(e, jones: bool, xp=np):
     """The Stokes-I power beam of voltage beams: ``|E|²`` (scalar), ``½·Σ_ij |E_ij|²`` (2×2).
 

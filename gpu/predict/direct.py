@@ -66,13 +66,7 @@ def prepare_sources(sources: SourceArrays, freq_hz, mode: str, dtype, xp=np) -> 
 
 
 def combine_pol(acc, mode: str, xp=np):
-    """(…, npol) Stokes accumulators → (…) scalar or (…, 2, 2) brightness form.
-
-    (…, 2, 2) correlations (:func:`direct_rows` with Jones beams) pass as they are: a
-    last axis of 2, where Stokes accumulators have npol = 1 or 4.
-    """
-    if acc.shape[-1] == 2:
-        return acc
+    """(…, npol) Stokes accumulators → (…) scalar or (…, 2, 2) brightness form."""
     if mode == "scalar":
         return acc[..., 0]
     return terms.stokes_to_brightness(acc[..., 0], acc[..., 1], acc[..., 2], acc[..., 3], mode, xp)
@@ -129,8 +123,9 @@ def jones_sum(uvw, freq_hz, prep: PreparedSources, smearing, dtype, xp, budget, 
     ``prep.mode`` (DESIGN §1). The 2×2 products are written out per element: ``t·E_p``,
     then ``·B``, then ``·E_qᴴ`` (20 complex products per term), summed over sources.
     """
-    if prep.mode not in ("linear", "circular"):
-        raise ValueError("2×2 Jones beams need mode 'linear' or 'circular', not 'scalar'")
+    from uvlab.gpu.predict.beams import check_jones_mode
+
+    check_jones_mode(prep.mode)
     real = np.dtype(dtype)
     cplx = np.result_type(real, np.complex64)
     nrow, nchan = np.shape(uvw)[0], np.shape(freq_hz)[0]
