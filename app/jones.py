@@ -23,6 +23,7 @@ The beams point at the phase centre (the pointing centre is the phase centre).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,16 +84,7 @@ class JonesOptions:
         """
         if not self.has_beam or self.primary_beam in ANALYTIC:
             return None
-        from uvlab.app.beam_cube import BeamCubeError, load_beam_cube
-        from uvlab.app.beam_pattern import is_pattern, load_beam_pattern
-
-        if is_pattern(self.primary_beam):
-            return load_beam_pattern(self.primary_beam)
-        if not Path(self.primary_beam).is_file():
-            raise BeamCubeError(
-                f"{self.primary_beam}: no such beam cube (or give none, airy, gaussian, cos3)"
-            )
-        return load_beam_cube(self.primary_beam)
+        return _read_cube(self.primary_beam, _file_stamps(self.primary_beam))
 
     def dishes(self, dish_m) -> np.ndarray:
         """Each antenna's dish diameter: ``dish_m`` (the layout's or the MS's), or
@@ -136,6 +128,45 @@ def check_beam_feeds(cube, feeds: str) -> None:
         f"{cube.source}: a beam of {cube.feeds} feeds ({', '.join(CORRELATIONS[cube.feeds])}) "
         f"cannot predict {feeds} feeds; give a {feeds}-feed beam or predict {cube.feeds} feeds"
     )
+
+
+def _file_stamps(beam: str) -> tuple:
+    """(name, mtime, size) of each file a cube or pattern names that is there: a beam read
+    again only when one of its files changed."""
+    from uvlab.app.beam_pattern import CORRELATIONS, is_pattern, pattern_filenames
+
+    if is_pattern(beam):
+        names = [n for feeds in CORRELATIONS for n in pattern_filenames(beam, feeds).values()]
+    else:
+        names = [beam]
+    stamps = []
+    for name in names:
+        try:
+            st = Path(name).stat()
+        except OSError:
+            continue
+        stamps.append((name, st.st_mtime_ns, st.st_size))
+    return tuple(stamps)
+
+
+@functools.lru_cache(maxsize=4)
+def _read_cube(beam: str, stamps: tuple):
+    """The beam cube or pattern set ``beam`` (``stamps``: :func:`_file_stamps`, the key).
+
+    The window predicts anew at every change, and each prediction asks for the beam: the
+    files are read once while they stay the same.
+    """
+    from uvlab.app.beam_cube import BeamCubeError, load_beam_cube
+    from uvlab.app.beam_pattern import is_pattern, load_beam_pattern
+
+    if is_pattern(beam):
+        cube = load_beam_pattern(beam)
+    elif not stamps:
+        raise BeamCubeError(f"{beam}: no such beam cube (or give none, airy, gaussian, cos3)")
+    else:
+        cube = load_beam_cube(beam)
+    cube.data.setflags(write=False)  # shared by every later caller
+    return cube
 
 
 def parallactic_angles(mjd_s, ra0_rad: float, dec0_rad: float, lon_rad, lat_rad) -> np.ndarray:
