@@ -26,6 +26,7 @@ from PyQt6.QtCore import pyqtSignal
 
 from uvlab.app.gui.boxes import boxed
 from uvlab.app.gui.on_demand import OnDemand
+from uvlab.app.gui.panels.fields import double_spin
 from uvlab.app.lab.clean_task import DECONVOLVERS, CleanOptions, CleanState
 from uvlab.widgets import ProfilePlotView, SkyImageView, link_crosshairs, link_zoom
 from uvlab.widgets._pg import pg
@@ -158,19 +159,21 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         self.niter_spin.setRange(0, 1_000_000)
         self.niter_spin.setValue(500)
         self.niter_spin.setToolTip("Minor iterations at most")
-        self.gain_spin = self._double(0.1, (0.001, 1.0), 3, 0.05, "Loop gain")
-        self.mgain_spin = self._double(
-            0.8, (0.01, 1.0), 2, 0.05, "A cycle ends at (1 − mgain)·peak; 1: one cycle"
-        )
-        self.threshold_spin = self._double(
-            0.0, (0.0, 1e6), 3, 1.0, "Stop at this residual peak (mJy/beam)"
-        )
-        self.threshold_spin.setSuffix(" mJy")
-        self.auto_spin = self._double(
-            0.0, (0.0, 1e3), 1, 1.0, "Stop at this many σ of the residual (MAD); 0: off"
-        )
+        live = {"tracking": True}  # every key counts, as before
+        self.gain_spin = double_spin(0.001, 1.0, 3, step=0.05, value=0.1, tip="Loop gain", **live)
+        self.mgain_spin = double_spin(
+            0.01, 1.0, 2, step=0.05, value=0.8, **live,
+            tip="A cycle ends at (1 − mgain)·peak; 1: one cycle",
+        )  # fmt: skip
+        self.threshold_spin = double_spin(
+            0.0, 1e6, 3, suffix=" mJy", value=0.0, **live,
+            tip="Stop at this residual peak (mJy/beam)",
+        )  # fmt: skip
+        self.auto_spin = double_spin(
+            0.0, 1e3, 1, suffix=" σ", value=0.0, **live,
+            tip="Stop at this many σ of the residual (MAD); 0: off",
+        )  # fmt: skip
         self.auto_spin.setSpecialValueText("off")
-        self.auto_spin.setSuffix(" σ")
         self.clean_button = QtWidgets.QPushButton("Clean")
         self.clean_button.setToolTip("CLEAN the current dirty image in the background")
         self.clean_button.clicked.connect(self.clean_requested)
@@ -189,16 +192,6 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
             self.controls.addWidget(widget)
         self.controls.addStretch(1)
         self.controls.addWidget(self.clean_button)
-
-    @staticmethod
-    def _double(value, bounds, decimals, step, tip) -> QtWidgets.QDoubleSpinBox:
-        box = QtWidgets.QDoubleSpinBox()
-        box.setRange(*bounds)
-        box.setDecimals(decimals)
-        box.setSingleStep(step)
-        box.setValue(value)
-        box.setToolTip(tip)
-        return box
 
     # -------------------------------------------------------------- options
     def options(self) -> CleanOptions:

@@ -169,6 +169,33 @@ class SliderSpin(QtWidgets.QWidget):
         self.value_changed.emit(float(v))
 
 
+def double_spin(
+    lo: float,
+    hi: float,
+    decimals: int,
+    *,
+    step: float = 1.0,
+    suffix: str = "",
+    value: float | None = None,
+    tip: str = "",
+    tracking: bool = False,
+) -> QtWidgets.QDoubleSpinBox:
+    """A QDoubleSpinBox on [lo, hi] with ``decimals``, its step, suffix, value and tool tip;
+    without keyboard tracking (``valueChanged`` on Enter or focus out, not every key) unless
+    ``tracking``."""
+    box = QtWidgets.QDoubleSpinBox()
+    box.setDecimals(decimals)
+    box.setRange(lo, hi)
+    box.setSingleStep(step)
+    box.setSuffix(suffix)
+    if value is not None:
+        box.setValue(value)
+    if tip:
+        box.setToolTip(tip)
+    box.setKeyboardTracking(tracking)
+    return box
+
+
 def form_row_label(text: str, tip: str = "") -> QtWidgets.QLabel:
     label = QtWidgets.QLabel(text)
     if tip:

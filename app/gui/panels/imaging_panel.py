@@ -17,6 +17,7 @@ from PyQt6.QtCore import pyqtSignal
 
 from uvlab.app.gui.panels.fields import (
     ValidatedLineEdit,
+    double_spin,
     mark_invalid,
     parse_open_unit,
     parse_positive_or_auto,
@@ -123,9 +124,9 @@ class ImagingPanel(QtWidgets.QWidget):
         self.weighting_combo = QtWidgets.QComboBox()
         self.weighting_combo.addItems(["natural", "uniform", "briggs"])
         form.addRow("Weighting", self.weighting_combo)
-        self.robust_spin = self._dspin(-2.0, 2.0, 0.25, 2)
+        self.robust_spin = double_spin(-2.0, 2.0, 2, step=0.25)
         form.addRow("Robust", self.robust_spin)
-        self.taper_spin = self._dspin(0.0, 1e5, 1.0, 2, " ″")
+        self.taper_spin = double_spin(0.0, 1e5, 2, suffix=" ″")
         self.taper_spin.setSpecialValueText("off")
         form.addRow("Taper (FWHM)", self.taper_spin)
         self.algorithm_combo = algorithm_combo()
@@ -150,7 +151,7 @@ class ImagingPanel(QtWidgets.QWidget):
         form.addRow("Oversampling β", self.oversample_spin)
         self.lookup_combo = lookup_combo()
         form.addRow("Table lookup", self.lookup_combo)
-        self.sigma_spin = self._dspin(1.0, 4.0, 0.25, 2)
+        self.sigma_spin = double_spin(1.0, 4.0, 2, step=0.25)
         form.addRow("Padding σ", self.sigma_spin)
         self.precision_combo = QtWidgets.QComboBox()
         self.precision_combo.addItems(PRECISIONS)
@@ -194,16 +195,6 @@ class ImagingPanel(QtWidgets.QWidget):
             w.valueChanged.connect(self._edited)
         self.cell_edit.value_changed.connect(self._edited)
         self.eps_edit.value_changed.connect(self._edited)
-
-    @staticmethod
-    def _dspin(lo, hi, step, decimals, suffix="") -> QtWidgets.QDoubleSpinBox:
-        s = QtWidgets.QDoubleSpinBox()
-        s.setRange(lo, hi)
-        s.setSingleStep(step)
-        s.setDecimals(decimals)
-        s.setSuffix(suffix)
-        s.setKeyboardTracking(False)
-        return s
 
     # ------------------------------------------------------------------ state
     def options(self) -> ImagingOptions:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
+from uvlab.app.gui.panels.fields import double_spin
 from uvlab.app.jones import JonesOptions
 from uvlab.app.lab.corruptions import Corruptions
 
@@ -58,16 +59,6 @@ class InstrumentPanel(QtWidgets.QWidget):
 
     # ------------------------------------------------------------- building
     @staticmethod
-    def _spin(lo, hi, decimals, suffix, step=1.0) -> QtWidgets.QDoubleSpinBox:
-        s = QtWidgets.QDoubleSpinBox()
-        s.setRange(lo, hi)
-        s.setDecimals(decimals)
-        s.setSuffix(suffix)
-        s.setSingleStep(step)
-        s.setKeyboardTracking(False)
-        return s
-
-    @staticmethod
     def _seed_spin() -> QtWidgets.QSpinBox:
         s = QtWidgets.QSpinBox()
         s.setRange(0, 2**31 - 1)
@@ -87,7 +78,7 @@ class InstrumentPanel(QtWidgets.QWidget):
             "|E|² of its flux (the Primary beam tab shows it)"
         )
         form.addRow("Model", self.beam_combo)
-        self.dish_spin = self._spin(0.0, 1000.0, 2, " m")
+        self.dish_spin = double_spin(0.0, 1000.0, 2, suffix=" m")
         self.dish_spin.setSpecialValueText("the array's")
         self.dish_spin.setToolTip("Every dish's diameter; 0: each antenna's own (the layout's)")
         form.addRow("Dish diameter", self.dish_spin)
@@ -98,13 +89,13 @@ class InstrumentPanel(QtWidgets.QWidget):
     def _gains_group(self) -> QtWidgets.QGroupBox:
         box = QtWidgets.QGroupBox("Gain errors")
         form = QtWidgets.QFormLayout(box)
-        self.amp_spin = self._spin(0.0, 100.0, 2, " %")
+        self.amp_spin = double_spin(0.0, 100.0, 2, suffix=" %")
         self.amp_spin.setToolTip("RMS of each antenna's random amplitude error")
         form.addRow("Amplitude RMS", self.amp_spin)
-        self.phase_spin = self._spin(0.0, 180.0, 2, " °", 5.0)
+        self.phase_spin = double_spin(0.0, 180.0, 2, suffix=" °", step=5.0)
         self.phase_spin.setToolTip("RMS of each antenna's random phase error")
         form.addRow("Phase RMS", self.phase_spin)
-        self.corr_spin = self._spin(1.0, 1e6, 0, " s", 300.0)
+        self.corr_spin = double_spin(1.0, 1e6, 0, suffix=" s", step=300.0)
         self.corr_spin.setValue(3600.0)
         self.corr_spin.setToolTip("Correlation time of the errors (exp(−|Δt|/T))")
         form.addRow("Correlation time", self.corr_spin)
@@ -117,7 +108,7 @@ class InstrumentPanel(QtWidgets.QWidget):
     def _noise_group(self) -> QtWidgets.QGroupBox:
         box = QtWidgets.QGroupBox("Thermal noise")
         form = QtWidgets.QFormLayout(box)
-        self.sefd_spin = self._spin(0.0, MAX_SEFD_JY, 1, " Jy", 50.0)
+        self.sefd_spin = double_spin(0.0, MAX_SEFD_JY, 1, suffix=" Jy", step=50.0)
         self.sefd_spin.setSpecialValueText("none")
         self.sefd_spin.setToolTip(
             "System-equivalent flux density of every antenna; each visibility gets "

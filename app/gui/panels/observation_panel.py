@@ -18,7 +18,7 @@ import numpy as np
 from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
-from uvlab.app.gui.panels.fields import SliderSpin, mark_invalid
+from uvlab.app.gui.panels.fields import SliderSpin, double_spin, mark_invalid
 from uvlab.app.gui.panels.ms_selector import MSSelector
 from uvlab.app.lab.jobs import MSSelection
 from uvlab.app.observation import ObservationSpec
@@ -132,11 +132,11 @@ class ObservationPanel(QtWidgets.QWidget):
         self.ha_stop = SliderSpin(-12.0, 12.0, 0.25, 3.0, suffix=" h")
         form.addRow("Hour angle from", self.ha_start)
         form.addRow("Hour angle to", self.ha_stop)
-        self.int_spin = self._spin(0.01, 86400.0, 3, " s")
+        self.int_spin = double_spin(0.01, 86400.0, 3, suffix=" s")
         form.addRow("Integration", self.int_spin)
-        self.freq_spin = self._spin(1.0, 1e6, 6, " MHz")
+        self.freq_spin = double_spin(1.0, 1e6, 6, suffix=" MHz")
         form.addRow("Frequency", self.freq_spin)
-        self.chan_width_spin = self._spin(-1e4, 1e4, 6, " MHz")
+        self.chan_width_spin = double_spin(-1e4, 1e4, 6, suffix=" MHz")
         form.addRow("Channel width", self.chan_width_spin)
         self.nchan_spin = QtWidgets.QSpinBox()
         self.nchan_spin.setRange(1, 65536)
@@ -155,15 +155,6 @@ class ObservationPanel(QtWidgets.QWidget):
         self.nchan_spin.valueChanged.connect(self._emit_if_valid)
         self.smearing_check.toggled.connect(self._emit_if_valid)
         return page
-
-    @staticmethod
-    def _spin(lo, hi, decimals, suffix) -> QtWidgets.QDoubleSpinBox:
-        s = QtWidgets.QDoubleSpinBox()
-        s.setRange(lo, hi)
-        s.setDecimals(decimals)
-        s.setSuffix(suffix)
-        s.setKeyboardTracking(False)
-        return s
 
     def source(self) -> str:
         return self.source_combo.currentData()
