@@ -21,42 +21,39 @@ same budget decides whether the aliasing task computes its error map.
 
 The reference may be summed over chunks of visibilities (it is linear in
 them) so that a long one can be cancelled between chunks (the window), or
-made in one call (the commands).
+made in one call (the commands): :mod:`uvlab.app.lab.compare_reference`. The
+analytic bound of each entry is :mod:`uvlab.app.lab.compare_bound`.
 """
 
 from __future__ import annotations
 
 import json
-import math
-import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from uvlab.app.lab.compare_bound import BOUND_BUDGET, BOUND_FLOOR, with_bound
+from uvlab.app.lab.compare_reference import (
+    DFT_BUDGET,
+    DFT_CHUNK_BYTES,
+    REFERENCE_CHUNK_WORK,
+    chunked_reference,
+    dft_step,
+)
 from uvlab.app.lab.jobs import Progress, run_to_end
 from uvlab.app.lab.samples import check
 
+__all__ = [  # the names other modules take from here
+    "BOUND_BUDGET", "BOUND_FLOOR", "DFT_BUDGET", "DFT_CHUNK_BYTES", "AlgorithmResult",
+    "Comparison", "Entry", "compare_algorithms", "dft_step", "drain", "iter_comparison",
+    "iter_samples_comparison", "measure_entry", "write_metrics_json",
+]  # fmt: skip
+
 if TYPE_CHECKING:
     from uvlab.gpu.gridders.params import GridParams
-
-#: N²·nvis products the DFT reference may cost, per device, before it is subsampled
-#: (``uvlab compare``, compare mode) or skipped (the aliasing task's error map):
-#: ~20 s at 2e8/s on the CPU; float64 cuBLAS on a GPU.
-DFT_BUDGET = {"cpu": 4.0e9, "gpu": 1.0e14}
-#: Bytes the reference's factor matrices may take per chunk.
-DFT_CHUNK_BYTES = 256 * 2**20
-#: Pixel·visibility products per chunk of a reference that can be cancelled between
-#: chunks (≈ 1–3 s on one CPU core): the window's tasks.
-REFERENCE_CHUNK_WORK = 5.0e8
-#: Pixel·offset-pair products the bound (:func:`uvlab.gpu.aliasing.iter_bound_rows`,
-#: ~50 ns each on the CPU) may cost per algorithm before it is subsampled further.
-BOUND_BUDGET = 6.0e7
-#: Bound values below this (units of the DFT peak) are float rounding, left out of
-#: ``error_over_bound_max`` (the error there is rounding too).
-BOUND_FLOOR = 1e-12
 
 
 @dataclass(frozen=True)
@@ -141,67 +138,6 @@ class Comparison:
         }
 
 
-def analysed_params(name: str, params: GridParams, npix: int) -> tuple[GridParams, bool]:
-    """The parameters whose 1-D chain the analytic map follows, and whether it bounds the image.
-
-    ``conv`` run by ducc0 (the ES kernel, engine "auto" or "ducc") grids with
-    ducc0's own kernel and padding: its map is that of uvlab's exact ES chain
-    of the same support and σ, a guide and not a bound of that image. With
-    ``wstack`` the image carries the w-term that the reference leaves out.
-    """
-    from uvlab.gpu.gridders.conv import uses_ducc
-
-    if name == "conv" and uses_ducc(params, npix):
-        return replace(params, exact=True), False
-    return params, not (name == "conv" and params.wstack)
-
-
-def bound_maps(name: str, params: GridParams, spec, step: int) -> tuple[np.ndarray, int]:
-    """``(E, k)``: the analytic bound map on every k-th pixel, k a multiple of ``step``.
-
-    k is the smallest multiple of ``step`` dividing N/2 for which the
-    bound's cost, (N/k)² pixels × offset pairs, stays within
-    :data:`BOUND_BUDGET` (N/2 at most).
-    """
-    from uvlab.gpu.aliasing import BoundSamples, axis_bound_samples, bound_map
-
-    su, sv = axis_bound_samples(name, spec, params, step)
-    pairs = su.values.shape[0] * sv.values.shape[0]
-    half = spec.npix // 2
-    k = step
-    while k < half and (half % k or (spec.npix / k) ** 2 * pairs > BOUND_BUDGET):
-        k += step
-    m = k // step
-    su, sv = (BoundSamples(x.values[:, ::m], x.halfwidth[::m], x.spacing) for x in (su, sv))
-    return bound_map(su, sv), k
-
-
-def with_bound(
-    result: AlgorithmResult, algorithm: str, params, spec, step: int, abs_sum: float, peak: float
-) -> AlgorithmResult:
-    """``result`` with its analytic map, bound and their metrics (``uvlab compare``).
-
-    bound = (Σ|w·V|/Σw)·E / peak(I_dft): the units of the error map, on every
-    ``bound_step``-th pixel (the error map's pixels when the cost allows).
-    Metrics: ``bound_max``, ``error_over_bound_max`` (over pixels where the
-    bound exceeds :data:`BOUND_FLOOR`) and ``bound_step``; both null for a
-    chain that the map does not describe (:func:`analysed_params`).
-    """
-    chain, bounds = analysed_params(algorithm, params, spec.npix)
-    e, k = bound_maps(algorithm, chain, spec, step)
-    metrics = {**result.metrics, "bound_max": None, "error_over_bound_max": None}
-    metrics["bound_step"] = k
-    if not bounds:
-        metrics["bound_note"] = "no bound: ducc0's kernel or the w-term is not uvlab's chain"
-        return replace(result, metrics=metrics, analytic=e, bound_step=k)
-    bound = e * (abs_sum / peak)
-    err = result.error[:: k // step, :: k // step]
-    lit = bound > BOUND_FLOOR
-    ratio = float((err[lit] / bound[lit]).max()) if lit.any() else 0.0
-    metrics.update(bound_max=float(bound.max()), error_over_bound_max=ratio)
-    return replace(result, metrics=metrics, analytic=e, bound=bound, bound_step=k)
-
-
 def write_metrics_json(cmp: Comparison, path, data_label: str) -> Path:
     """Write ``metrics.json``: :meth:`Comparison.metrics` plus ``"data": data_label``.
 
@@ -213,57 +149,6 @@ def write_metrics_json(cmp: Comparison, path, data_label: str) -> Path:
     metrics = cmp.metrics()
     metrics["data"] = data_label
     return write_text(path, json.dumps(metrics, indent=2))
-
-
-def dft_step(npix: int, nvis: int, budget: float) -> int:
-    """Smallest k dividing N/2 with (N/k)²·nvis ≤ ``budget`` (at most N/16, at least 1)."""
-    half = npix // 2
-    divisors = [k for k in range(1, half + 1) if half % k == 0]
-    for k in divisors:
-        if (npix / k) ** 2 * nvis <= budget:
-            return k
-    allowed = [k for k in divisors if k <= max(1, npix // 16)]
-    return allowed[-1]
-
-
-def reference_image(u, v, wvis, sumw: float, spec, step: int, device: str):
-    """The (subsampled) DFT image normalised by Σw, and the seconds it took."""
-    from uvlab.gpu.backend import to_numpy
-    from uvlab.gpu.imaging.dft import dirty_dft
-
-    t0 = time.perf_counter()
-    n_out = -(-spec.npix // step)
-    chunk = int(max(256, DFT_CHUNK_BYTES // (4 * 16 * n_out)))
-    if device == "gpu":
-        import cupy
-
-        u, v, wvis = cupy.asarray(u), cupy.asarray(v), cupy.asarray(wvis)
-        img = to_numpy(dirty_dft(u, v, wvis, spec, pixels=step, chunk=chunk))
-        cupy.cuda.Device().synchronize()
-    else:
-        img = dirty_dft(u, v, wvis, spec, pixels=step, chunk=chunk)
-    return img / sumw, time.perf_counter() - t0
-
-
-def chunked_reference(
-    u, v, wvis, sumw: float, spec, step: int, device: str, chunk_work=None, cancelled=None
-) -> Iterator[float]:
-    """The DFT reference, summed over visibility chunks; yields fractions, returns (image, s).
-
-    ``chunk_work`` bounds the pixel·visibility products per chunk (None: one chunk,
-    one :func:`reference_image` call); ``cancelled()`` is polled between chunks.
-    """
-    n_out = -(-spec.npix // step)
-    nchunk = 1 if chunk_work is None else max(1, math.ceil(n_out**2 * u.size / chunk_work))
-    edges = np.linspace(0, u.size, nchunk + 1).round().astype(int)
-    img, seconds = None, 0.0
-    for k in range(nchunk):
-        sl = slice(edges[k], edges[k + 1])
-        part, t = reference_image(u[sl], v[sl], wvis[sl], sumw, spec, step, device)
-        img, seconds = (part if img is None else img + part), seconds + t
-        check(cancelled)
-        yield (k + 1) / nchunk
-    return img, seconds
 
 
 @dataclass(frozen=True)

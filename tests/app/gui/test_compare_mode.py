@@ -12,6 +12,7 @@ from PyQt6 import QtCore, QtGui
 
 from tests.support.observations import SMALL_OBS
 from uvlab.app.lab import compare as engine
+from uvlab.app.lab import compare_reference
 from uvlab.app.lab.compare import compare_algorithms, write_metrics_json
 from uvlab.app.lab.compare_task import CompareOutput
 from uvlab.app.lab.imaging import ImagingOptions
@@ -174,14 +175,14 @@ def test_a_superseded_comparison_is_dropped(make_window, small_state, qtbot):
 
 
 def test_a_cancelled_comparison_shows_nothing(make_window, small_state, qtbot, monkeypatch):
-    gate, calls, original = threading.Event(), [], engine.reference_image
+    gate, calls, original = threading.Event(), [], compare_reference.reference_image
 
     def held_reference(*args):  # the first chunk waits until the test has cancelled
         calls.append(1)
         assert gate.wait(10)
         return original(*args)
 
-    monkeypatch.setattr(engine, "reference_image", held_reference)
+    monkeypatch.setattr(compare_reference, "reference_image", held_reference)
     monkeypatch.setattr(engine, "REFERENCE_CHUNK_WORK", 5e6)  # five chunks
     w = make_window(small_state, run_on_start=False)
     results = []

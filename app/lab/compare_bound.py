@@ -1,0 +1,81 @@
+"""Each comparison entry's analytic aliasing map and bound (``uvlab compare``; issue 14):
+the bound in the error map's units, on pixels the cost allows."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from uvlab.app.lab.compare import AlgorithmResult
+    from uvlab.gpu.gridders.params import GridParams
+
+#: Pixel·offset-pair products the bound (:func:`uvlab.gpu.aliasing.iter_bound_rows`,
+#: ~50 ns each on the CPU) may cost per algorithm before it is subsampled further.
+BOUND_BUDGET = 6.0e7
+#: Bound values below this (units of the DFT peak) are float rounding, left out of
+#: ``error_over_bound_max`` (the error there is rounding too).
+BOUND_FLOOR = 1e-12
+
+
+def analysed_params(name: str, params: GridParams, npix: int) -> tuple[GridParams, bool]:
+    """The parameters whose 1-D chain the analytic map follows, and whether it bounds the image.
+
+    ``conv`` run by ducc0 (the ES kernel, engine "auto" or "ducc") grids with
+    ducc0's own kernel and padding: its map is that of uvlab's exact ES chain
+    of the same support and σ, a guide and not a bound of that image. With
+    ``wstack`` the image carries the w-term that the reference leaves out.
+    """
+    from uvlab.gpu.gridders.conv import uses_ducc
+
+    if name == "conv" and uses_ducc(params, npix):
+        return replace(params, exact=True), False
+    return params, not (name == "conv" and params.wstack)
+
+
+def bound_maps(name: str, params: GridParams, spec, step: int) -> tuple[np.ndarray, int]:
+    """``(E, k)``: the analytic bound map on every k-th pixel, k a multiple of ``step``.
+
+    k is the smallest multiple of ``step`` dividing N/2 for which the
+    bound's cost, (N/k)² pixels × offset pairs, stays within
+    :data:`BOUND_BUDGET` (N/2 at most).
+    """
+    from uvlab.gpu.aliasing import BoundSamples, axis_bound_samples, bound_map
+
+    su, sv = axis_bound_samples(name, spec, params, step)
+    pairs = su.values.shape[0] * sv.values.shape[0]
+    half = spec.npix // 2
+    k = step
+    while k < half and (half % k or (spec.npix / k) ** 2 * pairs > BOUND_BUDGET):
+        k += step
+    m = k // step
+    su, sv = (BoundSamples(x.values[:, ::m], x.halfwidth[::m], x.spacing) for x in (su, sv))
+    return bound_map(su, sv), k
+
+
+def with_bound(
+    result: AlgorithmResult, algorithm: str, params, spec, step: int, abs_sum: float, peak: float
+) -> AlgorithmResult:
+    """``result`` with its analytic map, bound and their metrics (``uvlab compare``).
+
+    bound = (Σ|w·V|/Σw)·E / peak(I_dft): the units of the error map, on every
+    ``bound_step``-th pixel (the error map's pixels when the cost allows).
+    Metrics: ``bound_max``, ``error_over_bound_max`` (over pixels where the
+    bound exceeds :data:`BOUND_FLOOR`) and ``bound_step``; both null for a
+    chain that the map does not describe (:func:`analysed_params`).
+    """
+    chain, bounds = analysed_params(algorithm, params, spec.npix)
+    e, k = bound_maps(algorithm, chain, spec, step)
+    metrics = {**result.metrics, "bound_max": None, "error_over_bound_max": None}
+    metrics["bound_step"] = k
+    if not bounds:
+        metrics["bound_note"] = "no bound: ducc0's kernel or the w-term is not uvlab's chain"
+        return replace(result, metrics=metrics, analytic=e, bound_step=k)
+    bound = e * (abs_sum / peak)
+    err = result.error[:: k // step, :: k // step]
+    lit = bound > BOUND_FLOOR
+    ratio = float((err[lit] / bound[lit]).max()) if lit.any() else 0.0
+    metrics.update(bound_max=float(bound.max()), error_over_bound_max=ratio)
+    return replace(result, metrics=metrics, analytic=e, bound=bound, bound_step=k)

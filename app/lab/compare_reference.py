@@ -1,0 +1,73 @@
+"""The DFT reference of a comparison (:mod:`uvlab.app.lab.compare`): subsampled to a budget,
+summed over chunks of visibilities so that a long one can be cancelled between them."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+
+import numpy as np
+
+from uvlab.app.lab.samples import check
+
+#: N²·nvis products the DFT reference may cost, per device, before it is subsampled
+#: (``uvlab compare``, compare mode) or skipped (the aliasing task's error map):
+#: ~20 s at 2e8/s on the CPU; float64 cuBLAS on a GPU.
+DFT_BUDGET = {"cpu": 4.0e9, "gpu": 1.0e14}
+#: Bytes the reference's factor matrices may take per chunk.
+DFT_CHUNK_BYTES = 256 * 2**20
+#: Pixel·visibility products per chunk of a reference that can be cancelled between
+#: chunks (≈ 1–3 s on one CPU core): the window's tasks.
+REFERENCE_CHUNK_WORK = 5.0e8
+
+
+def dft_step(npix: int, nvis: int, budget: float) -> int:
+    """Smallest k dividing N/2 with (N/k)²·nvis ≤ ``budget`` (at most N/16, at least 1)."""
+    half = npix // 2
+    divisors = [k for k in range(1, half + 1) if half % k == 0]
+    for k in divisors:
+        if (npix / k) ** 2 * nvis <= budget:
+            return k
+    allowed = [k for k in divisors if k <= max(1, npix // 16)]
+    return allowed[-1]
+
+
+def reference_image(u, v, wvis, sumw: float, spec, step: int, device: str):
+    """The (subsampled) DFT image normalised by Σw, and the seconds it took."""
+    from uvlab.gpu.backend import to_numpy
+    from uvlab.gpu.imaging.dft import dirty_dft
+
+    t0 = time.perf_counter()
+    n_out = -(-spec.npix // step)
+    chunk = int(max(256, DFT_CHUNK_BYTES // (4 * 16 * n_out)))
+    if device == "gpu":
+        import cupy
+
+        u, v, wvis = cupy.asarray(u), cupy.asarray(v), cupy.asarray(wvis)
+        img = to_numpy(dirty_dft(u, v, wvis, spec, pixels=step, chunk=chunk))
+        cupy.cuda.Device().synchronize()
+    else:
+        img = dirty_dft(u, v, wvis, spec, pixels=step, chunk=chunk)
+    return img / sumw, time.perf_counter() - t0
+
+
+def chunked_reference(
+    u, v, wvis, sumw: float, spec, step: int, device: str, chunk_work=None, cancelled=None
+) -> Iterator[float]:
+    """The DFT reference, summed over visibility chunks; yields fractions, returns (image, s).
+
+    ``chunk_work`` bounds the pixel·visibility products per chunk (None: one chunk,
+    one :func:`reference_image` call); ``cancelled()`` is polled between chunks.
+    """
+    n_out = -(-spec.npix // step)
+    nchunk = 1 if chunk_work is None else max(1, math.ceil(n_out**2 * u.size / chunk_work))
+    edges = np.linspace(0, u.size, nchunk + 1).round().astype(int)
+    img, seconds = None, 0.0
+    for k in range(nchunk):
+        sl = slice(edges[k], edges[k + 1])
+        part, t = reference_image(u[sl], v[sl], wvis[sl], sumw, spec, step, device)
+        img, seconds = (part if img is None else img + part), seconds + t
+        check(cancelled)
+        yield (k + 1) / nchunk
+    return img, seconds
