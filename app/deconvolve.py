@@ -215,6 +215,7 @@ def deconvolve_major(
         auto_threshold=args.auto_threshold, mgain=args.mgain,
         mask=None if mask is None else xp.asarray(mask),
         start_model=None if start is None else xp.asarray(start.model),
+        w=s.w if params is not None and params.wstack else None,
     )  # fmt: skip
     return restored_result(
         mc.model, mc.residual, psf, spec.cell_rad, mc.iterations, mc.majors, mc.stop_reason,

@@ -35,10 +35,11 @@ def degrid(
     DESIGN §1's predict for an image of Jy-per-pixel values: ``img[j, i]`` at
     ``l_i = −(i − N/2)·cell`` (east), ``m_j = (j − N/2)·cell`` (north).
 
-    **w-term.** Not applied: the sky is taken as flat (``n − 1 = 0``), which
-    holds for fields with ``w·(1 − n) ≪ 1``. The one exception is ``conv``
-    on ducc0 (ES kernel, engine "auto" or "ducc") with ``params.wstack`` and
-    ``w`` given: ducc0's ``dirty2vis`` then includes ``w·(n − 1)``.
+    **w-term.** Applied by ``conv`` with ``params.wstack`` and ``w`` given: on ducc0
+    (ES kernel, engine "auto" or "ducc") by its ``dirty2vis``, otherwise by
+    w-stacked degridding (:func:`uvlab.gpu.gridders.wstack.predict_wstack`), the
+    adjoint of the w-stacking gridder; on the GPU both run on the host. Elsewhere
+    the sky is taken as flat (``n − 1 = 0``), which holds for ``w·(1 − n) ≪ 1``.
 
     Parameters
     ----------

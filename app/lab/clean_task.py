@@ -326,11 +326,12 @@ def _major_cycles(request: JobRequest, s: Samples, params):
         raise ValueError("the imaging weights sum to zero: nothing to clean")
     xp = get_xp(device=resolve_device(request.device))
     u, v, vis, w = (xp.asarray(a) for a in (fs.u, fs.v, vis, w))
+    w_lambda = xp.asarray(fs.w) if params is not None and params.wstack else None
     grid, degrid_fn = major_cycle_pair(request.imaging.algorithm, params, xp)
 
     def major(model):
         m = None if model is None else xp.asarray(model)
-        img = residual_image(u, v, vis, w, m, s.spec, grid, degrid_fn, wsum)
+        img = residual_image(u, v, vis, w, m, s.spec, grid, degrid_fn, wsum, w=w_lambda)
         return np.asarray(to_numpy(img), dtype=np.float64)
 
     return major

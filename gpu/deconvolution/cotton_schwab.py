@@ -71,31 +71,38 @@ def major_cycle_pair(algorithm: str, params, xp):
     """(grid, degrid) of one algorithm with the same GridParams: an exact adjoint pair.
 
     Algorithms without a degridder (hybrid, pruned-nn) and the DFT take ``conv``'s at
-    ε = 1e-6. ``grid(u, v, wvis, spec)`` and ``degrid(image, u, v, spec)`` run on ``xp``.
+    ε = 1e-6 (keeping ``params.wstack``). ``grid(u, v, wvis, spec, w=None)`` and
+    ``degrid(image, u, v, spec, w=None)`` run on ``xp``; with ``params.wstack`` and ``w``
+    (wavelengths) both include the w-term, so a major cycle subtracts the model with the
+    w-term the dirty image was made with.
     """
     from uvlab.gpu.degridding import DEGRIDDERS, degrid
     from uvlab.gpu.gridders.params import GridParams
     from uvlab.gpu.gridders.registry import get_gridder
 
     if algorithm not in DEGRIDDERS or algorithm == "dft":
-        algorithm, params = "conv", GridParams.from_eps(1e-6)
+        wstack = bool(params is not None and params.wstack)
+        algorithm, params = "conv", GridParams.from_eps(1e-6, wstack=wstack)
     params = params or GridParams()
     gridder = get_gridder(algorithm, xp=xp)
 
-    def grid(u, v, wvis, spec):
-        return gridder(u, v, wvis, spec, params)
+    def grid(u, v, wvis, spec, w=None):
+        return gridder(u, v, wvis, spec, params, w=w)
 
-    def degrid_fn(image, u, v, spec):
-        return degrid(image, u, v, spec, algorithm, params)
+    def degrid_fn(image, u, v, spec, w=None):
+        return degrid(image, u, v, spec, algorithm, params, w=w)
 
     return grid, degrid_fn
 
 
-def residual_image(u, v, vis, weight, model, spec, grid, degrid_fn, wsum: float):
-    """``Re G(w·(V − D(model))) / Σw`` on ``spec``'s grid (the dirty image's normalisation)."""
+def residual_image(u, v, vis, weight, model, spec, grid, degrid_fn, wsum: float, w=None):
+    """``Re G(w·(V − D(model))) / Σw`` on ``spec``'s grid (the dirty image's normalisation).
+
+    ``w`` (wavelengths, optional) goes to both the degridder and the gridder.
+    """
     xp = get_xp(u)
-    res = vis - degrid_fn(model, u, v, spec) if model is not None else vis
-    return xp.asarray(grid(u, v, weight * res, spec), dtype=xp.float64) / wsum
+    res = vis - degrid_fn(model, u, v, spec, w=w) if model is not None else vis
+    return xp.asarray(grid(u, v, weight * res, spec, w=w), dtype=xp.float64) / wsum
 
 
 def cotton_schwab(
@@ -117,6 +124,7 @@ def cotton_schwab(
     mask=None,
     active_max: int | None = ACTIVE_MAX,
     start_model=None,
+    w=None,
 ) -> MajorCycles:
     """Cotton–Schwab CLEAN of weighted visibilities (see the module docstring).
 
@@ -128,9 +136,9 @@ def cotton_schwab(
         Imaging weights (those the dirty image was made with).
     spec : ImageSpec
     psf : (2N, 2N) or (N, N) float, peak 1 at the centre
-    grid : callable(u, v, wvis, spec) -> (N, N)
+    grid : callable(u, v, wvis, spec, w=None) -> (N, N)
         The gridder (unnormalised, real part).
-    degrid_fn : callable(image, u, v, spec) -> (nvis,) complex
+    degrid_fn : callable(image, u, v, spec, w=None) -> (nvis,) complex
         Its adjoint, the degridder.
     gain, niter, threshold, auto_threshold, mask
         As :func:`~uvlab.gpu.deconvolution.hogbom`.
@@ -144,6 +152,9 @@ def cotton_schwab(
         whole image each iteration. The major cycles make the residual exact either way.
     start_model : (N, N) float, optional
         A model (Jy/pixel) to continue from: the first residual is that of ``V − D(start)``.
+    w : (nvis,) float, optional
+        Wavelengths, for a grid/degrid pair that corrects the w-term
+        (:func:`major_cycle_pair` with ``params.wstack``); every residual then has it.
     """
     xp = get_xp(u)
     wsum = float(weight.sum())
@@ -153,7 +164,7 @@ def cotton_schwab(
     if start_model is not None:
         model = model + xp.asarray(start_model, dtype=xp.float64)
     start = None if start_model is None else model
-    residual = residual_image(u, v, vis, weight, start, spec, grid, degrid_fn, wsum)
+    residual = residual_image(u, v, vis, weight, start, spec, grid, degrid_fn, wsum, w=w)
     left, majors, reason = int(niter), 0, "niter"
     peaks, rmss, major_peaks = [], [], [float(xp.abs(residual).max())]
     while left > 0:
@@ -171,7 +182,7 @@ def cotton_schwab(
             break
         model = model + res.model
         # the major cycle: what the data still hold, exactly
-        residual = residual_image(u, v, vis, weight, model, spec, grid, degrid_fn, wsum)
+        residual = residual_image(u, v, vis, weight, model, spec, grid, degrid_fn, wsum, w=w)
         majors += 1
         major_peaks.append(float(xp.abs(residual).max()))
         if reason != "mgain" or majors >= max_major:

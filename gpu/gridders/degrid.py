@@ -41,6 +41,7 @@ from uvlab.gpu.gridders.correction import pixel_offsets
 from uvlab.gpu.gridders.half_plane import half_plane_coords
 from uvlab.gpu.gridders.nn import nn_oversampled_plans, nn_plans
 from uvlab.gpu.gridders.params import GridParams
+from uvlab.gpu.gridders.wstack import predict_wstack
 from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.timing import timed
 
@@ -147,7 +148,8 @@ def predict_conv(
     accuracy :meth:`GridParams.accuracy`; with ``params.wstack`` and ``w``
     given, its ``dirty2vis`` with the w-term), else the NumPy chain of
     :func:`~uvlab.gpu.gridders.conv.conv_plans` — the exact adjoint of the
-    NumPy gridder, which ignores w (flat sky: ``n − 1 = 0``).
+    NumPy gridder; with ``params.wstack`` and ``w`` given, its w-stacked form
+    (:func:`~uvlab.gpu.gridders.wstack.predict_wstack`), else flat (``n − 1 = 0``).
 
     Parameters
     ----------
@@ -158,7 +160,7 @@ def predict_conv(
     spec : ImageSpec
     params : GridParams
     w : (nvis,) float, optional
-        Wavelengths; used only by ducc0's w-gridder (``params.wstack``).
+        Wavelengths; used only with ``params.wstack`` (ducc0's w-gridder or w-stacking).
     timer : StageTimer, optional
 
     Returns
@@ -180,7 +182,12 @@ def predict_conv(
         return ducc_engine.predict_nufft(
             img, u, v, spec.cell_rad, eps, sigma=params.sigma, nthreads=params.threads, timer=timer
         )
-    plan_u, plan_v = conv_plans(spec, params)
+    plans = conv_plans(spec, params)
+    if params.wstack and w is not None:
+        return predict_wstack(
+            img, u, v, w, spec, params, plans=plans, flat_predict=separable_predict, timer=timer
+        )
+    plan_u, plan_v = plans
     return separable_predict(img, u, v, plan_u, plan_v, chunk=params.chunk, timer=timer)
 
 

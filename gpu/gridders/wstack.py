@@ -105,3 +105,79 @@ def dirty_wstack(
             img[j] /= kernel_ft(wrule.kernel, support, nm1[j] * dw)
         img *= plan_v.corrector[:, None] * plan_u.corrector[None, :]
     return img
+
+
+def predict_wstack(
+    img,
+    u,
+    v,
+    w,
+    spec: ImageSpec,
+    params: GridParams,
+    *,
+    plans: tuple[AxisPlan, AxisPlan],
+    flat_predict,
+    timer=None,
+) -> np.ndarray:
+    """Visibilities ``Σ img·exp(+2πi(u·l + v·m + w·(n − 1)))`` by w-stacked degridding.
+
+    The adjoint of :func:`dirty_wstack` with the same planes and kernels: the
+    image, divided by the w kernel's transform ``ĉ_w((n − 1)·Δw)``, is taken to
+    each plane ``w_k`` by ``exp(+2πi·w_k·(n − 1))`` and degridded there
+    (``flat_predict``, the flat degridder, which the plans'
+    correction undoes as in the flat case); each record sums its planes with
+    the ES taps of its w. Cotton–Schwab major cycles with ``params.wstack``
+    use it so that the model is subtracted with the w-term the dirty image was
+    made with.
+
+    Parameters
+    ----------
+    img : (N, N) float or complex
+        Jy per pixel, ``img[j, i]`` at ``l_i``, ``m_j``.
+    u, v, w : (nvis,) float
+        Wavelengths.
+    spec : ImageSpec
+    params : GridParams
+    plans : (AxisPlan, AxisPlan)
+        The conv chain's (u, v) plans (passed in: the conv module calls this one).
+    flat_predict : callable
+        :func:`uvlab.gpu.gridders.degrid.separable_predict` (passed in, as the plans are:
+        the degrid module calls this one).
+    timer : StageTimer, optional
+
+    Returns
+    -------
+    (nvis,) complex128
+    """
+    separable_predict = flat_predict
+    plan_u, plan_v = plans
+    nm1 = n_minus_one(spec)
+    span = float(np.abs(nm1).max())
+    w = np.asarray(w, dtype=np.float64)
+    if span == 0.0 or not np.any(w):
+        return separable_predict(img, u, v, plan_u, plan_v, chunk=params.chunk, timer=timer)
+    dw = 0.25 / span
+    support = max(int(params.support), 2)
+    wrule = ExactTaps(kernel_function("es", support, sigma=2.0), support)
+    u, v = np.asarray(u, dtype=np.float64), np.asarray(v, dtype=np.float64)
+    with timed(timer, "sort / bin"):
+        w0 = w.min()
+        k0, wt = wrule.taps((w - w0) / dw)
+        order = np.argsort(k0, kind="stable")
+        k0s = k0[order]
+    with timed(timer, "correct"):
+        src = np.array(img, dtype=np.complex128)
+        for j in range(spec.npix):  # row by row: bounded memory
+            src[j] /= kernel_ft(wrule.kernel, support, nm1[j] * dw)
+    vis = np.zeros(u.shape, dtype=np.complex128)
+    for k in range(int(k0s[0]), int(k0s[-1]) + support):
+        lo, hi = np.searchsorted(k0s, [k - support + 1, k + 1])
+        if lo == hi:
+            continue
+        idx = order[lo:hi]
+        with timed(timer, "correct"):
+            plane = src * np.exp(2j * np.pi * (w0 + k * dw) * nm1)
+        part = separable_predict(plane, u[idx], v[idx], plan_u, plan_v, chunk=params.chunk,
+                                 timer=timer)  # fmt: skip
+        vis[idx] += part * wt[idx, k - k0[idx]]
+    return vis

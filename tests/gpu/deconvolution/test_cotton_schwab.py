@@ -39,8 +39,8 @@ def run(scene, **kw):
     gridder = get_gridder("conv")
     return cotton_schwab(
         u, v, vis, weight, spec, psf,
-        grid=lambda uu, vv, wv, sp: gridder(uu, vv, wv, sp, PARAMS),
-        degrid_fn=lambda img, uu, vv, sp: degrid(img, uu, vv, sp, "conv", PARAMS),
+        grid=lambda uu, vv, wv, sp, w=None: gridder(uu, vv, wv, sp, PARAMS, w=w),
+        degrid_fn=lambda img, uu, vv, sp, w=None: degrid(img, uu, vv, sp, "conv", PARAMS, w=w),
         **kw,
     )  # fmt: skip
 
@@ -80,8 +80,8 @@ def test_cupy_major_cycles_equal_numpys(scene):
     gridder = get_gridder("conv", xp=cupy)
     got = cotton_schwab(
         *(cupy.asarray(a) for a in (u, v, vis, weight)), spec, cupy.asarray(psf),
-        grid=lambda uu, vv, wv, sp: gridder(uu, vv, wv, sp, PARAMS),
-        degrid_fn=lambda img, uu, vv, sp: degrid(img, uu, vv, sp, "conv", PARAMS),
+        grid=lambda uu, vv, wv, sp, w=None: gridder(uu, vv, wv, sp, PARAMS, w=w),
+        degrid_fn=lambda img, uu, vv, sp, w=None: degrid(img, uu, vv, sp, "conv", PARAMS, w=w),
         gain=0.2, niter=200, mgain=0.7,
     )  # fmt: skip
     assert got.majors == ref.majors and got.iterations == ref.iterations
