@@ -71,9 +71,9 @@ def register(subparsers) -> None:
     _register_tune(actions)
     _register_worker(actions)
     _register_startup(actions)
-    from uvlab.app import bench_aliasing, bench_clean, bench_degrid, bench_pareto
+    from uvlab.app import bench_aliasing, bench_clean, bench_degrid, bench_gui, bench_pareto
 
-    for module in (bench_aliasing, bench_pareto, bench_clean, bench_degrid):
+    for module in (bench_aliasing, bench_pareto, bench_clean, bench_degrid, bench_gui):
         module.register(actions)
 
 

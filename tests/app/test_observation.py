@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import astropy.units as u
 import numpy as np
 import pytest
@@ -213,14 +211,11 @@ def test_stale_tables_on_a_later_wall_clock(monkeypatch):
     assert np.all(np.isfinite(simulate_observation(spec).uvw))
 
 
-def test_speed_64_antennas_1000_times():
+def test_64_antennas_1000_times():
+    """The size the lab's 'declination change' re-simulates (timed by ``uvlab bench worker``)."""
     spec = ObservationSpec("meerkat", 30.0, -30.0, start_iso="2025-01-01", duration_h=8000 / 3600)
-    simulate_observation(spec)  # warm the IERS table
-    t0 = time.perf_counter()
     obs = simulate_observation(spec)
-    elapsed = time.perf_counter() - t0
-    assert obs.uvw.shape == (1000, 2016, 3)
-    assert elapsed < 2.0  # ~0.2 s measured
+    assert obs.uvw.shape == (1000, 2016, 3) and np.all(np.isfinite(obs.uvw))
 
 
 @pytest.mark.parametrize(

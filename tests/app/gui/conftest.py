@@ -86,11 +86,16 @@ def make_window(qtbot, settings):
 
 @pytest.fixture
 def wait_result(qtbot):
-    """``wait_result(window)``: wait for the window's next result; returns the JobResult."""
+    """``wait_result(window)``: wait for the window's next result and its drawing; the JobResult.
+
+    The views draw a result in steps after ``result_ready`` (so that drawing never stalls
+    the GUI); on a busy machine those steps come later, so the wait includes them.
+    """
 
     def wait(window, timeout=30_000):
         with qtbot.waitSignal(window.controller.result_ready, timeout=timeout) as blocker:
             pass
+        qtbot.waitUntil(lambda: not window.views.is_drawing(), timeout=timeout)
         return blocker.args[0]
 
     return wait

@@ -1,0 +1,100 @@
+"""``uvlab bench gui``: the window's responsiveness while it works (issues 13 and 28).
+
+The timing targets that unit tests must not hold (they fail on a busy machine)
+live here, measured on the real window in a fresh process (offscreen without a
+display; :mod:`uvlab.app.gui.bench_window`):
+
+- **stall**: the longest gap between the ticks of a 10 ms timer on the GUI
+  thread while a new prediction runs and its result is drawn (target < 0.1 s);
+- **cancel**: seconds from a click on *Cancel* during a running job to the
+  controller's ``job_cancelled`` (target ≤ 0.5 s), and the longest stall
+  meanwhile.
+
+The scene is the default one (MeerKAT, the teaching sky) at ``npix``; each
+repeat changes the hour-angle range, so every job predicts anew. Medians over
+``repeats``, every run kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from uvlab.app.bench_options import write_report
+
+
+def register(actions) -> None:
+    """Add ``bench gui`` to ``uvlab bench``'s sub-commands."""
+    p = actions.add_parser(
+        "gui",
+        help="the window's worst GUI-thread stall during a job, and its cancel latency",
+        description=__doc__.splitlines()[0],
+    )
+    p.add_argument("--device", default="cpu", choices=("auto", "cpu", "gpu"))
+    p.add_argument("--npix", type=_npix, default=512, help="image side (default 512)")
+    p.add_argument("--repeats", type=_repeats, default=3)
+    p.add_argument("--json", metavar="PATH", help="write the full report as JSON")
+    p.set_defaults(func=run)
+
+
+def _npix(text: str) -> int:
+    import argparse
+
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not (64 <= n <= 8192 and n % 2 == 0):
+        raise argparse.ArgumentTypeError(f"--npix must be an even integer in 64–8192, got {text}")
+    return n
+
+
+def _repeats(text: str) -> int:
+    import argparse
+
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= 100:
+        raise argparse.ArgumentTypeError(f"--repeats must be an integer in 1–100, got {text}")
+    return n
+
+
+def run(args) -> int:
+    report = bench_gui(args.device, args.npix, args.repeats)
+    print(format_gui_bench(report))
+    write_report(report, args)
+    return 0
+
+
+def bench_gui(device: str = "cpu", npix: int = 512, repeats: int = 3) -> dict:
+    """Stall and cancel latency of the real window, in a fresh process; JSON-ready dict."""
+    env = dict(os.environ)
+    if not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY")):
+        env["QT_QPA_PLATFORM"] = "offscreen"
+    args = [sys.executable, "-m", "uvlab.app.gui.bench_window", device, str(npix), str(repeats)]
+    out = subprocess.run(args, capture_output=True, text=True, env=env, timeout=3600)
+    if out.returncode != 0:
+        last = (out.stderr.strip().splitlines() or ["no message"])[-1]
+        raise RuntimeError(f"the window exited with {out.returncode}: {last}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def format_gui_bench(report: dict) -> str:
+    """The report as a few aligned lines, each median against its target."""
+    med, tgt = report["median"], report["targets"]
+    lines = [f"uvlab bench gui: {report['device']}, {report['npix']}², {report['repeats']} runs"]
+    rows = (
+        ("worst GUI stall during a job and its drawing", "stall_s", tgt["stall_s"]),
+        ("cancel latency (click → cancelled)", "cancel_s", tgt["cancel_s"]),
+        ("worst GUI stall around the cancel", "cancel_stall_s", tgt["stall_s"]),
+    )
+    for label, key, target in rows:
+        ok = "met" if med[key] <= target else "MISSED"
+        lines.append(
+            f"  {label:<46} {med[key] * 1e3:8.1f} ms  (target {target * 1e3:.0f} ms, {ok})"
+        )
+    return "\n".join(lines)
