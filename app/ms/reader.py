@@ -165,6 +165,31 @@ def _weights(tab, source: str, sel: Selection, start: int, nrow: int, nchan: int
     return np.where(np.isfinite(w) & (w > 0), w, np.float32(0))
 
 
+def count_rows(
+    path: str | os.PathLike,
+    *,
+    field: int | str = 0,
+    spw: int = 0,
+    column: str = "DATA",
+    stokes: str = "auto",
+    channels: slice | tuple[int, int] | None = None,
+    time_range: tuple[float, float] | None = None,
+) -> int:
+    """Rows :func:`read_visibilities` reads with these arguments (its ``row_range`` is within).
+
+    Raises
+    ------
+    MSError
+        As :func:`read_visibilities` for a selection that cannot be read.
+    """
+    with MSTables(path) as ms:
+        sel = select(
+            ms, field=field, spw=spw, column=column, stokes=stokes, channels=channels,
+            time_range=time_range,
+        )  # fmt: skip
+        return int(ms.query(sel.where).nrows())
+
+
 def read_visibilities(
     path: str | os.PathLike,
     *,
@@ -177,6 +202,7 @@ def read_visibilities(
     chunk_rows: int | None = None,
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    row_range: tuple[int, int] | None = None,
 ) -> VisData:
     """Read visibilities of one field and spectral window as one Stokes product.
 
@@ -204,6 +230,9 @@ def read_visibilities(
         Called with the fraction of rows read after each chunk.
     cancelled : callable() -> bool, optional
         Checked before each chunk; True raises :class:`Cancelled`.
+    row_range : (start, stop), optional
+        Only these rows of the selection (0 … :func:`count_rows`), for data read in parts
+        (:mod:`uvlab.app.scale`); a part may then be entirely flagged.
 
     Returns
     -------
@@ -235,6 +264,12 @@ def read_visibilities(
             raise MSError(f"{ms.path}: no cross-correlation rows for {what}{within}")
         if not tab.iscelldefined(sel.column, 0):
             raise MSError(f"{ms.path}: column {sel.column} holds no data for {what}")
+        first = 0
+        if row_range is not None:
+            first, stop = int(row_range[0]), int(row_range[1])
+            if not 0 <= first < stop <= n:
+                raise ValueError(f"row range {row_range} is not within 0 … {n}")
+            tab, n = tab.selectrows(list(range(first, stop))), stop - first
         step = chunk_rows or max(1, CHUNK_BYTES // (sel.spw.nchan * ncorr * 16))
         dtype = np.complex128 if tab.coldatatype(sel.column) == "dcomplex" else np.complex64
         vis = np.empty((n, nchan), dtype=dtype)
@@ -285,7 +320,7 @@ def read_visibilities(
             if progress is not None:
                 progress((start + nrow) / n)
         row_numbers = np.asarray(tab.rownumbers(), dtype=np.int64)
-    if flag.all():
+    if flag.all() and row_range is None:
         nonfinite = ""
         if bad_uvw_rows or bad_vis_samples:
             nonfinite = (

@@ -66,7 +66,14 @@ class Weighting:
 
 
 def imaging_weights(
-    u_lambda, v_lambda, weight, spec: ImageSpec, weighting: Weighting, *, density=None
+    u_lambda,
+    v_lambda,
+    weight,
+    spec: ImageSpec,
+    weighting: Weighting,
+    *,
+    density=None,
+    mean_density: float | None = None,
 ):
     """Imaging weights for visibilities at (u, v).
 
@@ -81,7 +88,11 @@ def imaging_weights(
     weighting : Weighting
     density : (nvis,) float, optional
         :func:`cell_density` of these samples on ``weighting.density_spec(spec)``, when known
-        (it does not depend on the scheme, robust or taper).
+        (it does not depend on the scheme, robust or taper). For a part of the data, the
+        density of all of it (:func:`lookup_density` of the summed :func:`density_counts`).
+    mean_density : float, optional
+        Briggs's ``Σ w·W / Σ w`` over all the data, when these samples are only a part
+        of it (:func:`mean_density`); by default these samples' own.
 
     Returns
     -------
@@ -96,8 +107,10 @@ def imaging_weights(
             w = xp.where(density > 0, w / xp.where(density > 0, density, 1.0), 0.0)
         else:
             sumw = float(w.sum())
-            if sumw > 0:
-                f2 = (5.0 * 10.0 ** (-weighting.robust)) ** 2 / (float((density * w).sum()) / sumw)
+            if mean_density is None and sumw > 0:
+                mean_density = float((density * w).sum()) / sumw
+            if mean_density:
+                f2 = (5.0 * 10.0 ** (-weighting.robust)) ** 2 / mean_density
                 w = w / (1.0 + f2 * density)
     if weighting.taper_arcsec > 0:
         theta = weighting.taper_arcsec * ARCSEC
@@ -118,19 +131,62 @@ def cell_density(u_lambda, v_lambda, weight, spec: ImageSpec):
     Returns (nvis,) float64 density W_k(i), in the namespace of the inputs;
     ``Σ_i w_i·W_k(i) = Σ_k W_k²`` up to the mirror terms, as CASA computes it.
     """
+    idx = _cells(u_lambda, v_lambda, spec)
+    return mirrored(_counts(idx, weight, spec))[idx]
+
+
+def _cells(u_lambda, v_lambda, spec: ImageSpec):
+    """(nvis,) int64: each sample's cell on the density grid of side 2N, flat.
+
+    A grid of side 2n holds cells −n … n−1 at positions 0 … 2n−1; the rest is clipped
+    into the edge cells (they carry density but are outside the image's band).
+    """
     xp = get_xp(u_lambda)
-    u, v = u_lambda, v_lambda
-    w = xp.asarray(weight, dtype=xp.float64)
     n = spec.npix
     du = 1.0 / (n * spec.cell_rad)
-    # A grid of side 2n holds cells −n … n−1 at positions 0 … 2n−1; the rest is clipped
-    # into the edge cells (they carry density but are outside the image's band).
-    side = 2 * n
-    iu = xp.clip(xp.floor(u / du), -n, n - 1) + n
-    iv = xp.clip(xp.floor(v / du), -n, n - 1) + n
-    idx = (iv * side + iu).astype(xp.int64)
-    grid = xp.bincount(idx, weights=w, minlength=side * side)
-    # the mirror (−u, −v) of cell (k_u, k_v) is (−k_u−1, −k_v−1): position 2n−1−p on each
-    # axis, i.e. the flat grid reversed
-    grid = grid + grid[::-1]
-    return grid[idx]
+    iu = xp.clip(xp.floor(u_lambda / du), -n, n - 1) + n
+    iv = xp.clip(xp.floor(v_lambda / du), -n, n - 1) + n
+    return (iv * (2 * n) + iu).astype(xp.int64)
+
+
+def _counts(idx, weight, spec: ImageSpec):
+    xp = get_xp(idx)
+    side = 2 * spec.npix
+    w = xp.asarray(weight, dtype=xp.float64)
+    return xp.bincount(idx, weights=w, minlength=side * side)
+
+
+def mirrored(counts):
+    """The density grid from :func:`density_counts`: both Hermitian halves counted.
+
+    The mirror (−u, −v) of cell (k_u, k_v) is (−k_u−1, −k_v−1): position 2n−1−p on each
+    axis, i.e. the flat grid reversed.
+    """
+    return counts + counts[::-1]
+
+
+def density_counts(u_lambda, v_lambda, weight, spec: ImageSpec):
+    """((2N)²,) float64: Σw of these samples in each uv cell, one half only (no mirror).
+
+    For data imaged in parts (row chunks, on several workers): the parts' counts sum to
+    the whole's, and :func:`mirrored` of that sum, looked up per sample
+    (:func:`lookup_density`), is :func:`cell_density` of all the data. ``spec`` is the
+    density geometry (``Weighting.density_spec``).
+    """
+    return _counts(_cells(u_lambda, v_lambda, spec), weight, spec)
+
+
+def lookup_density(grid, u_lambda, v_lambda, spec: ImageSpec):
+    """(nvis,) the density ``grid`` (:func:`mirrored` counts) at these samples' cells."""
+    xp = get_xp(u_lambda)
+    return xp.asarray(grid)[_cells(u_lambda, v_lambda, spec)]
+
+
+def mean_density(counts) -> float:
+    """Briggs's ``Σ_i w_i·W(i) / Σ_i w_i`` of all the data, from its summed counts.
+
+    ``Σ_i w_i·W(i) = Σ_k counts_k·W_k`` (each sample adds its weight to its own cell's
+    count), so the whole sum follows from the grid alone.
+    """
+    total = float(counts.sum())
+    return float((counts * mirrored(counts)).sum()) / total if total > 0 else 0.0

@@ -1,0 +1,153 @@
+"""Images made in parts: map–reduce over row chunks, equal to one image of all the data.
+
+A dirty image and its PSF are linear in the weighted visibilities, so the data can be
+imaged in parts (row chunks, on several workers) and the parts summed: each part gives
+its *unnormalised* images and its Σw (:func:`image_part`), the sums add
+(:meth:`PartImage.__add__`, a tree reduction), and one division by the total Σw
+(:meth:`PartImage.normalised`) gives what :func:`~uvlab.gpu.imaging.imager.make_image`
+gives for all the data at once, to rounding.
+
+Uniform and Briggs weighting need the density of *all* the data in each uv cell: a first
+pass sums each part's :func:`part_counts` (:func:`~uvlab.gpu.imaging.weighting.density_counts`
+of its usable samples); :func:`density_totals` turns the sum into the density grid and
+Briggs's mean density, which the second pass hands to every part. Natural weighting (and
+a taper) needs no first pass.
+
+Each part is imaged by the same engine (:func:`~uvlab.gpu.imaging.imager.make_image`,
+every catalogue algorithm, CPU or GPU) with its imaging weights computed here, so the
+parts' weights are those of the whole.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from uvlab.gpu.imaging.reuse import select_samples
+from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.imaging.weighting import (
+    Weighting,
+    density_counts,
+    imaging_weights,
+    lookup_density,
+    mean_density,
+    mirrored,
+)
+
+
+@dataclass(frozen=True, eq=False)
+class DensityTotals:
+    """The first pass's result: the density of all the data, for uniform and Briggs.
+
+    Attributes
+    ----------
+    grid : ((2N)²,) float64
+        Σw per uv cell, both Hermitian halves (:func:`~uvlab.gpu.imaging.weighting.mirrored`).
+    mean : float
+        Briggs's ``Σ w·W / Σ w`` over all the data.
+    """
+
+    grid: np.ndarray
+    mean: float
+
+
+def needs_density(weighting: Weighting) -> bool:
+    """Whether ``weighting`` needs the first pass (uniform, Briggs)."""
+    return weighting.scheme != "natural"
+
+
+def part_counts(uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting):
+    """((2N)²,) float64: one part's Σw per uv cell (one half), on the density cells."""
+    s = select_samples(uvw, freq_hz, weight, flag, vis=vis)
+    return density_counts(s.u, s.v, s.weight, weighting.density_spec(spec))
+
+
+def density_totals(counts) -> DensityTotals:
+    """The parts' summed :func:`part_counts` → the density of all the data."""
+    counts = np.asarray(counts, dtype=np.float64)
+    return DensityTotals(mirrored(counts), mean_density(counts))
+
+
+def part_weights(
+    uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting, totals=None
+) -> np.ndarray:
+    """(row, chan) float64: the imaging weights of one part, 0 where a sample is unusable.
+
+    ``totals`` (:func:`density_totals`) is required for uniform and Briggs weighting.
+    """
+    s = select_samples(uvw, freq_hz, weight, flag, vis=vis)
+    density = mean = None
+    if needs_density(weighting):
+        if totals is None:
+            raise ValueError(f"{weighting.scheme} weighting of a part needs the density totals")
+        density = lookup_density(totals.grid, s.u, s.v, weighting.density_spec(spec))
+        mean = totals.mean
+    wt = imaging_weights(s.u, s.v, s.weight, spec, weighting, density=density, mean_density=mean)
+    out = np.zeros(s.shape[0] * s.shape[1])
+    if s.index is None:
+        out[:] = wt
+    else:
+        out[s.index] = wt
+    return out.reshape(s.shape)
+
+
+@dataclass(frozen=True, eq=False)
+class PartImage:
+    """Unnormalised images of a part (or a sum of parts) and their weights.
+
+    Attributes
+    ----------
+    dirty, psf : (N, N) float64 or None
+        ``Re Σ w·V·e^{…}`` and ``Re Σ w·e^{…}`` (``psf`` None when not made); None for a
+        part with no usable sample.
+    sum_weights : float
+    nvis : int
+        Samples with nonzero weight.
+    """
+
+    dirty: np.ndarray | None
+    psf: np.ndarray | None
+    sum_weights: float
+    nvis: int
+
+    def __add__(self, other: PartImage) -> PartImage:
+        def add(a, b):
+            return b if a is None else a if b is None else a + b
+
+        return PartImage(
+            add(self.dirty, other.dirty), add(self.psf, other.psf),
+            self.sum_weights + other.sum_weights, self.nvis + other.nvis,
+        )  # fmt: skip
+
+    def normalised(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """(dirty, psf) divided by Σw, as :func:`~uvlab.gpu.imaging.imager.make_image` gives."""
+        if not self.sum_weights > 0 or self.dirty is None:
+            raise ValueError("the imaging weights sum to zero: nothing to image")
+        psf = None if self.psf is None else self.psf / self.sum_weights
+        return self.dirty / self.sum_weights, psf
+
+
+def image_part(
+    uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting, totals=None, *,
+    algorithm: str = "conv", params=None, device: str = "cpu", psf: bool = True,
+) -> PartImage:  # fmt: skip
+    """One part's unnormalised dirty image (and PSF) with the whole data's weights.
+
+    Arguments as :func:`~uvlab.gpu.imaging.imager.make_image`, plus ``totals``
+    (:func:`density_totals`, for uniform and Briggs).
+    """
+    from uvlab.gpu.imaging.imager import ImagingError, make_image
+
+    wts = part_weights(uvw, freq_hz, vis, weight, flag, spec, weighting, totals)
+    try:
+        res = make_image(
+            uvw, freq_hz, vis, wts, spec, flag=flag, weighting=Weighting(), algorithm=algorithm,
+            params=params, device=device, psf=psf,
+        )  # fmt: skip
+    except ImagingError:  # nothing usable in this part
+        return PartImage(None, None, 0.0, 0)
+    total = res.sum_weights
+    return PartImage(
+        res.dirty * total, None if res.psf is None else res.psf * total, total, res.nvis
+    )

@@ -1,0 +1,122 @@
+"""Images made in parts (gpu/imaging/parts.py) equal one image of all the data.
+
+Oracle: :func:`make_image` of all the data at once (itself tested against the DFT), for
+one-row, uneven and single-part splits, natural, uniform and Briggs weighting (with a
+taper), and every catalogue algorithm.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+import numpy as np
+import pytest
+
+from uvlab.gpu.gridders.registry import NAMES
+from uvlab.gpu.imaging.imager import make_image
+from uvlab.gpu.imaging.parts import (
+    PartImage,
+    density_totals,
+    image_part,
+    needs_density,
+    part_counts,
+)
+from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.imaging.weighting import Weighting
+
+N = 32
+SPEC = ImageSpec(N, 1.0 / (2.4 * 1700 * 1.1e9 / 3e8))
+
+
+def data(seed=4, nrow=60, nchan=3):
+    rng = np.random.default_rng(seed)
+    uvw = np.column_stack([rng.normal(0, 400, nrow), rng.normal(0, 400, nrow),
+                           rng.normal(0, 20, nrow)])  # fmt: skip
+    freq = np.array([1.0e9, 1.05e9, 1.1e9])[:nchan]
+    vis = rng.normal(size=(nrow, nchan)) + 1j * rng.normal(size=(nrow, nchan))
+    weight = rng.uniform(0.5, 1.5, (nrow, nchan))
+    flag = rng.random((nrow, nchan)) < 0.1
+    flag[7] = True  # a whole row flagged: a one-row part with nothing usable
+    return uvw, freq, vis, weight, flag
+
+
+def in_parts(bounds, weighting, algorithm="conv", **kw):
+    uvw, freq, vis, weight, flag = data()
+    parts = [slice(a, b) for a, b in itertools.pairwise(bounds)]
+
+    def args(p):
+        return uvw[p], freq, vis[p], weight[p], flag[p]
+
+    totals = None
+    if needs_density(weighting):
+        totals = density_totals(sum(part_counts(*args(p), SPEC, weighting) for p in parts))
+    images = [image_part(*args(p), SPEC, weighting, totals, algorithm=algorithm, **kw)
+              for p in parts]  # fmt: skip
+    return functools.reduce(PartImage.__add__, images)
+
+
+SPLITS = {
+    "one row each": list(range(61)),
+    "uneven": [0, 7, 8, 30, 59, 60],
+    "one part": [0, 60],
+}
+WEIGHTINGS = [
+    Weighting("natural"),
+    Weighting("uniform"),
+    Weighting("briggs", -0.5),
+    Weighting("briggs", 0.5, taper_arcsec=60.0),
+]
+
+
+@pytest.mark.parametrize("split", SPLITS)
+@pytest.mark.parametrize("weighting", WEIGHTINGS, ids=lambda w: f"{w.scheme}{w.robust:+}")
+def test_the_parts_sum_to_the_whole_image(split, weighting):
+    uvw, freq, vis, weight, flag = data()
+    want = make_image(uvw, freq, vis, weight, SPEC, flag=flag, weighting=weighting,
+                      device="cpu")  # fmt: skip
+    total = in_parts(SPLITS[split], weighting, device="cpu")
+    dirty, psf = total.normalised()
+    assert total.sum_weights == pytest.approx(want.sum_weights, rel=1e-12)
+    assert total.nvis == want.nvis
+    np.testing.assert_allclose(dirty, want.dirty, rtol=0, atol=1e-12 * np.abs(want.dirty).max())
+    np.testing.assert_allclose(psf, want.psf, rtol=0, atol=1e-12)
+
+
+def test_density_from_one_part_alone_would_differ():
+    """The first pass matters: a part weighted on its own density is another image."""
+    uvw, freq, vis, weight, flag = data()
+    wt = Weighting("uniform")
+    want = make_image(uvw, freq, vis, weight, SPEC, flag=flag, weighting=wt, device="cpu")
+    own = [make_image(uvw[p], freq, vis[p], weight[p], SPEC, flag=flag[p], weighting=wt,
+                      device="cpu") for p in (slice(0, 30), slice(30, 60))]  # fmt: skip
+    summed = sum(r.dirty * r.sum_weights for r in own) / sum(r.sum_weights for r in own)
+    assert np.abs(summed - want.dirty).max() > 1e-3 * np.abs(want.dirty).max()
+
+
+@pytest.mark.parametrize("algorithm", [a for a in NAMES if a != "dft"])
+def test_every_algorithm_images_in_parts(algorithm):
+    uvw, freq, vis, weight, flag = data()
+    wt = Weighting("briggs", 0.0)
+    want = make_image(uvw, freq, vis, weight, SPEC, flag=flag, weighting=wt, algorithm=algorithm,
+                      device="cpu")  # fmt: skip
+    dirty, psf = in_parts(SPLITS["uneven"], wt, algorithm=algorithm, device="cpu").normalised()
+    np.testing.assert_allclose(dirty, want.dirty, atol=1e-9 * np.abs(want.dirty).max())
+    np.testing.assert_allclose(psf, want.psf, atol=1e-9)
+
+
+def test_uniform_without_totals_is_refused():
+    uvw, freq, vis, weight, flag = data()
+    with pytest.raises(ValueError, match="density totals"):
+        image_part(uvw, freq, vis, weight, flag, SPEC, Weighting("uniform"))
+
+
+@pytest.mark.gpu
+def test_parts_on_the_gpu_sum_to_the_cpu_image():
+    uvw, freq, vis, weight, flag = data()
+    wt = Weighting("uniform")
+    want = make_image(uvw, freq, vis, weight, SPEC, flag=flag, weighting=wt, device="cpu",
+                      algorithm="dft")  # fmt: skip
+    dirty, psf = in_parts(SPLITS["uneven"], wt, algorithm="dft", device="gpu").normalised()
+    np.testing.assert_allclose(dirty, want.dirty, atol=1e-10 * np.abs(want.dirty).max())
+    np.testing.assert_allclose(psf, want.psf, atol=1e-10)
