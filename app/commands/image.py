@@ -105,6 +105,9 @@ def register(sub) -> None:
     from uvlab.app.commands.pb_correct import add_pb_args
 
     add_pb_args(p)
+    from uvlab.app.commands.image_scaled import add_scale_args
+
+    add_scale_args(p)
     p.add_argument("--out", required=True, metavar="PREFIX", help="output file prefix")
     p.add_argument(
         "--no-png",
@@ -155,6 +158,7 @@ def run(args) -> int:
 
     import numpy as np
 
+    from uvlab.app.commands import image_scaled
     from uvlab.app.deconvolve import check_options
     from uvlab.app.fits_io import write_image_fits
     from uvlab.app.lab.live import run_job
@@ -162,6 +166,8 @@ def run(args) -> int:
     from uvlab.app.memory import check_memory, imaging_estimate
     from uvlab.app.progress import progress_bar
 
+    if image_scaled.wanted(args):  # row chunks over a Dask cluster
+        return image_scaled.run(args)
     size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing
     if args.npix is not None and (args.npix < 2 or args.npix % 2):
         args.parser.error(f"--npix must be an even number ≥ 2, got {args.npix}")  # exit 2

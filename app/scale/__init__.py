@@ -1,0 +1,7 @@
+"""Data of any size: MeasurementSets imaged in row chunks over a Dask cluster (issue 27).
+
+:mod:`~uvlab.app.scale.cluster` starts (or joins) the cluster, :mod:`~uvlab.app.scale.budget`
+sizes the row chunks from the memory a worker may use, and
+:mod:`~uvlab.app.scale.ms_image` maps the engine's :mod:`uvlab.gpu.imaging.parts` over the
+chunks and reduces them. See docs/scaling.md.
+"""

@@ -1,0 +1,75 @@
+"""``uvlab image --workers/--scheduler/--abs-mem/--chunk-rows``: the chunked path (issue 27).
+
+Oracle: ``uvlab image`` of the same MS without them (the whole selection read at once),
+whose images are tested against the DFT and tclean; the FITS must agree to rounding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from astropy.io import fits
+
+from tests.support.cli import run_cli
+from tests.support.ms_factory import make_ms
+
+GEOMETRY = ["--npix", "64", "--cell-arcsec", "30", "--no-png", "--device", "cpu"]
+
+
+@pytest.fixture(scope="module")
+def ms(tmp_path_factory):
+    path = tmp_path_factory.mktemp("scaled") / "obs.ms"
+    make_ms(path, np.random.default_rng(5), spw_nchan=(4,), ntime=6, nant=6)
+    return path
+
+
+@pytest.mark.parametrize("weighting", ["natural", "uniform"])
+def test_chunks_over_local_workers_write_the_same_images(ms, tmp_path, weighting):
+    args = ["image", "--ms", ms, *GEOMETRY, "--weighting", weighting]
+    code, out, err = run_cli(*args, "--out", tmp_path / "one")
+    assert code == 0, err
+    code, out, err = run_cli(*args, "--workers", "2", "--chunk-rows", "17",
+                             "--out", tmp_path / "many")  # fmt: skip
+    assert code == 0, err
+    assert "Dask cluster tcp://127.0.0.1:" in out and "2 workers" in out
+    for kind in ("dirty", "psf"):
+        want = fits.getdata(tmp_path / f"one-{kind}.fits")
+        got = fits.getdata(tmp_path / f"many-{kind}.fits")
+        np.testing.assert_allclose(got, want, atol=1e-6 * np.abs(want).max())
+    header = fits.getheader(tmp_path / "many-dirty.fits")
+    assert header["BMAJ"] == pytest.approx(fits.getheader(tmp_path / "one-dirty.fits")["BMAJ"])
+
+
+def test_chunks_sized_from_abs_mem(ms, tmp_path):
+    code, out, err = run_cli("image", "--ms", ms, *GEOMETRY, "--workers", "1", "--abs-mem",
+                             "0.2", "--out", tmp_path / "m")  # fmt: skip
+    assert code == 0, err
+    assert "rows per chunk" in out and "image-sized per worker" in out
+
+
+def test_too_little_memory_is_refused_before_any_work(ms, tmp_path):
+    code, _, err = run_cli("image", "--ms", ms, *GEOMETRY, "--workers", "1", "--abs-mem",
+                             "0.0001", "--out", tmp_path / "m")  # fmt: skip
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert "per worker" in err and "--abs-mem" in err
+    assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (["--workers", "0"], "--workers"),
+        (["--abs-mem", "nan"], "--abs-mem"),
+        (["--chunk-rows", "-3"], "--chunk-rows"),
+        (["--workers", "2", "--niter", "10"], "--niter"),
+        (["--workers", "2", "--antenna", "0"], "--antenna"),
+    ],
+)
+def test_bad_or_unsupported_options_are_usage_errors(ms, tmp_path, extra, named):
+    code, _, err = run_cli("image", "--ms", ms, *GEOMETRY, *extra, "--out", tmp_path / "x")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and named in err
+
+
+def test_the_chunked_path_needs_a_geometry(ms, tmp_path):
+    code, _, err = run_cli("image", "--ms", ms, "--workers", "2", "--out", tmp_path / "x")
+    assert code == 2 and "--npix and --cell-arcsec" in err

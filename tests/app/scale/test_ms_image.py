@@ -1,0 +1,105 @@
+"""A MeasurementSet imaged in row chunks on a Dask cluster (app/scale/ms_image.py).
+
+Oracle: :func:`make_image` of the whole selection read at once (itself tested against
+the DFT and tclean), for one-row, uneven and single-chunk splits; natural, uniform and
+Briggs weighting.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.support.ms_factory import make_ms
+from uvlab.app.ms.reader import read_visibilities
+from uvlab.app.scale.ms_image import MSRead, image_ms, row_chunks
+from uvlab.gpu.imaging.imager import make_image
+from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.imaging.weighting import Weighting
+
+SPEC = ImageSpec(32, 2.0e-4)
+
+
+@pytest.fixture(scope="module")
+def ms(tmp_path_factory):
+    path = tmp_path_factory.mktemp("scale") / "obs.ms"
+    make_ms(path, np.random.default_rng(11), spw_nchan=(4, 3), ntime=4, nant=5,
+            flag_rows=(3, 4, 5))  # fmt: skip
+    return MSRead(str(path), spw=0)
+
+
+def whole(source: MSRead, weighting, **kw):
+    vd = read_visibilities(source.path, **source.kwargs())
+    return make_image(vd.uvw, vd.freq_hz, vd.vis, vd.weight, SPEC, flag=vd.flag,
+                      weighting=weighting, device="cpu", **kw)  # fmt: skip
+
+
+@pytest.mark.parametrize("rows", [1, 7, 10_000], ids=["one-row", "uneven", "one-chunk"])
+@pytest.mark.parametrize(
+    "weighting", [Weighting("natural"), Weighting("uniform"), Weighting("briggs", 0.5)],
+    ids=lambda w: w.scheme,
+)  # fmt: skip
+def test_chunks_on_the_cluster_give_the_whole_image(client, ms, rows, weighting):
+    want = whole(ms, weighting)
+    got = image_ms(client, ms, SPEC, weighting, chunk_rows=rows)
+    assert got.chunks == len(row_chunks(ms.count(), rows))
+    assert got.nvis == want.nvis and got.sum_weights == pytest.approx(want.sum_weights, 1e-12)
+    np.testing.assert_allclose(got.dirty, want.dirty, atol=1e-12 * np.abs(want.dirty).max())
+    np.testing.assert_allclose(got.psf, want.psf, atol=1e-12)
+
+
+def test_other_algorithms_and_selections(client, ms):
+    source = MSRead(ms.path, spw=1, stokes="XX", channels=(1, 3))
+    wt = Weighting("uniform")
+    want = whole(source, wt, algorithm="hybrid")
+    got = image_ms(client, source, SPEC, wt, chunk_rows=9, algorithm="hybrid")
+    np.testing.assert_allclose(got.dirty, want.dirty, atol=1e-10 * np.abs(want.dirty).max())
+
+
+def test_row_chunks_cover_every_row_once():
+    assert row_chunks(10, 4) == [(0, 4), (4, 8), (8, 10)]
+    assert row_chunks(3, 10) == [(0, 3)]
+    assert row_chunks(2, 0) == [(0, 1), (1, 2)]
+
+
+def test_a_cluster_of_real_dask_scheduler_and_worker_processes(ms, tmp_path):
+    """``--scheduler`` joins a cluster started by ``dask scheduler`` / ``dask worker``."""
+    import subprocess
+    import sys
+
+    from uvlab.app.scale.cluster import cluster_client
+
+    dask = [sys.executable, "-c", "from dask.__main__ import main; main()"]
+    info = tmp_path / "scheduler.json"
+    common = ["--host", "127.0.0.1", "--no-dashboard"]
+    procs = [
+        subprocess.Popen(
+            [*dask, "scheduler", "--port", "0", "--scheduler-file", str(info), *common],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    ]
+    try:
+        procs.append(subprocess.Popen(
+            [*dask, "worker", "--scheduler-file", str(info), "--nworkers", "2", "--nthreads",
+             "1", *common], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        ))  # fmt: skip
+        import json
+        import time
+
+        deadline = time.monotonic() + 120
+        while not (info.exists() and info.stat().st_size) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        address = json.loads(info.read_text())["address"]
+        assert address.startswith("tcp://127.0.0.1:")
+        with cluster_client(address) as c:
+            c.wait_for_workers(2, timeout=120)
+            wt = Weighting("briggs", -1.0)
+            got = image_ms(c, ms, SPEC, wt, chunk_rows=5)
+        want = whole(ms, wt)
+        np.testing.assert_allclose(got.dirty, want.dirty, atol=1e-12 * np.abs(want.dirty).max())
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            p.wait(timeout=60)
