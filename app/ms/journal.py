@@ -363,7 +363,12 @@ def recover(path: str | os.PathLike, *, dry_run: bool = False) -> Recovery | Non
     """
     table = Path(path)
     with critical():
-        lock = MSLock.acquire(table)
+        try:
+            lock = MSLock.acquire(table)
+        except MSError:
+            if not dry_run or held_elsewhere(table):
+                raise
+            lock = None  # a dry run of a read-only MeasurementSet: only look
         try:
             removed = _clean_leftovers(table, dry_run=dry_run)
             folder = table / JOURNAL
@@ -388,7 +393,8 @@ def recover(path: str | os.PathLike, *, dry_run: bool = False) -> Recovery | Non
                 _finish_forward(table, plan.drop_column)
             _drop(folder)
         finally:
-            lock.release()
+            if lock is not None:
+                lock.release()
         return Recovery(str(table), action, column, tuple(removed), plan)
 
 

@@ -167,9 +167,7 @@ def table_shape(table: Path) -> tuple[set[str], int, dict[int, set[str]]] | None
                 lock.unlink()
 
 
-def _table_dat_reason(
-    table: Path, state: dict, base: set[str], adds, drops, seqnrs
-) -> str | None:
+def _table_dat_reason(table: Path, state: dict, base: set[str], adds, drops, seqnrs) -> str | None:
     """Why the current table.dat is not one the writer can have left; None if it can be."""
     shape = table_shape(table)
     if shape is None:
