@@ -265,6 +265,7 @@ def write_column(
         # Before the commit point: a signal here is held to the end of the block and
         # then rolls the write back like any failure.
         with critical(), translated(path):
+            _make_room(journal, path, col)
             tab.flush()
             sync_folder(Path(path))
             journal.note()
@@ -275,6 +276,7 @@ def write_column(
                 fault_point("renamed-old")
             tab.renamecol(tmp, col)
             fault_point("renamed-new")
+            _make_room(journal, path, col)
             tab.flush()
             sync_folder(Path(path))
             journal.note()
@@ -296,6 +298,7 @@ def write_column(
             if replaced:
                 tab.removecols(OLD_PREFIX + col)
                 fault_point("old-removed")
+            journal.make_room()  # after the commit point the write goes on: best effort
             tab.flush()
             tab.close()
             tab = None
@@ -314,6 +317,12 @@ def write_column(
             raise
         # any other failure after the commit point: recovery completed the write
     return replaced
+
+
+def _make_room(journal: Journal, path: str, col: str) -> None:
+    """Room for a casacore flush from the journal's reserve, or refuse (casacore would abort)."""
+    if not journal.make_room():
+        raise MSError(f"{path}: could not write {col} (the disk is full)")
 
 
 def _rolled_back(col: str) -> str:
@@ -344,6 +353,7 @@ def _end_failed(path: str, journal: Journal, tab, new_columns, exc: BaseExceptio
     """
     with critical():
         committed = journal.state.get("phase") == "switched"
+        journal.free_reserve()  # room for casacore's closing flush
         if tab is not None:
             discard_and_close(tab, [] if committed else new_columns)
         if journal.active:
@@ -369,6 +379,7 @@ def remove_columns(path: str | os.PathLike, names: list[str]) -> None:
         with translated(path):
             tab = tables.table(path, readonly=False, ack=False)
             tab.removecols(names)
+            journal.make_room()
             tab.flush()
             tab.close()
             tab = None

@@ -41,6 +41,7 @@ docs/data-safety.md.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -96,9 +97,51 @@ def _not_table(name: str) -> bool:
     return _is_journal_name(name) or name == LOCK_NAME
 
 
+#: The journal's reserve: 1 MiB files of room kept back so that casacore's flushes
+#: (which abort the process when they cannot write table.dat) never meet a full disk.
+RESERVE = "reserve"
+_CHUNK = 2**20
+
+
+def flush_bytes(table: str | os.PathLike) -> int:
+    """Room one casacore flush of the table needs: ``table.dat`` twice, two tiles, 1 MiB."""
+    try:
+        dat = os.stat(Path(table) / "table.dat").st_size
+    except OSError:
+        dat = 0
+    return 3 * 2**20 + 2 * dat
+
+
+def reserve_bytes(table: str | os.PathLike) -> int:
+    """Size of the reserve: room for the write's three flushes."""
+    return -(-3 * flush_bytes(table) // _CHUNK) * _CHUNK
+
+
 def journal_bytes(table: str | os.PathLike) -> int:
-    """Bytes a write's journal copies: snapshot 0 and snapshot 1."""
-    return 2 * snapshot_bytes(table)
+    """Bytes a write's journal takes: snapshot 0, snapshot 1 and the reserve."""
+    return 2 * snapshot_bytes(table) + reserve_bytes(table)
+
+
+def _disk_error(table: Path, exc: OSError) -> MSError:
+    why = "the disk is full" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else exc.strerror
+    return MSError(f"{table}: could not write the commit journal ({why}); nothing was changed")
+
+
+def _make_reserve(folder: Path, size: int) -> None:
+    """``size`` bytes in 1 MiB files really allocated on disk (ENOSPC when they are not free)."""
+    folder.mkdir()
+    for k in range(size // _CHUNK):
+        fd = os.open(folder / str(k), os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        try:
+            try:
+                os.posix_fallocate(fd, 0, _CHUNK)
+            except OSError as exc:
+                if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL):
+                    raise
+                os.write(fd, b"\0" * _CHUNK)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 # -------------------------------------------------------------------- journal
@@ -202,7 +245,11 @@ class Journal:
             drop_seq = {s for s, cols in dms.items() if cols & set(drops)}
             tmp.mkdir()
             fault_point("journal-begun")
-            manifest = take_snapshot(table, tmp / "snap0", skip=_not_table)
+            try:
+                manifest = take_snapshot(table, tmp / "snap0", skip=_not_table)
+                _make_reserve(tmp / RESERVE, reserve_bytes(table))
+            except OSError as exc:
+                raise _disk_error(table, exc) from None
             st = table.stat()
             state = {
                 "version": VERSION,
@@ -232,6 +279,28 @@ class Journal:
             raise
         return cls(table, table / JOURNAL, state, lock)
 
+    def make_room(self, table_path: str | os.PathLike | None = None) -> bool:
+        """Give back reserve files until a casacore flush has room; whether it has.
+
+        Call just before casacore flushes or closes the table: it aborts the
+        process when it cannot write ``table.dat``.
+        """
+        from uvlab.app.diskspace import free_bytes
+
+        need = flush_bytes(self.table)
+        chunks = sorted((self.folder / RESERVE).glob("*"))
+        while True:
+            free = free_bytes(self.table, fake=False)
+            if free is None or free >= need:
+                return True
+            if not chunks:
+                return False
+            chunks.pop().unlink()
+
+    def free_reserve(self) -> None:
+        """Give all of the reserve back (before a rollback)."""
+        shutil.rmtree(self.folder / RESERVE, ignore_errors=True)
+
     def note(self) -> None:
         """Record the files the write has created so far and the ``table.dat`` it wrote."""
         present = {p.name for p in self.table.iterdir() if not _not_table(p.name)}
@@ -248,7 +317,10 @@ class Journal:
         snap = self.folder / "snap1"
         if snap.exists():
             shutil.rmtree(snap)
-        manifest = take_snapshot(self.table, snap, copy_also=copy_also, skip=_not_table)
+        try:
+            manifest = take_snapshot(self.table, snap, copy_also=copy_also, skip=_not_table)
+        except OSError as exc:
+            raise _disk_error(self.table, exc) from None  # before the commit: rolled back
         shape = table_shape(self.table)
         columns = sorted(shape[0]) if shape else []
         seq = {s for s, cols in (shape[2] if shape else {}).items() if drop_after in cols}
@@ -386,6 +458,7 @@ def recover(path: str | os.PathLike, *, dry_run: bool = False) -> Recovery | Non
             action = "finished" if plan.phase == "switched" else "rolled back"
             if dry_run:
                 return Recovery(str(table), action, column, tuple(removed), plan, dry_run=True)
+            shutil.rmtree(folder / RESERVE, ignore_errors=True)  # room for the restore
             restore_files(
                 table, folder / plan.snapshot, state[plan.snapshot], plan.restore, plan.remove
             )
