@@ -13,7 +13,8 @@ snapshot, which of the writer's new files to remove), or raises
 - anything outside the writer's own new files differs from what the journal
   recorded: a file edited (inode, size or modification time differ), an entry
   missing, an entry that the writer cannot have made (a folder, a file whose
-  name is not one of casacore's data files of a new data manager), or a
+  name is not one of casacore's data files of a new data manager nor its
+  ``table.dat_tmp``), or a
   ``table.dat`` that is neither one the writer recorded nor one describing the
   recorded columns (plus the writer's own) and row count.
 
@@ -35,7 +36,8 @@ from uvlab.app.ms.snapshot import file_hash, identity
 VERSION = 2
 #: A data file casacore writes for data manager N: table.fN, table.fNi, table.fN_TSM0, …
 DATA_FILE = re.compile(r"table\.f(\d+)(?:i|_[A-Za-z0-9_]+)?")
-#: Entries the comparison ignores: casacore's lock file, uvlab's lock, journals.
+#: casacore writes table.dat here first and renames it: a kill mid-flush leaves it.
+CASACORE_TEMP = "table.dat_tmp"
 _COLUMN = re.compile(r"[A-Z][A-Z0-9_]*")
 
 
@@ -275,9 +277,9 @@ def plan_recovery(table: Path, folder: Path, state: dict, skip) -> Plan:
         if name in entries or name in _IGNORED:
             continue
         m = DATA_FILE.fullmatch(name)
-        if not (
-            m and p.is_file() and not p.is_symlink() and int(m.group(1)) not in state["seqnrs"]
-        ):
+        plain = p.is_file() and not p.is_symlink()
+        new_dm = m is not None and int(m.group(1)) not in state["seqnrs"]
+        if not (plain and (new_dm or name == CASACORE_TEMP)):
             raise JournalRefused(
                 f"{name} is not in the journal's record and was not made by the write"
             )

@@ -271,3 +271,16 @@ def test_repair_dry_run_lists_the_plan_then_repair_follows_it(tmp_path):
     )
     after = {k: v for k, v in tree_digest(ms).items() if k != "UVLAB_LOCK"}
     assert after == tree_digest(DATA)
+
+
+def test_casacore_temp_file_of_a_killed_flush_is_removed_a_foreign_file_refused(pending):
+    """A kill mid-flush leaves casacore's table.dat_tmp (the writer's); notes.txt is not."""
+    (pending / "table.dat_tmp").write_bytes(b"half a table.dat")
+    (pending / "notes.txt").write_text("mine")
+    before = tree_digest(pending)
+    with pytest.raises(JournalRefused, match="notes.txt is not in the journal's record"):
+        recover(pending)
+    assert tree_digest(pending) == before
+    (pending / "notes.txt").unlink()
+    assert recover(pending).action == "rolled back"
+    assert not (pending / "table.dat_tmp").exists()
