@@ -278,7 +278,7 @@ def test_casacore_temp_file_of_a_killed_flush_is_removed_a_foreign_file_refused(
     (pending / "table.dat_tmp").write_bytes(b"half a table.dat")
     (pending / "notes.txt").write_text("mine")
     before = tree_digest(pending)
-    with pytest.raises(JournalRefused, match="notes.txt is not in the journal's record"):
+    with pytest.raises(JournalRefused, match=r"notes\.txt is not in the journal's record"):
         recover(pending)
     assert tree_digest(pending) == before
     (pending / "notes.txt").unlink()
