@@ -85,14 +85,11 @@ def _run(args) -> int:
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt as exc:
-        from uvlab.app.signals import exit_code, signal_name
+        from uvlab.app.signals import interrupt_report
 
-        code = exit_code(exc)
-        print(
-            f"uvlab {args.command}: interrupted ({signal_name(code - 128)}); "
-            "nothing half-written was left",
-            file=sys.stderr,
-        )
+        # which of "rolled back" / "completed after the commit point" / nothing written
+        code, line = interrupt_report(exc, f"uvlab {args.command}")
+        print(line, file=sys.stderr)
         return code
     except BrokenPipeError:
         # The reader went away (e.g. `uvlab arrays | head`): not an error.

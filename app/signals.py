@@ -23,10 +23,18 @@ CANCEL_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class Interrupted(KeyboardInterrupt):
-    """The process was asked to stop by a signal (``signum``)."""
+    """The process was asked to stop by a signal (``signum``).
+
+    A write that the signal stopped says what became of it in ``outcome``
+    (e.g. "the write of DATA was rolled back, the MeasurementSet is as it
+    was"); ``completed`` is true when the signal came after the write's commit
+    point and the write was completed (the command then exits 0).
+    """
 
     def __init__(self, signum: int = signal.SIGINT):
         self.signum = int(signum)
+        self.outcome: str | None = None
+        self.completed = False
         super().__init__(signal_name(self.signum))
 
     @property
@@ -46,6 +54,26 @@ def signal_name(signum: int) -> str:
 def exit_code(exc: BaseException) -> int:
     """130 for Ctrl-C (a plain KeyboardInterrupt), else the signal's 128 + n."""
     return exc.exit_code if isinstance(exc, Interrupted) else 128 + signal.SIGINT
+
+
+def interrupt_report(exc: BaseException, command: str) -> tuple[int, str]:
+    """(exit code, one line for stderr) for a command stopped by ``exc``.
+
+    - the signal came after a write's commit point (``exc.completed``): exit 0,
+      "uvlab predict: SIGTERM arrived after the commit point: the write of DATA
+      was completed";
+    - a write was rolled back (``exc.outcome``): 130 / 143, "uvlab predict:
+      interrupted (SIGTERM); the write of DATA was rolled back, the
+      MeasurementSet is as it was";
+    - otherwise: 130 / 143, "uvlab CMD: interrupted (SIGTERM); nothing
+      half-written was left".
+    """
+    code = exit_code(exc)
+    name = signal_name(code - 128)
+    outcome = getattr(exc, "outcome", None)
+    if getattr(exc, "completed", False):
+        return 0, f"{command}: {name} arrived after the commit point: {outcome}"
+    return code, f"{command}: interrupted ({name}); {outcome or 'nothing half-written was left'}"
 
 
 _state = threading.local()

@@ -8,14 +8,20 @@ def register(sub) -> None:
         "repair",
         help="finish or roll back an interrupted write to a MeasurementSet",
         description="Bring a MeasurementSet back to a clean state after a uvlab write was "
-        "killed: finish or roll back the write from its journal (any uvlab command that opens "
-        "the MeasurementSet does this too), remove unfinished UVLAB_PARTIAL_/UVLAB_OLD_ "
-        "columns and data files no column uses (left by older uvlab versions), and remove "
-        "unfinished `uvlab simulate` build folders beside it. Nothing else is touched. "
-        "See docs/data-safety.md.",
+        "killed: finish or roll back the write from its journal (reading commands only report "
+        "a pending journal; the next uvlab write to the MeasurementSet also does this), remove "
+        "unfinished UVLAB_PARTIAL_/UVLAB_OLD_ columns and data files no column uses (left by "
+        "older uvlab versions), and remove unfinished `uvlab simulate` build folders beside "
+        "it. Recovery undoes only what the interrupted write did: if the MeasurementSet was "
+        "changed since by another program it refuses, changing nothing. Nothing else is "
+        "touched. See docs/data-safety.md.",
     )
     p.add_argument("ms", help="the MeasurementSet folder")
-    p.add_argument("--dry-run", action="store_true", help="say what would be done; change nothing")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="list what would be done, entry by entry; change nothing",
+    )
     p.set_defaults(func=run)
 
 

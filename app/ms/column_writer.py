@@ -41,6 +41,7 @@ from uvlab.app.ms.journal import (
     recover,
     recover_if_interrupted,
 )
+from uvlab.app.ms.ms_lock import MSLock
 from uvlab.app.ms.snapshot import sync_folder
 from uvlab.app.ms.tables import DATA_COLUMNS, check_path, discard_and_close, translated
 from uvlab.app.signals import critical
@@ -235,16 +236,21 @@ def write_column(
     from casacore import tables
 
     path = check_path(path)
-    recover_if_interrupted(path)
-    with translated(path):
-        ro = tables.table(path, readonly=True, ack=False)
+    with MSLock.acquire(path):  # before anything is read: no other writer until we are done
+        recover_if_interrupted(path)  # a dead writer's journal is finished or rolled back first
+        with translated(path):
+            ro = tables.table(path, readonly=True, ack=False)
+            try:
+                names, types = ro.colnames(), column_types(ro)
+            finally:
+                ro.close()
+        col = check_column_request(path, names, column, overwrite, types)
+        replaced = col in names
         try:
-            names, types = ro.colnames(), column_types(ro)
-        finally:
-            ro.close()
-    col = check_column_request(path, names, column, overwrite, types)
-    replaced = col in names
-    journal = Journal.begin(path, col, col if replaced else None)
+            journal = Journal.begin(path, col, col if replaced else None)
+        except KeyboardInterrupt as exc:  # the half-built journal is gone: nothing changed
+            _set_outcome(exc, _rolled_back(col))
+            raise
     tab = None
     try:
         fault_point("journal-written")
@@ -256,9 +262,13 @@ def write_column(
         fault_point("column-added")
         fill(tab, tmp)
         fault_point("filled")
+        # Before the commit point: a signal here is held to the end of the block and
+        # then rolls the write back like any failure.
         with critical(), translated(path):
+            _make_room(journal, path, col)
             tab.flush()
             sync_folder(Path(path))
+            journal.note()
             fault_point("flushed")
             shared = _dm_files_shared_with(tab, col) if replaced else ()
             if replaced:
@@ -266,26 +276,64 @@ def write_column(
                 fault_point("renamed-old")
             tab.renamecol(tmp, col)
             fault_point("renamed-new")
+            _make_room(journal, path, col)
             tab.flush()
             sync_folder(Path(path))
+            journal.note()
             fault_point("switch-flushed")
-            journal.switch(copy_also=shared)
+            journal.snapshot1(copy_also=shared, drop_after=OLD_PREFIX + col if replaced else None)
+    except BaseException as exc:
+        try:
+            _end_failed(path, journal, tab, [partial_name(col)], exc)
+        except KeyboardInterrupt as late:  # a signal during the rollback: raised at its end
+            _set_outcome(late, _rolled_back(col))
+            raise
+        _set_outcome(exc, _rolled_back(col))
+        raise
+    try:
+        # The commit point and after: a signal here waits until the write is complete.
+        with critical(), translated(path):
+            journal.commit()
             fault_point("committed")
             if replaced:
                 tab.removecols(OLD_PREFIX + col)
                 fault_point("old-removed")
+            journal.make_room()  # after the commit point the write goes on: best effort
             tab.flush()
             tab.close()
             tab = None
             sync_folder(Path(path))
             fault_point("old-flushed")
             journal.retire()
-        return replaced
     except BaseException as exc:
-        committed = _end_failed(path, journal, tab, [partial_name(col)], exc)
-        if committed and not isinstance(exc, KeyboardInterrupt):
-            return replaced  # failed after the commit point; recovery completed it
-        raise
+        done = f"the write of {col} was completed"
+        try:
+            _end_failed(path, journal, tab, [], exc)  # rolls forward
+        except KeyboardInterrupt as late:  # a signal during the roll-forward
+            _set_outcome(late, done, completed=True)
+            raise
+        if isinstance(exc, KeyboardInterrupt):
+            _set_outcome(exc, done, completed=True)
+            raise
+        # any other failure after the commit point: recovery completed the write
+    return replaced
+
+
+def _make_room(journal: Journal, path: str, col: str) -> None:
+    """Room for a casacore flush from the journal's reserve, or refuse (casacore would abort)."""
+    if not journal.make_room():
+        raise MSError(f"{path}: could not write {col} (the disk is full)")
+
+
+def _rolled_back(col: str) -> str:
+    return f"the write of {col} was rolled back, the MeasurementSet is as it was"
+
+
+def _set_outcome(exc: BaseException, outcome: str, *, completed: bool = False) -> None:
+    """Tell :mod:`uvlab.app.cli` what became of the write when a signal stopped it."""
+    if isinstance(exc, KeyboardInterrupt) and getattr(exc, "outcome", None) is None:
+        exc.outcome = outcome
+        exc.completed = completed
 
 
 def put_rows(tab, colname: str, start: int, data: np.ndarray) -> None:
@@ -305,11 +353,12 @@ def _end_failed(path: str, journal: Journal, tab, new_columns, exc: BaseExceptio
     """
     with critical():
         committed = journal.state.get("phase") == "switched"
+        journal.free_reserve()  # room for casacore's closing flush
         if tab is not None:
             discard_and_close(tab, [] if committed else new_columns)
         if journal.active:
             try:
-                recover(path, _journal=journal)
+                recover(path)
             except Exception as rexc:
                 raise MSError(
                     f"{path}: {journal.state.get('column')}: the write failed ({exc}) and the "
@@ -324,12 +373,13 @@ def remove_columns(path: str | os.PathLike, names: list[str]) -> None:
     from casacore import tables
 
     path = check_path(path)
-    journal = Journal.begin(path, ",".join(names), None)
+    journal = Journal.begin(path, ",".join(names), None, adds=(), drops=tuple(names))
     tab = None
     try:
         with translated(path):
             tab = tables.table(path, readonly=False, ack=False)
             tab.removecols(names)
+            journal.make_room()
             tab.flush()
             tab.close()
             tab = None

@@ -6,13 +6,20 @@ most. Because a data file that casacore deletes stays on disk under the
 snapshot's link, restoring puts the folder back exactly, deleted data files
 included. The commit journal (:mod:`uvlab.app.ms.journal`) keeps its snapshots
 in itself.
+
+A snapshot's manifest records the *identity* of every entry of the folder
+(:func:`identity`): its type, inode, size and modification time, and for a
+copied file the SHA-256 of its bytes. Recovery compares the folder with these
+identities before it changes anything (:mod:`uvlab.app.ms.journal_check`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import shutil
+import stat
 from pathlib import Path
 
 from uvlab.app.diskspace import fsync_path
@@ -32,6 +39,33 @@ def sync_folder(folder: Path) -> None:
     fsync_path(folder)
 
 
+def file_hash(path: Path) -> str:
+    """SHA-256 (hex) of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def identity(p: Path, *, with_hash: bool = False) -> dict:
+    """``{"type", "ino", "size", "mtime_ns"}`` of ``p`` (not following a link), and its hash."""
+    st = p.lstat()
+    kind = (
+        "file"
+        if stat.S_ISREG(st.st_mode)
+        else "dir"
+        if stat.S_ISDIR(st.st_mode)
+        else "link"
+        if stat.S_ISLNK(st.st_mode)
+        else "other"
+    )
+    out = {"type": kind, "ino": st.st_ino, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
+    if with_hash and kind == "file":
+        out["sha256"] = file_hash(p)
+    return out
+
+
 def take_snapshot(
     table: Path, dest: Path, *, copy_also: tuple[str, ...] = (), skip=lambda name: False
 ) -> dict:
@@ -46,18 +80,24 @@ def take_snapshot(
     copy_also : tuple of str
         Names to copy whatever their size (files rewritten in place).
     skip : callable(name) -> bool
-        Entries that are not part of the table (the journal itself).
+        Entries that are not part of the table (the journal itself, lock files).
+
+    Returns
+    -------
+    dict
+        ``{"entries": {name: identity}}``; a plain file's identity also has
+        ``"kind"`` (``"copy"`` or ``"link"``) and, when copied, ``"sha256"``.
     """
     dest.mkdir()
-    manifest: dict = {"entries": [], "files": {}}
+    entries: dict = {}
     for p in sorted(table.iterdir()):
         if skip(p.name):
             continue
-        manifest["entries"].append(p.name)
-        if not p.is_file() or p.is_symlink():
+        info = identity(p)
+        entries[p.name] = info
+        if info["type"] != "file":
             continue
-        st = p.stat()
-        kind = "copy" if st.st_size <= COPY_LIMIT or p.name in copy_also else "link"
+        kind = "copy" if info["size"] <= COPY_LIMIT or p.name in copy_also else "link"
         if kind == "link":
             try:
                 os.link(p, dest / p.name)
@@ -66,13 +106,10 @@ def take_snapshot(
         if kind == "copy":
             shutil.copyfile(p, dest / p.name)
             fsync_path(dest / p.name)
-        manifest["files"][p.name] = {
-            "kind": kind,
-            "size": st.st_size,
-            "mtime_ns": st.st_mtime_ns,
-        }
+            info["sha256"] = file_hash(dest / p.name)
+        info["kind"] = kind
     fsync_path(dest)
-    return manifest
+    return {"entries": entries}
 
 
 def snapshot_bytes(table: str | os.PathLike) -> int:
@@ -90,58 +127,30 @@ def remove_entry(p: Path) -> None:
             p.unlink()
 
 
-def _same_bytes(a: Path, b: Path) -> bool:
-    if a.stat().st_size != b.stat().st_size:
-        return False
-    with open(a, "rb") as fa, open(b, "rb") as fb:
-        while True:
-            x, y = fa.read(1 << 20), fb.read(1 << 20)
-            if x != y:
-                return False
-            if not x:
-                return True
+def restore_files(table: Path, snap: Path, manifest: dict, names, remove=()) -> None:
+    """Put the files ``names`` of ``table`` back as ``snap`` holds them; delete ``remove``.
 
-
-def restore_snapshot(
-    table: Path, snap: Path, manifest: dict, *, keep=lambda name: False
-) -> list[str]:
-    """Put ``table`` back as ``snap`` recorded it; return files that could not be restored.
-
-    Each file is restored by an atomic rename, so a kill during the restore
-    leaves a folder that a second restore finishes. Entries the snapshot does
-    not hold are deleted, except those ``keep(name)`` is true for.
+    Each file is restored by an atomic rename (a copy for copied files, a new
+    hard link for linked ones), so a kill during the restore leaves a folder a
+    second restore finishes. Only the entries named are touched: the caller
+    (:func:`uvlab.app.ms.journal.recover`) decided, from the journal, that
+    they are the dead writer's.
     """
-    lost = []
-    for name, info in manifest["files"].items():
-        cur, saved = table / name, snap / name
-        if not saved.exists():
-            lost.append(name)
-            continue
+    entries = manifest["entries"]
+    for name in names:
+        info, saved = entries[name], snap / name
+        tmp = table / f"{RESTORE_PREFIX}{name}"
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
         if info["kind"] == "copy":
-            if cur.is_file() and _same_bytes(cur, saved):
-                continue
-            tmp = table / f"{RESTORE_PREFIX}{name}"
             shutil.copyfile(saved, tmp)
             os.utime(tmp, ns=(info["mtime_ns"], info["mtime_ns"]))
             fsync_path(tmp)
-            os.replace(tmp, cur)
         else:
-            if cur.is_file() and os.path.samefile(cur, saved):
-                st = cur.stat()
-                if (st.st_size, st.st_mtime_ns) != (info["size"], info["mtime_ns"]):
-                    lost.append(name)  # rewritten in place: the link saw the change too
-                continue
-            tmp = table / f"{RESTORE_PREFIX}{name}"
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
             os.link(saved, tmp)
-            os.replace(tmp, cur)
+        os.replace(tmp, table / name)
         fault_point("recovery-restoring")
-    entries = set(manifest["entries"])
-    for p in table.iterdir():
-        if p.name in entries or keep(p.name):
-            continue
-        remove_entry(p)
+    for name in remove:
+        remove_entry(table / name)
         fault_point("recovery-restoring")
     fsync_path(table)
-    return lost

@@ -5,9 +5,7 @@ Thread safety: casacore is not thread-safe. Every function in
 so all of them must be called from ONE I/O thread (the GUI routes them through
 its single MS worker; the command line is single-threaded anyway).
 
-Nothing here writes to the MeasurementSet (except that :class:`MSTables` first
-finishes or rolls back a write that a killed uvlab left half-done, through
-:mod:`uvlab.app.ms.journal`): tables open with ``readonly=True``
+Nothing here writes to the MeasurementSet: tables open with ``readonly=True``
 and ``ack=False``, and are closed in ``finally`` blocks. casacore creates a
 ``table.lock`` file beside each table it opens, even read-only; :class:`MSTables`
 notes which lock files existed before it opened anything and deletes, after
@@ -18,6 +16,7 @@ in between would lose its lock file; open copies, not data in use elsewhere.)
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -58,6 +57,27 @@ def translated(path: str) -> Iterator[None]:
         raise translate(path, exc) from exc
 
 
+_reported: set[str] = set()
+
+
+def report_pending_write(path: str) -> str | None:
+    """Warn (once per process and MeasurementSet) of an interrupted write pending in ``path``.
+
+    The table is read as it is on disk: before the commit point of the dead
+    write that is the old table, with the writer's unfinished ``UVLAB_PARTIAL_``
+    column beside it (or the replaced column under ``UVLAB_OLD_``); after it,
+    the new one. Nothing is changed; ``uvlab repair`` finishes or rolls back.
+    Returns the line (also when it was reported before), or None.
+    """
+    from uvlab.app.ms.journal import pending_write
+
+    line = pending_write(path)
+    if line is not None and os.path.realpath(path) not in _reported:
+        _reported.add(os.path.realpath(path))
+        logging.getLogger("uvlab.app.ms.journal").warning("%s", line)
+    return line
+
+
 class MSTables:
     """The main table of a MeasurementSet and its subtables, all read-only.
 
@@ -70,11 +90,10 @@ class MSTables:
     """
 
     def __init__(self, path: str | os.PathLike) -> None:
-        from uvlab.app.ms.journal import recover_if_interrupted
-
         self.path = check_path(path)
-        # A write that a killed uvlab left half-done is finished or rolled back first.
-        self.recovered = recover_if_interrupted(self.path)
+        # A write that a killed uvlab left half-done is reported, never recovered here:
+        # reading commands do not modify the MeasurementSet (`uvlab repair` does).
+        self.pending = report_pending_write(self.path)
         self.main = None
         self._open: list = []
         self._subs: dict = {}
@@ -95,6 +114,13 @@ class MSTables:
                     f"{self.path}: not a MeasurementSet (no {', '.join(missing)} "
                     f"subtable{'s' if len(missing) > 1 else ''})"
                 )
+        except MSError as exc:
+            self.close()
+            if self.pending is None:
+                raise
+            raise MSError(
+                f"{exc} (an interrupted uvlab write is pending: run `uvlab repair {self.path}`)"
+            ) from exc
         except BaseException:
             self.close()
             raise

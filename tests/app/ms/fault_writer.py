@@ -3,7 +3,9 @@
 ``python -m tests.app.ms.fault_writer MS COLUMN OVERWRITE VALUE`` writes ``VALUE``
 into every cell of ``COLUMN`` through :func:`uvlab.app.ms.column_writer.write_column`,
 in chunks of 7 rows, with SIGINT and SIGTERM handled as the CLI does (exit
-130 / 143 after the rollback). ``recover MS`` runs the next-run recovery.
+130 / 143 after the rollback, 0 with a note when the signal came after the
+commit point; the line the CLI prints goes to stderr). ``recover MS`` runs
+the recovery ``uvlab repair`` does. Failures print one line and exit 1.
 """
 
 from __future__ import annotations
@@ -38,7 +40,12 @@ def main(argv: list[str]) -> int:
                 path, column, overwrite, value = argv
                 write(path, column, overwrite == "1", complex(value))
         except KeyboardInterrupt as exc:
-            return signals.exit_code(exc)
+            code, line = signals.interrupt_report(exc, "fault_writer")
+            print(line, file=sys.stderr)
+            return code
+        except Exception as exc:
+            print(f"fault_writer: error: {exc}", file=sys.stderr)
+            return 1
     return 0
 
 

@@ -2,10 +2,16 @@
 
 A subprocess writes a column (``tests.app.ms.fault_writer``) and is stopped at
 step k of :data:`uvlab.app.ms.faults.STEPS` with SIGKILL, SIGINT or SIGTERM
-(``UVLAB_FAULT``). Then "the next run" recovers, and the MeasurementSet must
-open in casacore and be exactly the old table (every file byte-identical) or
-exactly the new one (the column holds the new values, the folder holds the
-same files as after an uninterrupted write), with no stray files.
+(``UVLAB_FAULT``). Then ``uvlab repair``'s recovery runs, and the MeasurementSet
+must open in casacore and be exactly the old table (every file byte-identical)
+or exactly the new one (the column holds the new values, the folder holds the
+same files as after an uninterrupted write), with no stray files but uvlab's
+lock file ``UVLAB_LOCK``.
+
+SIGINT and SIGTERM before the commit point roll the write back (exit 130 /
+143, "…rolled back…"); after it the write completes and the exit is 0 with a
+note (since issue 25: before, a signal from ``flushed`` on completed the write
+yet exited 130 / 143).
 """
 
 from __future__ import annotations
@@ -24,11 +30,10 @@ from tests.support.ms_factory import tree_digest
 from tests.support.paths import REPO, TEST_DATA
 from uvlab.app.ms.faults import STEPS
 from uvlab.app.ms.journal import recover_if_interrupted
+from uvlab.app.ms.ms_lock import LOCK_NAME
 
 DATA = TEST_DATA / "paper_xy.ms"
 NEW = 7 + 1j
-#: Steps inside the critical section: SIGINT / SIGTERM there wait for the commit to finish.
-CRITICAL = set(STEPS[STEPS.index("flushed") : STEPS.index("journal-retired") + 1])
 COMMITTED = set(STEPS[STEPS.index("committed") : STEPS.index("journal-retired") + 1])
 WRITE_STEPS = STEPS[: STEPS.index("journal-retired") + 1]
 
@@ -59,7 +64,16 @@ def _column(path, name):
 
 
 def _entries(path) -> set[str]:
-    return {p.name for p in Path(path).iterdir()} - {"table.lock"}
+    return {p.name for p in Path(path).iterdir()} - {"table.lock", LOCK_NAME}
+
+
+def _digest(path) -> dict:
+    """:func:`tree_digest` without uvlab's lock file (created by the first write, kept)."""
+    return {k: v for k, v in tree_digest(path).items() if k != LOCK_NAME}
+
+
+def _stray(path) -> list[str]:
+    return [n for n in os.listdir(path) if n.startswith("UVLAB_") and n != LOCK_NAME]
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +82,7 @@ def reference(tmp_path_factory):
     base = tmp_path_factory.mktemp("ref")
     old = base / "old.ms"
     shutil.copytree(DATA, old)
-    out = {"old": old, "digest": tree_digest(old), "entries": _entries(old)}
+    out = {"old": old, "digest": _digest(old), "entries": _entries(old)}
     for column, overwrite in (("DATA", "1"), ("MODEL_DATA", "0")):
         new = base / f"new-{column}.ms"
         shutil.copytree(old, new)
@@ -78,15 +92,11 @@ def reference(tmp_path_factory):
     return out
 
 
-def _expect_new(step: str, sig: str) -> bool:
-    return step in COMMITTED or (sig != "SIGKILL" and step in CRITICAL)
-
-
 def _check_after_recovery(ms: Path, reference, column: str, new: bool) -> None:
-    recover_if_interrupted(ms)  # what the next uvlab run does first
-    assert not [n for n in os.listdir(ms) if n.startswith("UVLAB_")]
+    recover_if_interrupted(ms)  # what `uvlab repair` (or the next write) does first
+    assert not _stray(ms)
     if not new:
-        assert tree_digest(ms) == reference["digest"]
+        assert _digest(ms) == reference["digest"]
         return
     entries, colnames = reference[column]
     assert _entries(ms) == entries
@@ -103,11 +113,24 @@ def test_overwriting_data_stopped_at_every_step(tmp_path, reference, step, sig):
     ms = tmp_path / "x.ms"
     shutil.copytree(reference["old"], ms)
     r = _run(ms, "DATA", "1", NEW, fault=f"{step}:{sig}")
-    expected = {"SIGKILL": -signal.SIGKILL, "SIGINT": 130, "SIGTERM": 143}[sig]
-    assert r.returncode == expected, r.stderr
+    new = step in COMMITTED
+    if sig == "SIGKILL":
+        assert r.returncode == -signal.SIGKILL, r.stderr
+    elif new:  # after the commit point: completed, exit 0, and the message says so
+        assert r.returncode == 0, r.stderr
+        assert r.stderr == (
+            f"fault_writer: {sig} arrived after the commit point: the write of DATA was completed\n"
+        )
+    else:
+        assert r.returncode == {"SIGINT": 130, "SIGTERM": 143}[sig], r.stderr
+        assert r.stderr == (
+            f"fault_writer: interrupted ({sig}); the write of DATA was rolled back, "
+            "the MeasurementSet is as it was\n"
+        )
     if sig != "SIGKILL":  # the in-process rollback already left a clean folder
-        assert not [n for n in os.listdir(ms) if n.startswith("UVLAB_")]
-    _check_after_recovery(ms, reference, "DATA", _expect_new(step, sig))
+        assert not _stray(ms)
+        assert (_digest(ms) == reference["digest"]) is not new
+    _check_after_recovery(ms, reference, "DATA", new)
 
 
 ADD_STEPS = [s for s in WRITE_STEPS if s not in ("renamed-old", "old-removed")]
@@ -132,27 +155,50 @@ def test_recovery_itself_killed_then_run_again(tmp_path, reference, first):
     _check_after_recovery(ms, reference, "DATA", first in COMMITTED)
 
 
-def test_a_live_writer_is_not_recovered_under_it(tmp_path, reference):
-    """A journal whose lock is held belongs to a running write: readers leave it alone."""
-    import fcntl
+def _stopped(proc: subprocess.Popen) -> None:
+    """Wait until ``proc`` has stopped itself (SIGSTOP from the fault hook)."""
+    while True:
+        try:
+            os.waitid(os.P_PID, proc.pid, os.WSTOPPED | os.WNOWAIT)
+            return
+        except ChildProcessError:  # pragma: no cover - it exited instead
+            pytest.fail(f"the writer exited: {proc.communicate()}")
+        except InterruptedError:  # pragma: no cover
+            continue
 
+
+def _popen(*args, fault: str) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if k != "UVLAB_FAULT"}
+    env["UVLAB_FAULT"] = fault
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.app.ms.fault_writer", *map(str, args)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_a_live_writer_is_not_recovered_under_it(tmp_path, reference):
+    """A write in progress in another process: recovery, a second write and readers wait."""
     from uvlab.app.ms.errors import MSError
-    from uvlab.app.ms.journal import JOURNAL, LOCK, Journal, recover
+    from uvlab.app.ms.journal import JOURNAL, Journal, pending_write, recover
 
     ms = tmp_path / "x.ms"
     shutil.copytree(reference["old"], ms)
-    journal = Journal.begin(ms, "DATA", "DATA")
+    proc = _popen(ms, "DATA", "1", NEW, fault="renamed-old:SIGSTOP")
     try:
-        assert recover_if_interrupted(ms) is None and (ms / JOURNAL).is_dir()
-        with pytest.raises(MSError, match="another uvlab process is writing"):
+        _stopped(proc)
+        assert (ms / JOURNAL).is_dir()
+        assert pending_write(ms) is None  # a live write is not "pending"
+        with pytest.raises(MSError, match="another uvlab process is writing this MeasurementSet"):
             recover(ms)
-        with pytest.raises(MSError, match="another uvlab process is writing"):
+        with pytest.raises(MSError, match="another uvlab process is writing this MeasurementSet"):
             Journal.begin(ms, "MODEL_DATA", None)
-        fd = os.open(ms / JOURNAL / LOCK, os.O_RDWR)
-        with pytest.raises(BlockingIOError):
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        os.close(fd)
+        assert (ms / JOURNAL).is_dir()
     finally:
-        journal.release()
-    assert recover_if_interrupted(ms).action == "rolled back"
-    assert tree_digest(ms) == reference["digest"]
+        os.kill(proc.pid, signal.SIGCONT)
+        _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    _check_after_recovery(ms, reference, "DATA", True)

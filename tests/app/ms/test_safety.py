@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.support.ms_factory import tree_digest
+from tests.support.ms_factory import tree_digest as _tree_digest
 from tests.support.paths import REPO
 
 PREDICT = ("--sky", "point", "--device", "cpu", "--no-smearing", "--precision", "single")
@@ -44,7 +44,14 @@ def uvlab(*args, fault: str | None = None, env: dict | None = None, wait: bool =
 
 
 def _stray(folder: Path) -> list[str]:
-    return [n for n in os.listdir(folder) if n.startswith(("UVLAB_", ".uvlab-"))]
+    """uvlab's leftovers in ``folder``, but its lock file UVLAB_LOCK (kept by design)."""
+    names = os.listdir(folder)
+    return [n for n in names if n.startswith(("UVLAB_", ".uvlab-")) and n != "UVLAB_LOCK"]
+
+
+def tree_digest(path: Path) -> dict:
+    """:func:`tests.support.ms_factory.tree_digest` without UVLAB_LOCK (an empty lock file)."""
+    return {k: v for k, v in _tree_digest(path).items() if k != "UVLAB_LOCK"}
 
 
 def _write_big_ms(path: Path) -> Path:
@@ -85,7 +92,7 @@ def big(tmp_path_factory):
     return {
         "old": old,
         "digest": tree_digest(old),
-        "new_entries": {p.name for p in new.iterdir()} - {"table.lock"},
+        "new_entries": {p.name for p in new.iterdir()} - {"table.lock", "UVLAB_LOCK"},
         "new_data": data(new),
         "data": data,
         "seconds": seconds,
@@ -103,13 +110,13 @@ def test_sigkill_at_random_instants_leaves_old_or_new(tmp_path, big):
         time.sleep(rng.uniform(0.5, 1.05) * big["seconds"])
         proc.kill()
         proc.communicate(timeout=60)
-        r = uvlab("info", ms)  # the next run finishes or rolls back
+        r = uvlab("repair", ms)  # finishes or rolls back
         assert r.returncode == 0, r.stderr
         assert not _stray(ms)
         if tree_digest(ms) == big["digest"]:
             outcomes.append("old")
             continue
-        assert {p.name for p in ms.iterdir()} - {"table.lock"} == big["new_entries"]
+        assert {p.name for p in ms.iterdir()} - {"table.lock", "UVLAB_LOCK"} == big["new_entries"]
         np.testing.assert_array_equal(big["data"](ms), big["new_data"])
         outcomes.append("new" if proc.returncode == -signal.SIGKILL else "done")
     print("outcomes:", outcomes)
@@ -122,19 +129,31 @@ def test_a_signal_during_predict_is_a_cancel(tmp_path, big, sig):
     r = uvlab("predict", "--ms", ms, "--column", "DATA", "--overwrite", *PREDICT,
               fault=f"rows-written:{sig}")  # fmt: skip
     assert r.returncode == 128 + getattr(signal, sig)
-    assert r.stderr == f"uvlab predict: interrupted ({sig}); nothing half-written was left\n"
+    assert r.stderr == (
+        f"uvlab predict: interrupted ({sig}); the write of DATA was rolled back, "
+        "the MeasurementSet is as it was\n"
+    )
     assert tree_digest(ms) == big["digest"]
 
 
 def test_the_next_run_reports_the_rollback_on_one_line(tmp_path, big):
+    """Reading commands only report the pending journal (since issue 25); repair rolls back."""
     ms = tmp_path / "x.ms"
     shutil.copytree(big["old"], ms)
     r = uvlab("predict", "--ms", ms, "--column", "DATA", "--overwrite", *PREDICT,
               fault="renamed-old:SIGKILL")  # fmt: skip
     assert r.returncode == -signal.SIGKILL and (ms / "UVLAB_COMMIT").is_dir()
+    pending = _tree_digest(ms)
     r = uvlab("info", ms)
     assert r.returncode == 0
     assert r.stderr == (
+        f"{ms}: an interrupted uvlab write of DATA is pending; run `uvlab repair {ms}` "
+        "(reading the MeasurementSet as it is on disk)\n"
+    )
+    assert _tree_digest(ms) == pending
+    r = uvlab("repair", ms)
+    assert r.returncode == 0
+    assert r.stdout == (
         f"{ms}: an interrupted write of column DATA was rolled back; "
         "the MeasurementSet is as it was before it\n"
     )
@@ -200,7 +219,7 @@ def test_repair_removes_what_older_versions_left(tmp_path, ms_copy):
     r = uvlab("repair", ms)
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("\n") == 2 and "table.f42_TSM0 (4.0 KiB)" in r.stdout
-    after = tree_digest(ms)
+    after = tree_digest(ms)  # UVLAB_LOCK left out: the lock file repair took
     assert set(after) == set(before)
     assert {k for k in after if after[k] != before[k]} <= {"table.dat", "table.lock"}
     r = uvlab("repair", ms)
