@@ -39,6 +39,7 @@ from uvlab.app.commands.ms_imaging import (
     weighting,
     wterm_phase_rad,
 )
+from uvlab.app.commands.validate import MAX_NITER, NITER, check_image_side, number
 from uvlab.gpu.gridders.registry import NAMES as ALGORITHM_NAMES
 
 #: The preview PNG: figure size (inches) and resolution.
@@ -123,13 +124,18 @@ def add_clean_args(p) -> None:
         "with --niter > 0 also write PREFIX-model.fits, PREFIX-residual.fits, PREFIX-image.fits "
         "(restored, with BMAJ/BMIN/BPA) and PREFIX-sources.txt (a WSClean component list)",
     )
-    g.add_argument("--niter", type=int, default=0, help="CLEAN iterations (default 0: no CLEAN)")
-    g.add_argument("--gain", type=float, default=0.1, help="loop gain (default 0.1)")
     g.add_argument(
-        "--mgain", type=float, default=1.0, help="end a minor cycle at (1 − mgain)·peak (default 1)"
-    )
+        "--niter", type=NITER, default=0,
+        help=f"CLEAN iterations (default 0: no CLEAN; at most {MAX_NITER:.0e})",
+    )  # fmt: skip
+    g.add_argument("--gain", type=number(0, 1, open_lo=True), default=0.1,
+                   help="loop gain (default 0.1)")  # fmt: skip
     g.add_argument(
-        "--threshold-jy", type=float, default=0.0, help="stop at this residual peak, Jy/beam"
+        "--mgain", type=number(0, 1, open_lo=True), default=1.0,
+        help="end a minor cycle at (1 − mgain)·peak (default 1)",
+    )  # fmt: skip
+    g.add_argument(
+        "--threshold-jy", type=number(0), default=0.0, help="stop at this residual peak, Jy/beam"
     )
     g.add_argument(
         "--auto-threshold",
@@ -165,6 +171,8 @@ def run(args) -> int:
     size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing
     if args.npix is not None and (args.npix < 2 or args.npix % 2):
         args.parser.error(f"--npix must be an even number ≥ 2, got {args.npix}")  # exit 2
+    if size is None:  # exit 2: an image too small for the kernel
+        check_image_side(args.parser, args.npix, args.support, "--npix")
     complaint = check_options(args)
     if complaint:
         args.parser.error(complaint)  # exit 2, before anything is read

@@ -36,6 +36,8 @@ from pathlib import Path
 import numpy as np
 
 from uvlab.app.skymodel.components import SkyModelError
+from uvlab.app.skymodel.limits import MAX_FLUX_JY, MAX_PICTURE_ARCMIN, MAX_PIXEL_DEG
+from uvlab.app.skymodel.text_format import check_regular
 
 ARCSEC = math.pi / (180.0 * 3600.0)
 #: Largest source image read (pixels per side).
@@ -152,14 +154,28 @@ def read_picture(
     east, as a picture of the sky is shown. Pixels are square: the height is
     the width times rows/columns.
     """
+    import warnings
+
     from PIL import Image, UnidentifiedImageError
 
-    if not (width_arcmin > 0 and math.isfinite(width_arcmin)):
-        raise SkyModelError(f"the picture's width must be > 0 arcmin, got {width_arcmin}", path)
-    if not (flux_jy > 0 and math.isfinite(flux_jy)):
-        raise SkyModelError(f"the total flux must be > 0 Jy, got {flux_jy}", path)
+    if not (0 < width_arcmin <= MAX_PICTURE_ARCMIN):
+        raise SkyModelError(
+            f"the picture's width (--image-sky-width-arcmin) must be > 0 and ≤ "
+            f"{MAX_PICTURE_ARCMIN:g} arcmin (180°), got {width_arcmin:g}",
+            path,
+        )
+    if not (0 < flux_jy <= MAX_FLUX_JY):
+        raise SkyModelError(
+            f"the total flux (--image-sky-flux-jy) must be > 0 and ≤ {MAX_FLUX_JY:g} Jy, "
+            f"got {flux_jy:g}",
+            path,
+        )
+    check_regular(Path(path))
     try:
-        with Image.open(path) as im:
+        with warnings.catch_warnings():  # Pillow's DecompressionBombWarning: refused below
+            warnings.simplefilter("ignore")
+            im = Image.open(path)
+        with im:
             if max(im.size) > MAX_SIDE:
                 raise SkyModelError(
                     f"{im.size[0]}×{im.size[1]} pixels is larger than uvlab reads "
@@ -169,7 +185,12 @@ def read_picture(
             grey = np.asarray(im.convert("F"), dtype=np.float64)  # ITU-R 601 luminance
     except FileNotFoundError:
         raise SkyModelError("no such file", path) from None
-    except (UnidentifiedImageError, OSError) as exc:
+    except Image.DecompressionBombError:
+        raise SkyModelError(
+            f"too many pixels (a decompression bomb?): uvlab reads at most {MAX_SIDE} per side",
+            path,
+        ) from None
+    except (UnidentifiedImageError, OSError, ValueError) as exc:
         raise SkyModelError(
             f"not a picture uvlab can read ({exc.__class__.__name__})", path
         ) from None
@@ -190,23 +211,30 @@ def read_fits_sky(path: str | os.PathLike) -> ImageSky:
     import warnings
 
     from astropy.io import fits
-    from astropy.wcs import WCS, FITSFixedWarning
+    from astropy.wcs import WCS
 
-    try:
-        with fits.open(path) as hdul:
-            hdu = next((h for h in hdul if getattr(h, "data", None) is not None), None)
-            if hdu is None or hdu.data.ndim < 2:
-                raise SkyModelError("no image in this FITS file", path)
-            header, data = hdu.header, np.asarray(hdu.data)
-    except FileNotFoundError:
-        raise SkyModelError("no such file", path) from None
-    except OSError as exc:
-        raise SkyModelError(f"not a FITS file uvlab can read ({exc})", path) from None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FITSFixedWarning)
-        wcs = WCS(header).celestial
+    check_regular(Path(path))
+    with warnings.catch_warnings():  # astropy's WARNINGs (fixed cards, bad values): checked below
+        warnings.simplefilter("ignore")
+        try:
+            with fits.open(path) as hdul:
+                hdu = next((h for h in hdul if getattr(h, "data", None) is not None), None)
+                if hdu is None or hdu.data.ndim < 2:
+                    raise SkyModelError("no image in this FITS file", path)
+                header, data = hdu.header, np.asarray(hdu.data)
+        except FileNotFoundError:
+            raise SkyModelError("no such file", path) from None
+        except (OSError, ValueError, TypeError) as exc:
+            why = " ".join(str(exc).split())
+            raise SkyModelError(f"not a FITS file uvlab can read ({why})", path) from None
+        try:
+            wcs = WCS(header).celestial
+        except Exception as exc:  # astropy/WCSLIB: singular matrix, bad keyword values
+            why = " ".join(str(exc).split()) or type(exc).__name__
+            raise SkyModelError(f"no usable WCS ({why})", path) from None
     if not wcs.has_celestial or wcs.naxis != 2:
         raise SkyModelError("no celestial WCS (RA/Dec axes) in this FITS image", path)
+    _check_pixels(wcs, path)
     notes = []
     extra = data.ndim - 2
     if extra:
@@ -237,6 +265,34 @@ def read_fits_sky(path: str | os.PathLike) -> ImageSky:
         ref_freq_hz=freq or 1.4e9,
         notes=tuple(notes),
     )
+
+
+def _check_pixels(wcs, path) -> None:
+    """Refuse a WCS whose pixels are not finite, singular or larger than :data:`MAX_PIXEL_DEG`."""
+    try:
+        with np.errstate(all="ignore"):
+            scale = np.asarray(wcs.pixel_scale_matrix, dtype=np.float64)
+            det = float(np.linalg.det(scale))
+    except Exception as exc:  # WCSLIB: singular matrix, non-numeric CDELT
+        why = " ".join(str(exc).split()) or type(exc).__name__
+        raise SkyModelError(f"no usable WCS ({why})", path) from None
+    cdelt = np.asarray(wcs.wcs.cdelt, dtype=np.float64)
+    if not (np.all(np.isfinite(scale)) and np.all(np.isfinite(cdelt)) and math.isfinite(det)):
+        raise SkyModelError("no usable WCS: CDELT/CD/PC are not finite numbers", path)
+    if det == 0:
+        raise SkyModelError("no usable WCS: the pixel scale matrix is singular (CDELT 0?)", path)
+    side = math.sqrt(abs(det))
+    if side > MAX_PIXEL_DEG:
+        raise SkyModelError(
+            f"pixels of {side:g}° are beyond the physical limit of {MAX_PIXEL_DEG:g}° a side",
+            path,
+        )
+    try:
+        with np.errstate(all="ignore"):
+            wcs.wcs_pix2world([[0.0, 0.0]], 0)
+    except Exception as exc:
+        why = " ".join(str(exc).split()) or type(exc).__name__
+        raise SkyModelError(f"no usable WCS ({why})", path) from None
 
 
 def _header_freq(header) -> float | None:
@@ -374,7 +430,9 @@ def load_image_sky(
         return read_fits_sky(path)
     if path.suffix.lower() in PICTURE_SUFFIXES:
         if width_arcmin is None:
-            raise SkyModelError("a picture needs its angular width (--sky-width-arcmin)", path)
+            raise SkyModelError(
+                "a picture needs its angular width (--image-sky-width-arcmin)", path
+            )
         return read_picture(path, width_arcmin, flux_jy)
     name = text.split(":", 1)[1] if text.lower().startswith("picture:") else text
     if name.strip().lower() in DEMO_PICTURES:
