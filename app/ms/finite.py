@@ -45,15 +45,15 @@ def check_chunk(values, where: str, cause: Callable[[], str]) -> None:
     values : array
         The predicted chunk about to be written.
     where : str
-        What it is, e.g. ``"ms.ms: the predicted MODEL_DATA of rows 0–99"``.
+        What it is, e.g. ``"ms.ms: MODEL_DATA of rows 0–99"``.
     cause : callable() -> str
         Called only on failure: what made the values (:func:`likely_cause`).
     """
     bad = count_nonfinite(values)
     if bad:
         raise NonFiniteError(
-            f"{where} hold {bad} non-finite value{'s' if bad != 1 else ''} (NaN or inf) of "
-            f"{int(np.size(values))}: nothing was written; {cause()}"
+            f"{where}: {bad} of {int(np.size(values))} predicted values are NaN or inf, "
+            f"refused: nothing was written; {cause()}"
         )
 
 

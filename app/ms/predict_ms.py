@@ -292,7 +292,7 @@ def predict_to_ms(
             corr[bad] = 0
         check_chunk(  # before put_rows: a refusal rolls the whole column back
             corr,
-            f"{path}: the predicted {col} of rows {r0}–{r0 + nrow - 1}",
+            f"{path}: {col} of rows {r0}–{r0 + nrow - 1}",
             lambda: likely_cause(
                 uvw, spw.freq_hz, sources[fid], mode=basis, names=names, image=bool(images),
                 options={"--gain-amp-rms": getattr(jones, "gain_amp_rms", 0.0),

@@ -283,9 +283,9 @@ def visibility_chunks(
                 b = b + noise_jy * (rng.standard_normal(shape) + 1j * rng.standard_normal(shape))
         check_chunk(  # before the chunk is written: a refusal removes the whole build
             b,
-            f"the predicted visibilities of rows {rows.start}–{rows.stop - 1}",
+            f"the visibilities of rows {rows.start}–{rows.stop - 1}",
             lambda: likely_cause(
-                obs.uvw_rows[rows], obs.freq_hz, sources, mode=feeds, image=image is not None,
+                obs.uvw_rows()[rows], obs.freq_hz, sources, mode=feeds, image=image is not None,
                 options={"--gain-amp-rms": getattr(getattr(jones, "options", None),
                                                    "gain_amp_rms", 0.0),
                          "--noise-jy": noise_jy},

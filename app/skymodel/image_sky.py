@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from uvlab.app.skymodel.components import SkyModelError
+from uvlab.app.fits_io import check_wcs_cards
 from uvlab.app.skymodel.limits import MAX_FLUX_JY, MAX_PICTURE_ARCMIN, MAX_PIXEL_DEG
 from uvlab.app.skymodel.text_format import check_regular
 
@@ -227,6 +228,7 @@ def read_fits_sky(path: str | os.PathLike) -> ImageSky:
         except (OSError, ValueError, TypeError) as exc:
             why = " ".join(str(exc).split())
             raise SkyModelError(f"not a FITS file uvlab can read ({why})", path) from None
+        check_wcs_cards(header, lambda why: SkyModelError(why, path))
         try:
             wcs = WCS(header).celestial
         except Exception as exc:  # astropy/WCSLIB: singular matrix, bad keyword values
