@@ -35,10 +35,11 @@ from pathlib import Path
 
 import numpy as np
 
-from uvlab.app.skymodel.components import SkyModelError
 from uvlab.app.fits_io import check_wcs_cards
-from uvlab.app.skymodel.limits import MAX_FLUX_JY, MAX_PICTURE_ARCMIN, MAX_PIXEL_DEG
+from uvlab.app.skymodel.components import SkyModelError
+from uvlab.app.skymodel.limits import MAX_FLUX_JY, MAX_PICTURE_ARCMIN
 from uvlab.app.skymodel.text_format import check_regular
+from uvlab.app.skymodel.wcs_checks import check_pixels
 
 ARCSEC = math.pi / (180.0 * 3600.0)
 #: Largest source image read (pixels per side).
@@ -236,7 +237,7 @@ def read_fits_sky(path: str | os.PathLike) -> ImageSky:
             raise SkyModelError(f"no usable WCS ({why})", path) from None
     if not wcs.has_celestial or wcs.naxis != 2:
         raise SkyModelError("no celestial WCS (RA/Dec axes) in this FITS image", path)
-    _check_pixels(wcs, path)
+    check_pixels(wcs, path)
     notes = []
     extra = data.ndim - 2
     if extra:
@@ -267,34 +268,6 @@ def read_fits_sky(path: str | os.PathLike) -> ImageSky:
         ref_freq_hz=freq or 1.4e9,
         notes=tuple(notes),
     )
-
-
-def _check_pixels(wcs, path) -> None:
-    """Refuse a WCS whose pixels are not finite, singular or larger than :data:`MAX_PIXEL_DEG`."""
-    try:
-        with np.errstate(all="ignore"):
-            scale = np.asarray(wcs.pixel_scale_matrix, dtype=np.float64)
-            det = float(np.linalg.det(scale))
-    except Exception as exc:  # WCSLIB: singular matrix, non-numeric CDELT
-        why = " ".join(str(exc).split()) or type(exc).__name__
-        raise SkyModelError(f"no usable WCS ({why})", path) from None
-    cdelt = np.asarray(wcs.wcs.cdelt, dtype=np.float64)
-    if not (np.all(np.isfinite(scale)) and np.all(np.isfinite(cdelt)) and math.isfinite(det)):
-        raise SkyModelError("no usable WCS: CDELT/CD/PC are not finite numbers", path)
-    if det == 0:
-        raise SkyModelError("no usable WCS: the pixel scale matrix is singular (CDELT 0?)", path)
-    side = math.sqrt(abs(det))
-    if side > MAX_PIXEL_DEG:
-        raise SkyModelError(
-            f"pixels of {side:g}° are beyond the physical limit of {MAX_PIXEL_DEG:g}° a side",
-            path,
-        )
-    try:
-        with np.errstate(all="ignore"):
-            wcs.wcs_pix2world([[0.0, 0.0]], 0)
-    except Exception as exc:
-        why = " ".join(str(exc).split()) or type(exc).__name__
-        raise SkyModelError(f"no usable WCS ({why})", path) from None
 
 
 def _header_freq(header) -> float | None:
