@@ -244,6 +244,13 @@ def run(args) -> int:
     spec = observation_spec(args)
     jones = jones_options(args)
     noise_jy = noise_sigma(args, spec.chan_width_hz, spec.int_s)
+    if jones.has_beam:  # a beam cube is read and checked before anything is simulated
+        import numpy as np
+
+        from uvlab.app.beam_cube import check_cube_frequencies
+
+        freq = spec.freq_hz + spec.chan_width_hz * np.arange(spec.nchan)
+        check_cube_frequencies(jones.load_cube(), freq)
     from uvlab.app.commands.image_sky_args import load_skies
 
     sky, image_sky = load_skies(args, lambda: load_sky_for(args, spec))

@@ -207,6 +207,10 @@ def predict_to_ms(
 
         for basis in sorted(set(setup.pol_feeds.values())):
             check_beam_feeds(rows_jones.cube, basis)
+        from uvlab.app.beam_cube import check_cube_frequencies
+
+        for spw in setup.spws:  # a cube far from the data's frequencies is refused
+            check_cube_frequencies(rows_jones.cube, spw.freq_hz)
     sources = {f.id: sky.to_source_arrays(f.ra_rad, f.dec_rad) for f in setup.fields}
     names = [c.name for c in sky]
     images = _image_grids(image_sky, setup.fields, dev)
