@@ -165,7 +165,7 @@ def run(args) -> int:
     from uvlab.app.fits_io import write_image_fits
     from uvlab.app.lab.live import run_job
     from uvlab.app.lab.samples import WorkCache
-    from uvlab.app.memory import check_memory, imaging_estimate
+    from uvlab.app.memory import check_memory, clean_estimate, imaging_estimate
     from uvlab.app.progress import progress_bar
 
     size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing
@@ -197,10 +197,14 @@ def run(args) -> int:
         warn(args, f"the w-term's phase reaches {phase:.2g} rad at the image corner: "
              "sources away from the centre are smeared; --wstack corrects it")  # fmt: skip
     nvis = int(np.count_nonzero(~vd.flag))
-    check_memory(
-        imaging_estimate(spec.npix, args.algorithm, params, nvis=nvis),
-        f"a {spec.npix}² image with {args.algorithm}",
-    )
+    need = imaging_estimate(spec.npix, args.algorithm, params, nvis=nvis)
+    what = f"a {spec.npix}² image with {args.algorithm}"
+    if args.niter > 0:  # CLEAN's PSF of side 2N, its images, Cotton–Schwab's copies
+        need = need + clean_estimate(
+            spec.npix, args.algorithm, params, nvis=nvis, deconvolver=args.deconvolver
+        )
+        what += f" and {args.deconvolver} CLEAN"
+    check_memory(need, what)
     res = run_job(image_request(args, spec), cache)  # the lab's image task, the window's
     clean = None
     if args.niter > 0:  # all of it before the first file is written
