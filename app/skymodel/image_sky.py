@@ -39,7 +39,7 @@ from uvlab.app.fits_io import check_wcs_cards
 from uvlab.app.skymodel.components import SkyModelError
 from uvlab.app.skymodel.limits import MAX_FLUX_JY, MAX_PICTURE_ARCMIN
 from uvlab.app.skymodel.text_format import check_regular
-from uvlab.app.skymodel.wcs_checks import check_pixels
+from uvlab.app.skymodel.wcs_checks import check_pixels, wcslib_reason
 
 ARCSEC = math.pi / (180.0 * 3600.0)
 #: Largest source image read (pixels per side).
@@ -233,8 +233,7 @@ def read_fits_sky(path: str | os.PathLike) -> ImageSky:
         try:
             wcs = WCS(header).celestial
         except Exception as exc:  # astropy/WCSLIB: singular matrix, bad keyword values
-            why = " ".join(str(exc).split()) or type(exc).__name__
-            raise SkyModelError(f"no usable WCS ({why})", path) from None
+            raise SkyModelError(f"no usable WCS: {wcslib_reason(exc)}", path) from None
     if not wcs.has_celestial or wcs.naxis != 2:
         raise SkyModelError("no celestial WCS (RA/Dec axes) in this FITS image", path)
     check_pixels(wcs, path)

@@ -14,6 +14,18 @@ from uvlab.app.skymodel.components import SkyModelError
 from uvlab.app.skymodel.limits import MAX_PIXEL_DEG
 
 
+def wcslib_reason(exc: BaseException) -> str:
+    """WCSLIB's error as a short phrase: ``ERROR 3 in wcsset() at line … of file …:`` dropped."""
+    import re
+
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if "singular" in text.lower():
+        return "the pixel scale matrix is singular (CDELT 0, or a degenerate PC/CD matrix)"
+    parts = re.split(r"ERROR \d+ in \w+\(\) at line \d+ of file \S+: ", text)
+    reasons = list(dict.fromkeys(p.strip() for p in parts if p.strip()))
+    return " ".join(reasons) or text
+
+
 def check_pixels(wcs, path) -> None:
     """Refuse a WCS whose pixels are not finite, singular or larger than :data:`MAX_PIXEL_DEG`."""
     try:
@@ -21,8 +33,7 @@ def check_pixels(wcs, path) -> None:
             scale = np.asarray(wcs.pixel_scale_matrix, dtype=np.float64)
             det = float(np.linalg.det(scale))
     except Exception as exc:  # WCSLIB: singular matrix, non-numeric CDELT
-        why = " ".join(str(exc).split()) or type(exc).__name__
-        raise SkyModelError(f"no usable WCS ({why})", path) from None
+        raise SkyModelError(f"no usable WCS: {wcslib_reason(exc)}", path) from None
     cdelt = np.asarray(wcs.wcs.cdelt, dtype=np.float64)
     if not (np.all(np.isfinite(scale)) and np.all(np.isfinite(cdelt)) and math.isfinite(det)):
         raise SkyModelError("no usable WCS: CDELT/CD/PC are not finite numbers", path)
@@ -38,5 +49,4 @@ def check_pixels(wcs, path) -> None:
         with np.errstate(all="ignore"):
             wcs.wcs_pix2world([[0.0, 0.0]], 0)
     except Exception as exc:
-        why = " ".join(str(exc).split()) or type(exc).__name__
-        raise SkyModelError(f"no usable WCS ({why})", path) from None
+        raise SkyModelError(f"no usable WCS: {wcslib_reason(exc)}", path) from None
