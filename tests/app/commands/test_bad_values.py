@@ -190,3 +190,41 @@ def test_bad_value_is_one_line_naming_it_and_changes_nothing(inputs, argv, statu
     assert line.startswith(f"uvlab {argv[0]}: error: "), line
     assert fill(expected) in line, line
     assert _state(folder) == before  # inputs unchanged, nothing written beside them
+
+
+def test_clean_too_big_for_memory_is_refused_before_imaging(inputs, monkeypatch):
+    """The image fits, its CLEAN does not (2N PSF, Cotton–Schwab's copies): one line, no output."""
+    from uvlab.app import memory
+
+    folder, names = inputs
+    image = memory.imaging_estimate(1024, "conv").total
+    clean = memory.clean_estimate(1024, "conv", deconvolver="cotton-schwab").total
+    avail = int((image + 2**20) / memory.USABLE_FRACTION) + 2**24  # the image alone fits
+    assert image < memory.USABLE_FRACTION * avail < image + clean
+    monkeypatch.setattr(memory, "available_memory", lambda: memory.Available(avail, "cgroup limit"))
+    before = _state(folder)
+    argv = [*IMAGE, "--npix", "1024", "--cell-arcsec", "1", "--niter", "100",
+            "--deconvolver", "cotton-schwab"]  # fmt: skip
+    code, _out, err = run_cli(*[a.replace("{ms}", names["{ms}"]).replace("{new}", names["{new}"])
+                                for a in argv])  # fmt: skip
+    line = _error_line(err, "image")
+    assert code == 1 and "a 1024² image with conv and cotton-schwab CLEAN needs about" in line
+    assert "CLEAN PSF (2N)" in line and "major-cycle visibilities" in line
+    assert _state(folder) == before
+
+
+def test_memory_refusal_never_contradicts_itself():
+    """Needing less than is free but more than the planned 90 %: the message says so."""
+    from uvlab.app.memory import InsufficientMemoryError, MemoryEstimate, check_memory
+
+    est = MemoryEstimate({"images": 516 * 2**20})
+    with pytest.raises(InsufficientMemoryError) as info:
+        check_memory(est, "comparing", available=536 * 2**20)
+    assert str(info.value) == (
+        "comparing needs about 516.0 MiB, more than the 482.4 MiB uvlab plans at most "
+        "(90% of the 536.0 MiB of memory available); use a smaller image or fewer data"
+    )
+    with pytest.raises(
+        InsufficientMemoryError, match=r"but only 256\.0 MiB of memory is available"
+    ):
+        check_memory(est, "comparing", available=256 * 2**20)
