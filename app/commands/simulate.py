@@ -154,7 +154,7 @@ def add_observation_args(p: argparse.ArgumentParser, *, required: bool = True) -
     )
     g.add_argument(
         "--noise-jy",
-        type=number(0.0, MAX_NOISE_JY, unit="Jy"),
+        type=number(0.0, MAX_NOISE_JY),
         default=0.0,
         metavar="J",
         help="thermal noise σ per real/imaginary part of each correlation, Jy",

@@ -52,21 +52,22 @@ def number(
     integer: bool = False,
     unit: str = "",
 ) -> Callable[[str], float]:
-    """An argparse type: a finite number in ``[lo, hi]`` (``open_*``: the end excluded)."""
-    left, right = "(" if open_lo else "[", ")" if open_hi else "]"
-    span = (
-        f"{left}{'-inf' if lo is None else f'{lo:g}'}, {'inf' if hi is None else f'{hi:g}'}{right}"
-    )
+    """An argparse type: a finite number in ``[lo, hi]`` (``open_*``: the end excluded).
+
+    The message names the bound broken: ``expected a number ≥ 0, got '-1'``.
+    """
     unit = f" {unit}" if unit else ""
 
     def parse(text: str):
         value = _int(text) if integer else _float(text)
-        low_ok = lo is None or (value > lo if open_lo else value >= lo)
-        high_ok = hi is None or (value < hi if open_hi else value <= hi)
-        if not (low_ok and high_ok):
-            kind = "a whole number" if integer else "a number"
-            raise argparse.ArgumentTypeError(f"expected {kind} in {span}{unit}, got {text!r}")
-        return value
+        kind = "a whole number" if integer else "a number"
+        if lo is not None and not (value > lo if open_lo else value >= lo):
+            bound = f"{'>' if open_lo else '≥'} {lo:g}"
+        elif hi is not None and not (value < hi if open_hi else value <= hi):
+            bound = f"{'<' if open_hi else '≤'} {hi:g}"
+        else:
+            return value
+        raise argparse.ArgumentTypeError(f"expected {kind} {bound}{unit}, got {text!r}")
 
     parse.__name__ = "integer" if integer else "number"
     return parse
