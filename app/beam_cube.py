@@ -92,7 +92,17 @@ def _axis(wcs, i: int, n: int, scale: float) -> tuple[float, float, int]:
 def load_beam_cube(path: str | Path) -> BeamCube:
     """Read and check a beam cube (the module docstring gives the format)."""
     cube, l_axis, m_axis, freq_axis = read_cube_file(path)
+    check_not_zero(cube, str(path))
     return BeamCube(cube, l_axis, m_axis, freq_axis, str(path))
+
+
+def check_not_zero(data, source: str) -> None:
+    """Refuse a beam that is zero everywhere (BeamCubeError): nothing would be seen.
+
+    A pattern set is checked as a whole (its cross-hand or imaginary files may be 0).
+    """
+    if not np.any(data != 0):
+        raise BeamCubeError(f"{source}: the beam is zero everywhere: nothing would be seen")
 
 
 def read_cube_file(path: str | Path):
@@ -156,8 +166,6 @@ def read_cube_file(path: str | Path):
             f"{name}: a beam needs at least 2 pixels along l and m to be sampled, "
             f"got {shape[0]} × {shape[1]}"
         )
-    if not np.any(cube != 0):
-        raise BeamCubeError(f"{name}: the beam is zero everywhere: nothing would be seen")
     l_axis = _axis(wcs, 0, shape[0], scale[0])
     m_axis = _axis(wcs, 1, shape[1], scale[1])
     if naxis >= 3:
