@@ -37,6 +37,12 @@ ANGLE_UNITS = {"": math.pi / 180, "deg": math.pi / 180, "rad": 1.0}
 FREQ_UNITS = {"": 1.0, "Hz": 1.0, "kHz": 1e3, "MHz": 1e6, "GHz": 1e9}
 
 
+#: The frequency axis of a 2-D beam image: one plane, valid at every frequency.
+ANY_FREQUENCY = (1.0, 1.0, 1)
+#: How far (a fraction) observed frequencies may lie outside a cube's planes.
+FREQ_MARGIN = 0.1
+
+
 class BeamCubeError(ValueError):
     """A beam cube that cannot be used (one line: the file and the problem)."""
 
@@ -86,7 +92,17 @@ def _axis(wcs, i: int, n: int, scale: float) -> tuple[float, float, int]:
 def load_beam_cube(path: str | Path) -> BeamCube:
     """Read and check a beam cube (the module docstring gives the format)."""
     cube, l_axis, m_axis, freq_axis = read_cube_file(path)
+    check_not_zero(cube, str(path))
     return BeamCube(cube, l_axis, m_axis, freq_axis, str(path))
+
+
+def check_not_zero(data, source: str) -> None:
+    """Refuse a beam that is zero everywhere (BeamCubeError): nothing would be seen.
+
+    A pattern set is checked as a whole (its cross-hand or imaginary files may be 0).
+    """
+    if not np.any(data != 0):
+        raise BeamCubeError(f"{source}: the beam is zero everywhere: nothing would be seen")
 
 
 def read_cube_file(path: str | Path):
@@ -98,17 +114,24 @@ def read_cube_file(path: str | Path):
     from astropy.io import fits
     from astropy.wcs import WCS, FITSFixedWarning
 
+    from uvlab.app.fits_io import check_wcs_cards
+
     name = str(path)
+    _check_regular(name)
     try:
-        with fits.open(name) as hdus:
-            hdu = next((h for h in hdus if h.data is not None and h.data.ndim >= 2), None)
-            if hdu is None:
-                raise BeamCubeError(f"{name}: no image data")
-            header, data = hdu.header, np.asarray(hdu.data, dtype=np.float64)
+        with warnings.catch_warnings():  # astropy's WARNINGs: what matters is checked below
+            warnings.simplefilter("ignore")
+            with fits.open(name) as hdus:
+                hdu = next((h for h in hdus if h.data is not None and h.data.ndim >= 2), None)
+                if hdu is None:
+                    raise BeamCubeError(f"{name}: no image data")
+                header, data = hdu.header, np.asarray(hdu.data, dtype=np.float64)
     except BeamCubeError:
         raise
-    except (OSError, ValueError) as exc:
-        raise BeamCubeError(f"{name}: not a readable FITS file ({exc})") from None
+    except (OSError, ValueError, TypeError) as exc:
+        why = " ".join(str(exc).split())
+        raise BeamCubeError(f"{name}: not a readable FITS file ({why})") from None
+    check_wcs_cards(header, lambda why: BeamCubeError(f"{name}: {why}"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FITSFixedWarning)
         try:
@@ -138,6 +161,11 @@ def read_cube_file(path: str | Path):
     cube = data.reshape(data.shape[-3:] if naxis >= 3 else (1, *data.shape[-2:]))
     if not np.all(np.isfinite(cube)):
         raise BeamCubeError(f"{name}: the cube has non-finite values")
+    if min(shape[0], shape[1]) < 2:
+        raise BeamCubeError(
+            f"{name}: a beam needs at least 2 pixels along l and m to be sampled, "
+            f"got {shape[0]} × {shape[1]}"
+        )
     l_axis = _axis(wcs, 0, shape[0], scale[0])
     m_axis = _axis(wcs, 1, shape[1], scale[1])
     if naxis >= 3:
@@ -149,9 +177,48 @@ def read_cube_file(path: str | Path):
             cube = cube[::-1]
             f0, df, nf = freq_axis
             freq_axis = (f0 + (nf - 1) * df, -df, nf)
+        if not freq_axis[0] > 0:
+            raise BeamCubeError(f"{name}: frequencies must be > 0 Hz, got {freq_axis[0]:g}")
     else:
-        freq_axis = (1.0, 1.0, 1)
+        freq_axis = ANY_FREQUENCY
     return np.ascontiguousarray(cube), l_axis, m_axis, freq_axis
+
+
+def _check_regular(name: str) -> None:
+    """Refuse a FIFO, socket or device (opening one blocks)."""
+    import os
+    import stat
+
+    try:
+        mode = os.stat(name).st_mode
+    except OSError:
+        return  # missing: the open says so
+    if not stat.S_ISREG(mode):
+        raise BeamCubeError(f"{name}: not a regular file")
+
+
+def check_cube_frequencies(cube, freq_hz) -> None:
+    """Refuse a cube whose planes are far from the observed frequencies (BeamCubeError).
+
+    A cube's planes cover [f_first, f_last]; frequencies up to
+    :data:`FREQ_MARGIN` beyond that range are sampled at the nearest plane, anything
+    further (a 1 kHz cube observed at 1.4 GHz) is refused. A 2-D image
+    (:data:`ANY_FREQUENCY`) is valid at every frequency.
+    """
+    if cube is None or tuple(cube.freq_axis) == ANY_FREQUENCY:
+        return
+    f0, df, nf = cube.freq_axis
+    lo, hi = sorted((f0, f0 + (nf - 1) * df))
+    freq = np.asarray(freq_hz, dtype=np.float64)
+    if freq.size == 0:
+        return
+    fmin, fmax = float(freq.min()), float(freq.max())
+    if fmin < lo / (1 + FREQ_MARGIN) or fmax > hi * (1 + FREQ_MARGIN):
+        raise BeamCubeError(
+            f"{cube.source}: the beam's planes cover {lo:.6g}–{hi:.6g} Hz, but the data are at "
+            f"{fmin:.6g}–{fmax:.6g} Hz (more than {FREQ_MARGIN:.0%} outside): give a beam of "
+            "these frequencies"
+        )
 
 
 def write_beam_cube(path, data, l_axis, m_axis, freq_axis) -> None:

@@ -32,7 +32,13 @@ from pathlib import Path
 
 import numpy as np
 
-from uvlab.app.beam_cube import BeamCube, BeamCubeError, read_cube_file, write_beam_cube
+from uvlab.app.beam_cube import (
+    BeamCube,
+    BeamCubeError,
+    check_not_zero,
+    read_cube_file,
+    write_beam_cube,
+)
 
 #: Jones elements by feed basis, in the order of E's (2, 2) axes: [[0, 1], [2, 3]].
 CORRELATIONS = {"linear": ("xx", "xy", "yx", "yy"), "circular": ("rr", "rl", "lr", "ll")}
@@ -154,6 +160,7 @@ def load_beam_pattern(pattern: str) -> BeamCube:
                 data[..., k // 2, k % 2].real = plane
             else:
                 data[..., k // 2, k % 2].imag = plane
+    check_not_zero(data, pattern)
     return BeamCube(data, *ref[1:], source=pattern, feeds=feeds)
 
 

@@ -250,3 +250,21 @@ def read_image_fits(path):
     while data.ndim > 2:
         data = data[0]
     return data, header
+
+
+def check_wcs_cards(header, error) -> None:
+    """Raise ``error(reason)`` when a WCS card (CDELTn, CRPIXn, CRVALn, CDi_j, PCi_j, CROTAn)
+    holds no finite number (``CDELT1 = 'NAN'``, which astropy would replace by a default
+    with only a warning). ``error`` builds the exception naming the file.
+    """
+    import math
+    import re
+
+    pattern = re.compile(r"(CDELT|CRPIX|CRVAL|CROTA)\d+|(CD|PC)\d+_\d+")
+    for key in header:
+        if not isinstance(key, str) or not pattern.fullmatch(key):
+            continue
+        value = header[key]
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not ok or not math.isfinite(value):
+            raise error(f"{key} = {value!r} is not a finite number: no usable WCS")

@@ -344,6 +344,29 @@ def imaging_estimate(
     return MemoryEstimate(parts)
 
 
+def clean_estimate(
+    npix: int, algorithm: str, params=None, *, nvis: int = 0, deconvolver: str = "hogbom"
+) -> MemoryEstimate:
+    """Memory CLEAN adds to an ``npix``² image (``uvlab image --niter``).
+
+    The PSF of side 2N (:func:`uvlab.app.deconvolve.wide_psf`: its image and the
+    gridding of a 2N² grid), the model, residual, restored image and mask (N²
+    each); Cotton–Schwab also holds the selected visibilities again (u, v,
+    complex128 data, weights, the degridded model and the residual: ~64 bytes
+    per sample) and grids the residual on an N² grid in every major cycle.
+    """
+    psf = imaging_estimate(2 * int(npix), algorithm, params, nvis=nvis, nimages=1)
+    parts = {
+        "CLEAN PSF (2N)": psf.total,
+        "CLEAN images": 8.0 * int(npix) ** 2 * 4,
+    }
+    if deconvolver == "cotton-schwab":
+        grid = imaging_estimate(int(npix), algorithm, params, nvis=0, nimages=1)
+        parts["major-cycle visibilities"] = 64.0 * nvis
+        parts["major-cycle grid"] = grid.total
+    return MemoryEstimate(parts)
+
+
 def check_memory(
     estimate: MemoryEstimate | float,
     what: str,
@@ -379,7 +402,13 @@ def check_memory(
     if est.total > fraction * avail:
         detail = est.describe()
         detail = f" ({detail})" if detail and len(est.parts) > 1 else ""
+        if est.total > avail:
+            room = f"but only {format_bytes(avail)} of memory is available{limit}"
+        else:  # compare like for like: what may be planned, not all that is free
+            room = (
+                f"more than the {format_bytes(fraction * avail)} uvlab plans at most "
+                f"({fraction:.0%} of the {format_bytes(avail)} of memory available{limit})"
+            )
         raise InsufficientMemoryError(
-            f"{what} needs about {format_bytes(est.total)}{detail}, but only "
-            f"{format_bytes(avail)} of memory is available{limit}; {hint}"
+            f"{what} needs about {format_bytes(est.total)}{detail}, {room}; {hint}"
         )

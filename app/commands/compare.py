@@ -176,6 +176,9 @@ def run(args) -> int:
         _usage(args, "give --ms MS, or --array, --ra, --dec and --sky for a synthetic observation")
     if args.npix is not None and (args.npix < 2 or args.npix % 2):
         _usage(args, f"--npix must be an even number ≥ 2, got {args.npix}")
+    from uvlab.app.commands.validate import check_image_side
+
+    check_image_side(args.parser, args.npix, args.support, "--npix")  # exit 2
     params, wt = grid_params(args), weighting(args)
     if args.npix:
         check_memory(

@@ -39,6 +39,7 @@ from uvlab.app.commands.ms_imaging import (
     weighting,
     wterm_phase_rad,
 )
+from uvlab.app.commands.validate import MAX_NITER, NITER, check_image_side, number
 from uvlab.gpu.gridders.registry import NAMES as ALGORITHM_NAMES
 
 #: The preview PNG: figure size (inches) and resolution.
@@ -126,13 +127,18 @@ def add_clean_args(p) -> None:
         "with --niter > 0 also write PREFIX-model.fits, PREFIX-residual.fits, PREFIX-image.fits "
         "(restored, with BMAJ/BMIN/BPA) and PREFIX-sources.txt (a WSClean component list)",
     )
-    g.add_argument("--niter", type=int, default=0, help="CLEAN iterations (default 0: no CLEAN)")
-    g.add_argument("--gain", type=float, default=0.1, help="loop gain (default 0.1)")
     g.add_argument(
-        "--mgain", type=float, default=1.0, help="end a minor cycle at (1 − mgain)·peak (default 1)"
-    )
+        "--niter", type=NITER, default=0,
+        help=f"CLEAN iterations (default 0: no CLEAN; at most {MAX_NITER:.0e})",
+    )  # fmt: skip
+    g.add_argument("--gain", type=number(0, 1, open_lo=True), default=0.1,
+                   help="loop gain (default 0.1)")  # fmt: skip
     g.add_argument(
-        "--threshold-jy", type=float, default=0.0, help="stop at this residual peak, Jy/beam"
+        "--mgain", type=number(0, 1, open_lo=True), default=1.0,
+        help="end a minor cycle at (1 − mgain)·peak (default 1)",
+    )  # fmt: skip
+    g.add_argument(
+        "--threshold-jy", type=number(0), default=0.0, help="stop at this residual peak, Jy/beam"
     )
     g.add_argument(
         "--auto-threshold",
@@ -163,7 +169,7 @@ def run(args) -> int:
     from uvlab.app.fits_io import write_image_fits
     from uvlab.app.lab.live import run_job
     from uvlab.app.lab.samples import WorkCache
-    from uvlab.app.memory import check_memory, imaging_estimate
+    from uvlab.app.memory import check_memory, clean_estimate, imaging_estimate
     from uvlab.app.progress import progress_bar
 
     if image_scaled.wanted(args):  # row chunks over a Dask cluster
@@ -171,6 +177,8 @@ def run(args) -> int:
     size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing
     if args.npix is not None and (args.npix < 2 or args.npix % 2):
         args.parser.error(f"--npix must be an even number ≥ 2, got {args.npix}")  # exit 2
+    if size is None:  # exit 2: an image too small for the kernel
+        check_image_side(args.parser, args.npix, args.support, "--npix")
     complaint = check_options(args)
     if complaint:
         args.parser.error(complaint)  # exit 2, before anything is read
@@ -195,10 +203,14 @@ def run(args) -> int:
         warn(args, f"the w-term's phase reaches {phase:.2g} rad at the image corner: "
              "sources away from the centre are smeared; --wstack corrects it")  # fmt: skip
     nvis = int(np.count_nonzero(~vd.flag))
-    check_memory(
-        imaging_estimate(spec.npix, args.algorithm, params, nvis=nvis),
-        f"a {spec.npix}² image with {args.algorithm}",
-    )
+    need = imaging_estimate(spec.npix, args.algorithm, params, nvis=nvis)
+    what = f"a {spec.npix}² image with {args.algorithm}"
+    if args.niter > 0:  # CLEAN's PSF of side 2N, its images, Cotton–Schwab's copies
+        need = need + clean_estimate(
+            spec.npix, args.algorithm, params, nvis=nvis, deconvolver=args.deconvolver
+        )
+        what += f" and {args.deconvolver} CLEAN"
+    check_memory(need, what)
     res = run_job(image_request(args, spec), cache)  # the lab's image task, the window's
     clean = None
     if args.niter > 0:  # all of it before the first file is written

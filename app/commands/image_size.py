@@ -13,12 +13,14 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
+from uvlab.app.commands.validate import check_image_side, even_pixels
+
 
 def add_size_arg(p: argparse.ArgumentParser) -> None:
     """``--size W H`` (WSClean's -size, tclean's imsize=[W, H])."""
     p.add_argument(
         "--size",
-        type=int,
+        type=even_pixels,
         nargs=2,
         metavar=("W", "H"),
         help="image width and height, pixels, even (as WSClean's -size W H); imaged at "
@@ -39,6 +41,7 @@ def resolve_size(args) -> tuple[int, int] | None:
     if min(w, h) < 2 or w % 2 or h % 2:
         args.parser.error(f"--size: W and H must be even numbers ≥ 2, got {w} {h}")
     args.npix = max(w, h)
+    check_image_side(args.parser, args.npix, getattr(args, "support", None), "--size")
     return w, h
 
 

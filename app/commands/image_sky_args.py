@@ -11,8 +11,14 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def add_image_sky_args(g, finite) -> None:
-    """``--image-sky``, ``--image-sky-width-arcmin``, ``--image-sky-flux-jy`` on group ``g``."""
+def add_image_sky_args(g, finite=None) -> None:
+    """``--image-sky``, ``--image-sky-width-arcmin``, ``--image-sky-flux-jy`` on group ``g``.
+
+    (``finite`` is unused: the values are checked against :mod:`uvlab.app.skymodel.limits`.)
+    """
+    from uvlab.app.commands.validate import number
+    from uvlab.app.skymodel.limits import MAX_FLUX_JY, MAX_PICTURE_ARCMIN
+
     g.add_argument(
         "--image-sky",
         metavar="IMAGE",
@@ -20,11 +26,13 @@ def add_image_sky_args(g, finite) -> None:
         "…, centred) or a demo picture (radio-galaxy, spiral, ring); predicted by degridding",
     )
     g.add_argument(
-        "--image-sky-width-arcmin", type=finite, metavar="W",
+        "--image-sky-width-arcmin", metavar="W",
+        type=number(0.0, MAX_PICTURE_ARCMIN, open_lo=True, unit="arcmin"),
         help="angular width of a picture (demo pictures: 4)",
     )  # fmt: skip
     g.add_argument(
-        "--image-sky-flux-jy", type=finite, default=1.0, metavar="J",
+        "--image-sky-flux-jy", default=1.0, metavar="J",
+        type=number(0.0, MAX_FLUX_JY, open_lo=True, unit="Jy"),
         help="total flux of a picture (default 1 Jy)",
     )  # fmt: skip
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 
 from uvlab.app.commands.simulate import non_negative, positive
+from uvlab.app.commands.validate import number
+from uvlab.app.skymodel.limits import MAX_GAIN_AMP_RMS, MAX_NOISE_JY
 
 
 def _beam(text: str) -> str:
@@ -62,7 +64,7 @@ def add_jones_args(p: argparse.ArgumentParser, *, noise: bool = True) -> None:
         help="--primary-beam gaussian: power FWHM = K·λ/D (default 1.029, the Airy disk's)",
     )  # fmt: skip
     g.add_argument(
-        "--gain-amp-rms", type=non_negative, default=0.0, metavar="A",
+        "--gain-amp-rms", type=number(0.0, MAX_GAIN_AMP_RMS), default=0.0, metavar="A",
         help="random antenna gains: RMS of the fractional amplitude error (e.g. 0.05)",
     )  # fmt: skip
     g.add_argument(
@@ -80,7 +82,7 @@ def add_jones_args(p: argparse.ArgumentParser, *, noise: bool = True) -> None:
     )  # fmt: skip
     if noise:
         g.add_argument(
-            "--sefd-jy", type=positive, metavar="S",
+            "--sefd-jy", type=number(0.0, MAX_NOISE_JY, open_lo=True, unit="Jy"), metavar="S",
             help="thermal noise from the radiometer equation: σ = S/√(2·Δν·Δt) per real and "
             "imaginary part (instead of --noise-jy)",
         )  # fmt: skip

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import math
 
+from uvlab.app.commands import validate as V
 from uvlab.app.lab.imaging import DEFAULT_NPIX
 
 NPIX_RANGE = (64, 4096)
@@ -42,11 +43,11 @@ def add_selection_args(p: argparse.ArgumentParser) -> None:
         "--channels", type=channels_arg, metavar="A:B", help="channels A … B−1 (default all)"
     )
     g.add_argument(
-        "--minuv-l", type=float, metavar="L",
+        "--minuv-l", type=V.UV_LAMBDA, metavar="L",
         help="leave out samples with √(u²+v²) below L wavelengths (as WSClean's -minuv-l)",
     )  # fmt: skip
     g.add_argument(
-        "--maxuv-l", type=float, metavar="L",
+        "--maxuv-l", type=V.UV_LAMBDA, metavar="L",
         help="leave out samples with √(u²+v²) above L wavelengths (as WSClean's -maxuv-l)",
     )  # fmt: skip
     add_row_selection_args(g)
@@ -142,7 +143,9 @@ def add_imaging_args(p: argparse.ArgumentParser) -> None:
     """Image size, weighting, gridder parameters, device and precision."""
     g = p.add_argument_group("imaging")
     g.add_argument("--npix", type=int, help="image side, pixels (default: from the data)")
-    g.add_argument("--cell-arcsec", type=float, help="pixel size, arcsec (default: from the data)")
+    g.add_argument(
+        "--cell-arcsec", type=V.CELL_ARCSEC, help="pixel size, arcsec (default: from the data)"
+    )
     g.add_argument(
         "--scale",
         type=angle_arcsec,
@@ -152,14 +155,16 @@ def add_imaging_args(p: argparse.ArgumentParser) -> None:
         "(the same as --cell-arcsec)",
     )
     g.add_argument("--weighting", choices=("natural", "uniform", "briggs"), default="natural")
-    g.add_argument("--robust", type=float, default=0.0, help="Briggs robust R (default 0)")
-    g.add_argument("--taper-arcsec", type=float, default=0.0, help="Gaussian taper FWHM, arcsec")
+    g.add_argument("--robust", type=V.ROBUST, default=0.0, help="Briggs robust R (default 0)")
+    g.add_argument(
+        "--taper-arcsec", type=V.TAPER_ARCSEC, default=0.0, help="Gaussian taper FWHM, arcsec"
+    )
     g.add_argument("--kernel", choices=("es", "kb", "pswf", "gauss"), help="gridding kernel (GCF)")
     g.add_argument(
-        "--eps", type=float, help="requested accuracy: ES kernel evaluated exactly, support from ε"
+        "--eps", type=V.EPS, help="requested accuracy: ES kernel evaluated exactly, support from ε"
     )
-    g.add_argument("--support", type=int, help="kernel support, cells")
-    g.add_argument("--oversample", type=int, help="kernel table / uv grid oversampling β")
+    g.add_argument("--support", type=V.SUPPORT, help="kernel support, cells")
+    g.add_argument("--oversample", type=V.OVERSAMPLE, help="kernel table / uv grid oversampling β")
     g.add_argument(
         "--lookup",
         choices=("nearest", "linear"),
@@ -205,8 +210,8 @@ def angle_arcsec(text: str) -> float:
         value = float(m[1]) * ANGLE_UNITS.get(unit, 1.0)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: {m[1]!r} is not a number") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"{text!r}: the angle must be > 0")
+    if not (0 < value <= 180.0 * 3600.0):
+        raise argparse.ArgumentTypeError(f"{text!r}: the angle must be > 0 and ≤ 180deg")
     return value
 
 

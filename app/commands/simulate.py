@@ -15,6 +15,9 @@ import argparse
 import math
 import shlex
 
+from uvlab.app.commands.validate import DEC_DEG, RA_DEG, iso_date, number
+from uvlab.app.skymodel.limits import MAX_NOISE_JY
+
 
 def _number(text: str) -> float:
     try:
@@ -74,14 +77,14 @@ def add_observation_args(p: argparse.ArgumentParser, *, required: bool = True) -
     )
     g.add_argument(
         "--ra",
-        type=finite,
+        type=RA_DEG,
         required=required,
         metavar="DEG",
         help="phase-centre right ascension, degrees (J2000)",
     )
     g.add_argument(
         "--dec",
-        type=finite,
+        type=DEC_DEG,
         required=required,
         metavar="DEG",
         help="phase-centre declination, degrees (J2000)",
@@ -95,11 +98,15 @@ def add_observation_args(p: argparse.ArgumentParser, *, required: bool = True) -
     g.add_argument("--ha-stop", type=finite, metavar="H", help="stop hour angle, hours")
     g.add_argument(
         "--date",
+        type=iso_date("date_iso", date_only=True),
         metavar="YYYY-MM-DD",
         help="date of the transit used with hour angles (default 2025-03-20)",
     )
     g.add_argument(
-        "--start", metavar="ISO", help="start time (UTC, ISO 8601) instead of hour angles"
+        "--start",
+        type=iso_date("start_iso", date_only=False),
+        metavar="ISO",
+        help="start time (UTC, ISO 8601) instead of hour angles",
     )
     g.add_argument("--duration-h", type=positive, metavar="D", help="duration with --start, hours")
     g.add_argument(
@@ -118,7 +125,7 @@ def add_observation_args(p: argparse.ArgumentParser, *, required: bool = True) -
     )
     g.add_argument(
         "--chan-width-hz",
-        type=finite,
+        type=positive,
         default=1.0e6,
         metavar="W",
         help="channel width, Hz (default 1e6)",
@@ -147,7 +154,7 @@ def add_observation_args(p: argparse.ArgumentParser, *, required: bool = True) -
     )
     g.add_argument(
         "--noise-jy",
-        type=non_negative,
+        type=number(0.0, MAX_NOISE_JY),
         default=0.0,
         metavar="J",
         help="thermal noise σ per real/imaginary part of each correlation, Jy",
@@ -237,6 +244,13 @@ def run(args) -> int:
     spec = observation_spec(args)
     jones = jones_options(args)
     noise_jy = noise_sigma(args, spec.chan_width_hz, spec.int_s)
+    if jones.has_beam:  # a beam cube is read and checked before anything is simulated
+        import numpy as np
+
+        from uvlab.app.beam_cube import check_cube_frequencies
+
+        freq = spec.freq_hz + spec.chan_width_hz * np.arange(spec.nchan)
+        check_cube_frequencies(jones.load_cube(), freq)
     from uvlab.app.commands.image_sky_args import load_skies
 
     sky, image_sky = load_skies(args, lambda: load_sky_for(args, spec))

@@ -68,6 +68,7 @@ from uvlab.app.lab.corruptions import Corruptions
 from uvlab.app.lab.imaging import DEVICES, ImagingOptions
 from uvlab.app.lab.jobs import SOURCES, JobRequest, MSSelection
 from uvlab.app.lab.placement import demo_sky_for, layout_with_enu
+from uvlab.app.lab.session_records import record
 from uvlab.app.observation import ObservationSpec
 from uvlab.app.skymodel import Component, SkyModel
 
@@ -290,12 +291,14 @@ class SessionState:
                 sky=_sky(d.get("sky") or {}),
                 imaging=ImagingOptions.from_dict(d.get("imaging", {})),
                 device=d.get("device", "auto"),
-                ms=None if ms is None else MSSelection(**ms),
+                ms=None if ms is None else record(MSSelection, ms, "ms", SessionError),
                 compare=(
                     None if compare is None else tuple(ImagingOptions.from_dict(o) for o in compare)
                 ),
-                image_sky=None if image_sky is None else ImageSkySource(**image_sky),
-                clean=None if clean is None else CleanOptions(**clean),
+                image_sky=None
+                if image_sky is None
+                else record(ImageSkySource, image_sky, "image_sky", SessionError),
+                clean=None if clean is None else record(CleanOptions, clean, "clean", SessionError),
                 corruptions=None if corruptions is None else Corruptions.from_dict(corruptions),
             )
         except SessionError:
@@ -308,9 +311,13 @@ def _sky(sky: dict) -> SkyModel | NamedSky:
     """A session's ``sky`` object: components, or a sky by name (``"demo"``)."""
     if "demo" in sky:
         return NamedSky(sky["demo"], sky.get("fov_fraction", NamedSky.fov_fraction))
-    comps = tuple(
-        Component(**{**c, "stokes": tuple(c["stokes"])}) for c in sky.get("components", [])
-    )
+    comps = []
+    for k, c in enumerate(sky.get("components", [])):
+        where = f"sky: component {k}"
+        if not isinstance(c, dict):
+            raise SessionError(f"{where} must be a JSON object")
+        comps.append(record(Component, c, where, SessionError, stokes=tuple(c.get("stokes", ()))))
+    comps = tuple(comps)
     centre = sky.get("centre_deg")
     return SkyModel(comps, sky.get("name", ""), None if centre is None else tuple(centre))
 

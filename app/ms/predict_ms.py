@@ -32,6 +32,7 @@ from uvlab.app.ms.column_writer import (
 )
 from uvlab.app.ms.columns import brightness_to_correlations, corr_labels, feeds_of
 from uvlab.app.ms.errors import MSError
+from uvlab.app.ms.finite import check_chunk, likely_cause
 from uvlab.app.ms.journal import journal_bytes
 from uvlab.app.ms.metadata import read_data_descs, read_fields, read_spws
 from uvlab.app.ms.tables import MSTables, row_chunks, translated
@@ -206,7 +207,12 @@ def predict_to_ms(
 
         for basis in sorted(set(setup.pol_feeds.values())):
             check_beam_feeds(rows_jones.cube, basis)
+        from uvlab.app.beam_cube import check_cube_frequencies
+
+        for spw in setup.spws:  # a cube far from the data's frequencies is refused
+            check_cube_frequencies(rows_jones.cube, spw.freq_hz)
     sources = {f.id: sky.to_source_arrays(f.ra_rad, f.dec_rad) for f in setup.fields}
+    names = [c.name for c in sky]
     images = _image_grids(image_sky, setup.fields, dev)
     counts = {"rows": 0, "nonfinite": 0, "sigma": []}
 
@@ -270,23 +276,34 @@ def predict_to_ms(
                 sources[fid], spw.freq_hz, t, a1, a2, field.ra_rad, field.dec_rad
             )
             gains = rows_jones.row_gains(spw.freq_hz, t, a1, a2, int_s)
-        b = predict_rows(
-            uvw, spw.freq_hz, sources[fid], mode=basis, smearing=smear, dtype=dtype, device=dev,
-            row_beam=row_beam,
-        )  # fmt: skip
-        if images:
-            b = b + _image_rows(images[fid], uvw, spw.freq_hz, image_sky, basis, dev)
-        if gains is not None:
-            from uvlab.gpu.predict.gains import apply_row_gains
+        with np.errstate(over="ignore", invalid="ignore"):  # check_chunk reports them
+            b = predict_rows(
+                uvw, spw.freq_hz, sources[fid], mode=basis, smearing=smear, dtype=dtype,
+                device=dev, row_beam=row_beam,
+            )  # fmt: skip
+            if images:
+                b = b + _image_rows(images[fid], uvw, spw.freq_hz, image_sky, basis, dev)
+            if gains is not None:
+                from uvlab.gpu.predict.gains import apply_row_gains
 
-            b = apply_row_gains(b, *gains)
-        corr = brightness_to_correlations(b, types, basis)
-        if sefd_jy is not None:
-            sigma = _row_sigma(sefd_jy, spw, interval, path)
-            corr = corr + _thermal_noise(corr.shape, sigma, seed, r0)
-            counts["sigma"].append(float(np.median(sigma)))
+                b = apply_row_gains(b, *gains)
+            corr = brightness_to_correlations(b, types, basis)
+            if sefd_jy is not None:
+                sigma = _row_sigma(sefd_jy, spw, interval, path)
+                corr = corr + _thermal_noise(corr.shape, sigma, seed, r0)
+                counts["sigma"].append(float(np.median(sigma)))
         if bad.any():
             corr[bad] = 0
+        check_chunk(  # before put_rows: a refusal rolls the whole column back
+            corr,
+            f"{path}: {col} of rows {r0}–{r0 + nrow - 1}",
+            lambda: likely_cause(
+                uvw, spw.freq_hz, sources[fid], mode=basis, names=names, image=bool(images),
+                options={"--gain-amp-rms": getattr(jones, "gain_amp_rms", 0.0),
+                         "--gains": getattr(jones, "gains_file", None),
+                         "--sefd-jy": sefd_jy},
+            ),
+        )  # fmt: skip
         with translated(path):
             put_rows(tab, name, r0, corr)
 

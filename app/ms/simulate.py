@@ -256,6 +256,7 @@ def visibility_chunks(
     degridded on top (:func:`uvlab.app.predict_obs.predict_image_integrations`), without
     beams or gains. ``jones``: an :class:`uvlab.app.jones.ObservationJones` (E and G).
     """
+    from uvlab.app.ms.finite import check_chunk, likely_cause
     from uvlab.app.predict_obs import predict_image_integrations, predict_integrations
 
     rng = np.random.default_rng(seed)
@@ -265,20 +266,31 @@ def visibility_chunks(
         if rows.start % nbl or rows.stop % nbl:
             raise ValueError(f"rows {rows.start}:{rows.stop} do not cover whole integrations")
         times = slice(rows.start // nbl, rows.stop // nbl)
-        b = predict_integrations(
-            obs, sources, times, mode=feeds, smearing=smearing, dtype=dtype, device=device,
-            jones=jones,
+        with np.errstate(over="ignore", invalid="ignore"):  # check_chunk reports them
+            b = predict_integrations(
+                obs, sources, times, mode=feeds, smearing=smearing, dtype=dtype, device=device,
+                jones=jones,
+            )  # fmt: skip
+            b = b.reshape(-1, nchan, 2, 2)
+            if image is not None:
+                model, spec, sky = image
+                b = b + predict_image_integrations(
+                    obs, model, spec, times, mode=feeds, ref_freq_hz=sky.ref_freq_hz,
+                    spectral_index=sky.spectral_index, device=device,
+                ).reshape(-1, nchan, 2, 2)  # fmt: skip
+            if noise_jy > 0:
+                shape = b.shape
+                b = b + noise_jy * (rng.standard_normal(shape) + 1j * rng.standard_normal(shape))
+        check_chunk(  # before the chunk is written: a refusal removes the whole build
+            b,
+            f"the visibilities of rows {rows.start}–{rows.stop - 1}",
+            lambda: likely_cause(
+                obs.uvw_rows()[rows], obs.freq_hz, sources, mode=feeds, image=image is not None,
+                options={"--gain-amp-rms": getattr(getattr(jones, "options", None),
+                                                   "gain_amp_rms", 0.0),
+                         "--noise-jy": noise_jy},
+            ),
         )  # fmt: skip
-        b = b.reshape(-1, nchan, 2, 2)
-        if image is not None:
-            model, spec, sky = image
-            b = b + predict_image_integrations(
-                obs, model, spec, times, mode=feeds, ref_freq_hz=sky.ref_freq_hz,
-                spectral_index=sky.spectral_index, device=device,
-            ).reshape(-1, nchan, 2, 2)  # fmt: skip
-        if noise_jy > 0:
-            shape = b.shape
-            b = b + noise_jy * (rng.standard_normal(shape) + 1j * rng.standard_normal(shape))
         return b
 
     return chunk

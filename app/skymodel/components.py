@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from uvlab.app.skymodel.limits import MAX_FLUX_JY, MAX_LOG_TERM, MAX_SIZE_ARCSEC
+
 if TYPE_CHECKING:
     from uvlab.gpu.sources import SourceArrays
 
@@ -84,6 +86,14 @@ def _finite(value, what: str) -> float:
     if not math.isfinite(out):
         raise SkyModelError(f"{what} must be finite, got {out!r}")
     return out
+
+
+def _capped(value: float, what: str, cap: float, unit: str = "") -> float:
+    """``value`` when ``|value| ≤ cap`` (:mod:`uvlab.app.skymodel.limits`), else SkyModelError."""
+    if abs(value) > cap:
+        unit = f" {unit}" if unit else ""
+        raise SkyModelError(f"{what} {value:g} is beyond the physical limit of ±{cap:g}{unit}")
+    return value
 
 
 def check_name(name) -> str:
@@ -164,12 +174,20 @@ class Component:
             raise SkyModelError(f"stokes must be (I, Q, U, V), got {self.stokes!r}") from None
         if len(stokes) != 4:
             raise SkyModelError(f"stokes must have 4 values (I, Q, U, V), got {len(stokes)}")
-        put(self, "stokes", tuple(_finite(s, p) for s, p in zip(stokes, "IQUV")))
+        put(
+            self,
+            "stokes",
+            tuple(_capped(_finite(s, p), p, MAX_FLUX_JY, "Jy") for s, p in zip(stokes, "IQUV")),
+        )
         nu0 = _finite(self.ref_freq_hz, "ref_freq_hz")
         if nu0 <= 0:
             raise SkyModelError(f"ref_freq_hz must be > 0, got {nu0!r}")
         put(self, "ref_freq_hz", nu0)
-        put(self, "spectral_index", _finite(self.spectral_index, "spectral_index"))
+        put(
+            self,
+            "spectral_index",
+            _capped(_finite(self.spectral_index, "spectral_index"), "spectral_index", MAX_LOG_TERM),
+        )
         try:
             terms = tuple(_finite(t, "spectral term") for t in self.spectral_terms)
         except TypeError:
@@ -177,6 +195,9 @@ class Component:
                 f"spectral_terms must be numbers, got {self.spectral_terms!r}"
             ) from None
         put(self, "log_si", bool(self.log_si))
+        cap, unit = (MAX_LOG_TERM, "") if self.log_si else (MAX_FLUX_JY, "Jy")
+        for t in terms:
+            _capped(t, "spectral term", cap, unit)
         if not any(terms) or (self.log_si and len(terms) == 1):  # a power law, α its one term
             alpha = terms[0] if terms else self.spectral_index  # zero terms: flat
             put(self, "spectral_index", alpha)
@@ -190,6 +211,7 @@ class Component:
         major = _finite(self.major_arcsec, "major_arcsec")
         minor = _finite(self.minor_arcsec, "minor_arcsec")
         put(self, "pa_deg", _finite(self.pa_deg, "pa_deg"))
+        _capped(major, "major axis", MAX_SIZE_ARCSEC, "arcsec (180°)")
         if major < 0 or minor < 0:
             raise SkyModelError(f"negative size: major {major!r}, minor {minor!r} arcsec")
         if minor > major:

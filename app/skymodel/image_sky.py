@@ -35,7 +35,11 @@ from pathlib import Path
 
 import numpy as np
 
+from uvlab.app.fits_io import check_wcs_cards
 from uvlab.app.skymodel.components import SkyModelError
+from uvlab.app.skymodel.limits import MAX_FLUX_JY, MAX_PICTURE_ARCMIN
+from uvlab.app.skymodel.text_format import check_regular
+from uvlab.app.skymodel.wcs_checks import check_pixels, wcslib_reason
 
 ARCSEC = math.pi / (180.0 * 3600.0)
 #: Largest source image read (pixels per side).
@@ -152,14 +156,28 @@ def read_picture(
     east, as a picture of the sky is shown. Pixels are square: the height is
     the width times rows/columns.
     """
+    import warnings
+
     from PIL import Image, UnidentifiedImageError
 
-    if not (width_arcmin > 0 and math.isfinite(width_arcmin)):
-        raise SkyModelError(f"the picture's width must be > 0 arcmin, got {width_arcmin}", path)
-    if not (flux_jy > 0 and math.isfinite(flux_jy)):
-        raise SkyModelError(f"the total flux must be > 0 Jy, got {flux_jy}", path)
+    if not (0 < width_arcmin <= MAX_PICTURE_ARCMIN):
+        raise SkyModelError(
+            f"the picture's width (--image-sky-width-arcmin) must be > 0 and ≤ "
+            f"{MAX_PICTURE_ARCMIN:g} arcmin (180°), got {width_arcmin:g}",
+            path,
+        )
+    if not (0 < flux_jy <= MAX_FLUX_JY):
+        raise SkyModelError(
+            f"the total flux (--image-sky-flux-jy) must be > 0 and ≤ {MAX_FLUX_JY:g} Jy, "
+            f"got {flux_jy:g}",
+            path,
+        )
+    check_regular(Path(path))
     try:
-        with Image.open(path) as im:
+        with warnings.catch_warnings():  # Pillow's DecompressionBombWarning: refused below
+            warnings.simplefilter("ignore")
+            im = Image.open(path)
+        with im:
             if max(im.size) > MAX_SIDE:
                 raise SkyModelError(
                     f"{im.size[0]}×{im.size[1]} pixels is larger than uvlab reads "
@@ -169,7 +187,12 @@ def read_picture(
             grey = np.asarray(im.convert("F"), dtype=np.float64)  # ITU-R 601 luminance
     except FileNotFoundError:
         raise SkyModelError("no such file", path) from None
-    except (UnidentifiedImageError, OSError) as exc:
+    except Image.DecompressionBombError:
+        raise SkyModelError(
+            f"too many pixels (a decompression bomb?): uvlab reads at most {MAX_SIDE} per side",
+            path,
+        ) from None
+    except (UnidentifiedImageError, OSError, ValueError) as exc:
         raise SkyModelError(
             f"not a picture uvlab can read ({exc.__class__.__name__})", path
         ) from None
@@ -190,23 +213,30 @@ def read_fits_sky(path: str | os.PathLike) -> ImageSky:
     import warnings
 
     from astropy.io import fits
-    from astropy.wcs import WCS, FITSFixedWarning
+    from astropy.wcs import WCS
 
-    try:
-        with fits.open(path) as hdul:
-            hdu = next((h for h in hdul if getattr(h, "data", None) is not None), None)
-            if hdu is None or hdu.data.ndim < 2:
-                raise SkyModelError("no image in this FITS file", path)
-            header, data = hdu.header, np.asarray(hdu.data)
-    except FileNotFoundError:
-        raise SkyModelError("no such file", path) from None
-    except OSError as exc:
-        raise SkyModelError(f"not a FITS file uvlab can read ({exc})", path) from None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FITSFixedWarning)
-        wcs = WCS(header).celestial
+    check_regular(Path(path))
+    with warnings.catch_warnings():  # astropy's WARNINGs (fixed cards, bad values): checked below
+        warnings.simplefilter("ignore")
+        try:
+            with fits.open(path) as hdul:
+                hdu = next((h for h in hdul if getattr(h, "data", None) is not None), None)
+                if hdu is None or hdu.data.ndim < 2:
+                    raise SkyModelError("no image in this FITS file", path)
+                header, data = hdu.header, np.asarray(hdu.data)
+        except FileNotFoundError:
+            raise SkyModelError("no such file", path) from None
+        except (OSError, ValueError, TypeError) as exc:
+            why = " ".join(str(exc).split())
+            raise SkyModelError(f"not a FITS file uvlab can read ({why})", path) from None
+        check_wcs_cards(header, lambda why: SkyModelError(why, path))
+        try:
+            wcs = WCS(header).celestial
+        except Exception as exc:  # astropy/WCSLIB: singular matrix, bad keyword values
+            raise SkyModelError(f"no usable WCS: {wcslib_reason(exc)}", path) from None
     if not wcs.has_celestial or wcs.naxis != 2:
         raise SkyModelError("no celestial WCS (RA/Dec axes) in this FITS image", path)
+    check_pixels(wcs, path)
     notes = []
     extra = data.ndim - 2
     if extra:
@@ -374,7 +404,9 @@ def load_image_sky(
         return read_fits_sky(path)
     if path.suffix.lower() in PICTURE_SUFFIXES:
         if width_arcmin is None:
-            raise SkyModelError("a picture needs its angular width (--sky-width-arcmin)", path)
+            raise SkyModelError(
+                "a picture needs its angular width (--image-sky-width-arcmin)", path
+            )
         return read_picture(path, width_arcmin, flux_jy)
     name = text.split(":", 1)[1] if text.lower().startswith("picture:") else text
     if name.strip().lower() in DEMO_PICTURES:

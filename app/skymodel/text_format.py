@@ -87,6 +87,18 @@ _CENTRE_RE = re.compile(r"#\s*centre\s*:\s*(\S+)\s+(\S+)\s*", re.IGNORECASE)
 _SNIFF_BYTES = 65536
 
 
+def check_regular(path: Path) -> None:
+    """Refuse a FIFO, socket or device (reading one would block or never end)."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # missing or unreadable: the open says so
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise SkyModelError("not a regular file (a FIFO, socket or device)", path)
+
+
 def read_text_file(path: str | os.PathLike) -> str:
     """The text of a sky file, or a :class:`SkyModelError` saying why not.
 
@@ -95,6 +107,7 @@ def read_text_file(path: str | os.PathLike) -> str:
     mark is dropped.
     """
     p = Path(path)
+    check_regular(p)
     try:
         with p.open("rb") as fh:
             head = fh.read(_SNIFF_BYTES)

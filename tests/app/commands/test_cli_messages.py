@@ -92,20 +92,20 @@ CASES = [
     (
         ["simulate", "--array", "kat-7", "--ra", "10", "--dec", "-30", "--start", "tuesday",
          "--duration-h", "1", "--sky", "point", "--out", "{missing}.ms"],
-        1,
-        "start_iso 'tuesday' is not a valid UTC date/time",
+        2,
+        "argument --start: 'tuesday' is not a valid UTC date/time",
     ),
     (
         ["simulate", "--array", "kat-7", "--ra", "10", "--dec", "-30", "--date", "2025-02-30",
          "--sky", "point", "--out", "{missing}.ms"],
-        1,
-        "date_iso '2025-02-30' is not a valid UTC date/time (bad day)",
+        2,
+        "argument --date: '2025-02-30' is not a valid UTC date/time (bad day)",
     ),
     (
         ["simulate", "--array", "kat-7", "--ra", "1e300", "--dec", "-30", "--sky", "point",
          "--out", "{missing}.ms"],
-        1,
-        "ra_deg must lie in [-360, 360], got 1e+300",
+        2,
+        "argument --ra: expected a number ≤ 360 deg, got '1e300'",
     ),
     # scene files (uvlab demo --scene)
     (["demo", "--scene", "{bad.json}", "--out", "{missing}"], 1, "{bad.json}: not valid JSON"),

@@ -44,9 +44,7 @@ def random_model(rng, n=30) -> SkyModel:
             )
         )
     comps.append(
-        Component(
-            "tiny", "point", 1e-300, -0.1 + 0.2, (5e-324, -0.0, 0.1 + 0.2, 1e300), 1e-3, 1 / 3
-        )
+        Component("tiny", "point", 1e-300, -0.1 + 0.2, (5e-324, -0.0, 0.1 + 0.2, 1e10), 1e-3, 1 / 3)
     )
     return SkyModel(tuple(comps), name="round # trip: 10% of everything")
 
