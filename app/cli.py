@@ -77,7 +77,8 @@ def _main(argv: list[str] | None) -> int:
                 "headless demo instead (`uvlab --help` lists the commands).",
                 file=sys.stderr,
             )
-        args = parser.parse_args(["--debug", command] if args.debug else [command])
+        argv = [command, "--force"] if command == "demo" else [command]  # its own folder
+        args = parser.parse_args(["--debug", *argv] if args.debug else argv)
     return _run(args)
 
 

@@ -127,6 +127,11 @@ def _flags(flag, obs, nchan: int, ncorr: int) -> np.ndarray:
 
 def _target(path, overwrite: bool) -> Path:
     target = Path(path)
+    if os.path.islink(target):  # never build through (or over) a link planted at the name
+        raise FileExistsError(
+            f"{target}: is a symbolic link; uvlab does not write through links "
+            "(remove it or choose another name)"
+        )
     if target.exists() and not overwrite:
         raise FileExistsError(f"{target}: already exists; pass overwrite=True (--overwrite)")
     if not target.parent.is_dir():
