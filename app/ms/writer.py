@@ -18,7 +18,12 @@ and the other required columns. Subtables: :mod:`uvlab.app.ms.subtables`.
 
 Visibilities are written in row chunks of whole integrations, so ``vis`` may
 also be a function that produces each chunk (a streamed simulation never
-holds all visibilities in memory).
+holds all visibilities in memory). The table grows with each chunk, and rows
+are added and written at most :data:`ADD_ROWS` per casacore call, so SIGINT
+and SIGTERM (which wait for a running casacore call) stop a huge build within
+about a second. Before the rename, every ``table.dat`` must hold its rows
+(:func:`uvlab.app.ms.table_dat.check_self_contained`): the MS does not depend
+on its lock files.
 """
 
 from __future__ import annotations
@@ -51,7 +56,8 @@ from uvlab.app.signals import critical
 
 #: Temporary bytes per written chunk (visibilities, flags and their conversions).
 CHUNK_BYTES = 64 * 2**20
-#: Rows added to the table by one casacore call (about 0.2 s; a cancel waits at most that).
+#: Rows added or written by one casacore call (adding them takes about 0.2 s): a cancel
+#: waits for one such call at most.
 ADD_ROWS = 100_000
 
 
@@ -332,8 +338,10 @@ def _write_rows(ms, obs, fn, corr_types, feeds, sig, wgt, flags, step, progress,
             "STATE_ID",
         ):
             columns[zero] = np.zeros(n, dtype=np.int32)
-        for name, values in columns.items():
-            ms.putcol(name, values, start, n)
+        for name, values in columns.items():  # pieces of ADD_ROWS: a cancel waits for one
+            for first in range(0, n, ADD_ROWS):
+                ms.putcol(name, values[first : first + ADD_ROWS], start + first,
+                          min(ADD_ROWS, n - first))  # fmt: skip
         fault_point("ms-rows-written")
         if progress is not None:
             progress(stop / nrow)
