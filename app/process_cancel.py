@@ -12,7 +12,9 @@ no cancel signal is lost between the first line of ``main`` and its return:
 - at the end the two signals are blocked before the handlers are restored, and
   one that arrives in that instant waits at the kernel and is collected here
   instead of killing the process (SIGTERM) or raising a ``KeyboardInterrupt``
-  with a traceback after ``main`` returned (SIGINT); for the process's own
+  with a traceback after ``main`` returned (SIGINT) (a signal that another
+  thread takes meanwhile runs Python's C handler there, still ours until the
+  handlers are back, and is recorded as above); for the process's own
   ``main`` the handlers are then the system's defaults, so a signal in the
   last instant before the process exits still gives 130 / 143, silently.
 
