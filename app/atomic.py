@@ -24,9 +24,17 @@ file, if any, is left byte for byte as it was. A full disk (``ENOSPC`` or
 has less than 1 MiB left) is reported as :class:`DiskFullError` with a
 one-line message naming the file and the space left.
 
-A path that exists and is neither a regular file nor a folder (``/dev/stdout``,
-a FIFO) is written in place: there is nothing to replace atomically. A
-symbolic link is followed: the file it points to is replaced, the link stays.
+A symbolic link at the target's name is refused (:class:`SymlinkRefusedError`,
+one line naming it), dangling or not: uvlab never writes a file through a link
+someone may have planted in a shared folder. The renames themselves never
+follow a link that appears meanwhile (``rename`` replaces the link, a hard
+link refuses it). The one exception: a link to a FIFO or a character device
+(``/dev/stdout``), like such a file itself, is written in place, since there is
+nothing to replace atomically.
+
+Inside :func:`uvlab.app.output_set.output_set` the temporaries are not renamed
+at the end of each write but kept and renamed together, as one set, when the
+block ends (:func:`staged`).
 Temporary files of a process on another machine sharing the folder, or of a
 pid that has been reused, are kept (removing a live writer's file would be
 worse than leaving a stale one); on Windows none is removed.
@@ -41,6 +49,7 @@ import re
 import secrets
 import stat
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -59,6 +68,46 @@ TEMP_MARK = ".uvlab-tmp-"
 _NAME_KEEP = 120
 #: errno values that mean "the disk (or the user's quota) is full".
 _FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+class SymlinkRefusedError(OSError):
+    """The output's name is a symbolic link; nothing was written (one-line message)."""
+
+
+def refuse_symlink(path: str | os.PathLike) -> None:
+    """Raise :class:`SymlinkRefusedError` when ``path`` is a symbolic link uvlab must not follow.
+
+    A link to a FIFO or a character device (``/dev/stdout``) passes: it is
+    written in place, with nothing replaced.
+    """
+    if not os.path.islink(path):
+        return
+    with contextlib.suppress(OSError):
+        mode = os.stat(path).st_mode
+        if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+            return
+    raise _one_line_error(
+        SymlinkRefusedError,
+        errno.ELOOP,
+        f"{os.fspath(path)}: is a symbolic link; uvlab does not write through links "
+        "(remove it or choose another name)",
+    )
+
+
+# --------------------------------------------------------- staged output sets
+_stage = threading.local()
+
+
+@contextlib.contextmanager
+def staged(entries: list) -> Iterator[list]:
+    """Within the block, :func:`atomic_path` appends ``(tmp, target, overwrite, shown)`` to
+    ``entries`` instead of renaming; the caller renames or removes them (output sets)."""
+    previous = getattr(_stage, "entries", None)
+    _stage.entries = entries
+    try:
+        yield entries
+    finally:
+        _stage.entries = previous
 
 
 class DiskFullError(InsufficientSpaceError):
@@ -215,14 +264,15 @@ def atomic_path(
     from uvlab.app.signals import critical
 
     shown = os.fspath(path)
-    target = Path(os.path.realpath(path)) if os.path.islink(path) else Path(path)
-    if os.path.isdir(target):
+    refuse_symlink(path)
+    target = Path(path)
+    if os.path.isdir(target) and not os.path.islink(target):
         raise _one_line_error(IsADirectoryError, errno.EISDIR, f"{shown}: is a folder, not a file")
-    exists = os.path.exists(target)
+    exists = os.path.lexists(target)
     if exists and not overwrite:
         raise _exists_error(shown)
-    if exists and not os.path.isfile(target):  # /dev/stdout, a FIFO: nothing to replace
-        yield target
+    if exists and (os.path.islink(target) or not os.path.isfile(target)):
+        yield target  # /dev/stdout, a FIFO: nothing to replace, written in place
         return
     remove_stale_temps(target)
     if need_bytes is not None:
@@ -244,6 +294,10 @@ def atomic_path(
             fsync_path(tmp)
             if mode is not None:
                 os.chmod(tmp, mode)
+            stage = getattr(_stage, "entries", None)
+            if stage is not None:  # renamed with the rest of its output set
+                stage.append((tmp, target, overwrite, shown))
+                return
             if overwrite:
                 os.replace(tmp, target)
             else:

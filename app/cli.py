@@ -52,20 +52,102 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for name in COMMANDS:
+        _fault("cli-importing")
         importlib.import_module(f"uvlab.app.commands.{name}").register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``uvlab ARGV``; the exit code (0, 1 data error, 2 usage error, 130 / 143 signal).
+
+    SIGINT and SIGTERM cancel from the first line on, the imports of the commands
+    and the parsing included (:mod:`uvlab.app.process_cancel`): one line and
+    130 / 143, never a traceback, and never a signal lost (one that came as the
+    command finished is reported, its exit code 130 / 143, its work complete).
+    """
+    try:
+        return _watched_main(argv)
+    except KeyboardInterrupt:  # Python's own SIGINT, before the handlers were installed
+        print("uvlab: interrupted (SIGINT) before it started; nothing was written", file=sys.stderr)
+        return 130
+
+
+def _watched_main(argv: list[str] | None) -> int:
     from uvlab.app import signals
+    from uvlab.app.process_cancel import watch
 
-    with signals.handled():  # SIGINT and SIGTERM cancel: rollbacks run, exit 130 / 143
-        return _main(argv)
+    global _seen
+    state = {"phase": "starting", "command": _command_of(argv)}
+    code, interrupt = 0, None
+    with watch(last=argv is None) as seen:  # argv None: uvlab itself, the process ends after
+        _seen = seen
+        try:
+            with signals.handled():  # SIGINT and SIGTERM cancel: rollbacks run, exit 130 / 143
+                try:
+                    _fault("cli-start")
+                    code = _main(argv, state)
+                    state["phase"] = "finished"
+                    _fault("cli-finished")
+                finally:
+                    seen.hold()  # a signal from here on waits at the kernel, for below
+        except KeyboardInterrupt as exc:
+            interrupt = signals.exit_code(exc) - 128
+        except Exception:
+            # A library whose import was cut by the signal may raise something else
+            # (NumPy: ImportError): still the signal, if one came.
+            if state["phase"] != "starting" or not seen.received():
+                raise
+            interrupt = seen.received()[0]
+        finally:
+            _seen = None
+    received = seen.received()
+    if interrupt is None and code == 0 and received:  # delivered, but swallowed on the way
+        interrupt = received[0]
+    if interrupt is None:
+        return code
+    name = signals.signal_name(interrupt)
+    prog = f"uvlab {state['command']}" if state["command"] else "uvlab"
+    outcome = {
+        "starting": " before it started; nothing was written",
+        "finished": " as it finished; its work is complete",
+    }.get(state["phase"], "")
+    print(f"{prog}: interrupted ({name}){outcome}", file=sys.stderr)
+    return 128 + interrupt
 
 
-def _main(argv: list[str] | None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def _command_of(argv: list[str] | None) -> str | None:
+    """The subcommand named in ``argv`` (for messages before it is parsed), if any."""
+    words = sys.argv[1:] if argv is None else argv
+    return next((w for w in map(str, words or ()) if w in COMMANDS), None)
+
+
+def _fault(step: str) -> None:
+    """The fault hook of the tests (``UVLAB_FAULT=cli-start:SIGINT``, ...)."""
+    import os
+
+    if os.environ.get("UVLAB_FAULT", "").partition(":")[0] == step:
+        from uvlab.app.ms.faults import fault_point
+
+        fault_point(step)
+
+
+#: The signals watch of the running :func:`main` (:mod:`uvlab.app.process_cancel`).
+_seen = None
+
+
+def _signal_seen() -> int | None:
+    """The first SIGINT / SIGTERM this :func:`main` received, if any."""
+    return (_seen.received() or [None])[0] if _seen is not None else None
+
+
+def _main(argv: list[str] | None, state: dict | None = None) -> int:
+    from uvlab.app.signals import critical
+
+    state = {} if state is None else state
+    with critical():  # a signal waits for the imports and the parsing: no half-imported library
+        parser = build_parser()
+        _fault("cli-parsing")
+        args = parser.parse_args(argv)
     if args.command is None:
         # A bare ``uvlab`` opens the desktop lab on the default scene; without a
         # screen it runs the headless demo of the same scene instead.
@@ -77,7 +159,9 @@ def _main(argv: list[str] | None) -> int:
                 "headless demo instead (`uvlab --help` lists the commands).",
                 file=sys.stderr,
             )
-        args = parser.parse_args(["--debug", command] if args.debug else [command])
+        argv = [command, "--force"] if command == "demo" else [command]  # its own folder
+        args = parser.parse_args(["--debug", *argv] if args.debug else argv)
+    state["command"], state["phase"] = args.command, "running"
     return _run(args)
 
 
@@ -98,6 +182,16 @@ def _run(args) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as exc:
+        sig = _signal_seen()
+        if sig is not None:  # the error is the cancel's doing (e.g. a cut import): say so
+            from uvlab.app.signals import signal_name
+
+            print(
+                f"uvlab {args.command}: interrupted ({signal_name(sig)}); "
+                "nothing half-written was left",
+                file=sys.stderr,
+            )
+            return 128 + sig
         if args.debug:
             raise
         from uvlab.app.errors import UsageError

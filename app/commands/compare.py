@@ -17,6 +17,11 @@ every ``bound_step``-th pixel, and ``error_over_bound_max`` is taken there.
 ``conv`` run by ducc0 has an analytic map (of uvlab's exact ES chain) but no
 bound: ducc0 grids with its own kernel.
 
+These files are one output set (:mod:`uvlab.app.output_set`): an existing
+one, or a symbolic link at any of their names, is refused before anything is
+read or computed (``--force`` replaces them), and the new files are renamed
+into place together (maps of the set this run does not write are removed).
+
 The data come through the lab (:mod:`uvlab.app.lab.sources`: a synthetic
 observation is sized from its options before it is simulated and refused,
 exit 1 and one line naming the sizes, when the memory cannot hold its
@@ -60,7 +65,23 @@ def register(sub) -> None:
         "1 unless too slow for the device)",
     )
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the files of an earlier comparison in DIR (else they are refused)",
+    )
     p.set_defaults(func=run, parser=p)
+
+
+def output_names(out, algorithms) -> list:
+    """Every file a comparison of ``algorithms`` may write into ``out``."""
+    from pathlib import Path
+
+    out = Path(out)
+    names = ["dft-dirty.fits", "metrics.json", "report.png"]
+    for a in algorithms:
+        names += [f"{a}-{kind}.fits" for kind in ("dirty", "error", "analytic", "bound")]
+    return [out / n for n in names]
 
 
 def _usage(args, message: str):
@@ -166,6 +187,7 @@ def run(args) -> int:
     from uvlab.app.commands.ms_imaging import choose_geometry, grid_params, weighting
     from uvlab.app.lab.compare import DFT_CHUNK_BYTES, compare_algorithms
     from uvlab.app.memory import MemoryEstimate, check_memory, imaging_estimate
+    from uvlab.app.output_set import check_outputs, output_set
     from uvlab.app.progress import progress_bar
 
     algorithms = _algorithms(args)
@@ -180,6 +202,8 @@ def run(args) -> int:
 
     check_image_side(args.parser, args.npix, args.support, "--npix")  # exit 2
     params, wt = grid_params(args), weighting(args)
+    outputs = output_names(args.out, algorithms)
+    check_outputs(outputs, force=args.force)  # exit 2, before anything is read
     if args.npix:
         check_memory(
             max(
@@ -214,7 +238,8 @@ def run(args) -> int:
         )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    files = write_outputs(cmp, out, ra, dec, freq, params, label)
+    with output_set(overwrite=args.force, stale=outputs):  # renamed together, at the end
+        files = write_outputs(cmp, out, ra, dec, freq, params, label)
     for name, r in cmp.results.items():
         m = r.metrics
         print(

@@ -4,6 +4,11 @@ The scene is a saved lab state (:mod:`uvlab.app.lab.session`): the default one,
 or ``--scene FILE`` (a session, or a scene file of an older ``uvlab demo``). It
 runs as the window's worker runs a job (:func:`uvlab.app.lab.live.run_job`),
 with every CPU core, and the state it ran is written as ``scene.json``.
+
+The five files are one output set (:mod:`uvlab.app.output_set`): an existing
+one, or a symbolic link at any of their names, is refused before the scene is
+run (``--force`` replaces them), and the new files are renamed into place
+together.
 """
 
 from __future__ import annotations
@@ -13,6 +18,9 @@ from pathlib import Path
 
 from uvlab.app.lab.imaging import DEFAULT_NPIX
 from uvlab.gpu.gridders.registry import NAMES as ALGORITHM_NAMES
+
+#: The files a demo writes into OUT.
+OUTPUTS = ("dirty.fits", "psf.fits", "overview.png", "timing.json", "scene.json")
 
 
 def register(sub) -> None:
@@ -28,6 +36,9 @@ def register(sub) -> None:
         "--scene",
         help="a scene or session JSON file (a demo's scene.json, a session saved by the "
         "window) instead of the default scene",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="replace the files of an earlier demo in OUT"
     )
     p.add_argument("--device", default="auto", choices=("auto", "cpu", "gpu"))
     p.add_argument("--npix", type=even_npix, help=f"image size in pixels (default {DEFAULT_NPIX})")
@@ -59,8 +70,12 @@ def run(args) -> int:
     from uvlab.app.fits_io import write_image_fits
     from uvlab.app.lab.live import run_job
     from uvlab.app.lab.session import DEFAULT_SESSION, load_session
+    from uvlab.app.output_set import check_outputs, output_set
     from uvlab.app.plots import format_timing, scene_figure
     from uvlab.gpu.backend import device_info
+
+    out = Path(args.out)
+    check_outputs([out / n for n in OUTPUTS], force=args.force)  # exit 2, before any work
 
     state = DEFAULT_SESSION
     if args.scene:  # a named sky stays a name until the options below are applied,
@@ -70,7 +85,6 @@ def run(args) -> int:
         state = replace(state, imaging=replace(state.imaging, **changes))
     state = replace(state, source="synthetic", device=args.device)
     im = state.imaging
-    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     print(
         f"uvlab demo: {state.observation.layout}, sky '{state.sky.name}', "
@@ -86,17 +100,18 @@ def run(args) -> int:
         history=hist,
     )
     ra, dec = state.observation.ra_deg, state.observation.dec_deg
-    files = [
-        write_image_fits(out / "dirty.fits", res.dirty, spec, ra, dec, **common),
-        write_image_fits(out / "psf.fits", res.psf, spec, ra, dec, **common),
-        scene_figure(res, resolved.sky, out / "overview.png"),
-    ]
-    timing_path = write_text(
-        out / "timing.json",
-        json.dumps({"device": res.device, "nvis": res.nvis, "timing_s": res.timing}, indent=2),
-    )
-    files.append(timing_path)
-    write_text(out / "scene.json", state.to_json() + "\n")
+    with output_set(overwrite=args.force):  # renamed into place together, at the end
+        files = [
+            write_image_fits(out / "dirty.fits", res.dirty, spec, ra, dec, **common),
+            write_image_fits(out / "psf.fits", res.psf, spec, ra, dec, **common),
+            scene_figure(res, resolved.sky, out / "overview.png"),
+        ]
+        timing_path = write_text(
+            out / "timing.json",
+            json.dumps({"device": res.device, "nvis": res.nvis, "timing_s": res.timing}, indent=2),
+        )
+        files.append(timing_path)
+        write_text(out / "scene.json", state.to_json() + "\n")
     print(format_timing(res.timing, res.nvis))
     print(f'peak {res.dirty.max():.4f} Jy/beam; cell {spec.cell_arcsec:.2f}"')
     for f in files:

@@ -12,8 +12,11 @@ parameters as the options give them (:func:`image_request`).
 Memory is checked before anything large is allocated (:mod:`uvlab.app.memory`):
 the read and, with ``--npix``, the image before reading; the image again
 once the number of samples is known. Disk space for all four outputs is
-checked before the first is written, and each is written atomically
-(:mod:`uvlab.app.atomic`): an existing file is replaced only by a complete one.
+checked before the first is written. The outputs are one set
+(:mod:`uvlab.app.output_set`): an existing file of the set, or a symbolic link
+at any of its names, is refused before anything is read (``--force`` replaces
+existing files), and the new files are renamed into place together, so a
+cancelled or failed run leaves the old set or the new one, never a mix.
 
 The options and reading shared with ``uvlab compare`` are
 :mod:`uvlab.app.commands.ms_imaging`'s.
@@ -111,6 +114,11 @@ def register(sub) -> None:
     add_scale_args(p)
     p.add_argument("--out", required=True, metavar="PREFIX", help="output file prefix")
     p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace existing PREFIX-* outputs (without it an existing one is refused up front)",
+    )
+    p.add_argument(
         "--no-png",
         action="store_true",
         help="skip PREFIX.png (the matplotlib preview takes about half of a small image's time)",
@@ -182,6 +190,10 @@ def run(args) -> int:
     complaint = check_options(args)
     if complaint:
         args.parser.error(complaint)  # exit 2, before anything is read
+    from uvlab.app.output_set import check_outputs, output_set
+
+    written, others = output_names(args)
+    check_outputs([*written, *others], force=args.force)  # exit 2, before anything is read
     from uvlab.app.commands import pb_correct
 
     pb_cube = pb_correct.prepare(args)  # a beam cube is read and checked before imaging
@@ -276,23 +288,25 @@ def run(args) -> int:
     beam = clean.beam if clean is not None else psf_beam(res.psf, spec)
     res, clean = crop_outputs(res, clean, size)
     t0 = time.perf_counter()
-    files = [  # a fitted beam on every image, the dirty one too, as CASA writes them
-        write_image_fits(f"{prefix}-dirty.fits", res.dirty, spec, ra, dec, **common, beam=beam),
-        write_image_fits(f"{prefix}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
-    ]
-    if clean is not None:
-        files += write_clean(prefix, clean, spec, ra, dec, common)
-    if getattr(args, "pb_correct", False):
-        image = clean.restored if clean is not None else res.dirty
-        files += pb_correct.write_pb_files(
-            args, pb_cube, prefix, image, spec, ra, dec, common, vd.freq_hz, dish
-        )
-    timing = {"read MS": t_read, **res.timing, "write": time.perf_counter() - t0}
-    if not args.no_png:
-        t0 = time.perf_counter()
-        files.append(preview(res, spec, vd, f"{prefix}.png"))
-        timing["png"] = time.perf_counter() - t0
-    files.append(write_timing(f"{prefix}-timing.json", timing, res, spec, passes=2))
+    with output_set(overwrite=args.force, stale=others):  # all renamed at once, at the end
+        files = [  # a fitted beam on every image, the dirty one too, as CASA writes them
+            write_image_fits(f"{prefix}-dirty.fits", res.dirty, spec, ra, dec, **common,
+                             beam=beam),
+            write_image_fits(f"{prefix}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
+        ]  # fmt: skip
+        if clean is not None:
+            files += write_clean(prefix, clean, spec, ra, dec, common)
+        if getattr(args, "pb_correct", False):
+            image = clean.restored if clean is not None else res.dirty
+            files += pb_correct.write_pb_files(
+                args, pb_cube, prefix, image, spec, ra, dec, common, vd.freq_hz, dish
+            )
+        timing = {"read MS": t_read, **res.timing, "write": time.perf_counter() - t0}
+        if not args.no_png:
+            t0 = time.perf_counter()
+            files.append(preview(res, spec, vd, f"{prefix}.png"))
+            timing["png"] = time.perf_counter() - t0
+        files.append(write_timing(f"{prefix}-timing.json", timing, res, spec, passes=2))
     shape = f"{spec.npix}²" if size is None else f"{size[0]}×{size[1]}"
     print(
         f'{args.algorithm} {shape} × {spec.cell_arcsec:.3g}" ({rule}), '
@@ -309,6 +323,19 @@ def run(args) -> int:
     for f in files:
         print(f"wrote {f}")
     return 0
+
+
+def output_names(args) -> tuple[list[str], list[str]]:
+    """(files this run writes, the set's other files) for ``--out PREFIX``."""
+    p = args.out
+    clean = [f"{p}-model.fits", f"{p}-residual.fits", f"{p}-image.fits", f"{p}-sources.txt"]
+    pb = [f"{p}-pb.fits", f"{p}-image-pb.fits"]
+    written = [f"{p}-dirty.fits", f"{p}-psf.fits", f"{p}-timing.json"]
+    others = []
+    (written if (args.niter or 0) > 0 else others).extend(clean)
+    (written if getattr(args, "pb_correct", False) else others).extend(pb)
+    (others if args.no_png else written).append(f"{p}.png")
+    return written, others
 
 
 def observation_cards(info, vd) -> dict:

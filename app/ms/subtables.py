@@ -6,6 +6,15 @@ POLARIZATION, PROCESSOR, SPECTRAL_WINDOW, STATE) with its columns and
 measures keywords; this module adds the optional SOURCE table and writes the
 rows a simulated single-field, single-window observation needs. POINTING and
 FLAG_CMD stay empty, as CASA allows.
+
+casacore rewrites a table's ``table.dat`` on close only when the table's
+definition changed; rows added to a subtable that ``default_ms`` made earlier
+would be counted only in the sync record of its ``table.lock``, and the MS
+would read empty once lock files are removed. :func:`fill_subtables` therefore
+rewrites each subtable's keyword set (unchanged) before closing it, which
+makes casacore write the header with the rows, and returns the row counts so
+that the writer can check every ``table.dat`` before the MS is renamed into
+place (:func:`uvlab.app.ms.table_dat.check_self_contained`).
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ import numpy as np
 
 from uvlab.app._version import __version__
 from uvlab.app.ms.columns import RECEPTOR_ANGLES, RECEPTORS, corr_products
+from uvlab.app.ms.faults import fault_point
 
 #: casacore MFrequency code of TOPO (the frame of simulated channel frequencies).
 MEAS_FREQ_REF_TOPO = 5
@@ -48,18 +58,46 @@ def telescope_name(layout_name: str) -> str:
     return layout_name
 
 
-def _open(ms, name: str):
+#: Subtables written here; POINTING and FLAG_CMD stay empty.
+FILLED = (
+    "ANTENNA",
+    "FEED",
+    "SPECTRAL_WINDOW",
+    "POLARIZATION",
+    "DATA_DESCRIPTION",
+    "FIELD",
+    "OBSERVATION",
+    "SOURCE",
+    "STATE",
+    "PROCESSOR",
+    "HISTORY",
+)
+
+
+def _open(ms, name: str, tabs: dict) -> None:
+    """Open subtable ``name`` for writing into ``tabs`` (a signal cannot leave it unlisted)."""
     from casacore import tables
 
-    return tables.table(str(ms.getkeyword(name)), readonly=False, ack=False)
+    from uvlab.app.signals import critical
+
+    with critical():  # listed in the same instant it exists, so it is always closed
+        tabs[name] = tables.table(str(ms.getkeyword(name)), readonly=False, ack=False)
+
+
+def seal(table) -> None:
+    """Mark ``table`` changed so that its close writes ``table.dat`` with the row count."""
+    table.putkeywords(table.getkeywords())
 
 
 def add_source_table(ms, path: str) -> None:
     """Create the optional SOURCE subtable in ``path`` and link it from the main table."""
     from casacore import tables
 
-    src = tables.default_ms_subtable("SOURCE", f"{path}/SOURCE")
-    src.close()
+    from uvlab.app.signals import critical
+
+    with critical():
+        src = tables.default_ms_subtable("SOURCE", f"{path}/SOURCE")
+        src.close()
     ms.putkeyword("SOURCE", f"Table: {path}/SOURCE")
 
 
@@ -73,7 +111,7 @@ def fill_subtables(
     telescope: str,
     field_name: str,
     history: str,
-) -> None:
+) -> dict[str, int]:
     """Write the subtable rows of a single-field, single-window MS.
 
     Parameters
@@ -88,6 +126,11 @@ def fill_subtables(
     telescope, field_name : str
     history : str
         The HISTORY message (e.g. the command line).
+
+    Returns
+    -------
+    dict
+        Rows of every subtable by name, the empty POINTING and FLAG_CMD included.
     """
     add_source_table(ms, path)
     t0 = float(obs.times_mjd_s[0] - obs.int_s / 2)
@@ -98,20 +141,9 @@ def fill_subtables(
     nant = layout.nant
     tabs = {}
     try:
-        for name in (
-            "ANTENNA",
-            "FEED",
-            "SPECTRAL_WINDOW",
-            "POLARIZATION",
-            "DATA_DESCRIPTION",
-            "FIELD",
-            "OBSERVATION",
-            "SOURCE",
-            "STATE",
-            "PROCESSOR",
-            "HISTORY",
-        ):
-            tabs[name] = _open(ms, name)
+        for name in FILLED:
+            _open(ms, name, tabs)
+        fault_point("ms-subtables-open")
 
         a = tabs["ANTENNA"]
         a.addrows(nant)
@@ -236,6 +268,10 @@ def fill_subtables(
         h.putcell("APPLICATION", 0, "uvlab")
         h.putcell("CLI_COMMAND", 0, np.array([history]))
         h.putcell("APP_PARAMS", 0, np.array([""]))
+        counts = {name: int(t.nrows()) for name, t in tabs.items()}
+        for t in tabs.values():
+            seal(t)
     finally:
         for t in tabs.values():
             t.close()
+    return {**counts, "POINTING": 0, "FLAG_CMD": 0}

@@ -18,7 +18,12 @@ and the other required columns. Subtables: :mod:`uvlab.app.ms.subtables`.
 
 Visibilities are written in row chunks of whole integrations, so ``vis`` may
 also be a function that produces each chunk (a streamed simulation never
-holds all visibilities in memory).
+holds all visibilities in memory). The table grows with each chunk, and rows
+are added and written at most :data:`ADD_ROWS` per casacore call, so SIGINT
+and SIGTERM (which wait for a running casacore call) stop a huge build within
+about a second. Before the rename, every ``table.dat`` must hold its rows
+(:func:`uvlab.app.ms.table_dat.check_self_contained`): the MS does not depend
+on its lock files.
 """
 
 from __future__ import annotations
@@ -45,11 +50,15 @@ from uvlab.app.ms.columns import (
 from uvlab.app.ms.errors import MSError
 from uvlab.app.ms.faults import fault_point
 from uvlab.app.ms.subtables import fill_subtables, telescope_name
+from uvlab.app.ms.table_dat import check_self_contained
 from uvlab.app.ms.tables import discard_and_close
 from uvlab.app.signals import critical
 
 #: Temporary bytes per written chunk (visibilities, flags and their conversions).
 CHUNK_BYTES = 64 * 2**20
+#: Rows added or written by one casacore call (adding them takes about 0.2 s): a cancel
+#: waits for one such call at most.
+ADD_ROWS = 100_000
 
 
 def _as_chunk_function(vis, obs, nchan: int) -> tuple[Callable, int | None]:
@@ -124,6 +133,11 @@ def _flags(flag, obs, nchan: int, ncorr: int) -> np.ndarray:
 
 def _target(path, overwrite: bool) -> Path:
     target = Path(path)
+    if os.path.islink(target):  # never build through (or over) a link planted at the name
+        raise FileExistsError(
+            f"{target}: is a symbolic link; uvlab does not write through links "
+            "(remove it or choose another name)"
+        )
     if target.exists() and not overwrite:
         raise FileExistsError(f"{target}: already exists; pass overwrite=True (--overwrite)")
     if not target.parent.is_dir():
@@ -228,14 +242,16 @@ def write_ms(
     disk_full = False
     tmpdir, lock = open_build_folder(target)
     build = tmpdir / target.name
+    ms = None
     try:
         desc, dminfo = main_table_desc(nchan, ncorr)
-        ms = tables.default_ms(str(build), desc, dminfo)
+        with critical():  # held in ``ms`` from the instant it exists, so always closed
+            ms = tables.default_ms(str(build), desc, dminfo)
         try:
             uvw_kw = ms.getcolkeywords("UVW")
             uvw_kw["MEASINFO"] = {"type": "uvw", "Ref": "J2000"}
             ms.putcolkeywords("UVW", uvw_kw)
-            fill_subtables(
+            rows = fill_subtables(
                 ms,
                 str(build),
                 obs,
@@ -245,23 +261,43 @@ def write_ms(
                 field_name=field_name,
                 history=history,
             )
-            ms.addrows(nrow)
             _write_rows(ms, obs, fn, corr_types, feeds, sig, wgt, flags, step, progress, cancelled)
         except BaseException:
             with critical():
                 disk_full = nearly_full(target.parent)
                 discard_and_close(ms, tiled_columns(ms))
             raise
-        ms.close()
+        with critical():
+            ms.close()
+        # Every table.dat must hold its rows: the MS may not depend on its lock files.
+        check_self_contained(build, {"": nrow, **rows})
         with critical():
             _move_into_place(build, target, tmpdir)
     except RuntimeError as exc:  # casacore: a full disk, an I/O error
         raise _write_failed(target, exc, disk_full) from exc
     finally:
         with critical():
+            if ms is not None:  # released before its folder goes (casacore aborts otherwise)
+                with contextlib.suppress(Exception):
+                    ms.close()
+                del ms
             shutil.rmtree(tmpdir, ignore_errors=True)
             os.close(lock)
     return target
+
+
+def add_rows(ms, nrow: int, cancelled: Callable[[], bool] | None = None) -> None:
+    """``ms.addrows(nrow)`` in pieces of :data:`ADD_ROWS`, checking for a cancel between them.
+
+    One casacore call cannot be interrupted (SIGINT and SIGTERM wait for it to
+    return), so a huge ``addrows`` would delay a cancel by many seconds; a piece
+    takes about 0.2 s.
+    """
+    for start in range(0, int(nrow), ADD_ROWS):
+        fault_point("ms-addrows")
+        if cancelled is not None and cancelled():
+            raise Cancelled("writing the MeasurementSet cancelled")
+        ms.addrows(min(ADD_ROWS, int(nrow) - start))
 
 
 def _write_rows(ms, obs, fn, corr_types, feeds, sig, wgt, flags, step, progress, cancelled):
@@ -272,6 +308,7 @@ def _write_rows(ms, obs, fn, corr_types, feeds, sig, wgt, flags, step, progress,
             raise Cancelled("writing the MeasurementSet cancelled")
         stop = min(start + step, nrow)
         sl, n = slice(start, stop), stop - start
+        add_rows(ms, n, cancelled)  # the table grows chunk by chunk, as it is written
         rows = np.arange(start, stop)
         t = obs.times_mjd_s[rows // nbl]
         f = np.broadcast_to(flags[sl], (n, nchan, ncorr))
@@ -301,8 +338,10 @@ def _write_rows(ms, obs, fn, corr_types, feeds, sig, wgt, flags, step, progress,
             "STATE_ID",
         ):
             columns[zero] = np.zeros(n, dtype=np.int32)
-        for name, values in columns.items():
-            ms.putcol(name, values, start, n)
+        for name, values in columns.items():  # pieces of ADD_ROWS: a cancel waits for one
+            for first in range(0, n, ADD_ROWS):
+                ms.putcol(name, values[first : first + ADD_ROWS], start + first,
+                          min(ADD_ROWS, n - first))  # fmt: skip
         fault_point("ms-rows-written")
         if progress is not None:
             progress(stop / nrow)

@@ -208,12 +208,17 @@ def test_sigkilled_writer_leaves_old_file_and_next_write_cleans_up(tmp_path):
     assert out.read_bytes() == b"new" and _listing(tmp_path) == ["o.bin"]
 
 
-def test_symlink_is_followed_and_folder_refused(tmp_path):
+def test_symlink_is_refused_and_folder_refused(tmp_path):
+    # A planted link (issue 25, U6): neither the file it points to nor the link changes;
+    # the output set's tests (tests/app/test_outputs_safety.py) cover the rest.
     real = _old(tmp_path / "real.txt")
     link = tmp_path / "link.txt"
     link.symlink_to(real)
-    write_text(link, "via link")
-    assert link.is_symlink() and real.read_text() == "via link"
+    with pytest.raises(OSError, match=r"link\.txt: is a symbolic link") as info:
+        write_text(link, "via link")
+    assert str(info.value).count("\n") == 0
+    assert link.is_symlink() and real.read_bytes() == OLD
+    assert sorted(_listing(tmp_path)) == ["link.txt", "real.txt"]
     with pytest.raises(IsADirectoryError, match="is a folder"):
         write_text(tmp_path, "x")
 
@@ -381,7 +386,7 @@ def test_image_refused_on_a_full_disk_keeps_outputs(tmp_path, monkeypatch, small
     old = [_old(Path(f"{prefix}{s}")) for s in ("-dirty.fits", "-psf.fits", ".png")]
     monkeypatch.setenv("UVLAB_FAKE_FREE_BYTES", "1000")
     code, out, err = run_cli(
-        "image", "--ms", small_ms, "--npix", 64, "--device", "cpu", "--out", prefix
+        "image", "--ms", small_ms, "--npix", 64, "--device", "cpu", "--out", prefix, "--force"
     )
     assert code == 1 and "wrote" not in out
     line = _one_line(err)

@@ -33,7 +33,8 @@ def ms(tmp_path_factory):
 @pytest.mark.parametrize(("w", "h"), [(128, 64), (48, 128), (100, 128)])
 def test_size_is_the_centre_crop_with_casa_crpix(ms, w, h):
     folder, path, (ra, dec) = ms
-    code, _, err = run_cli("image", "--ms", path, "--npix", 128, *COMMON, "--out", folder / "sq")
+    code, _, err = run_cli("image", "--ms", path, "--npix", 128, *COMMON, "--force",
+                           "--out", folder / "sq")  # fmt: skip
     assert code == 0, err
     out = folder / f"r{w}x{h}"
     code, stdout, err = run_cli("image", "--ms", path, "--size", w, h, *COMMON, "--out", out)
