@@ -97,6 +97,8 @@ class _History:
     """The components, peaks, RMS and cycle ends so far."""
 
     def __init__(self, residual, maskf):
+        n = residual.shape[0]
+        self.model_host = np.zeros((n, n), dtype=np.float64)  # the components' sum, in order
         self.j, self.i, self.flux = [], [], []
         self.peak, self.rms = [], []
         self.cycle_ends: list[int] = []
@@ -117,14 +119,32 @@ class _History:
         else:
             self.peak[-1], self.rms[-1] = peak, rms
 
-    def add(self, res) -> None:
-        """A hogbom call's components and the states after each (its first: the one before)."""
+    def add(self, res, model):
+        """A hogbom call's components and the states after each (its first: the one before).
+
+        Returns the model with them added, a new array in ``model``'s namespace. The sum
+        is the host's, component after component in CLEAN's order (``np.add.at``), so
+        a minor cycle split into chunks, or run on a GPU, sums to the same bits; on a
+        GPU only the pixels these components touched are copied over.
+        """
+        n = self.model_host.shape[0]
+        pos = res.comp_j * n + res.comp_i
+        flat = self.model_host.reshape(-1)
+        np.add.at(flat, pos, res.comp_flux)
+        xp = get_xp(model)
+        if xp is np:
+            model = self.model_host.copy()
+        else:
+            touched = np.unique(pos)
+            model = model.copy()
+            model.reshape(-1)[xp.asarray(touched)] = xp.asarray(flat[touched])
         self.j.append(res.comp_j)
         self.i.append(res.comp_i)
         self.flux.append(res.comp_flux)
         self.peak.extend(np.asarray(res.peak[1:], float).tolist())
         self.rms.extend(np.asarray(res.rms[1:], float).tolist())
         self.iterations += res.iterations
+        return model
 
     def state(self, model, residual, reason: str = "", done: bool = False) -> CleanCycle:
         cat = lambda parts, t: np.concatenate(parts).astype(t) if parts else np.zeros(0, t)  # noqa: E731
@@ -244,8 +264,7 @@ def _cycles(hist, model, residual, psf, opts, auto, mask, maskf, major, left, st
                 residual, psf, gain=opts.gain, niter=min(step or left, left), threshold=level,
                 mask=mask, active_max=opts.active_max,
             )  # fmt: skip
-            hist.add(res)
-            model = model + res.model
+            model = hist.add(res, model)
             residual = res.residual
             left -= res.iterations
             reason = name if res.stop_reason == "threshold" else res.stop_reason
