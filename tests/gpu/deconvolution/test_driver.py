@@ -132,3 +132,37 @@ def test_bad_options_are_refused(kwargs, match):
 def test_mask_boxes_from_json_lists_become_tuples():
     opts = CleanOptions(mask_boxes=[[1, 2, 3, 4]])
     assert opts.mask_boxes == ((1, 2, 3, 4),) and hash(opts)
+
+
+def test_major_cycle_for_data_keeps_the_w_term_in_every_residual():
+    """``major_cycle_for`` (both front ends' Cotton–Schwab) passes w to grid and degrid.
+
+    Oracle: the direct sum with w·(n − 1) of V − V_model (as test_cotton_schwab_wterm.py).
+    """
+    from types import SimpleNamespace
+
+    from tests.support.oracles import image_vis
+    from uvlab.gpu.deconvolution.inputs import major_cycle_for
+    from uvlab.gpu.imaging.spec import ARCSEC
+    from uvlab.gpu.imaging.weighting import Weighting
+
+    n = 64
+    u, v, w = layout_uv("meerkat", n_times=2, hours=6.0, dec_deg=-30.0)
+    spec = ImageSpec(n, 20.0 * ARCSEC)
+    sky = np.zeros((n, n))
+    sky[n // 2 + 27, n // 2 - 25] = 1.0  # 12′ off axis, where the w-term counts
+    vis = image_vis(sky, u, v, spec, w=w)
+    data = SimpleNamespace(  # metres at 299792458 Hz are wavelengths
+        uvw=np.column_stack([u, v, w]), freq_hz=np.array([299792458.0]), vis=vis[:, None],
+        weight=1.0, flag=np.zeros((u.size, 1), bool),
+    )  # fmt: skip
+    params = GridParams.from_eps(1e-7, wstack=True)
+    major = major_cycle_for(data, spec, Weighting(), "conv", params, np)
+    psf = dft_image(u, v, np.ones(u.size, complex), ImageSpec(2 * n, spec.cell_rad)) / u.size
+    opts = CleanOptions("cotton-schwab", niter=60, gain=0.3, mgain=0.9, max_major=3)
+    out = run_clean(None, psf, opts, major=major)
+    assert out.majors == 3 and out.iterations > 0
+    left = vis - image_vis(out.model, u, v, spec, w=w)
+    want = dft_image(u, v, left, spec, w=w) / u.size
+    dirty_peak = np.abs(dft_image(u, v, vis, spec, w=w)).max() / u.size
+    assert np.abs(out.residual - want).max() <= 1e-7 * dirty_peak
