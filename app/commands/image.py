@@ -173,7 +173,7 @@ def run(args) -> int:
     import numpy as np
 
     from uvlab.app.commands import image_scaled
-    from uvlab.app.deconvolve import check_options
+    from uvlab.app.commands.clean_args import check_options, clean_options
     from uvlab.app.fits_io import write_image_fits
     from uvlab.app.lab.live import run_job
     from uvlab.app.lab.samples import WorkCache
@@ -230,7 +230,8 @@ def run(args) -> int:
         from uvlab.app.deconvolve import wide_psf
 
         psf2 = wide_psf(vd, spec, wt, args.algorithm, params, res.device)
-        clean = run_clean(vd, spec, res.dirty, psf2, args, params, wt, res.device, mask=clean_mask)
+        clean = run_clean(vd, spec, res.dirty, psf2, clean_options(args), params, wt, res.device,
+                          algorithm=args.algorithm, mask=clean_mask)  # fmt: skip
     prefix = Path(args.out)
     prefix.parent.mkdir(parents=True, exist_ok=True)
     check_outputs_space(prefix, spec.npix, clean)

@@ -20,6 +20,8 @@ the pixels that hold components, which are single pixels (up to
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
@@ -77,6 +79,7 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         super().__init__(parent)
         self._computed = False
         self._state: CleanState | None = None
+        self._base = CleanOptions()  # what the controls do not show (masks, auto-mask, …)
         self._replay = None  # ComponentReplay of _state, made at the first slider move
         self._running = False
         self._build_controls()
@@ -195,9 +198,14 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
 
     # -------------------------------------------------------------- options
     def options(self) -> CleanOptions:
-        """The controls as CleanOptions (ValueError when they do not make one)."""
+        """The controls as CleanOptions (ValueError when they do not make one).
+
+        Fields without a control (mask boxes, auto-mask, sub-minor settings) keep the
+        values :meth:`set_options` was given, such as a session's.
+        """
         auto = self.auto_spin.value()
-        return CleanOptions(
+        return replace(
+            self._base,
             deconvolver=self.deconvolver_combo.currentData(),
             niter=int(self.niter_spin.value()),
             gain=float(self.gain_spin.value()),
@@ -207,9 +215,10 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         )
 
     def set_options(self, opts: CleanOptions) -> None:
-        """Show ``opts`` in the controls."""
+        """Show ``opts`` in the controls (and keep the fields they do not show)."""
         if opts.deconvolver not in DECONVOLVERS:
             raise ValueError(f"unknown deconvolver {opts.deconvolver!r}")
+        self._base = opts
         self.deconvolver_combo.setCurrentIndex(self.deconvolver_combo.findData(opts.deconvolver))
         self.niter_spin.setValue(int(opts.niter))
         self.gain_spin.setValue(opts.gain)

@@ -7,7 +7,9 @@ for; the PSF is imaged at 2N² first (not timed in ``clean_s``, as WSClean and t
 it once), then :func:`~uvlab.gpu.deconvolution.cotton_schwab.cotton_schwab` runs with
 ``max_major`` major cycles and ``niter`` minor iterations at most, after a warm-up of one
 major cycle that compiles the kernels and plans the FFTs. CUDA events (GPU) or
-perf_counter (CPU) bracket each part.
+perf_counter (CPU) bracket each part. The cycles are the one CLEAN driver's
+(:func:`uvlab.gpu.deconvolution.driver.iter_clean`, through ``cotton_schwab``), the loop
+``uvlab image --niter`` and the window run.
 """
 
 from __future__ import annotations

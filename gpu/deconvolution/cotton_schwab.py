@@ -17,6 +17,11 @@ Gridder and degridder are one algorithm with the same
 algorithms without a degridder (``hybrid``, ``pruned-nn``) take ``conv``'s
 major cycles. Arrays are NumPy or CuPy alike (the gridder and degridder of the
 inputs' namespace).
+
+The cycles themselves are the one CLEAN driver's
+(:func:`uvlab.gpu.deconvolution.driver.iter_clean`), to which a :class:`MajorCycle`
+gives the residual of the visibilities; :func:`cotton_schwab` drives it on
+visibilities already selected and weighted.
 """
 
 from __future__ import annotations
@@ -25,12 +30,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from uvlab.gpu.backend import get_xp, to_numpy
-from uvlab.gpu.deconvolution.hogbom import hogbom
+from uvlab.gpu.backend import get_xp
+from uvlab.gpu.deconvolution.options import MAX_MAJOR
 from uvlab.gpu.deconvolution.subminor import ACTIVE_MAX
-
-#: Major cycles at most (WSClean's default -nmiter is 20).
-MAX_MAJOR = 20
 
 
 @dataclass(frozen=True)
@@ -50,9 +52,9 @@ class MajorCycles:
     stop_reason : str
         What ended the last minor cycle: ``niter``, ``threshold``, ``zero``, ``mgain``
         (the major-cycle limit reached), or ``converged`` (a cycle cleaned nothing).
-    peak, rms : (k,) float64
-        Residual |peak| and RMS before each minor iteration, and at the start of
-        each major cycle (NumPy; the window plots them).
+    peak, rms : (iterations + 1,) float64
+        Residual |peak| and RMS at the start and after each minor iteration; at the end
+        of a major cycle those of its residual (NumPy; the window plots them).
     major_peaks : (majors + 1,) float64
         The residual image's |peak| at the start of each major cycle and at the end.
     """
@@ -105,6 +107,29 @@ def residual_image(u, v, vis, weight, model, spec, grid, degrid_fn, wsum: float,
     return xp.asarray(grid(u, v, weight * res, spec, w=w), dtype=xp.float64) / wsum
 
 
+class MajorCycle:
+    """Cotton–Schwab's major cycle on selected, weighted visibilities: ``residual(model)``.
+
+    ``residual(model)`` is ``Re G(w·(V − D(model))) / Σw`` (:func:`residual_image`; no
+    model: the gridder's own dirty image), in the namespace of ``u``; ``w``
+    (wavelengths) goes to every grid and degrid when the pair corrects the w-term.
+    """
+
+    def __init__(self, u, v, vis, weight, spec, grid, degrid_fn, w=None):
+        self.u, self.v, self.vis, self.weight, self.w = u, v, vis, weight, w
+        self.spec, self.grid, self.degrid_fn = spec, grid, degrid_fn
+        self.wsum = float(weight.sum())
+        if not self.wsum > 0:
+            raise ValueError("the imaging weights sum to zero: nothing to clean")
+
+    def residual(self, model):
+        """The residual image of the visibilities minus ``model``'s, (N, N) float64."""
+        return residual_image(
+            self.u, self.v, self.vis, self.weight, model, self.spec, self.grid, self.degrid_fn,
+            self.wsum, w=self.w,
+        )  # fmt: skip
+
+
 def cotton_schwab(
     u,
     v,
@@ -123,7 +148,6 @@ def cotton_schwab(
     max_major: int = MAX_MAJOR,
     mask=None,
     active_max: int | None = ACTIVE_MAX,
-    start_model=None,
     w=None,
 ) -> MajorCycles:
     """Cotton–Schwab CLEAN of weighted visibilities (see the module docstring).
@@ -150,45 +174,20 @@ def cotton_schwab(
         The minor cycles' sub-minor loop (WSClean's) on at most this many of the
         brightest pixels (:mod:`uvlab.gpu.deconvolution.subminor`); None: Högbom on the
         whole image each iteration. The major cycles make the residual exact either way.
-    start_model : (N, N) float, optional
-        A model (Jy/pixel) to continue from: the first residual is that of ``V − D(start)``.
     w : (nvis,) float, optional
         Wavelengths, for a grid/degrid pair that corrects the w-term
         (:func:`major_cycle_pair` with ``params.wstack``); every residual then has it.
     """
-    xp = get_xp(u)
-    wsum = float(weight.sum())
-    if not wsum > 0:
-        raise ValueError("the imaging weights sum to zero: nothing to clean")
-    model = xp.zeros((spec.npix, spec.npix), dtype=xp.float64)
-    if start_model is not None:
-        model = model + xp.asarray(start_model, dtype=xp.float64)
-    start = None if start_model is None else model
-    residual = residual_image(u, v, vis, weight, start, spec, grid, degrid_fn, wsum, w=w)
-    left, majors, reason = int(niter), 0, "niter"
-    peaks, rmss, major_peaks = [], [], [float(xp.abs(residual).max())]
-    while left > 0:
-        res = hogbom(
-            residual, psf, gain=gain, niter=left, threshold=threshold,
-            auto_threshold=auto_threshold, mgain=mgain if mgain < 1.0 else None, mask=mask,
-            active_max=active_max,
-        )  # fmt: skip
-        peaks.append(res.peak[:-1])
-        rmss.append(res.rms[:-1])
-        left -= res.iterations
-        reason = res.stop_reason
-        if res.iterations == 0:
-            reason = "converged" if reason == "mgain" else reason
-            break
-        model = model + res.model
-        # the major cycle: what the data still hold, exactly
-        residual = residual_image(u, v, vis, weight, model, spec, grid, degrid_fn, wsum, w=w)
-        majors += 1
-        major_peaks.append(float(xp.abs(residual).max()))
-        if reason != "mgain" or majors >= max_major:
-            break
-    cat = lambda parts: np.concatenate([to_numpy(p) for p in parts]) if parts else np.zeros(0)  # noqa: E731
+    from uvlab.gpu.deconvolution.driver import run_clean
+    from uvlab.gpu.deconvolution.options import CleanOptions
+
+    major = MajorCycle(u, v, vis, weight, spec, grid, degrid_fn, w=w)
+    opts = CleanOptions(
+        "cotton-schwab", niter=int(niter), gain=gain, mgain=mgain, threshold_jy=threshold,
+        auto_threshold=auto_threshold, active_max=active_max, max_major=max_major,
+    )  # fmt: skip
+    out = run_clean(None, psf, opts, mask=mask, major=major)
     return MajorCycles(
-        model, residual, int(niter) - left, majors, reason, cat(peaks), cat(rmss),
-        np.asarray(major_peaks),
+        out.model, out.residual, out.iterations, out.majors, out.stop_reason, out.peak, out.rms,
+        np.asarray(out.major_peaks),
     )  # fmt: skip

@@ -97,3 +97,18 @@ def test_cotton_schwab_and_an_edit_marks_it_stale(make_window, small_state, wait
     w.imaging_panel.set_algorithm("nn")
     assert "Parameters changed" in w.views.deconv_view.note.text()
     wait_result(w)
+
+
+def test_a_sessions_mask_boxes_and_auto_mask_reach_the_clean(
+    make_window, small_state, wait_result, qtbot
+):
+    """Fields the tab has no control for (issue 26: the window gains masks) are kept."""
+    w = make_window(small_state)
+    wait_result(w)
+    box = (52, 52, 76, 76)  # around the centre of the 128² image
+    opts = CleanOptions("hogbom", niter=80, mgain=0.8, auto_threshold=1.0, auto_mask=3.0,
+                        mask_boxes=(box,))  # fmt: skip
+    out = _clean(w, qtbot, opts)
+    assert w.views.deconv_view.options() == opts
+    j, i = np.nonzero(out.model)
+    assert j.size and ((j >= 52) & (j <= 76) & (i >= 52) & (i <= 76)).all()

@@ -1,0 +1,294 @@
+"""The one CLEAN driver: minor cycles, major cycles, masks, auto-mask (issue 26).
+
+Shaped as WSClean's deconvolution driver: :func:`iter_clean` is a generator that
+runs the cycles and yields a :class:`CleanCycle` after each (and, when asked, after
+each chunk of a long minor cycle); the last one it yields has ``done`` set. Its
+callers only drive it: ``uvlab image --niter`` (:mod:`uvlab.app.deconvolve`),
+the window's Deconvolution task (:mod:`uvlab.app.lab.clean_task`) and
+``uvlab bench clean`` (:mod:`uvlab.gpu.bench.clean_bench`, through
+:func:`~uvlab.gpu.deconvolution.cotton_schwab.cotton_schwab`).
+
+A cycle:
+
+1. the stop level, taken once from the residual at the cycle's start (as
+   :func:`~uvlab.gpu.deconvolution.hogbom.hogbom` takes it):
+   ``max(threshold, S·σ_MAD, (1 − mgain)·peak)``, the peak inside the mask;
+2. the minor cycle: Högbom against the PSF of side 2N
+   (:func:`~uvlab.gpu.deconvolution.hogbom.hogbom`), by WSClean's sub-minor loop
+   on the brightest ``active_max`` pixels where the image is large enough for it to
+   pay (:mod:`uvlab.gpu.deconvolution.subminor`), down to that level;
+3. Cotton–Schwab only (a :class:`~uvlab.gpu.deconvolution.cotton_schwab.MajorCycle` given):
+   the major cycle, the residual made anew from ``V − D(model)`` with the grid and
+   degrid pair of the imaging, the w-term included where the imaging had it.
+
+until ``niter`` iterations, a stop level other than mgain, a cycle that cleans
+nothing (``converged``) or ``max_major`` major cycles. With ``auto_mask`` the whole
+runs twice: to ``auto_mask·σ`` (in the mask), then — if that level was reached — on
+the pixels holding a component only, down to the threshold or auto-threshold.
+
+Arrays stay in the namespace of the inputs (NumPy or CuPy) until the caller takes
+them (:func:`~uvlab.gpu.backend.to_numpy`); the histories are NumPy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from uvlab.gpu.backend import get_xp
+from uvlab.gpu.deconvolution.hogbom import auto_sigma, hogbom
+from uvlab.gpu.deconvolution.mask import box_mask
+from uvlab.gpu.deconvolution.options import CleanOptions
+
+
+@dataclass(frozen=True, eq=False)
+class CleanCycle:
+    """The CLEAN after a cycle (or a chunk of one); ``done``: the last.
+
+    Attributes
+    ----------
+    model : (N, N) float64
+        Jy/pixel, the inputs' namespace (never changed after it is yielded).
+    residual : (N, N) float64
+        Jy/beam; after a Cotton–Schwab cycle, the image of the residual visibilities.
+    comp_j, comp_i, comp_flux : (iterations,) NumPy
+        The components in CLEAN's order (row, column, Jy).
+    peak, rms : (iterations + 1,) float64 NumPy
+        Residual |peak| (inside the mask) and RMS at the start and after each iteration;
+        at the end of a major cycle, those of the major cycle's residual (the RMS is NaN
+        inside a sub-minor loop).
+    cycle_ends : tuple of int
+        The iteration count at the end of each cycle.
+    majors : int
+        Major cycles run (0 for Högbom).
+    major_peaks : tuple of float
+        Cotton–Schwab: the residual's |peak| at the start and after each major cycle.
+    stop_reason : str
+        Why CLEAN stopped (``niter``, ``threshold``, ``auto-threshold``, ``zero``,
+        ``converged``, or ``mgain`` where the major-cycle limit ended it); "" while it runs.
+    done : bool
+    """
+
+    model: object
+    residual: object
+    comp_j: np.ndarray
+    comp_i: np.ndarray
+    comp_flux: np.ndarray
+    peak: np.ndarray
+    rms: np.ndarray
+    cycle_ends: tuple[int, ...]
+    majors: int
+    major_peaks: tuple[float, ...]
+    stop_reason: str = ""
+    done: bool = False
+
+    @property
+    def iterations(self) -> int:
+        return int(self.comp_flux.size)
+
+    @property
+    def cycles(self) -> int:
+        return len(self.cycle_ends)
+
+
+class _History:
+    """The components, peaks, RMS and cycle ends so far."""
+
+    def __init__(self, residual, maskf):
+        n = residual.shape[0]
+        self.model_host = np.zeros((n, n), dtype=np.float64)  # the components' sum, in order
+        self.j, self.i, self.flux = [], [], []
+        self.peak, self.rms = [], []
+        self.cycle_ends: list[int] = []
+        self.major_peaks: list[float] = []
+        self.majors = 0
+        self.iterations = 0
+        self.set_last(residual, maskf, append=True)
+
+    def set_last(self, residual, maskf, append: bool = False) -> None:
+        """The state after the last iteration is ``residual``'s (a major cycle's)."""
+        xp = get_xp(residual)
+        search = residual if maskf is None else residual * maskf
+        peak = float(xp.abs(search).max())
+        rms = float(xp.sqrt(xp.mean(residual * residual)))
+        if append:
+            self.peak.append(peak)
+            self.rms.append(rms)
+        else:
+            self.peak[-1], self.rms[-1] = peak, rms
+
+    def add(self, res, model):
+        """A hogbom call's components and the states after each (its first: the one before).
+
+        Returns the model with them added, a new array in ``model``'s namespace. The sum
+        is the host's, component after component in CLEAN's order (``np.add.at``), so
+        a minor cycle split into chunks, or run on a GPU, sums to the same bits; on a
+        GPU only the pixels these components touched are copied over.
+        """
+        n = self.model_host.shape[0]
+        pos = res.comp_j * n + res.comp_i
+        flat = self.model_host.reshape(-1)
+        np.add.at(flat, pos, res.comp_flux)
+        xp = get_xp(model)
+        if xp is np:
+            model = self.model_host.copy()
+        else:
+            touched = np.unique(pos)
+            model = model.copy()
+            model.reshape(-1)[xp.asarray(touched)] = xp.asarray(flat[touched])
+        self.j.append(res.comp_j)
+        self.i.append(res.comp_i)
+        self.flux.append(res.comp_flux)
+        self.peak.extend(np.asarray(res.peak[1:], float).tolist())
+        self.rms.extend(np.asarray(res.rms[1:], float).tolist())
+        self.iterations += res.iterations
+        return model
+
+    def state(self, model, residual, reason: str = "", done: bool = False) -> CleanCycle:
+        cat = lambda parts, t: np.concatenate(parts).astype(t) if parts else np.zeros(0, t)  # noqa: E731
+        return CleanCycle(
+            model, residual, cat(self.j, np.int64), cat(self.i, np.int64),
+            cat(self.flux, np.float64), np.asarray(self.peak), np.asarray(self.rms),
+            tuple(self.cycle_ends), self.majors, tuple(self.major_peaks), reason, done,
+        )  # fmt: skip
+
+
+def stop_level(residual, maskf, opts: CleanOptions, auto_threshold) -> tuple[float, str]:
+    """(level, name) a cycle starting on ``residual`` stops at: the largest of its levels.
+
+    The levels :func:`~uvlab.gpu.deconvolution.hogbom.hogbom` would take (the same
+    order on ties): the threshold, ``auto_threshold·σ`` (the residual's MAD) and
+    ``(1 − mgain)·peak`` with the peak inside the mask.
+    """
+    xp = get_xp(residual)
+    levels = {"threshold": float(opts.threshold_jy)}
+    if auto_threshold:
+        levels["auto-threshold"] = float(auto_threshold) * auto_sigma(residual)
+    if opts.mgain < 1.0:
+        search = residual if maskf is None else residual * maskf
+        levels["mgain"] = (1.0 - float(opts.mgain)) * float(xp.abs(search).max())
+    name, level = max(levels.items(), key=lambda kv: kv[1])
+    return level, name
+
+
+def whole_image_loop(npix: int, active_max) -> bool:
+    """Does :func:`~uvlab.gpu.deconvolution.hogbom.hogbom` run Högbom on the whole image?
+
+    Then a minor cycle split into chunks makes exactly what it makes in one piece.
+    """
+    return active_max is None or 4 * int(active_max) >= npix * npix
+
+
+def iter_clean(
+    dirty, psf, opts: CleanOptions, *, mask=None, major=None, chunk: int | None = None
+) -> Iterator[CleanCycle]:
+    """CLEAN ``dirty`` with ``psf``: a :class:`CleanCycle` at the start and after each cycle.
+
+    Parameters
+    ----------
+    dirty : (N, N) float or None
+        The dirty image (Jy/beam; NumPy or CuPy). None with ``major``: the major cycle's
+        own image of the visibilities.
+    psf : (2N, 2N) or (N, N) float
+        Peak 1 at the centre; 2N subtracts sidelobes over the whole image.
+    opts : CleanOptions
+        ``deconvolver`` "cotton-schwab" needs ``major``.
+    mask : (N, N) bool, optional
+        Components only where True; with ``opts.mask_boxes``, inside the boxes too (the union).
+    major : MajorCycle, optional
+        Cotton–Schwab's residual from the visibilities
+        (:class:`~uvlab.gpu.deconvolution.cotton_schwab.MajorCycle`); its residual of no model
+        is the first residual.
+    chunk : int, optional
+        Also yield after every ``chunk`` iterations of a minor cycle — only where the
+        minor loop is Högbom's on the whole image, where splitting changes nothing
+        (:func:`whole_image_loop`), so every caller gets the same CLEAN.
+
+    Yields
+    ------
+    CleanCycle
+        The start (no iterations), then after each cycle (and chunk); the last is
+        ``done``, with ``stop_reason``.
+    """
+    if opts.deconvolver == "cotton-schwab" and major is None:
+        raise ValueError("Cotton–Schwab needs the visibilities (a MajorCycle) for its majors")
+    if opts.deconvolver == "hogbom":
+        major = None
+    if major is not None:
+        residual = major.residual(None)
+        xp = get_xp(residual)
+    else:
+        xp = get_xp(dirty)
+        residual = xp.asarray(dirty, dtype=xp.float64)
+    psf = xp.asarray(psf, dtype=xp.float64)
+    n = residual.shape[0]
+    model = xp.zeros((n, n), dtype=xp.float64)
+    mask = None if mask is None else xp.asarray(mask, dtype=bool)
+    if opts.mask_boxes:
+        boxes = box_mask(n, opts.mask_boxes, xp)
+        mask = boxes if mask is None else boxes | mask
+    maskf = None if mask is None else mask.astype(xp.float64)
+    hist = _History(residual, maskf)
+    if major is not None:
+        hist.major_peaks.append(float(xp.abs(residual).max()))
+    step = int(chunk) if chunk and whole_image_loop(n, opts.active_max) else None
+    yield hist.state(model, residual)
+
+    stages = [(mask, opts.auto_threshold)]
+    if opts.auto_mask is not None:
+        stages = [(mask, opts.auto_mask), (None, opts.auto_threshold)]
+    left, reason = int(opts.niter), "niter"
+    for k, (stage_mask, auto) in enumerate(stages):
+        if k == 1:  # auto-mask's second stage: only where the first put components
+            if reason != "auto-threshold" or left <= 0:
+                break
+            stage_mask = model != 0
+        smf = None if stage_mask is None else stage_mask.astype(xp.float64)
+        model, residual, left, reason = yield from _cycles(
+            hist, model, residual, psf, opts, auto, stage_mask, smf, major, left, step
+        )
+    yield hist.state(model, residual, reason, done=True)
+
+
+def _cycles(hist, model, residual, psf, opts, auto, mask, maskf, major, left, step):
+    """The cycles of one stage; returns (model, residual, iterations left, stop reason)."""
+    xp = get_xp(residual)
+    reason = "niter"
+    while left > 0:
+        level, name = stop_level(residual, maskf, opts, auto)
+        start = hist.iterations
+        while True:  # the minor cycle, in chunks of ``step`` where asked
+            res = hogbom(
+                residual, psf, gain=opts.gain, niter=min(step or left, left), threshold=level,
+                mask=mask, active_max=opts.active_max,
+            )  # fmt: skip
+            model = hist.add(res, model)
+            residual = res.residual
+            left -= res.iterations
+            reason = name if res.stop_reason == "threshold" else res.stop_reason
+            if res.stop_reason != "niter" or left == 0:
+                break
+            yield hist.state(model, residual)
+        if hist.iterations == start:  # nothing above the stop level
+            reason = "converged" if reason == "mgain" else reason
+            break
+        if major is not None:  # the major cycle: what the data still hold, exactly
+            residual = major.residual(model)
+            hist.set_last(residual, maskf)
+            hist.majors += 1
+            hist.major_peaks.append(float(xp.abs(residual).max()))
+        hist.cycle_ends.append(hist.iterations)
+        yield hist.state(model, residual)
+        if reason != "mgain" or (major is not None and hist.majors >= opts.max_major):
+            break
+    return model, residual, left, reason
+
+
+def run_clean(dirty, psf, opts: CleanOptions, **kw) -> CleanCycle:
+    """:func:`iter_clean` driven to its end: the last (``done``) :class:`CleanCycle`."""
+    last = None
+    for last in iter_clean(dirty, psf, opts, **kw):  # noqa: B007
+        pass
+    return last

@@ -1,0 +1,67 @@
+"""What CLEAN needs from the data, made alike for every front end (issue 26).
+
+- :func:`wide_psf`: the CLEAN PSF of an N² image, side 2N, weighted as the N² image
+  (densities on its N² uv cells);
+- :func:`major_cycle_for`: the samples the dirty image used
+  (:func:`~uvlab.gpu.imaging.reuse.select_samples`), their imaging weights
+  (:func:`~uvlab.gpu.imaging.weighting.imaging_weights`) and the imaging's grid and
+  degrid pair with its w-correction, as a
+  :class:`~uvlab.gpu.deconvolution.cotton_schwab.MajorCycle`.
+
+``uvlab image --niter`` and the window's Deconvolution task both call these on their
+visibilities (anything with ``uvw``, ``freq_hz``, ``vis``, ``weight``, ``flag``: the
+CLI's read MS, the window's samples), so their CLEANs start from the same arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from uvlab.gpu.deconvolution.cotton_schwab import MajorCycle, major_cycle_pair
+
+
+def wide_psf(data, spec, weighting, algorithm: str, params, device: str):
+    """The CLEAN PSF of an N² image: side 2N, the visibilities weighted as for the N² image.
+
+    Högbom subtracts the PSF over the whole image only with a PSF of side 2N (without major
+    cycles the N² PSF's missing sidelobes would stay in the residual). Uniform and Briggs
+    weights count density on the N² image's uv cells (``Weighting.density_npix``), as the
+    dirty image did: on 2N's finer cells the PSF differs from the dirty image's by up to
+    3 % of its peak (uniform; docs/conventions.md). Only the PSF is gridded.
+
+    Returns
+    -------
+    (2N, 2N) float64 NumPy array, peak 1 at ``[N, N]``.
+    """
+    from uvlab.gpu.imaging.imager import make_psf
+    from uvlab.gpu.imaging.spec import ImageSpec
+
+    return make_psf(
+        data.uvw, data.freq_hz, data.vis, data.weight, ImageSpec(2 * spec.npix, spec.cell_rad),
+        flag=data.flag, weighting=replace(weighting, density_npix=spec.npix),
+        algorithm=algorithm, params=params, device=device,
+    )  # fmt: skip
+
+
+def major_cycle_for(data, spec, weighting, algorithm: str, params, xp) -> MajorCycle:
+    """Cotton–Schwab's major cycle on ``data`` as the dirty image saw it, on ``xp``.
+
+    The samples with positive finite weight, unflagged, with finite visibilities; the
+    imaging weights of ``weighting`` on ``spec``; ``algorithm``'s grid and degrid pair
+    (:func:`~uvlab.gpu.deconvolution.cotton_schwab.major_cycle_pair`), with w when
+    ``params.wstack``. A scalar weight or a (row, 1) flag is broadcast to the data's shape.
+    """
+    from uvlab.gpu.imaging.reuse import select_samples
+    from uvlab.gpu.imaging.weighting import imaging_weights
+
+    vis_all = xp.asarray(data.vis)  # one host→device copy for the selection and the take
+    shape = tuple(vis_all.shape[:2])
+    weight = data.weight if np.ndim(data.weight) else np.full(shape, float(data.weight))
+    s = select_samples(data.uvw, data.freq_hz, weight, data.flag, vis=vis_all, xp=xp)
+    vis = xp.asarray(s.take(vis_all), dtype=xp.complex128)
+    w = imaging_weights(s.u, s.v, s.weight, spec, weighting)
+    grid, degrid_fn = major_cycle_pair(algorithm, params, xp)
+    w_lambda = s.w if params is not None and params.wstack else None
+    return MajorCycle(s.u, s.v, vis, w, spec, grid, degrid_fn, w=w_lambda)

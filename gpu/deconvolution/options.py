@@ -1,0 +1,108 @@
+"""How to CLEAN: the one options record of both front ends (issue 26).
+
+``uvlab image --niter …`` builds a :class:`CleanOptions` from its flags
+(:mod:`uvlab.app.commands.clean_args`), the window's Deconvolution tab from its
+controls, a session from its JSON; :func:`~uvlab.gpu.deconvolution.driver.iter_clean`
+reads it. A record that exists was checked: :meth:`CleanOptions.__post_init__`
+refuses what CLEAN cannot run with (one-line ``ValueError``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from uvlab.gpu.deconvolution.subminor import ACTIVE_MAX
+
+#: The deconvolvers the driver runs: image-plane Högbom, and Högbom minor cycles between
+#: major cycles in the visibilities (Cotton–Schwab).
+DECONVOLVERS = ("hogbom", "cotton-schwab")
+#: Major cycles at most (WSClean's default -nmiter is 20).
+MAX_MAJOR = 20
+
+
+@dataclass(frozen=True)
+class CleanOptions:
+    """How to CLEAN.
+
+    Attributes
+    ----------
+    deconvolver : {"hogbom", "cotton-schwab"}
+    niter : int
+        Minor iterations at most, ≥ 0.
+    gain : float
+        Loop gain in (0, 1].
+    mgain : float
+        A (minor) cycle ends at ``(1 − mgain)·peak``, in (0, 1]; 1: one cycle.
+    threshold_jy : float
+        Stop at this residual peak, Jy/beam (≥ 0).
+    auto_threshold : float or None
+        Stop at this many σ of the residual (MAD, taken at each cycle's start), or None.
+    auto_mask : float or None
+        WSClean's ``-auto-mask``: CLEAN to this many σ first, then only on the pixels
+        that hold a component, down to the threshold or the auto-threshold (which must
+        then be lower).
+    active_max : int or None
+        The minor cycles' sub-minor loop on at most this many of the brightest pixels
+        (WSClean's; :mod:`uvlab.gpu.deconvolution.subminor`); None: whole-image Högbom.
+    max_major : int
+        Cotton–Schwab: major cycles at most (≥ 1).
+    mask_boxes : tuple of (j0, i0, j1, i1)
+        Components only inside these pixel boxes (inclusive corners, rows then columns;
+        :func:`~uvlab.gpu.deconvolution.mask.box_mask`); empty: everywhere (or the mask
+        array a front end gives the driver, such as ``uvlab image --fits-mask``).
+    """
+
+    deconvolver: str = "hogbom"
+    niter: int = 500
+    gain: float = 0.1
+    mgain: float = 0.8
+    threshold_jy: float = 0.0
+    auto_threshold: float | None = None
+    auto_mask: float | None = None
+    active_max: int | None = ACTIVE_MAX
+    max_major: int = MAX_MAJOR
+    mask_boxes: tuple = ()
+
+    def __post_init__(self):
+        boxes = tuple(tuple(int(v) for v in box) for box in self.mask_boxes)
+        if any(len(b) != 4 for b in boxes):
+            raise ValueError(f"a mask box is four pixel corners (j0, i0, j1, i1), got {boxes}")
+        object.__setattr__(self, "mask_boxes", boxes)  # JSON lists → hashable tuples
+        complaint = self.complaint()
+        if complaint:
+            raise ValueError(complaint)
+
+    def complaint(self) -> str | None:
+        """One line on what is wrong with these options, or None when they are usable."""
+        if self.deconvolver not in DECONVOLVERS:
+            return f"deconvolver {self.deconvolver!r} is not one of {', '.join(DECONVOLVERS)}"
+        if isinstance(self.niter, bool) or int(self.niter) != self.niter or self.niter < 0:
+            return f"niter must be a whole number ≥ 0, got {self.niter!r}"
+        if not 0.0 < self.gain <= 1.0:
+            return f"gain must be in (0, 1], got {self.gain}"
+        if not 0.0 < self.mgain <= 1.0:
+            return f"mgain must be in (0, 1], got {self.mgain}"
+        if not (self.threshold_jy >= 0.0 and math.isfinite(self.threshold_jy)):
+            return f"threshold must be ≥ 0 Jy/beam, got {self.threshold_jy}"
+        a, m = self.auto_threshold, self.auto_mask
+        if a is not None and not (a >= 0.0 and math.isfinite(a)):
+            return f"auto-threshold must be ≥ 0 σ, got {a}"
+        if m is not None:
+            if not (m > 0.0 and math.isfinite(m)):
+                return f"auto-mask must be > 0 σ, got {m}"
+            if a is not None and not m > a:
+                return (
+                    f"auto-mask ({m:g}σ) must be above auto-threshold ({a:g}σ): "
+                    "the mask is made first"
+                )
+        k = self.active_max
+        if k is not None and (isinstance(k, bool) or int(k) != k or k < 1):
+            return f"active_max must be a whole number ≥ 1 or None, got {k!r}"
+        if (
+            isinstance(self.max_major, bool)
+            or int(self.max_major) != self.max_major
+            or (self.max_major < 1)
+        ):
+            return f"max_major must be a whole number ≥ 1, got {self.max_major!r}"
+        return None

@@ -1,0 +1,41 @@
+"""``uvlab image``'s CLEAN flags become the engine's CleanOptions (app/commands/clean_args.py)."""
+
+from __future__ import annotations
+
+from argparse import Namespace
+
+import pytest
+
+from uvlab.app.commands.clean_args import check_options, clean_options
+from uvlab.gpu.deconvolution.options import CleanOptions
+
+
+def _args(**kw) -> Namespace:
+    base = dict(
+        niter=100, gain=0.2, mgain=0.7, threshold_jy=0.01, auto_threshold=3.0,
+        auto_mask=5.0, deconvolver="cotton-schwab",
+    )  # fmt: skip
+    return Namespace(**{**base, **kw})
+
+
+def test_the_flags_make_the_windows_record():
+    want = CleanOptions(
+        "cotton-schwab", niter=100, gain=0.2, mgain=0.7, threshold_jy=0.01,
+        auto_threshold=3.0, auto_mask=5.0,
+    )  # fmt: skip
+    assert clean_options(_args()) == want and check_options(_args()) is None
+
+
+@pytest.mark.parametrize(
+    ("kw", "flag"),
+    [
+        ({"niter": -1}, "--niter"),
+        ({"gain": 1.5}, "--gain"),
+        ({"mgain": 0.0}, "--mgain"),
+        ({"threshold_jy": -1.0}, "--threshold-jy"),
+        ({"auto_threshold": float("inf"), "auto_mask": None}, "--auto-threshold"),
+        ({"auto_mask": 2.0}, "--auto-mask"),
+    ],
+)
+def test_complaints_name_the_flag(kw, flag):
+    assert check_options(_args(**kw)).startswith(flag + " ")

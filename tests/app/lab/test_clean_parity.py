@@ -1,0 +1,89 @@
+"""The window's CLEAN and ``uvlab image --niter``'s give the same bits (issue 26).
+
+Both front ends drive the engine's one driver: the window through its ``clean`` task
+(:func:`uvlab.app.lab.clean_task.iter_clean`, mask boxes in its CleanOptions, Högbom
+cut into chunks), the CLI through :func:`uvlab.app.deconvolve.clean` on the ``image``
+task's dirty image and :func:`~uvlab.gpu.deconvolution.inputs.wide_psf` (the mask as
+an array, as ``--mask-box`` gives it). The model, residual and restored image must be
+equal, bit for bit, for Högbom and Cotton–Schwab, natural and uniform weighting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from tests.support.observations import SMALL_OBS
+from uvlab.app.deconvolve import clean
+from uvlab.app.lab.clean_task import CleanOptions, CleanState
+from uvlab.app.lab.imaging import ImagingOptions
+from uvlab.app.lab.jobs import JobRequest
+from uvlab.app.lab.live import run_job
+from uvlab.app.lab.placement import demo_sky_for
+from uvlab.app.lab.samples import WorkCache
+from uvlab.app.lab.sources import read_samples
+from uvlab.gpu.deconvolution import box_mask
+from uvlab.gpu.deconvolution.inputs import wide_psf
+
+NPIX = 64
+#: A box around the brightest part of the field, (j0, i0, j1, i1).
+BOX = (NPIX // 2 - 12, NPIX // 2 - 12, NPIX // 2 + 12, NPIX // 2 + 12)
+
+
+@pytest.fixture(scope="module")
+def sky():
+    return demo_sky_for("teaching", SMALL_OBS, ImagingOptions(npix=NPIX))
+
+
+def _window(req: JobRequest) -> CleanState:
+    out = run_job(req, WorkCache())
+    assert isinstance(out, CleanState) and out.done
+    return out
+
+
+def _cli(req: JobRequest, opts: CleanOptions, device: str):
+    """What ``uvlab image --niter`` does with the same data: image task, 2N PSF, clean()."""
+    image = run_job(replace(req, task="image", clean=None), WorkCache())
+    s = read_samples(req)
+    im, params = req.imaging, req.grid_params()
+    psf = wide_psf(s, s.spec, im.weighting_spec(), im.algorithm, params, device)
+    return clean(
+        s, s.spec, image.dirty, psf, opts, params, im.weighting_spec(), device,
+        algorithm=im.algorithm, mask=box_mask(NPIX, [BOX]),
+    )  # fmt: skip
+
+
+def _compare(sky, deconvolver: str, weighting: str, device: str) -> None:
+    imaging = ImagingOptions(npix=NPIX, weighting=weighting)
+    opts = CleanOptions(deconvolver, niter=120, gain=0.1, mgain=0.6)
+    req = JobRequest(
+        "synthetic", imaging, device, SMALL_OBS, sky, task="clean",
+        clean=replace(opts, mask_boxes=(BOX,)),
+    )  # fmt: skip
+    win = _window(req)
+    cli = _cli(req, opts, device)
+    assert win.iterations == cli.iterations > 0 and win.stop_reason == cli.stop_reason
+    assert win.cycles == cli.cycles >= 2
+    for name in ("model", "residual", "restored"):
+        a, b = getattr(win, name), getattr(cli, name)
+        assert a.shape == b.shape == (NPIX, NPIX)
+        assert np.array_equal(a, b), f"{name}: differs by {np.abs(a - b).max():.3g}"
+    assert np.array_equal(win.peak, cli.peak) and win.beam == cli.beam
+    j, i = np.nonzero(win.model)  # every component inside the box
+    assert ((j >= BOX[0]) & (j <= BOX[2]) & (i >= BOX[1]) & (i <= BOX[3])).all()
+    assert win.psf.shape == (2 * NPIX, 2 * NPIX)  # the CLI's 2N PSF, in the window too
+
+
+@pytest.mark.parametrize("weighting", ["natural", "uniform"])
+@pytest.mark.parametrize("deconvolver", ["hogbom", "cotton-schwab"])
+def test_window_and_cli_clean_alike_on_the_cpu(sky, deconvolver, weighting):
+    _compare(sky, deconvolver, weighting, "cpu")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("weighting", ["natural", "uniform"])
+@pytest.mark.parametrize("deconvolver", ["hogbom", "cotton-schwab"])
+def test_window_and_cli_clean_alike_on_the_gpu(sky, deconvolver, weighting):
+    _compare(sky, deconvolver, weighting, "gpu")
