@@ -141,6 +141,11 @@ def run(args) -> int:
     from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
 
     check(args)
+    from uvlab.app.commands.image import output_names
+    from uvlab.app.output_set import check_outputs, output_set
+
+    written, others = output_names(args)
+    check_outputs([*written, *others], force=args.force)  # exit 2, before anything is read
     channels = parse_channels(args.channels)
     source = MSRead(
         args.ms, field_arg(args.field), args.spw, args.column, args.stokes,
@@ -191,14 +196,16 @@ def run(args) -> int:
     )  # fmt: skip
     beam = psf_beam(res.psf, spec)
     t0 = time.perf_counter()
-    files = [
-        write_image_fits(f"{prefix}-dirty.fits", res.dirty, spec, ra, dec, **common, beam=beam),
-        write_image_fits(f"{prefix}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
-    ]
-    timing = {**res.timing, "write": time.perf_counter() - t0}
-    if not args.no_png:
-        files.append(preview(res, spec, meta, f"{prefix}.png"))
-    files.append(write_timing(f"{prefix}-timing.json", timing, res, spec, passes=2))
+    with output_set(overwrite=args.force, stale=others):  # all renamed at once, at the end
+        files = [
+            write_image_fits(f"{prefix}-dirty.fits", res.dirty, spec, ra, dec, **common,
+                             beam=beam),
+            write_image_fits(f"{prefix}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
+        ]  # fmt: skip
+        timing = {**res.timing, "write": time.perf_counter() - t0}
+        if not args.no_png:
+            files.append(preview(res, spec, meta, f"{prefix}.png"))
+        files.append(write_timing(f"{prefix}-timing.json", timing, res, spec, passes=2))
     print(
         f'{args.algorithm} {spec.npix}² × {spec.cell_arcsec:.3g}", {res.nvis} visibilities in '
         f"{res.chunks} chunks, Stokes {meta.stokes}; peak {res.dirty.max():.4g} Jy/beam"
