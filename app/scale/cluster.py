@@ -2,8 +2,9 @@
 
 With no scheduler named, :func:`cluster_client` starts a ``LocalCluster`` sized to
 the machine: one worker process per core (at most ``workers``), one thread each
-(casacore is not thread-safe), bound to 127.0.0.1, each with an equal share of
-the memory uvlab may use. ``--scheduler ADDRESS`` (or ``UVLAB_SCHEDULER``) joins
+(casacore is not thread-safe), bound to 127.0.0.1 (their HTTP servers on free
+ports there, so that several clusters can run side by side), each with an equal
+share of the memory uvlab may use. ``--scheduler ADDRESS`` (or ``UVLAB_SCHEDULER``) joins
 a running cluster instead, e.g. one started by ``dask scheduler`` / ``dask
 worker`` or by dask-jobqueue on Slurm; its workers keep their own limits.
 """
@@ -62,7 +63,8 @@ def cluster_client(
     limit = "auto" if memory_bytes is None else max(1, int(memory_bytes) // n)
     cluster = LocalCluster(
         n_workers=n, threads_per_worker=1, processes=True, memory_limit=limit,
-        host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR,
+        host="127.0.0.1", dashboard_address="127.0.0.1:0",
+        worker_dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
     )  # fmt: skip
     client = Client(cluster)
     try:
@@ -76,6 +78,11 @@ def describe(client) -> str:
     """One line: where the work runs (the dashboard's address when there is one)."""
     info = client.scheduler_info()
     nworkers = len(info.get("workers", {}))
-    link = getattr(client, "dashboard_link", None) if info.get("services") else None
+    link = None
+    if info.get("services", {}).get("dashboard"):
+        import importlib.util
+
+        if importlib.util.find_spec("bokeh") is not None:  # the status pages need it
+            link = getattr(client, "dashboard_link", None)
     where = f"Dask cluster {client.scheduler.address}, {nworkers} workers"
     return where + (f"; dashboard {link}" if link else "")

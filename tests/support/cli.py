@@ -40,3 +40,10 @@ def write_sky(path: Path, components) -> Path:
         lines.append(f"{name} point {float(ra)!r} {float(dec)!r} {i} {q} {u} {v} 0.0 1.4e9 0 0 0")
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def error_line(err: str) -> str:
+    """The one non-empty line of ``err`` (a command's stderr); fails the test otherwise."""
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1, f"expected one line on stderr, got:\n{err}"
+    return lines[0]

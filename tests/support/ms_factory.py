@@ -200,3 +200,15 @@ def tree_digest(path: Path) -> dict[str, str]:
         for f in sorted(root.rglob("*"))
         if f.is_file()
     }
+
+
+def data_digest(path: Path) -> dict[str, str]:
+    """:func:`tree_digest` without ``UVLAB_LOCK``: the MeasurementSet's own files.
+
+    ``UVLAB_LOCK`` is the empty write-lock file a uvlab write creates in the MS folder and
+    never deletes (docs/data-safety.md); a refused or rolled-back write may leave it.
+    """
+    digest = tree_digest(path)
+    lock = digest.pop("UVLAB_LOCK", None)
+    assert lock in (None, hashlib.sha256(b"").hexdigest()), "UVLAB_LOCK is not empty"
+    return digest

@@ -19,8 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.app.commands.test_cli_messages import _error_line
-from tests.support.cli import run_cli
+from tests.support.cli import error_line, run_cli
 from tests.support.ms_factory import tree_digest
 
 SKY = "# uvlab sky model v1\n"
@@ -186,7 +185,7 @@ def test_bad_value_is_one_line_naming_it_and_changes_nothing(inputs, argv, statu
     code, _out, err = run_cli(*argv)
     assert "Traceback" not in err and "Warning" not in err, err
     assert code == status, err
-    line = _error_line(err, argv[0])
+    line = error_line(err)
     assert line.startswith(f"uvlab {argv[0]}: error: "), line
     assert fill(expected) in line, line
     assert _state(folder) == before  # inputs unchanged, nothing written beside them
@@ -207,7 +206,7 @@ def test_clean_too_big_for_memory_is_refused_before_imaging(inputs, monkeypatch)
             "--deconvolver", "cotton-schwab"]  # fmt: skip
     code, _out, err = run_cli(*[a.replace("{ms}", names["{ms}"]).replace("{new}", names["{new}"])
                                 for a in argv])  # fmt: skip
-    line = _error_line(err, "image")
+    line = error_line(err)
     assert code == 1 and "a 1024² image with conv and cotton-schwab CLEAN needs about" in line
     assert "CLEAN PSF (2N)" in line and "major-cycle visibilities" in line
     assert _state(folder) == before

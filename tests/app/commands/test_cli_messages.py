@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.cli import error_line
 from uvlab.app.cli import main
 
 VLA_XYZ = "-1601185.4 -5041977.5 3554875.9 25 A\n-1601085.4 -5041977.5 3554875.9 25 B\n"
@@ -209,9 +210,7 @@ def battery(tmp_path):
 
 
 def _error_line(err: str, command: str) -> str:
-    lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert len(lines) == 1, f"expected one line on stderr, got:\n{err}"
-    return lines[0]
+    return error_line(err)
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.support.cli import run_cli, write_sky
-from tests.support.ms_factory import tree_digest
+from tests.support.ms_factory import data_digest
 from uvlab.app.errors import Cancelled
 
 C = 299792458.0
@@ -111,10 +111,10 @@ def test_real_ms_against_a_direct_sum(ms_copy, tmp_path, name):
 def test_an_existing_column_is_replaced_only_when_asked(sim):
     ms, sky = sim
     assert run_cli("predict", "--ms", ms, "--sky", sky, "--device", "cpu")[0] == 0
-    before = tree_digest(ms)
+    before = data_digest(ms)
     code, _, err = run_cli("predict", "--ms", ms, "--sky", "point", "--device", "cpu")
     assert code == 1 and "column MODEL_DATA already exists" in err and str(ms) in err
-    assert tree_digest(ms) == before
+    assert data_digest(ms) == before
     code, out, err = run_cli(
         "predict", "--ms", ms, "--sky", "point", "--overwrite", "--no-smearing", "--device", "cpu"
     )
@@ -127,10 +127,10 @@ def test_an_existing_column_is_replaced_only_when_asked(sim):
 
 def test_data_is_written_only_with_column_data_and_overwrite(sim):
     ms, _ = sim
-    before = tree_digest(ms)
+    before = data_digest(ms)
     code, _, err = run_cli("predict", "--ms", ms, "--sky", "point", "--column", "DATA")
     assert code == 1 and "column DATA already exists and holds the observed data" in err
-    assert "--overwrite" in err and tree_digest(ms) == before
+    assert "--overwrite" in err and data_digest(ms) == before
     code, _, err = run_cli(
         "predict",
         "--ms",
@@ -175,23 +175,23 @@ def test_a_failed_write_leaves_the_ms_as_it_was(sim, failing_predict, overwrite)
     ms, sky = sim
     if overwrite:
         assert run_cli("predict", "--ms", ms, "--sky", "point", "--device", "cpu")[0] == 0
-    before = tree_digest(ms)
+    before = data_digest(ms)
     calls = failing_predict(RuntimeError("GPU fell off the bus (simulated)"))
     extra = ("--overwrite",) if overwrite else ()
     code, _, err = run_cli("predict", "--ms", ms, "--sky", sky, "--device", "cpu", *extra)
     assert code == 1 and "GPU fell off the bus (simulated)" in err and err.count("\n") == 1
     assert len(calls) == 2
-    assert tree_digest(ms) == before
+    assert data_digest(ms) == before
     assert (_col(ms, "MODEL_DATA") is not None) == overwrite
 
 
 def test_ctrl_c_during_the_write_leaves_the_ms_as_it_was(sim, failing_predict):
     ms, sky = sim
-    before = tree_digest(ms)
+    before = data_digest(ms)
     failing_predict(KeyboardInterrupt())
     code, _, err = run_cli("predict", "--ms", ms, "--sky", sky, "--device", "cpu")
     assert code == 130 and "interrupted" in err
-    assert tree_digest(ms) == before
+    assert data_digest(ms) == before
 
 
 def test_cancel_through_the_engine(sim, monkeypatch):
@@ -200,19 +200,19 @@ def test_cancel_through_the_engine(sim, monkeypatch):
 
     ms, sky = sim
     monkeypatch.setattr(engine, "CHUNK_BYTES", 6 * 3 * 4 * 16 * 4)
-    before = tree_digest(ms)
+    before = data_digest(ms)
     seen = []
     with pytest.raises(Cancelled):
         engine.predict_to_ms(
             ms, load_sky(sky), device="cpu", progress=seen.append, cancelled=lambda: len(seen) >= 2
         )
     assert len(seen) == 2 and 0 < seen[-1] < 1
-    assert tree_digest(ms) == before
+    assert data_digest(ms) == before
 
 
 def test_bad_inputs_change_nothing(sim, tmp_path):
     ms, _ = sim
-    before = tree_digest(ms)
+    before = data_digest(ms)
     bad = tmp_path / "bad.txt"
     bad.write_text("# uvlab sky model v1\ns point 80 -60 one 0 0 0 0 1.4e9 0 0 0\n")
     code, _, err = run_cli("predict", "--ms", ms, "--sky", bad)
@@ -221,7 +221,7 @@ def test_bad_inputs_change_nothing(sim, tmp_path):
     assert code == 1 and "RR RL LR LL (circular feeds), not linear feeds" in err
     code, _, err = run_cli("predict", "--ms", ms, "--sky", "point", "--column", "MODEL DATA")
     assert code == 2 and "not a valid column name" in err
-    assert tree_digest(ms) == before
+    assert data_digest(ms) == before
     code, _, err = run_cli("predict", "--ms", tmp_path / "none.ms", "--sky", "point")
     assert code == 1 and "none.ms: no such file or folder" in err
 
@@ -240,11 +240,11 @@ def test_bad_inputs_change_nothing(sim, tmp_path):
 )
 def test_only_visibility_columns_can_be_written(sim, column, extra):
     ms, _ = sim
-    before = tree_digest(ms)
+    before = data_digest(ms)
     code, _, err = run_cli("predict", "--ms", ms, "--sky", "point", "--column", column, *extra)
     assert code == 2 and err.count("\n") == 1, err
     assert str(ms) in err and ("not a visibility column" in err or "not a valid" in err)
-    assert tree_digest(ms) == before
+    assert data_digest(ms) == before
 
 
 def test_a_new_column_name_is_allowed(sim):
@@ -256,12 +256,12 @@ def test_a_new_column_name_is_allowed(sim):
 
 def test_a_disk_too_small_is_refused_before_writing(sim, monkeypatch):
     ms, _ = sim
-    before = tree_digest(ms)
+    before = data_digest(ms)
     monkeypatch.setenv("UVLAB_FAKE_FREE_BYTES", "100000")
     code, _, err = run_cli("predict", "--ms", ms, "--sky", "point", "--device", "cpu")
     assert code == 1 and err.count("\n") == 1, err
     assert f"{ms}: not enough disk space for column MODEL_DATA" in err and "free" in err
-    assert tree_digest(ms) == before
+    assert data_digest(ms) == before
 
 
 def test_rows_with_non_finite_uvw_get_a_zero_model_and_a_warning(sim, tmp_path):

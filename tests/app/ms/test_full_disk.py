@@ -19,9 +19,9 @@ import sys
 import numpy as np
 import pytest
 
-from tests.app.ms.test_safety import small_disk
 from tests.support.ms_factory import tree_digest
 from tests.support.paths import REPO, TEST_DATA
+from tests.support.small_disk import small_disk
 
 DATA = TEST_DATA / "paper_xy.ms"
 NEW = 7 + 1j

@@ -15,7 +15,7 @@ import pytest
 from casacore import tables
 
 from tests.support.cli import run_cli
-from tests.support.ms_factory import tree_digest
+from tests.support.ms_factory import data_digest
 
 HEADER = "# uvlab sky model v1\n"
 #: Finite, within every cap, and still inf once evaluated at 1.4 GHz.
@@ -40,7 +40,7 @@ def _one_line(err: str) -> str:
 
 
 def _digest(path):
-    return {k: v for k, v in tree_digest(path).items() if not k.endswith("table.lock")}
+    return {k: v for k, v in data_digest(path).items() if not k.endswith("table.lock")}
 
 
 def test_predict_refuses_a_chunk_with_inf_and_leaves_data_unchanged(small_ms, tmp_path):

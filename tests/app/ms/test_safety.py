@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import signal
@@ -25,6 +24,7 @@ import pytest
 
 from tests.support.ms_factory import tree_digest as _tree_digest
 from tests.support.paths import REPO
+from tests.support.small_disk import small_disk
 
 PREDICT = ("--sky", "point", "--device", "cpu", "--no-smearing", "--precision", "single")
 
@@ -227,25 +227,6 @@ def test_repair_removes_what_older_versions_left(tmp_path, ms_copy):
 
 
 # ---------------------------------------------------------------- full disk
-@contextlib.contextmanager
-def small_disk(folder: Path, size: str):
-    """A tmpfs of ``size`` mounted on ``folder``; skips the test where that is not allowed."""
-    folder.mkdir()
-    if os.geteuid() != 0 or not shutil.which("mount"):
-        pytest.skip("mounting a tmpfs needs root")
-    r = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
-        capture_output=True,
-        text=True,
-    )
-    if r.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {r.stderr.strip()}")
-    try:
-        yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], capture_output=True)
-
-
 def test_predict_on_a_full_disk(tmp_path, big):
     with small_disk(tmp_path / "disk", "80m") as disk:
         ms = disk / "b.ms"

@@ -71,7 +71,7 @@ def test_a_cluster_of_real_dask_scheduler_and_worker_processes(ms, tmp_path):
 
     dask = [sys.executable, "-c", "from dask.__main__ import main; main()"]
     info = tmp_path / "scheduler.json"
-    common = ["--host", "127.0.0.1", "--no-dashboard"]
+    common = ["--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"]
     procs = [
         subprocess.Popen(
             [*dask, "scheduler", "--port", "0", "--scheduler-file", str(info), *common],
