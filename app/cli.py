@@ -73,8 +73,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _watched_main(argv: list[str] | None) -> int:
+    import warnings
+
     from uvlab.app import signals
     from uvlab.app.process_cancel import watch
+
+    warnings.formatwarning = one_line_warning  # a warning shown is one line, as errors are
 
     global _seen
     state = {"phase": "starting", "command": _command_of(argv)}
@@ -174,6 +178,8 @@ def _run(args) -> int:
         # which of "rolled back" / "completed after the commit point" / nothing written
         code, line = interrupt_report(exc, f"uvlab {args.command}")
         print(line, file=sys.stderr)
+        if _seen is not None:  # reported here, once: main() must not report it again
+            _seen.acknowledge()
         return code
     except BrokenPipeError:
         # The reader went away (e.g. `uvlab arrays | head`): not an error.
@@ -198,6 +204,17 @@ def _run(args) -> int:
 
         print(f"uvlab {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2 if isinstance(exc, UsageError) else 1
+
+
+def one_line_warning(message, category, filename, lineno, line=None) -> str:
+    """A Python warning as uvlab prints it: ``uvlab: warning: TEXT (Category)``, one line.
+
+    Replaces :func:`warnings.formatwarning` in :func:`main`, so that NumPy's
+    RuntimeWarnings and the like read as one line with what they are about, not the
+    two lines (source file and code) Python's default shows.
+    """
+    text = " ".join(str(message).split()) or category.__name__
+    return f"uvlab: warning: {text} ({category.__name__})\n"
 
 
 def _one_line(exc: BaseException) -> str:

@@ -65,6 +65,11 @@ class Watch:
                     self.signals.append(int(sig))
         return list(self.signals)
 
+    def acknowledge(self) -> None:
+        """Forget the signals received so far: the command has reported them itself."""
+        self.received()
+        self.signals.clear()
+
     def _drain(self) -> None:
         if self._read_fd is None:
             return

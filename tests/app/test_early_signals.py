@@ -126,3 +126,29 @@ def test_a_signal_held_while_the_handlers_are_restored_is_collected():
     assert seen.received() == [signal.SIGINT]  # consumed, not raised after the block
     assert signal.getsignal(signal.SIGINT) is before
     assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+
+
+def test_a_warning_shown_by_uvlab_is_one_line():
+    """Python's warnings print on one line (issue 25: RuntimeWarnings made messages multi-line)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, warnings; from uvlab.app import cli; "
+        "cli.COMMANDS = ('arrays',); "
+        "import uvlab.app.commands.arrays as a; "
+        "orig = a.run if hasattr(a, 'run') else None; "
+        "warnings.simplefilter('always'); "
+        "import numpy as np\n"
+        "def run(args):\n"
+        "    np.float64(1e308) * 10\n"
+        "    return 0\n"
+        "a.register = (lambda old: (lambda sub: (old(sub), "
+        "sub.choices['arrays'].set_defaults(func=run))))(a.register)\n"
+        "sys.exit(cli.main(['arrays']))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("uvlab: warning: overflow"), r.stderr
+    assert lines[0].endswith("(RuntimeWarning)")

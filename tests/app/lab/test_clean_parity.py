@@ -68,11 +68,24 @@ def _compare(sky, deconvolver: str, weighting: str, device: str) -> None:
     cli = _cli(req, opts, device)
     assert win.iterations == cli.iterations > 0 and win.stop_reason == cli.stop_reason
     assert win.cycles == cli.cycles >= 2
+    # On the CPU the same bits. On the GPU each front end's gridding sums with atomic adds,
+    # whose order (and so the last bit) varies from run to run: 2.8e-17 seen on an H100.
+    atol = 0.0 if device == "cpu" else 1e-12
     for name in ("model", "residual", "restored"):
         a, b = getattr(win, name), getattr(cli, name)
         assert a.shape == b.shape == (NPIX, NPIX)
-        assert np.array_equal(a, b), f"{name}: differs by {np.abs(a - b).max():.3g}"
-    assert np.array_equal(win.peak, cli.peak) and win.beam == cli.beam
+        assert np.abs(a - b).max() <= atol * max(1.0, np.abs(a).max()), (
+            f"{name}: differs by {np.abs(a - b).max():.3g}"
+        )
+    np.testing.assert_allclose(win.peak, cli.peak, rtol=0, atol=atol)
+    assert (
+        win.beam == cli.beam
+        if device == "cpu"
+        else np.allclose(
+            [win.beam.bmaj_arcsec, win.beam.bmin_arcsec],
+            [cli.beam.bmaj_arcsec, cli.beam.bmin_arcsec],
+        )
+    )
     j, i = np.nonzero(win.model)  # every component inside the box
     assert ((j >= BOX[0]) & (j <= BOX[2]) & (i >= BOX[1]) & (i <= BOX[3])).all()
     assert win.psf.shape == (2 * NPIX, 2 * NPIX)  # the CLI's 2N PSF, in the window too
