@@ -61,6 +61,13 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    from uvlab.app.ms.predict_ms import write_locked
+
+    with write_locked(args.ms):  # before the MS is read: no other writer, no dead journal
+        return _run(args)
+
+
+def _run(args) -> int:
     import numpy as np
 
     from uvlab.app.commands.jones_args import jones_options

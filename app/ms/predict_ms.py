@@ -15,6 +15,7 @@ UVW is not finite get a model of 0 and are counted (``nonfinite_rows``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable
@@ -132,7 +133,32 @@ def _runs(keys: np.ndarray):
     return list(zip(edges[:-1].tolist(), edges[1:].tolist()))
 
 
-def predict_to_ms(
+@contextlib.contextmanager
+def write_locked(path: str | os.PathLike):
+    """Hold the MS's write lock, a dead writer's journal finished or rolled back first.
+
+    For a command that reads the MS before it writes it (``uvlab predict``): the read
+    then sees the MS the write will change, under the same lock (re-entrant in one
+    process, :mod:`uvlab.app.ms.ms_lock`), and no pending-write warning is printed
+    beside the recovery's line.
+    """
+    from uvlab.app.ms.journal import recover_if_interrupted
+    from uvlab.app.ms.ms_lock import MSLock
+    from uvlab.app.ms.tables import check_path
+
+    with MSLock.acquire(check_path(path)):
+        recover_if_interrupted(check_path(path))
+        yield
+
+
+def predict_to_ms(path, *args, **kwargs):
+    """Predict into a column of the MS at ``path``: :func:`_predict_locked` under
+    :func:`write_locked`."""
+    with write_locked(path):
+        return _predict_locked(path, *args, **kwargs)
+
+
+def _predict_locked(
     path: str | os.PathLike,
     sky,
     *,

@@ -240,7 +240,15 @@ def write_ms(
 
     clean_build_folders(target)  # what a killed earlier run left behind
     disk_full = False
-    tmpdir, lock = open_build_folder(target)
+    # An MS replaced (--overwrite) is locked as any writer locks it, before any work and
+    # to the end: a uvlab write running in it refuses this one, and none starts meanwhile.
+    ms_lock = _lock_replaced(target)
+    try:
+        tmpdir, lock = open_build_folder(target)
+    except BaseException:
+        if ms_lock is not None:
+            ms_lock.release()
+        raise
     build = tmpdir / target.name
     ms = None
     try:
@@ -283,7 +291,21 @@ def write_ms(
                 del ms
             shutil.rmtree(tmpdir, ignore_errors=True)
             os.close(lock)
+            if ms_lock is not None:
+                ms_lock.release()
     return target
+
+
+def _lock_replaced(target: Path):
+    """The write lock of the MS ``target`` replaces (:mod:`uvlab.app.ms.ms_lock`); None if none.
+
+    Raises MSError (one line) when another uvlab process is writing it.
+    """
+    if not (target / "table.dat").is_file():
+        return None
+    from uvlab.app.ms.ms_lock import MSLock
+
+    return MSLock.acquire(target)
 
 
 def add_rows(ms, nrow: int, cancelled: Callable[[], bool] | None = None) -> None:

@@ -10,6 +10,7 @@ and no output appeared. Every refusal comes before any imaging or prediction.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import struct
@@ -164,8 +165,18 @@ def inputs(tmp_path_factory):
 
 
 def _state(folder: Path) -> dict:
-    """Hashes of every regular file under ``folder`` (lock files aside) and every name."""
-    files = {k: v for k, v in tree_digest(folder).items() if not k.endswith("table.lock")}
+    """Hashes of every regular file under ``folder`` (lock files aside) and every name.
+
+    Lock files: casacore's ``table.lock``, and uvlab's empty MS write lock ``UVLAB_LOCK``
+    (a write takes it before it reads the MS, and keeps the file; docs/data-safety.md).
+    """
+    empty = hashlib.sha256(b"").hexdigest()
+    files = {}
+    for k, v in tree_digest(folder).items():
+        if k.endswith("UVLAB_LOCK"):
+            assert v == empty, k
+        elif not k.endswith("table.lock"):
+            files[k] = v
     return {"files": files, "names": sorted(p.name for p in folder.iterdir())}
 
 
