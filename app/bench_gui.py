@@ -22,53 +22,6 @@ import os
 import subprocess
 import sys
 
-from uvlab.app.bench_options import write_report
-
-
-def register(actions) -> None:
-    """Add ``bench gui`` to ``uvlab bench``'s sub-commands."""
-    p = actions.add_parser(
-        "gui",
-        help="the window's worst GUI-thread stall during a job, and its cancel latency",
-        description=__doc__.splitlines()[0],
-    )
-    p.add_argument("--device", default="cpu", choices=("auto", "cpu", "gpu"))
-    p.add_argument("--npix", type=_npix, default=512, help="image side (default 512)")
-    p.add_argument("--repeats", type=_repeats, default=3)
-    p.add_argument("--json", metavar="PATH", help="write the full report as JSON")
-    p.set_defaults(func=run)
-
-
-def _npix(text: str) -> int:
-    import argparse
-
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if not (64 <= n <= 8192 and n % 2 == 0):
-        raise argparse.ArgumentTypeError(f"--npix must be an even integer in 64–8192, got {text}")
-    return n
-
-
-def _repeats(text: str) -> int:
-    import argparse
-
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if not 1 <= n <= 100:
-        raise argparse.ArgumentTypeError(f"--repeats must be an integer in 1–100, got {text}")
-    return n
-
-
-def run(args) -> int:
-    report = bench_gui(args.device, args.npix, args.repeats)
-    print(format_gui_bench(report))
-    write_report(report, args)
-    return 0
-
 
 def bench_gui(device: str = "cpu", npix: int = 512, repeats: int = 3) -> dict:
     """Stall and cancel latency of the real window, in a fresh process; JSON-ready dict."""

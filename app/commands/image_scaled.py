@@ -14,6 +14,11 @@ from __future__ import annotations
 import os
 import time
 
+from uvlab.app.commands.validate import number
+
+COUNT = number(1, integer=True)
+GIGABYTES = number(0.0, open_lo=True, unit="GB")
+
 #: Options the chunked path does not take yet (each a usage error with it).
 UNSUPPORTED = (
     ("niter", "--niter", lambda v: v and v > 0),
@@ -40,48 +45,17 @@ def add_scale_args(p) -> None:
         help="join this Dask scheduler (tcp://HOST:PORT; default $UVLAB_SCHEDULER)",
     )  # fmt: skip
     g.add_argument(
-        "--workers", type=_positive_int("--workers"), metavar="N",
+        "--workers", type=COUNT, metavar="N",
         help="worker processes of the local cluster (default: the cores)",
     )  # fmt: skip
     g.add_argument(
-        "--abs-mem", type=_positive_float("--abs-mem"), metavar="GB",
+        "--abs-mem", type=GIGABYTES, metavar="GB",
         help="memory all local workers may use, GB (WSClean's -abs-mem; default: what is free)",
     )  # fmt: skip
     g.add_argument(
-        "--chunk-rows", type=_positive_int("--chunk-rows"), metavar="N",
+        "--chunk-rows", type=COUNT, metavar="N",
         help="rows per chunk (default: what fits a worker's memory)",
     )  # fmt: skip
-
-
-def _positive_int(flag: str):
-    import argparse
-
-    def parse(text: str) -> int:
-        try:
-            n = int(text)
-        except ValueError:
-            n = 0
-        if n < 1:
-            raise argparse.ArgumentTypeError(f"{flag} must be a whole number ≥ 1, got {text}")
-        return n
-
-    return parse
-
-
-def _positive_float(flag: str):
-    import argparse
-    import math
-
-    def parse(text: str) -> float:
-        try:
-            x = float(text)
-        except ValueError:
-            x = float("nan")
-        if not (math.isfinite(x) and x > 0):
-            raise argparse.ArgumentTypeError(f"{flag} must be a number > 0, got {text}")
-        return x
-
-    return parse
 
 
 def wanted(args) -> bool:

@@ -12,56 +12,16 @@ disk cannot hold is refused before anything is computed or written (exit 1,
 from __future__ import annotations
 
 import argparse
-import math
 import shlex
 
 from uvlab.app.commands.validate import DEC_DEG, RA_DEG, iso_date, number
 from uvlab.app.skymodel.limits import MAX_NOISE_JY
 
-
-def _number(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
-    return value
-
-
-def finite(text: str) -> float:
-    """argparse type: a finite number."""
-    return _number(text)
-
-
-def positive(text: str) -> float:
-    """argparse type: a finite number > 0."""
-    value = _number(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {text!r}")
-    return value
-
-
-def non_negative(text: str) -> float:
-    """argparse type: a finite number ≥ 0."""
-    value = _number(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number ≥ 0, got {text!r}")
-    return value
-
-
-def count(text: str) -> int:
-    """argparse type: a whole number ≥ 1 (``1e6`` and ``1000000`` alike)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = _number(text)
-        if not value.is_integer():
-            raise argparse.ArgumentTypeError(f"expected a whole number ≥ 1, got {text!r}") from None
-        value = int(value)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 1, got {text!r}")
-    return value
+#: argparse types of the observation options (:mod:`uvlab.app.commands.validate`'s).
+finite = number()
+positive = number(0.0, open_lo=True)
+non_negative = number(0.0)
+count = number(1, integer=True)
 
 
 def add_observation_args(p: argparse.ArgumentParser, *, required: bool = True) -> None:

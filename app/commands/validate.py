@@ -59,8 +59,15 @@ def number(
     unit = f" {unit}" if unit else ""
 
     def parse(text: str):
-        value = _int(text) if integer else _float(text)
         kind = "a whole number" if integer else "a number"
+        try:
+            value = _int(text) if integer else _float(text)
+        except argparse.ArgumentTypeError as exc:
+            if not integer or lo is None or "whole" not in str(exc):
+                raise
+            bound = f"{'>' if open_lo else '≥'} {lo:g}"  # '2.5' for a count: say which
+            msg = f"expected {kind} {bound}{unit}, got {text!r}"
+            raise argparse.ArgumentTypeError(msg) from None
         if lo is not None and not (value > lo if open_lo else value >= lo):
             bound = f"{'>' if open_lo else '≥'} {lo:g}"
         elif hi is not None and not (value < hi if open_hi else value <= hi):

@@ -35,6 +35,20 @@ def n_minus_one(spec: ImageSpec) -> np.ndarray:
     return np.sqrt(np.clip(1.0 - l * l - m * m, 0.0, None)) - 1.0
 
 
+def w_planes(spec: ImageSpec, params: GridParams, w):
+    """(n − 1, Δw, support, the w taps) of the w-stacking, or None where there is no w-term.
+
+    ``Δw = 1/(4·max|n − 1|)``; the w kernel is ES with the conv support (at least 2),
+    evaluated exactly. None when the field is a point (n − 1 = 0) or every w is 0.
+    """
+    nm1 = n_minus_one(spec)
+    span = float(np.abs(nm1).max())
+    if span == 0.0 or not np.any(w):
+        return None
+    support = max(int(params.support), 2)
+    return nm1, 0.25 / span, support, ExactTaps(kernel_function("es", support, sigma=2.0), support)
+
+
 def dirty_wstack(
     u,
     v,
@@ -68,14 +82,11 @@ def dirty_wstack(
     (N, N) float64
     """
     plan_u, plan_v = plans
-    nm1 = n_minus_one(spec)
-    span = float(np.abs(nm1).max())
     w = np.asarray(w, dtype=np.float64)
-    if span == 0.0 or not np.any(w):
+    planes = w_planes(spec, params, w)
+    if planes is None:
         return separable_dirty(u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer)
-    dw = 0.25 / span
-    support = max(int(params.support), 2)
-    wrule = ExactTaps(kernel_function("es", support, sigma=2.0), support)
+    nm1, dw, support, wrule = planes
     with timed(timer, "sort / bin"):
         xu = plan_u.coords(u)
         xu = xu - plan_u.n_grid * np.round(xu / plan_u.n_grid)
@@ -151,14 +162,11 @@ def predict_wstack(
     """
     separable_predict = flat_predict
     plan_u, plan_v = plans
-    nm1 = n_minus_one(spec)
-    span = float(np.abs(nm1).max())
     w = np.asarray(w, dtype=np.float64)
-    if span == 0.0 or not np.any(w):
+    planes = w_planes(spec, params, w)
+    if planes is None:
         return separable_predict(img, u, v, plan_u, plan_v, chunk=params.chunk, timer=timer)
-    dw = 0.25 / span
-    support = max(int(params.support), 2)
-    wrule = ExactTaps(kernel_function("es", support, sigma=2.0), support)
+    nm1, dw, support, wrule = planes
     u, v = np.asarray(u, dtype=np.float64), np.asarray(v, dtype=np.float64)
     with timed(timer, "sort / bin"):
         w0 = w.min()
