@@ -22,7 +22,7 @@ demo: $(STAMP)
 # The import-linter contracts of pyproject.toml (the layers) first, then the tests.
 test: $(STAMP)
 	$(BIN)/lint-imports
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q --durations=25
 
 test-gpu: $(STAMP)
 	$(BIN)/python -m pytest -q -m gpu

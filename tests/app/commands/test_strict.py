@@ -8,7 +8,7 @@ import pytest
 
 from tests.support.cli import run_cli
 from tests.support.component_lists import write_component_list
-from tests.support.ms_factory import tree_digest
+from tests.support.ms_factory import data_digest
 
 AS = math.pi / 648000
 OBS = ("--array", "vla.d", "--ra", 150, "--dec", 30, "--start", "2025-03-01T06:00:00",
@@ -40,10 +40,10 @@ def test_simulate(tmp_path, disk):
 def test_predict(tmp_path, disk):
     ms = tmp_path / "a.ms"
     assert run_cli("simulate", *OBS, "--sky", "point", "--out", ms)[0] == 0
-    before = tree_digest(ms)
+    before = data_digest(ms)
     code, _, err = run_cli("predict", "--ms", ms, "--sky", disk, "--strict", "--device", "cpu")
     _refused(code, err)
-    assert tree_digest(ms) == before  # nothing written
+    assert data_digest(ms) == before  # nothing written
     code, _, err = run_cli("predict", "--ms", ms, "--sky", disk, "--device", "cpu")
     assert code == 0 and "warning" in err, err
 
