@@ -268,8 +268,11 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         self._show_images(state.model, state.residual, state.restored)
         k = state.iterations
         x = np.arange(state.peak.size)
+        # the sub-minor loop measures the RMS where each of its loops starts (NaN between):
+        # drawn through those points, not as isolated dots
+        known = np.isfinite(state.rms)
         self.curves.set_curves(
-            {"|peak|": (x, state.peak), "RMS": (x, state.rms)},
+            {"|peak|": (x, state.peak), "RMS": (x[known], state.rms[known])},
             xlabel="iteration",
             ylabel="Jy/beam",
         )

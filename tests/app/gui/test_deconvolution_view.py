@@ -112,3 +112,17 @@ def test_a_sessions_mask_boxes_and_auto_mask_reach_the_clean(
     assert w.views.deconv_view.options() == opts
     j, i = np.nonzero(out.model)
     assert j.size and ((j >= 52) & (j <= 76) & (i >= 52) & (i <= 76)).all()
+
+
+def test_the_rms_curve_joins_the_points_where_it_was_measured(
+    make_window, small_state, wait_result, qtbot
+):
+    """The sub-minor loop measures the RMS where its loops start: drawn as one line through them."""
+    w = make_window(small_state)
+    wait_result(w)
+    w.controller.submit("clean")
+    state = wait_result(w, timeout=120_000).output
+    x, y = w.views.deconv_view.curves.curve_data("RMS")
+    known = np.isfinite(state.rms)
+    assert known.sum() >= 2 and np.array_equal(x, np.flatnonzero(known))
+    assert np.all(np.isfinite(y)) and np.allclose(y, state.rms[known])
