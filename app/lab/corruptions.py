@@ -31,8 +31,10 @@ BEAM_MAP_NPIX = 161
 BEAM_MAP_FWHM = 2.2
 #: A measured RMS this many times the expected one is said to be the sources' sidelobes.
 SIDELOBES_DOMINATE = 1.5
-#: The MAD σ is measured on at most this many pixels (every k-th one of a larger image).
-MAD_PIXELS = 1_000_000
+#: The MAD σ is measured on at most this many pixels (every k-th one of a larger image): its
+#: relative standard error is then ≈ 1.4/√MAD_PIXELS ≈ 0.3 %, and a 1024² image costs the
+#: window ~4 ms instead of ~18 (two host medians).
+MAD_PIXELS = 1 << 18
 
 
 @dataclass(frozen=True)
@@ -123,10 +125,11 @@ def add_noise(vis, times: slice, sigma: float, seed: int, xp=np) -> None:
 
 def mad_sigma(image) -> float:
     """Robust RMS of an image: 1.4826 × the median absolute deviation (≤ MAD_PIXELS used)."""
-    a = np.asarray(image, dtype=np.float64).ravel()
-    a = a[np.isfinite(a)]
+    a = np.asarray(image).ravel()
     if a.size > MAD_PIXELS:
         a = a[:: math.ceil(a.size / MAD_PIXELS)]
+    a = a.astype(np.float64, copy=False)
+    a = a[np.isfinite(a)]
     if not a.size:
         return float("nan")
     from uvlab.gpu.deconvolution import auto_sigma

@@ -17,20 +17,24 @@ import numpy as np
 MAX_NPIX = 4096
 
 
-def sky_amplitude(model: np.ndarray, cell_rad: float) -> tuple[np.ndarray, float]:
+def sky_amplitude(model: np.ndarray, cell_rad: float, xp=np) -> tuple[np.ndarray, float]:
     """(|V(u_k, v_q)| (N, N) float32 Jy, du in wavelengths) of ``model`` (N, N, even) Jy/pixel.
 
     ``amp[q, k]`` is at ``u = (k − N/2)·du``, ``v = (q − N/2)·du``. One real
     FFT: with ``F = FFT2(ifftshift(model))``, ``V(u_k, v_q) = F[−q', k']``
     (``q' = q − N/2``, ``k' = k − N/2``, indices mod N), and
     ``|F[−q', k']| = |F[q', −k']|`` for a real sky, so the half-plane
-    ``rfft2`` gives is enough.
+    ``rfft2`` gives is enough. ``xp``: the array module that runs the FFT (CuPy
+    on a GPU job: 1024² in ~1 ms instead of ~10 on the host); the result is NumPy.
     """
+    from uvlab.gpu.backend import to_numpy
+
     img = np.asarray(model, dtype=np.float64)
     n = img.shape[0]
     if img.ndim != 2 or img.shape != (n, n) or n % 2:
         raise ValueError(f"the model must be square (N, N), N even, got shape {img.shape}")
-    half = np.abs(np.fft.rfft2(np.fft.ifftshift(img))).astype(np.float32)  # (N, N/2 + 1)
+    dev = xp.asarray(img)
+    half = to_numpy(xp.abs(xp.fft.rfft2(xp.fft.ifftshift(dev))).astype(xp.float32))  # (N, N/2+1)
     q = np.arange(n) - n // 2
     amp = np.empty((n, n), dtype=np.float32)
     amp[:, n // 2 :] = half[(-q) % n, : n // 2]  # k' = 0 … N/2 − 1

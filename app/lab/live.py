@@ -112,7 +112,7 @@ def iter_image(
     (:func:`~uvlab.app.lab.corruptions.noise_report`) and, with a primary beam, the power
     beam over the field (:func:`~uvlab.app.lab.corruptions.beam_map`).
     """
-    from uvlab.gpu.backend import resolve_device
+    from uvlab.gpu.backend import get_xp, resolve_device
     from uvlab.gpu.imaging.imager import make_image
 
     im = request.imaging
@@ -149,7 +149,10 @@ def iter_image(
     model = cache.derived("model", key, lambda: sky_image(request, s, freq))
     model_ft = None  # the Fourier-plane view's (none for the largest images)
     if s.spec.npix <= FT_MAX_NPIX:
-        model_ft = cache.derived("model-ft", key, lambda: sky_amplitude(model, s.spec.cell_rad)[0])
+        xp = get_xp(device=request.device)
+        model_ft = cache.derived(
+            "model-ft", key, lambda: sky_amplitude(model, s.spec.cell_rad, xp)[0]
+        )
     noise, beam = None, None
     if s.source == "synthetic":
         from uvlab.app.lab.corruptions import noise_report
