@@ -13,6 +13,7 @@ import importlib
 import sys
 
 from uvlab.app._version import __version__
+from uvlab.app.runtime import process_clock  # noqa: F401  (its clock starts here where /proc is absent)
 
 #: Subcommand modules, each with ``register(subparsers)`` that sets ``func``.
 COMMANDS = (
