@@ -71,13 +71,10 @@ def register(subparsers) -> None:
     _register_tune(actions)
     _register_worker(actions)
     _register_startup(actions)
-    from uvlab.app.commands.bench import aliasing as bench_aliasing
-    from uvlab.app.commands.bench import clean as bench_clean
-    from uvlab.app.commands.bench import degrid as bench_degrid
-    from uvlab.app.commands.bench import pareto as bench_pareto
+    from uvlab.app.commands.bench import aliasing, clean, degrid, pareto
 
     _register_gui(actions)
-    for module in (bench_aliasing, bench_pareto, bench_clean, bench_degrid):
+    for module in (aliasing, pareto, clean, degrid):
         module.register(actions)
 
 
