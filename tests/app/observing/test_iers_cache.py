@@ -63,7 +63,7 @@ def test_columns_equal_astropys_table_and_need_no_astropy_once_cached(cache):
         col = want[name].to_value(unit) if unit else want[name]
         np.testing.assert_array_equal(got[name], np.asarray(col), err_msg=name)
     code = (
-        "import sys; from uvlab.app import iers_cache; c = iers_cache.columns();"
+        "import sys; from uvlab.app.observing import iers_cache; c = iers_cache.columns();"
         "print(c['MJD'].size, 'astropy' in sys.modules)"
     )
     env = {**os.environ, "UVLAB_CACHE": str(cache)}
