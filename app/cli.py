@@ -1,7 +1,7 @@
 """The ``uvlab`` command line: one subcommand per module in ``uvlab.app.commands``.
 
 Exit codes: 0 on success, 2 on a usage error, 1 on a data error, 130 / 143
-when stopped by SIGINT (Ctrl-C) / SIGTERM (:mod:`uvlab.app.signals`: the
+when stopped by SIGINT (Ctrl-C) / SIGTERM (:mod:`uvlab.app.runtime.signals`: the
 command's rollback runs first). Errors print one clear line on stderr;
 ``--debug`` shows the traceback.
 """
@@ -12,8 +12,8 @@ import argparse
 import importlib
 import sys
 
-from uvlab.app import process_clock  # noqa: F401  (its clock starts here where /proc is absent)
 from uvlab.app._version import __version__
+from uvlab.app.runtime import process_clock  # noqa: F401  (its clock starts here where /proc is absent)
 
 #: Subcommand modules, each with ``register(subparsers)`` that sets ``func``.
 COMMANDS = (
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run ``uvlab ARGV``; the exit code (0, 1 data error, 2 usage error, 130 / 143 signal).
 
     SIGINT and SIGTERM cancel from the first line on, the imports of the commands
-    and the parsing included (:mod:`uvlab.app.process_cancel`): one line and
+    and the parsing included (:mod:`uvlab.app.runtime.process_cancel`): one line and
     130 / 143, never a traceback, and never a signal lost (one that came as the
     command finished is reported, its exit code 130 / 143, its work complete).
     """
@@ -75,8 +75,8 @@ def main(argv: list[str] | None = None) -> int:
 def _watched_main(argv: list[str] | None) -> int:
     import warnings
 
-    from uvlab.app import signals
-    from uvlab.app.process_cancel import watch
+    from uvlab.app.runtime import signals
+    from uvlab.app.runtime.process_cancel import watch
 
     warnings.formatwarning = one_line_warning  # a warning shown is one line, as errors are
 
@@ -130,12 +130,12 @@ def _fault(step: str) -> None:
     import os
 
     if os.environ.get("UVLAB_FAULT", "").partition(":")[0] == step:
-        from uvlab.app.ms.faults import fault_point
+        from uvlab.app.runtime.faults import fault_point
 
         fault_point(step)
 
 
-#: The signals watch of the running :func:`main` (:mod:`uvlab.app.process_cancel`).
+#: The signals watch of the running :func:`main` (:mod:`uvlab.app.runtime.process_cancel`).
 _seen = None
 
 
@@ -145,7 +145,7 @@ def _signal_seen() -> int | None:
 
 
 def _main(argv: list[str] | None, state: dict | None = None) -> int:
-    from uvlab.app.signals import critical
+    from uvlab.app.runtime.signals import critical
 
     state = {} if state is None else state
     with critical():  # a signal waits for the imports and the parsing: no half-imported library
@@ -173,7 +173,7 @@ def _run(args) -> int:
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt as exc:
-        from uvlab.app.signals import interrupt_report
+        from uvlab.app.runtime.signals import interrupt_report
 
         # which of "rolled back" / "completed after the commit point" / nothing written
         code, line = interrupt_report(exc, f"uvlab {args.command}")
@@ -190,7 +190,7 @@ def _run(args) -> int:
     except Exception as exc:
         sig = _signal_seen()
         if sig is not None:  # the error is the cancel's doing (e.g. a cut import): say so
-            from uvlab.app.signals import signal_name
+            from uvlab.app.runtime.signals import signal_name
 
             print(
                 f"uvlab {args.command}: interrupted ({signal_name(sig)}); "
@@ -200,7 +200,7 @@ def _run(args) -> int:
             return 128 + sig
         if args.debug:
             raise
-        from uvlab.app.errors import UsageError
+        from uvlab.app.runtime.errors import UsageError
 
         print(f"uvlab {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2 if isinstance(exc, UsageError) else 1

@@ -15,8 +15,8 @@ from tests.support.paths import TEST_DATA
 from uvlab.gpu.backend import device_info
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-# uvlab's cache (the IERS table, uvlab.app.iers_cache) goes to a folder of this run, not the
-# user's ~/.cache; subprocesses (the CLI and docs tests) inherit it and share it.
+# uvlab's cache (the IERS table, uvlab.app.observing.iers_cache) goes to a folder of this run,
+# not the user's ~/.cache; subprocesses (the CLI and docs tests) inherit it and share it.
 os.environ.setdefault("UVLAB_CACHE", tempfile.mkdtemp(prefix="uvlab-test-cache-"))
 
 

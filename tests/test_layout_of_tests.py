@@ -101,6 +101,7 @@ def test_no_test_of_a_subpackage_is_left_flat(top):
 
 def test_the_mirror_covers_the_subpackages_the_issue_names():
     assert {"ms", "commands", "skymodel", "lab", "gui"} <= subpackages("app")
+    assert {"scale", "instrument", "observing", "outputs", "runtime"} <= subpackages("app")
     assert {"gridders", "predict", "imaging", "bench"} <= subpackages("gpu")
 
 

@@ -2,7 +2,7 @@
 
 :mod:`uvlab.widgets` never imports :mod:`uvlab.app`. By default an image is
 saved with Qt's ``save`` (an :class:`OSError` when Qt says False); the desktop
-lab installs :func:`uvlab.app.atomic.save_qimage` (space check, temporary file,
+lab installs :func:`uvlab.app.outputs.atomic.save_qimage` (space check, temporary file,
 fsync, rename: an existing file is never left half-written) with
 :func:`set_image_saver` when its main window is built.
 """

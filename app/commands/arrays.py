@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     """List layouts, or print one layout's site and antennas."""
     import numpy as np
 
-    from uvlab.app.layouts import list_layouts, load_layout
+    from uvlab.app.observing.layouts import list_layouts, load_layout
 
     if not args.layout:
         print(_header())

@@ -17,7 +17,7 @@ every ``bound_step``-th pixel, and ``error_over_bound_max`` is taken there.
 ``conv`` run by ducc0 has an analytic map (of uvlab's exact ES chain) but no
 bound: ducc0 grids with its own kernel.
 
-These files are one output set (:mod:`uvlab.app.output_set`): an existing
+These files are one output set (:mod:`uvlab.app.outputs.output_set`): an existing
 one, or a symbolic link at any of their names, is refused before anything is
 read or computed (``--force`` replaces them), and the new files are renamed
 into place together (maps of the set this run does not write are removed).
@@ -186,9 +186,9 @@ def run(args) -> int:
 
     from uvlab.app.commands.ms_imaging import choose_geometry, grid_params, weighting
     from uvlab.app.lab.compare import DFT_CHUNK_BYTES, compare_algorithms
-    from uvlab.app.memory import MemoryEstimate, check_memory, imaging_estimate
-    from uvlab.app.output_set import check_outputs, output_set
-    from uvlab.app.progress import progress_bar
+    from uvlab.app.outputs.output_set import check_outputs, output_set
+    from uvlab.app.runtime.memory import MemoryEstimate, check_memory, imaging_estimate
+    from uvlab.app.runtime.progress import progress_bar
 
     algorithms = _algorithms(args)
     synthetic = [o for o in ("array", "sky", "ra", "dec") if getattr(args, o) is not None]
@@ -261,9 +261,9 @@ def write_outputs(cmp, out, ra, dec, freq, params, label):
     """FITS per algorithm, the reference FITS, metrics.json and report.png."""
     import numpy as np
 
-    from uvlab.app.fits_io import write_image_fits
     from uvlab.app.lab.compare import write_metrics_json
-    from uvlab.app.report import compare_report
+    from uvlab.app.outputs.fits_io import write_image_fits
+    from uvlab.app.outputs.report import compare_report
     from uvlab.gpu.imaging.spec import ImageSpec
 
     spec, k = cmp.spec, cmp.step

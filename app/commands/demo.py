@@ -5,7 +5,7 @@ or ``--scene FILE`` (a session, or a scene file of an older ``uvlab demo``). It
 runs as the window's worker runs a job (:func:`uvlab.app.lab.live.run_job`),
 with every CPU core, and the state it ran is written as ``scene.json``.
 
-The five files are one output set (:mod:`uvlab.app.output_set`): an existing
+The five files are one output set (:mod:`uvlab.app.outputs.output_set`): an existing
 one, or a symbolic link at any of their names, is refused before the scene is
 run (``--force`` replaces them), and the new files are renamed into place
 together.
@@ -66,12 +66,12 @@ def even_npix(text: str) -> int:
 def run(args) -> int:
     from dataclasses import replace
 
-    from uvlab.app.atomic import write_text
-    from uvlab.app.fits_io import write_image_fits
     from uvlab.app.lab.live import run_job
     from uvlab.app.lab.session import DEFAULT_SESSION, load_session
-    from uvlab.app.output_set import check_outputs, output_set
-    from uvlab.app.plots import format_timing, scene_figure
+    from uvlab.app.outputs.atomic import write_text
+    from uvlab.app.outputs.fits_io import write_image_fits
+    from uvlab.app.outputs.output_set import check_outputs, output_set
+    from uvlab.app.outputs.plots import format_timing, scene_figure
     from uvlab.gpu.backend import device_info
 
     out = Path(args.out)

@@ -9,11 +9,11 @@ task (:func:`uvlab.app.lab.live.run_job` on the same work cache, as the window
 images an MS); the request carries the geometry chosen here and the gridder
 parameters as the options give them (:func:`image_request`).
 
-Memory is checked before anything large is allocated (:mod:`uvlab.app.memory`):
+Memory is checked before anything large is allocated (:mod:`uvlab.app.runtime.memory`):
 the read and, with ``--npix``, the image before reading; the image again
 once the number of samples is known. Disk space for all four outputs is
 checked before the first is written. The outputs are one set
-(:mod:`uvlab.app.output_set`): an existing file of the set, or a symbolic link
+(:mod:`uvlab.app.outputs.output_set`): an existing file of the set, or a symbolic link
 at any of its names, is refused before anything is read (``--force`` replaces
 existing files), and the new files are renamed into place together, so a
 cancelled or failed run leaves the old set or the new one, never a mix.
@@ -128,7 +128,7 @@ def register(sub) -> None:
 
 def add_clean_args(p) -> None:
     """The CLEAN options, with WSClean's names (--niter, --gain, --mgain, --threshold-jy, ...)."""
-    from uvlab.app.deconvolve import DECONVOLVERS
+    from uvlab.app.commands.deconvolve import DECONVOLVERS
 
     g = p.add_argument_group(
         "deconvolution",
@@ -174,11 +174,11 @@ def run(args) -> int:
 
     from uvlab.app.commands import image_scaled
     from uvlab.app.commands.clean_args import check_options, clean_options
-    from uvlab.app.fits_io import write_image_fits
     from uvlab.app.lab.live import run_job
     from uvlab.app.lab.samples import WorkCache
-    from uvlab.app.memory import check_memory, clean_estimate, imaging_estimate
-    from uvlab.app.progress import progress_bar
+    from uvlab.app.outputs.fits_io import write_image_fits
+    from uvlab.app.runtime.memory import check_memory, clean_estimate, imaging_estimate
+    from uvlab.app.runtime.progress import progress_bar
 
     if image_scaled.wanted(args):  # row chunks over a Dask cluster
         return image_scaled.run(args)
@@ -190,7 +190,7 @@ def run(args) -> int:
     complaint = check_options(args)
     if complaint:
         args.parser.error(complaint)  # exit 2, before anything is read
-    from uvlab.app.output_set import check_outputs, output_set
+    from uvlab.app.outputs.output_set import check_outputs, output_set
 
     written, others = output_names(args)
     check_outputs([*written, *others], force=args.force)  # exit 2, before anything is read
@@ -226,8 +226,8 @@ def run(args) -> int:
     res = run_job(image_request(args, spec), cache)  # the lab's image task, the window's
     clean = None
     if args.niter > 0:  # all of it before the first file is written
-        from uvlab.app.deconvolve import clean as run_clean
-        from uvlab.app.deconvolve import wide_psf
+        from uvlab.app.commands.deconvolve import clean as run_clean
+        from uvlab.app.commands.deconvolve import wide_psf
 
         psf2 = wide_psf(vd, spec, wt, args.algorithm, params, res.device)
         clean = run_clean(vd, spec, res.dirty, psf2, clean_options(args), params, wt, res.device,
@@ -365,7 +365,7 @@ def psf_beam(psf, spec):
 
 def write_clean(prefix, clean, spec, ra, dec, common) -> list:
     """PREFIX-model.fits (Jy/pixel), -residual.fits, -image.fits (with the beam), -sources.txt."""
-    from uvlab.app.fits_io import image_header, write_image_fits
+    from uvlab.app.outputs.fits_io import image_header, write_image_fits
     from uvlab.app.skymodel.wsclean_write import write_component_list
 
     return [
@@ -385,9 +385,9 @@ def check_outputs_space(prefix, npix: int, clean=None) -> None:
     """Refuse (InsufficientSpaceError) before writing when the disk cannot hold all outputs."""
     import numpy as np
 
-    from uvlab.app.atomic import png_size_bound
-    from uvlab.app.diskspace import check_space
-    from uvlab.app.fits_io import image_fits_bytes
+    from uvlab.app.outputs.atomic import png_size_bound
+    from uvlab.app.outputs.fits_io import image_fits_bytes
+    from uvlab.app.runtime.diskspace import check_space
 
     width, height = (round(s * PREVIEW_DPI) for s in PREVIEW_FIGSIZE)
     nfits = 2 if clean is None else 5
@@ -404,7 +404,7 @@ def write_timing(path, timing: dict, res, spec, passes: int):
 
     ``passes`` is how many times the samples were gridded (dirty and PSF: 2).
     """
-    from uvlab.app.atomic import write_text
+    from uvlab.app.outputs.atomic import write_text
 
     grid = float(timing.get("grid", 0.0))
     records = int(res.nvis) * passes
@@ -426,7 +426,7 @@ def preview(res, spec, vd, path):
     """PNG: dirty image and PSF side by side."""
     from pathlib import Path
 
-    from uvlab.app.report import pyplot, save_figure, show
+    from uvlab.app.outputs.report import pyplot, save_figure, show
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=PREVIEW_FIGSIZE)

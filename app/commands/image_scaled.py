@@ -83,7 +83,7 @@ def check(args) -> None:
 
 
 def _memory_bytes(args) -> int | None:
-    from uvlab.app.memory import USABLE_FRACTION, available_bytes
+    from uvlab.app.runtime.memory import USABLE_FRACTION, available_bytes
 
     free = available_bytes()
     free = None if free is None else int(USABLE_FRACTION * free)
@@ -107,8 +107,8 @@ def run(args) -> int:
         parse_channels,
         weighting,
     )
-    from uvlab.app.fits_io import write_image_fits
     from uvlab.app.lab.samples import WorkCache
+    from uvlab.app.outputs.fits_io import write_image_fits
     from uvlab.app.scale.budget import chunk_rows, image_bytes
     from uvlab.app.scale.cluster import cluster_client, default_workers, describe
     from uvlab.app.scale.ms_image import MSRead, image_ms
@@ -116,7 +116,7 @@ def run(args) -> int:
 
     check(args)
     from uvlab.app.commands.image import output_names
-    from uvlab.app.output_set import check_outputs, output_set
+    from uvlab.app.outputs.output_set import check_outputs, output_set
 
     written, others = output_names(args)
     check_outputs([*written, *others], force=args.force)  # exit 2, before anything is read

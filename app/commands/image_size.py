@@ -2,7 +2,7 @@
 
 uvlab's gridders and image geometry (:class:`uvlab.gpu.imaging.spec.ImageSpec`)
 are square, so a W × H image is imaged at N = max(W, H) on the same cell and
-cropped about the phase centre (:func:`uvlab.app.fits_io.centre_crop`): the
+cropped about the phase centre (:func:`uvlab.app.outputs.fits_io.centre_crop`): the
 centre pixel (N/2, N/2) goes to (W/2, H/2), FITS CRPIX = (W/2 + 1, H/2 + 1),
 CASA's reference pixel. The PSF, model, residual and restored images are cropped
 alike; the beam is fitted and CLEAN runs on the N² image, before the crop.
@@ -47,7 +47,7 @@ def resolve_size(args) -> tuple[int, int] | None:
 
 def crop_outputs(res, clean, size):
     """(res, clean) with every image cropped to ``size`` (W, H); unchanged when None."""
-    from uvlab.app.fits_io import centre_crop
+    from uvlab.app.outputs.fits_io import centre_crop
 
     if size is None:
         return res, clean

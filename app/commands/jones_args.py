@@ -1,7 +1,7 @@
 """Command-line options of the Jones terms: primary beams, antenna gains, radiometer noise.
 
 Shared by ``uvlab simulate`` and ``uvlab predict`` (:func:`add_jones_args`); turned into
-a :class:`uvlab.app.jones.JonesOptions` by :func:`jones_options`. Bad values are usage
+a :class:`uvlab.app.instrument.jones.JonesOptions` by :func:`jones_options`. Bad values are usage
 errors (exit 2, one line); a beam cube or gains table that cannot be used is a data
 error naming the file (exit 1), raised before anything is written.
 """
@@ -18,7 +18,7 @@ from uvlab.app.skymodel.limits import MAX_GAIN_AMP_RMS, MAX_NOISE_JY
 def _beam(text: str) -> str:
     """argparse type: none, airy, gaussian, cos3, a FITS file name or a pattern of them.
 
-    A pattern (``beam_$(corr)_$(reim).fits``, :mod:`uvlab.app.beam_pattern`) names one
+    A pattern (``beam_$(corr)_$(reim).fits``, :mod:`uvlab.app.instrument.beam_pattern`) names one
     FITS file per Jones element and real/imaginary part: a polarised beam.
     """
     low = text.lower()
@@ -29,10 +29,10 @@ def _beam(text: str) -> str:
             f"expected none, airy, gaussian, cos3, a FITS beam cube or a pattern such as "
             f"'beam_$(corr)_$(reim).fits', got {text!r}"
         )
-    from uvlab.app.beam_pattern import is_pattern, pattern_filenames
+    from uvlab.app.instrument.beam_pattern import is_pattern, pattern_filenames
 
     if is_pattern(text):
-        from uvlab.app.beam_cube import BeamCubeError
+        from uvlab.app.instrument.beam_cube import BeamCubeError
 
         try:
             pattern_filenames(text, "linear")
@@ -89,9 +89,9 @@ def add_jones_args(p: argparse.ArgumentParser, *, noise: bool = True) -> None:
 
 
 def jones_options(args):
-    """The :class:`~uvlab.app.jones.JonesOptions` of the parsed options."""
-    from uvlab.app.errors import UsageError
-    from uvlab.app.jones import JonesOptions
+    """The :class:`~uvlab.app.instrument.jones.JonesOptions` of the parsed options."""
+    from uvlab.app.instrument.jones import JonesOptions
+    from uvlab.app.runtime.errors import UsageError
 
     random = args.gain_amp_rms > 0 or args.gain_phase_rms_deg > 0
     if args.gains and random:
@@ -110,7 +110,7 @@ def jones_options(args):
 
 def noise_sigma(args, chan_width_hz: float, int_s: float) -> float:
     """σ per real/imaginary part: ``--noise-jy``, or the radiometer equation of ``--sefd-jy``."""
-    from uvlab.app.errors import UsageError
+    from uvlab.app.runtime.errors import UsageError
     from uvlab.gpu.predict.noise import radiometer_sigma
 
     sefd = getattr(args, "sefd_jy", None)

@@ -344,7 +344,7 @@ def read_selected(args, algorithms=None, progress=None, cache=None):
     from uvlab.app.lab.imaging import ImagingOptions
     from uvlab.app.lab.jobs import JobRequest
     from uvlab.app.lab.sources import read_samples
-    from uvlab.app.memory import check_memory, imaging_estimate, read_estimate
+    from uvlab.app.runtime.memory import check_memory, imaging_estimate, read_estimate
 
     nrow, nchan, dish = ms_size(args.ms)
     est = read_estimate(nrow, nchan)

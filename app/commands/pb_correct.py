@@ -9,8 +9,8 @@ and ``PREFIX-image-pb.fits``, the image divided by it — the restored
 image after CLEAN, else the dirty image — blanked (NaN) where A is below ``--pb-limit``
 (default 0.005, WSClean's ``-primary-beam-limit``). The beam is an analytic model from
 the MS's dish diameter (ANTENNA::DISH_DIAMETER, median; or ``--dish-diameter-m``), a
-FITS beam cube (:mod:`uvlab.app.beam_cube`) or a pattern set of them
-(:mod:`uvlab.app.beam_pattern`), sampled at the pixels with no parallactic rotation. The
+FITS beam cube (:mod:`uvlab.app.instrument.beam_cube`) or a pattern set of them
+(:mod:`uvlab.app.instrument.beam_pattern`), sampled at the pixels with no parallactic rotation. The
 beam points at the phase centre.
 """
 
@@ -50,11 +50,11 @@ def prepare(args):
     """The beam cube of ``--pb-model`` (None for analytic models), read before imaging."""
     if not getattr(args, "pb_correct", False):
         return None
-    from uvlab.app.jones import JonesOptions
+    from uvlab.app.instrument.jones import JonesOptions
 
     model = args.pb_model
     if model == "none":
-        from uvlab.app.errors import UsageError
+        from uvlab.app.runtime.errors import UsageError
 
         raise UsageError("--pb-correct needs a beam: --pb-model airy, gaussian, cos3 or a cube")
     return JonesOptions(primary_beam=model).load_cube()
@@ -84,7 +84,7 @@ def write_pb_files(args, cube, prefix, image, spec, ra, dec, common, freq_hz, di
     """Write PREFIX-pb.fits and PREFIX-image-pb.fits; returns their paths."""
     import numpy as np
 
-    from uvlab.app.fits_io import write_image_fits
+    from uvlab.app.outputs.fits_io import write_image_fits
 
     dish = args.pb_dish_diameter_m or dish_m
     if cube is None and not dish:
@@ -93,7 +93,7 @@ def write_pb_files(args, cube, prefix, image, spec, ra, dec, common, freq_hz, di
         )
     pb = power_beam(args.pb_model, cube, spec, freq_hz, dish)
     if pb.shape != np.shape(image):  # --size W H: the image is the centre of the N² one
-        from uvlab.app.fits_io import centre_crop
+        from uvlab.app.outputs.fits_io import centre_crop
 
         pb = centre_crop(pb, np.shape(image)[1], np.shape(image)[0])
     corrected = np.where(pb >= args.pb_limit, image / np.where(pb > 0, pb, 1.0), np.nan)

@@ -75,7 +75,7 @@ def _run(args) -> int:
     from uvlab.app.ms.metadata import read_fields
     from uvlab.app.ms.predict_ms import predict_to_ms
     from uvlab.app.ms.tables import MSTables
-    from uvlab.app.progress import progress_bar
+    from uvlab.app.runtime.progress import progress_bar
     from uvlab.app.skymodel import load_sky
 
     with MSTables(args.ms) as ms:
@@ -90,7 +90,7 @@ def _run(args) -> int:
     )
     jones = jones_options(args)
     if args.sefd_jy is not None and args.column.strip().upper() == "MODEL_DATA":
-        from uvlab.app.errors import UsageError
+        from uvlab.app.runtime.errors import UsageError
 
         raise UsageError(
             "--sefd-jy: noise does not belong in MODEL_DATA; write it to a new column "

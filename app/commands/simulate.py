@@ -123,8 +123,8 @@ def add_observation_args(p: argparse.ArgumentParser, *, required: bool = True) -
 
 
 def observation_spec(args):
-    """The :class:`~uvlab.app.observation.ObservationSpec` the options describe."""
-    from uvlab.app.observation import ObservationSpec
+    """The :class:`~uvlab.app.observing.observation.ObservationSpec` the options describe."""
+    from uvlab.app.observing.observation import ObservationSpec
 
     return ObservationSpec(
         layout=args.array,
@@ -196,7 +196,7 @@ def run(args) -> int:
 
     from uvlab.app.commands.jones_args import jones_options, noise_sigma
     from uvlab.app.ms.simulate import check_simulation, predict_path, simulate_ms
-    from uvlab.app.progress import progress_bar
+    from uvlab.app.runtime.progress import progress_bar
 
     out = Path(args.out)
     if out.exists() and not args.overwrite:
@@ -207,7 +207,7 @@ def run(args) -> int:
     if jones.has_beam:  # a beam cube is read and checked before anything is simulated
         import numpy as np
 
-        from uvlab.app.beam_cube import check_cube_frequencies
+        from uvlab.app.instrument.beam_cube import check_cube_frequencies
 
         freq = spec.freq_hz + spec.chan_width_hz * np.arange(spec.nchan)
         check_cube_frequencies(jones.load_cube(), freq)

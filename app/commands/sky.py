@@ -195,7 +195,7 @@ def run_render(args, out=None) -> int:
     """Sample an image sky on a model grid about (--ra, --dec) and write it as FITS."""
     from pathlib import Path
 
-    from uvlab.app.fits_io import write_image_fits
+    from uvlab.app.outputs.fits_io import write_image_fits
     from uvlab.app.skymodel import SkyModelError
     from uvlab.app.skymodel.image_sky import load_image_sky
     from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec

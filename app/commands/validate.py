@@ -5,7 +5,7 @@ argparse reports a validator's :class:`argparse.ArgumentTypeError` as
 line with exit status 2, before anything is read or computed. The ranges are
 those the engine accepts (:class:`uvlab.gpu.gridders.params.GridParams`,
 :class:`uvlab.gpu.imaging.weighting.Weighting`,
-:class:`uvlab.app.observation.ObservationSpec`) and the physical caps of
+:class:`uvlab.app.observing.observation.ObservationSpec`) and the physical caps of
 :mod:`uvlab.app.skymodel.limits`; docs/cli.md lists them.
 """
 
@@ -84,7 +84,7 @@ def iso_date(what: str, date_only: bool) -> Callable[[str], str]:
     """An argparse type: a valid UTC date (``--date``) or date/time (``--start``)."""
 
     def parse(text: str) -> str:
-        from uvlab.app.observation import _parse_time
+        from uvlab.app.observing.observation import _parse_time
 
         try:
             _parse_time(text, what, date_only=date_only)

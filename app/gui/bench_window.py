@@ -1,7 +1,7 @@
 """The window's responsiveness, measured in this process (``uvlab bench gui``'s worker).
 
 Run as ``python -m uvlab.app.gui.bench_window DEVICE NPIX REPEATS``: prints one JSON
-object (:func:`bench_window`'s). :mod:`uvlab.app.bench_gui` starts it as a fresh process,
+object (:func:`bench_window`'s). :mod:`uvlab.app.commands.bench.gui` starts it as a fresh process,
 as ``uvlab bench startup`` starts the window, so that nothing outside ``app/gui`` imports Qt.
 """
 

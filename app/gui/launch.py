@@ -110,7 +110,7 @@ def launch(
     rc = app.exec()
     _dispose(app, window)
     if stopped():
-        from uvlab.app.signals import signal_name
+        from uvlab.app.runtime.signals import signal_name
 
         print(f"uvlab gui: interrupted ({signal_name(stopped())}); window closed", file=sys.stderr)
         return 128 + stopped()
@@ -156,7 +156,7 @@ def close_on_signals(window):
 
     from PyQt6 import QtCore
 
-    from uvlab.app.signals import CANCEL_SIGNALS
+    from uvlab.app.runtime.signals import CANCEL_SIGNALS
 
     got = {"signum": 0}
 

@@ -88,7 +88,7 @@ class MainWindow(SessionMixin, EditsMixin, JobEventsMixin, PlayMixin, QtWidgets.
         run_on_start: bool = True,
     ):
         super().__init__()
-        from uvlab.app.atomic import save_qimage
+        from uvlab.app.outputs.atomic import save_qimage
         from uvlab.widgets import set_image_saver
 
         set_image_saver(save_qimage)  # the views' PNG exports: atomic, after a space check

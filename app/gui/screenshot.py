@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PyQt6 import QtCore, QtWidgets
 
-from uvlab.app.atomic import save_qimage
+from uvlab.app.outputs.atomic import save_qimage
 
 #: Pause after the result is drawn before grabbing, ms (lets the views repaint).
 SETTLE_MS = 500

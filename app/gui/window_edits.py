@@ -52,7 +52,7 @@ class EditsMixin:
 
     def _on_array_chosen(self, _name: str) -> None:
         """Another array: when its site cannot see the field, point where it can, and say so."""
-        from uvlab.app.elevation import with_visible_declination
+        from uvlab.app.observing.elevation import with_visible_declination
 
         try:
             spec = self.obs_panel.observation_spec(for_job=False)
@@ -68,7 +68,7 @@ class EditsMixin:
 
     def _check_field_visible(self, spec) -> None:
         """Offer a one-click declination when the field is below the elevation limit."""
-        from uvlab.app.elevation import field_visibility, visible_declination_for
+        from uvlab.app.observing.elevation import field_visibility, visible_declination_for
 
         try:
             problem = field_visibility(spec)

@@ -163,7 +163,7 @@ class FileActions:
 
     def export_view_fits(self, view, path) -> None:
         """Write what ``view`` shows (unstretched) as FITS with the result's WCS."""
-        from uvlab.app.fits_io import write_image_fits
+        from uvlab.app.outputs.fits_io import write_image_fits
 
         out = self._window.views.last_image
         if out is None:
@@ -192,7 +192,7 @@ class FileActions:
 
     def save_screenshot(self, path) -> bool:
         """Save the window as PNG, atomically after a space check; False (and a message) if not."""
-        from uvlab.app.atomic import save_qimage
+        from uvlab.app.outputs.atomic import save_qimage
 
         try:
             save_qimage(self._window.grab(), path, "PNG")

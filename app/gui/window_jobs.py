@@ -52,7 +52,7 @@ class JobEventsMixin:
             self._note_first_image()
 
     def _note_first_image(self, complete: bool = False) -> None:
-        from uvlab.app.process_clock import process_age_s
+        from uvlab.app.runtime.process_clock import process_age_s
 
         if self.first_image_s is None:
             self.first_image_s = process_age_s()

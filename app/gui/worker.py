@@ -28,8 +28,8 @@ from collections.abc import Callable
 from PyQt6 import QtCore
 from PyQt6.QtCore import pyqtSignal, pyqtSlot
 
-from uvlab.app.errors import Cancelled
 from uvlab.app.lab.jobs import Done, JobRequest, JobResult, Partial, Progress
+from uvlab.app.runtime.errors import Cancelled
 
 #: Niceness added to the worker thread where the OS allows it (Linux threads have
 #: their own): under load the scheduler then favours the GUI thread.

@@ -5,14 +5,14 @@ cache), the CLEAN PSF of side 2N weighted on the N² image's cells
 (:func:`~uvlab.gpu.deconvolution.inputs.wide_psf`), and for Cotton–Schwab the major
 cycle on the samples and imaging weights of the dirty image
 (:func:`~uvlab.gpu.deconvolution.inputs.major_cycle_for`) — what ``uvlab image
---niter`` makes (:mod:`uvlab.app.deconvolve`) — then drives
+--niter`` makes (:mod:`uvlab.app.commands.deconvolve`) — then drives
 :func:`uvlab.gpu.deconvolution.driver.iter_clean` (issue 26), yielding a
 :class:`~uvlab.app.lab.jobs.Partial` whose ``clean`` is a :class:`CleanState` after
 each cycle (urgent: every complete cycle reaches the window, so a cancel leaves the
 last complete one on screen). A Högbom cycle is also cut into chunks of at most
 :func:`chunk_size` iterations where that changes nothing (the whole-image minor loop),
 so that the window sees the CLEAN progress. The last state is restored as the CLI
-restores it (:func:`uvlab.app.deconvolve.restored_result`'s arithmetic): the window's
+restores it (:func:`uvlab.app.commands.deconvolve.restored_result`'s arithmetic): the window's
 CLEAN and ``uvlab image --niter`` give the same model, residual and restored image.
 
 Each state carries the components in CLEAN's order, so that the window can

@@ -142,9 +142,9 @@ def write_metrics_json(cmp: Comparison, path, data_label: str) -> Path:
     """Write ``metrics.json``: :meth:`Comparison.metrics` plus ``"data": data_label``.
 
     The one writer of the file, used by ``uvlab compare`` and the GUI's compare mode;
-    written atomically (:mod:`uvlab.app.atomic`).
+    written atomically (:mod:`uvlab.app.outputs.atomic`).
     """
-    from uvlab.app.atomic import write_text
+    from uvlab.app.outputs.atomic import write_text
 
     metrics = cmp.metrics()
     metrics["data"] = data_label
@@ -242,7 +242,7 @@ def iter_comparison(
     chunk_work : float, optional
         Pixel·visibility products per chunk of the reference (None: one chunk).
     cancelled : callable() -> bool, optional
-        Polled between chunks and entries (:class:`~uvlab.app.errors.Cancelled`).
+        Polled between chunks and entries (:class:`~uvlab.app.runtime.errors.Cancelled`).
     bound : bool
         Also each entry's analytic map and bound (:func:`with_bound`).
     """

@@ -102,7 +102,7 @@ class CompareOutput:
 
     def write_report(self, path) -> Path:
         """The PNG report of ``uvlab compare``."""
-        from uvlab.app.report import compare_report
+        from uvlab.app.outputs.report import compare_report
 
         title = f"{self.description} — vs {self.comparison.reference_label}"
         return compare_report(self.comparison, path, title=title)

@@ -1,11 +1,11 @@
 """The window's instrument: primary beam, gain errors and thermal noise (no Qt).
 
 A synthetic job's :class:`Corruptions` (frozen into the
-:class:`~uvlab.app.lab.jobs.JobRequest`) holds a :class:`~uvlab.app.jones.JonesOptions`
+:class:`~uvlab.app.lab.jobs.JobRequest`) holds a :class:`~uvlab.app.instrument.jones.JonesOptions`
 (the beam and the random gains, as ``uvlab simulate`` takes them) and the SEFD of the
 thermal noise. The lab's prediction (:func:`uvlab.app.lab.synthetic_source.iter_synthetic`)
-passes an :class:`~uvlab.app.jones.ObservationJones` to
-:func:`~uvlab.app.predict_obs.predict_integrations` and adds the noise
+passes an :class:`~uvlab.app.instrument.jones.ObservationJones` to
+:func:`~uvlab.app.observing.predict_obs.predict_integrations` and adds the noise
 (:func:`add_noise`): Stokes I has σ_I = σ/√2 per real and imaginary part, σ the
 radiometer equation's (:func:`uvlab.gpu.predict.noise.radiometer_sigma`), drawn per
 integration from the seed, so a result is reproducible whatever the chunks.
@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from uvlab.app.jones import ANALYTIC, JonesOptions
+from uvlab.app.instrument.jones import ANALYTIC, JonesOptions
 
 #: Pixels across the beam view's map.
 BEAM_MAP_NPIX = 161

@@ -27,7 +27,7 @@ from uvlab.app.skymodel import SkyModel
 if TYPE_CHECKING:
     from uvlab.app.lab.clean_task import CleanOptions
     from uvlab.app.lab.corruptions import BeamMap, Corruptions, NoiseReport
-    from uvlab.app.observation import ObservationSpec
+    from uvlab.app.observing.observation import ObservationSpec
     from uvlab.app.skymodel.image_sky import ImageSky
     from uvlab.gpu.gridders.params import GridParams
     from uvlab.gpu.imaging.spec import ImageSpec

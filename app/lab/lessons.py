@@ -12,7 +12,7 @@ changed by hand, so a scene and the window agree:
 
 - :func:`switch_layout`: another array; when its site cannot see the field
   above the elevation limit, the declination moves to the nearest one it sees
-  (:func:`uvlab.app.elevation.with_visible_declination`);
+  (:func:`uvlab.app.observing.elevation.with_visible_declination`);
 - :func:`with_declination`: the field moved to another declination (the
   one-click "Use Dec X" fix).
 
@@ -29,12 +29,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from uvlab.app.elevation import with_visible_declination
-from uvlab.app.jones import JonesOptions
+from uvlab.app.instrument.jones import JonesOptions
 from uvlab.app.lab.corruptions import Corruptions
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.app.lab.session import DEFAULT_SESSION, NamedSky, SessionState
-from uvlab.app.observation import ObservationSpec
+from uvlab.app.observing.elevation import with_visible_declination
+from uvlab.app.observing.observation import ObservationSpec
 from uvlab.app.skymodel import Component, SkyModel
 
 #: The docs folder of a source checkout (absent from an installed wheel).
@@ -99,7 +99,7 @@ def _moved_sky(sky, centre: ObservationSpec):
 def with_declination(state: SessionState, dec_deg: float) -> SessionState:
     """``state`` with the phase centre at ``dec_deg`` (a relative sky moved with it).
 
-    The one-click fix that goes with :func:`uvlab.app.elevation.field_visibility`:
+    The one-click fix that goes with :func:`uvlab.app.observing.elevation.field_visibility`:
     ``with_declination(state, visible_declination_for(state.observation))``.
     """
     obs = replace(state.observation, dec_deg=float(dec_deg))
@@ -111,7 +111,7 @@ def switch_layout(state: SessionState, layout: str) -> tuple[SessionState, str |
 
     Antennas moved by hand are dropped (they belonged to the old array). When
     the new site sees the field below the elevation limit for all or most of
-    the hour-angle range (:func:`uvlab.app.elevation.field_visibility`), the
+    the hour-angle range (:func:`uvlab.app.observing.elevation.field_visibility`), the
     declination becomes the nearest one it sees for the whole range, and the
     line returned says so (for the status bar and the log); else None.
     """

@@ -4,7 +4,7 @@
 events: :class:`Progress`, :class:`Partial` (the uv tracks so far and a preview
 dirty image, after each time chunk of a prediction; an MS's summary) and a
 final :class:`Done` with the task's output. Between chunks it calls
-``cancelled()`` and raises :class:`uvlab.app.errors.Cancelled` when asked to
+``cancelled()`` and raises :class:`uvlab.app.runtime.errors.Cancelled` when asked to
 stop. The window's worker iterates it; ``uvlab demo``, ``uvlab image``,
 ``uvlab bench worker`` and scripts call :func:`run_job`.
 
@@ -234,7 +234,7 @@ def iter_job(
     cache : WorkCache, optional
         Reused observation, prediction and MS data (default: a fresh one).
     cancelled : callable() -> bool, optional
-        Polled between chunks; True raises :class:`~uvlab.app.errors.Cancelled`.
+        Polled between chunks; True raises :class:`~uvlab.app.runtime.errors.Cancelled`.
     report : callable(fraction, stage), optional
         Progress from inside long single calls (the MS reader).
     """

@@ -16,20 +16,20 @@ import math
 import numpy as np
 
 from uvlab.app.lab.imaging import ImagingOptions
-from uvlab.app.observation import ObservationSpec
+from uvlab.app.observing.observation import ObservationSpec
 from uvlab.app.skymodel import SkyModel
 
 
 def layout_with_enu(layout, enu):
-    """A copy of an :class:`~uvlab.app.layouts.ArrayLayout` with new east/north/up positions.
+    """A copy of an :class:`~uvlab.app.observing.layouts.ArrayLayout` with new ENU positions.
 
     Parameters
     ----------
     layout : ArrayLayout
     enu : (nant, 3) float, metres about the layout's site
     """
-    from uvlab.app.layouts import ArrayLayout
-    from uvlab.app.sites import enu_matrix
+    from uvlab.app.observing.layouts import ArrayLayout
+    from uvlab.app.observing.sites import enu_matrix
 
     enu = np.asarray(enu, dtype=np.float64).reshape(-1, 3)
     if enu.shape[0] != layout.nant:
@@ -56,7 +56,7 @@ def estimate_cell_rad(observation: ObservationSpec, imaging: ImagingOptions) -> 
     Used to lay out demo skies over the field of view on the GUI thread; the
     job itself derives the cell from the projected uvw (slightly smaller u_max).
     """
-    from uvlab.app.layouts import ArrayLayout, load_layout
+    from uvlab.app.observing.layouts import ArrayLayout, load_layout
     from uvlab.gpu.constants import C_LIGHT
     from uvlab.gpu.imaging.spec import ARCSEC, default_cell_rad
 

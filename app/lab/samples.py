@@ -17,8 +17,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from uvlab.app.errors import Cancelled
 from uvlab.app.lab.jobs import Antennas, MSSelection, UvData
+from uvlab.app.runtime.errors import Cancelled
 from uvlab.gpu.imaging.reuse import ImagingCache
 
 
@@ -73,7 +73,7 @@ class WorkCache:
         """(Observation, seconds spent): simulated unless ``spec`` is the last one."""
         if self._obs[0] == spec:
             return self._obs[1], 0.0
-        from uvlab.app.observation import simulate_observation
+        from uvlab.app.observing.observation import simulate_observation
 
         t0 = time.perf_counter()
         obs = simulate_observation(spec)
@@ -272,7 +272,7 @@ def uv_rows(uvw, time_s, ant1, ant2, nant: int, freq_hz, keep) -> UvData:
 
 def antennas_from_ecef(ecef, names, diameter_m) -> Antennas:
     """East/north/up about the antennas' mean position (for an MS's ANTENNA table)."""
-    from uvlab.app.sites import ecef_to_geodetic, enu_matrix
+    from uvlab.app.observing.sites import ecef_to_geodetic, enu_matrix
 
     ecef = np.asarray(ecef, dtype=np.float64).reshape(-1, 3)
     centre = ecef.mean(axis=0)

@@ -69,7 +69,7 @@ from uvlab.app.lab.imaging import DEVICES, ImagingOptions
 from uvlab.app.lab.jobs import SOURCES, JobRequest, MSSelection
 from uvlab.app.lab.placement import demo_sky_for, layout_with_enu
 from uvlab.app.lab.session_records import record
-from uvlab.app.observation import ObservationSpec
+from uvlab.app.observing.observation import ObservationSpec
 from uvlab.app.skymodel import Component, SkyModel
 
 FORMAT = "uvlab session"
@@ -190,7 +190,7 @@ class SessionState:
         """The observation, its layout moved where the antennas were dragged (if they were)."""
         if self.modified_antennas_enu is None:
             return self.observation
-        from uvlab.app.layouts import load_layout
+        from uvlab.app.observing.layouts import load_layout
 
         layout = layout_with_enu(load_layout(self.observation.layout), self.modified_antennas_enu)
         return replace(self.observation, layout=layout)
@@ -346,8 +346,8 @@ def _from_scene(d: dict) -> SessionState:
 
 
 def save_session(state: SessionState, path: str | os.PathLike) -> Path:
-    """Write ``state`` as JSON, atomically (:mod:`uvlab.app.atomic`); returns the path."""
-    from uvlab.app.atomic import write_text
+    """Write ``state`` as JSON, atomically (:mod:`uvlab.app.outputs.atomic`); returns the path."""
+    from uvlab.app.outputs.atomic import write_text
 
     return write_text(path, state.to_json() + "\n", encoding="utf-8")
 
@@ -356,7 +356,7 @@ def _antenna_offsets(enu):
     """``modified_antennas_enu`` checked: None, or rows of 3 finite metres near the site."""
     if enu is None:
         return None
-    from uvlab.app.sites import MAX_LOCAL_OFFSET_M
+    from uvlab.app.observing.sites import MAX_LOCAL_OFFSET_M
 
     if isinstance(enu, list) and not enu:
         return ()

@@ -57,11 +57,11 @@ def check_job_memory(request: JobRequest, predicted: bool = False) -> None:
     larger of the prediction's temporaries and the imaging of the job's
     entries (:func:`uvlab.app.ms.simulate.stokes_i_estimate`). With
     ``predicted`` (the visibilities are in the cache) only the imaging counts.
-    Raises :class:`~uvlab.app.memory.InsufficientMemoryError` (one line).
+    Raises :class:`~uvlab.app.runtime.memory.InsufficientMemoryError` (one line).
     """
     from uvlab.app.lab.compare import DFT_CHUNK_BYTES
-    from uvlab.app.memory import MemoryEstimate, check_memory, imaging_estimate
     from uvlab.app.ms.simulate import observation_size, predict_path, stokes_i_estimate
+    from uvlab.app.runtime.memory import MemoryEstimate, check_memory, imaging_estimate
 
     size = observation_size(request.observation)
     ns = size.nsamples

@@ -12,7 +12,7 @@ A sky edit re-predicts only what changed (:mod:`uvlab.app.lab.sky_edits`).
 
 The request's :class:`~uvlab.app.lab.corruptions.Corruptions` (the Instrument tab) enter
 the synthetic prediction: the primary beam and gain errors through an
-:class:`~uvlab.app.jones.ObservationJones` of the components predicted (a sky edit's too:
+:class:`~uvlab.app.instrument.jones.ObservationJones` of the components predicted (a sky edit's too:
 the visibilities stay linear in the sky), the thermal noise added per integration from its
 seed. When any is on, they join the prediction's cache key (after the image sky), so a
 change of them predicts everything again and an imaging change reuses the prediction.
@@ -48,7 +48,7 @@ PREVIEW_INTERVAL_S = 0.25
 def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Iterator:
     """Simulate and predict in time chunks; returns Samples (``yield from``).
 
-    Each chunk is predicted by :func:`uvlab.app.predict_obs.predict_integrations`
+    Each chunk is predicted by :func:`uvlab.app.observing.predict_obs.predict_integrations`
     (Stokes I), as ``uvlab simulate`` predicts what it writes. The observation
     comes from the cache when it is the held one; so do the visibilities, as
     they are (``cache.last_prediction_kind == "cached"``) or updated for a sky
@@ -56,7 +56,7 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     timing's ``predict`` is the time the edit's components took), else every
     component is predicted (``"full"``).
     """
-    from uvlab.app.predict_obs import predict_integrations
+    from uvlab.app.observing.predict_obs import predict_integrations
     from uvlab.gpu.backend import get_xp, resolve_device
     from uvlab.gpu.timing import StageTimer
 
@@ -132,13 +132,13 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     def predict(components, sl: slice):
         """Integrations ``sl`` of ``components``, left where predicted, timed as "predict".
 
-        With the request's beam and gains (:class:`~uvlab.app.jones.ObservationJones`).
+        With the request's beam and gains (:class:`~uvlab.app.instrument.jones.ObservationJones`).
         """
         with timer.stage("predict"):
             jones = None
             if corrupt is not None and corrupt.jones.active:
                 if id(components) not in jones_for:
-                    from uvlab.app.jones import ObservationJones
+                    from uvlab.app.instrument.jones import ObservationJones
 
                     jones_for[id(components)] = ObservationJones(
                         obs, components, corrupt.jones, "scalar"
@@ -165,7 +165,7 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
 
     def predict_image(sl: slice, cdtype):
         """Integrations ``sl`` of the image sky (degridded; no smearing), timed as "predict"."""
-        from uvlab.app.predict_obs import predict_image_integrations
+        from uvlab.app.observing.predict_obs import predict_image_integrations
 
         model, grid = image
         with timer.stage("predict"):

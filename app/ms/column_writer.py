@@ -30,10 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from uvlab.app.errors import UsageError
 from uvlab.app.ms.columns import tile_rows, tiled_dminfo
 from uvlab.app.ms.errors import MSError
-from uvlab.app.ms.faults import fault_point
 from uvlab.app.ms.journal import (
     OLD_PREFIX,
     PARTIAL_PREFIX,
@@ -44,7 +42,9 @@ from uvlab.app.ms.journal import (
 from uvlab.app.ms.ms_lock import MSLock
 from uvlab.app.ms.snapshot import sync_folder
 from uvlab.app.ms.tables import DATA_COLUMNS, check_path, discard_and_close, translated
-from uvlab.app.signals import critical
+from uvlab.app.runtime.errors import UsageError
+from uvlab.app.runtime.faults import fault_point
+from uvlab.app.runtime.signals import critical
 
 _NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 
@@ -212,7 +212,7 @@ def write_column(
         Final column name (see :func:`check_column_request`).
     fill : callable(table, colname)
         Writes every row of ``colname`` in the open table (``table.putcol``);
-        may raise (e.g. :class:`~uvlab.app.errors.Cancelled`) to abandon the write.
+        may raise (e.g. :class:`~uvlab.app.runtime.errors.Cancelled`) to abandon the write.
     overwrite : bool
         Replace an existing column of that name (DATA included).
     like : str
@@ -230,7 +230,7 @@ def write_column(
     UsageError, MSError
         A column that may not be written, one that exists without ``overwrite``,
         a write in progress elsewhere, or a casacore error; whatever ``fill``
-        raises (also :class:`~uvlab.app.signals.Interrupted`) is re-raised after
+        raises (also :class:`~uvlab.app.runtime.signals.Interrupted`) is re-raised after
         the rollback.
     """
     from casacore import tables

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 
-from uvlab.app.errors import Cancelled as _Cancelled
+from uvlab.app.runtime.errors import Cancelled as _Cancelled
 
 _MISSING_FILE = re.compile(r"file (\S+) could not be opened")
 # Tiled storage managers report a missing data file through RegularFileIO.

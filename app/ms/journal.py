@@ -50,9 +50,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from uvlab.app.diskspace import fsync_path
 from uvlab.app.ms.errors import MSError
-from uvlab.app.ms.faults import fault_point
 from uvlab.app.ms.journal_check import (
     VERSION,
     JournalRefused,
@@ -77,7 +75,9 @@ from uvlab.app.ms.snapshot import (
     sync_folder,
     take_snapshot,
 )
-from uvlab.app.signals import critical
+from uvlab.app.runtime.diskspace import fsync_path
+from uvlab.app.runtime.faults import fault_point
+from uvlab.app.runtime.signals import critical
 
 JOURNAL = "UVLAB_COMMIT"
 _TMP = JOURNAL + ".tmp-"
@@ -285,7 +285,7 @@ class Journal:
         Call just before casacore flushes or closes the table: it aborts the
         process when it cannot write ``table.dat``.
         """
-        from uvlab.app.diskspace import free_bytes
+        from uvlab.app.runtime.diskspace import free_bytes
 
         need = flush_bytes(self.table)
         chunks = sorted((self.folder / RESERVE).glob("*"))

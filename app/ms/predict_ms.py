@@ -23,8 +23,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from uvlab.app.diskspace import check_space
-from uvlab.app.errors import Cancelled
 from uvlab.app.ms.column_writer import (
     check_column_request,
     column_types,
@@ -37,6 +35,8 @@ from uvlab.app.ms.finite import check_chunk, likely_cause
 from uvlab.app.ms.journal import journal_bytes
 from uvlab.app.ms.metadata import read_data_descs, read_fields, read_spws
 from uvlab.app.ms.tables import MSTables, row_chunks, translated
+from uvlab.app.runtime.diskspace import check_space
+from uvlab.app.runtime.errors import Cancelled
 
 #: Temporary bytes per predicted chunk.
 CHUNK_BYTES = 64 * 2**20
@@ -198,21 +198,21 @@ def _predict_locked(
     progress : callable(float), optional
     cancelled : callable() -> bool, optional
         Checked before each chunk; True abandons the write (the MS is restored)
-        and raises :class:`~uvlab.app.errors.Cancelled`.
+        and raises :class:`~uvlab.app.runtime.errors.Cancelled`.
     image_sky : uvlab.app.skymodel.image_sky.ImageSky, optional
         An image degridded on top of the components (Stokes I, no w-term, no smearing,
         no beams; gains apply to it too), on its native grid about each field's centre
-        (:func:`uvlab.app.predict_obs.degrid_image_rows`).
+        (:func:`uvlab.app.observing.predict_obs.degrid_image_rows`).
     sefd_jy : float, optional
         Add thermal noise of this SEFD (Jy, every antenna): σ = SEFD/√(2·Δν·Δt) per real
         and imaginary part of each correlation, with Δν each channel's width and Δt each
         row's INTERVAL (:func:`uvlab.gpu.predict.noise.radiometer_sigma`); seeded per
         chunk of rows by (``seed``, first row). SIGMA and WEIGHT are not changed.
-    jones : uvlab.app.jones.JonesOptions, optional
+    jones : uvlab.app.instrument.jones.JonesOptions, optional
         Primary beams (from the ANTENNA table's DISH_DIAMETER, or a beam cube rotated by
         each antenna's parallactic angle; a pattern set of 2×2 Jones cubes must be of the
         MS's feed basis) and antenna gains (over the MS's times), per row
-        (:class:`uvlab.app.jones.RowJones`). Read and checked before anything is
+        (:class:`uvlab.app.instrument.jones.RowJones`). Read and checked before anything is
         written.
     """
     from uvlab.gpu.backend import resolve_device
@@ -229,11 +229,11 @@ def _predict_locked(
     dev = resolve_device(device)
     rows_jones = _row_jones(path, jones) if jones is not None and jones.active else None
     if rows_jones is not None:  # a Jones beam must be of the MS's feed basis
-        from uvlab.app.jones import check_beam_feeds
+        from uvlab.app.instrument.jones import check_beam_feeds
 
         for basis in sorted(set(setup.pol_feeds.values())):
             check_beam_feeds(rows_jones.cube, basis)
-        from uvlab.app.beam_cube import check_cube_frequencies
+        from uvlab.app.instrument.beam_cube import check_cube_frequencies
 
         for spw in setup.spws:  # a cube far from the data's frequencies is refused
             check_cube_frequencies(rows_jones.cube, spw.freq_hz)
@@ -354,8 +354,8 @@ def column_bytes(nrows: int, cell: int, itemsize: int = 8) -> float:
 
 
 def _row_jones(path: str, options):
-    """The :class:`uvlab.app.jones.RowJones` of the MS at ``path`` (reads ANTENNA and TIME)."""
-    from uvlab.app.jones import RowJones
+    """The :class:`~uvlab.app.instrument.jones.RowJones` of the MS at ``path`` (ANTENNA, TIME)."""
+    from uvlab.app.instrument.jones import RowJones
 
     with MSTables(path) as ms:
         ant = ms.sub("ANTENNA")
@@ -391,7 +391,7 @@ def _image_grids(image_sky, fields, device) -> dict:
 
 def _image_rows(grid, uvw, freq_hz, image_sky, basis: str, device):
     """(row, chan) or (row, chan, 2, 2) visibilities of the image sky (I on the diagonal)."""
-    from uvlab.app.predict_obs import degrid_image_rows, unpolarised
+    from uvlab.app.observing.predict_obs import degrid_image_rows, unpolarised
 
     model, spec = grid
     vis = degrid_image_rows(

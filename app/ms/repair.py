@@ -119,7 +119,7 @@ def _repair_locked(path: str, report: RepairReport, dry_run: bool) -> None:
     orphans = orphan_data_files(path, seqnrs)
     if orphans:
         size = sum((Path(path) / n).stat().st_size for n in orphans)
-        from uvlab.app.memory import format_bytes
+        from uvlab.app.runtime.memory import format_bytes
 
         names = ", ".join(orphans)
         report.actions.append(

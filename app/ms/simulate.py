@@ -1,10 +1,10 @@
 """Simulate an observation of a sky model straight into a new MeasurementSet.
 
-The observation's geometry comes from :func:`uvlab.app.observation.simulate_observation`;
+The observation's geometry comes from :func:`uvlab.app.observing.observation.simulate_observation`;
 visibilities are predicted per chunk of whole integrations in the chosen feed
 basis (DESIGN §1 brightness products: XX = I + Q, …, so the reader's
 ``I = (XX + YY)/2`` gives back the sky's Stokes I) by
-:func:`uvlab.app.predict_obs.predict_integrations`, the lab's predict too, and written by
+:func:`uvlab.app.observing.predict_obs.predict_integrations`, the lab's predict too, and written by
 :func:`uvlab.app.ms.writer.write_ms`, so memory stays bounded whatever the
 size of the observation.
 
@@ -14,8 +14,8 @@ SIGMA is then ``noise_jy`` and WEIGHT ``1/noise_jy²`` (else 1 and 1).
 
 Before anything is computed or written, :func:`check_simulation` sizes the
 observation from its spec alone (integrations × baselines × channels ×
-correlations) and refuses it (:class:`~uvlab.app.memory.InsufficientMemoryError`,
-:class:`~uvlab.app.diskspace.InsufficientSpaceError`, one line naming the sizes)
+correlations) and refuses it (:class:`~uvlab.app.runtime.memory.InsufficientMemoryError`,
+:class:`~uvlab.app.runtime.diskspace.InsufficientSpaceError`, one line naming the sizes)
 when the memory cannot hold one written chunk with the observation, or the
 disk cannot hold the MS. The estimates (:func:`simulation_estimate`,
 :func:`ms_bytes`, :func:`stokes_i_estimate`) are upper bounds from peaks
@@ -31,7 +31,7 @@ measured with NumPy on the CPU:
   per Stokes parameter predicted);
 - a whole Stokes-I prediction in memory (``uvlab compare``, the lab): 64 bytes
   per sample while predicted (measured ≤ 54), then the visibilities and flags
-  next to the imaging's own estimate (:func:`uvlab.app.memory.imaging_estimate`);
+  next to the imaging's own estimate (:func:`uvlab.app.runtime.memory.imaging_estimate`);
 - on disk: DATA (complex64) and FLAG (a byte, an upper bound on casacore's
   bits) per correlation, ~200 bytes per row for the other columns (measured
   150–190) and 4 MiB of subtables (measured 2.3 MB).
@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from uvlab.app.memory import MemoryEstimate, check_memory
+from uvlab.app.runtime.memory import MemoryEstimate, check_memory
 
 #: Bytes per row the observation holds while it is simulated and written.
 OBS_ROW_BYTES = 80
@@ -115,8 +115,8 @@ def observation_size(spec) -> ObservationSize:
 
     Only the layout is loaded: nothing the size of the observation is allocated.
     """
-    from uvlab.app.layouts import ArrayLayout, load_layout
-    from uvlab.app.observation import SIDEREAL_RATE
+    from uvlab.app.observing.layouts import ArrayLayout, load_layout
+    from uvlab.app.observing.observation import SIDEREAL_RATE
 
     layout = spec.layout if isinstance(spec.layout, ArrayLayout) else load_layout(spec.layout)
     if spec.ha_mode:
@@ -216,10 +216,10 @@ def check_simulation(
 ) -> ObservationSize:
     """Refuse a simulation the memory or the disk cannot hold, before anything is made.
 
-    Raises :class:`~uvlab.app.memory.InsufficientMemoryError` or (with ``path``,
-    the MS to write) :class:`~uvlab.app.diskspace.InsufficientSpaceError`.
+    Raises :class:`~uvlab.app.runtime.memory.InsufficientMemoryError` or (with ``path``,
+    the MS to write) :class:`~uvlab.app.runtime.diskspace.InsufficientSpaceError`.
     """
-    from uvlab.app.diskspace import check_space
+    from uvlab.app.runtime.diskspace import check_space
 
     size = observation_size(spec)
     what = size.describe(ncorr)
@@ -249,15 +249,16 @@ def visibility_chunks(
     """A function ``rows → (nrow, chan, 2, 2)`` B-form visibilities (+ noise) for ``obs``.
 
     ``rows`` must cover whole integrations (as :func:`write_ms` asks for them);
-    those integrations are predicted by :func:`uvlab.app.predict_obs.predict_integrations`,
+    those integrations are predicted by
+    :func:`uvlab.app.observing.predict_obs.predict_integrations`,
     as the lab's synthetic source predicts its own. Noise comes from
     ``numpy.random.default_rng(seed)`` drawn chunk after chunk, so a seed
     reproduces the same MS. ``image`` = (model, ImageSpec, ImageSky): an image sky
-    degridded on top (:func:`uvlab.app.predict_obs.predict_image_integrations`), without
-    beams or gains. ``jones``: an :class:`uvlab.app.jones.ObservationJones` (E and G).
+    degridded on top (:func:`uvlab.app.observing.predict_obs.predict_image_integrations`), without
+    beams or gains. ``jones``: an :class:`uvlab.app.instrument.jones.ObservationJones` (E and G).
     """
     from uvlab.app.ms.finite import check_chunk, likely_cause
-    from uvlab.app.predict_obs import predict_image_integrations, predict_integrations
+    from uvlab.app.observing.predict_obs import predict_image_integrations, predict_integrations
 
     rng = np.random.default_rng(seed)
     nbl, nchan = obs.nbl, obs.freq_hz.size
@@ -317,7 +318,7 @@ def simulate_ms(
 
     Parameters
     ----------
-    spec : uvlab.app.observation.ObservationSpec
+    spec : uvlab.app.observing.observation.ObservationSpec
     sky : uvlab.app.skymodel.SkyModel
     path : str or path-like
         MS to create (see :func:`uvlab.app.ms.writer.write_ms` for ``overwrite``).
@@ -333,7 +334,7 @@ def simulate_ms(
     image_sky : uvlab.app.skymodel.image_sky.ImageSky, optional
         A picture or FITS image observed as well (degridded from its native
         grid, :meth:`~uvlab.app.skymodel.image_sky.ImageSky.native_grid`).
-    jones : uvlab.app.jones.JonesOptions, optional
+    jones : uvlab.app.instrument.jones.JonesOptions, optional
         Primary beams and antenna gains (E and G) in the predict.
 
     Raises
@@ -345,7 +346,7 @@ def simulate_ms(
     """
     from uvlab.app.ms.columns import check_feeds
     from uvlab.app.ms.writer import write_ms
-    from uvlab.app.observation import simulate_observation
+    from uvlab.app.observing.observation import simulate_observation
     from uvlab.gpu.backend import resolve_device
 
     check_feeds(feeds)
@@ -359,7 +360,7 @@ def simulate_ms(
     sources = sky.to_source_arrays(obs.ra0_rad, obs.dec0_rad)
     jterms = None
     if jones is not None and jones.active:
-        from uvlab.app.jones import ObservationJones
+        from uvlab.app.instrument.jones import ObservationJones
 
         jterms = ObservationJones(obs, sources, jones, feeds)
     image = None

@@ -22,8 +22,8 @@ import shutil
 import stat
 from pathlib import Path
 
-from uvlab.app.diskspace import fsync_path
-from uvlab.app.ms.faults import fault_point
+from uvlab.app.runtime.diskspace import fsync_path
+from uvlab.app.runtime.faults import fault_point
 
 #: Files up to this size are copied into a snapshot; larger ones are hard-linked.
 COPY_LIMIT = 16 * 2**20

@@ -25,7 +25,7 @@ import numpy as np
 
 from uvlab.app._version import __version__
 from uvlab.app.ms.columns import RECEPTOR_ANGLES, RECEPTORS, corr_products
-from uvlab.app.ms.faults import fault_point
+from uvlab.app.runtime.faults import fault_point
 
 #: casacore MFrequency code of TOPO (the frame of simulated channel frequencies).
 MEAS_FREQ_REF_TOPO = 5
@@ -78,7 +78,7 @@ def _open(ms, name: str, tabs: dict) -> None:
     """Open subtable ``name`` for writing into ``tabs`` (a signal cannot leave it unlisted)."""
     from casacore import tables
 
-    from uvlab.app.signals import critical
+    from uvlab.app.runtime.signals import critical
 
     with critical():  # listed in the same instant it exists, so it is always closed
         tabs[name] = tables.table(str(ms.getkeyword(name)), readonly=False, ack=False)
@@ -93,7 +93,7 @@ def add_source_table(ms, path: str) -> None:
     """Create the optional SOURCE subtable in ``path`` and link it from the main table."""
     from casacore import tables
 
-    from uvlab.app.signals import critical
+    from uvlab.app.runtime.signals import critical
 
     with critical():
         src = tables.default_ms_subtable("SOURCE", f"{path}/SOURCE")
@@ -120,7 +120,7 @@ def fill_subtables(
         The new main table, open for writing.
     path : str
         Its folder (for the SOURCE subtable).
-    obs : uvlab.app.observation.Observation
+    obs : uvlab.app.observing.observation.Observation
     corr_types : sequence of int
     feeds : {"linear", "circular"}
     telescope, field_name : str

@@ -36,8 +36,6 @@ from pathlib import Path
 
 import numpy as np
 
-from uvlab.app.diskspace import nearly_full
-from uvlab.app.errors import Cancelled
 from uvlab.app.ms.build_folder import PARKED, clean_build_folders, open_build_folder
 from uvlab.app.ms.columns import (
     brightness_to_correlations,
@@ -48,11 +46,13 @@ from uvlab.app.ms.columns import (
     main_table_desc,
 )
 from uvlab.app.ms.errors import MSError
-from uvlab.app.ms.faults import fault_point
 from uvlab.app.ms.subtables import fill_subtables, telescope_name
 from uvlab.app.ms.table_dat import check_self_contained
 from uvlab.app.ms.tables import discard_and_close
-from uvlab.app.signals import critical
+from uvlab.app.runtime.diskspace import nearly_full
+from uvlab.app.runtime.errors import Cancelled
+from uvlab.app.runtime.faults import fault_point
+from uvlab.app.runtime.signals import critical
 
 #: Temporary bytes per written chunk (visibilities, flags and their conversions).
 CHUNK_BYTES = 64 * 2**20
@@ -83,7 +83,7 @@ def _to_correlations(chunk, corr_types, feeds: str, nrow: int, nchan: int) -> np
     chunk = np.asarray(chunk)
     ncorr = len(corr_types)
     if chunk.shape == (nrow, nchan):  # Stokes I, unpolarised: B = I·𝟙
-        from uvlab.app.predict_obs import unpolarised
+        from uvlab.app.observing.predict_obs import unpolarised
 
         out = brightness_to_correlations(unpolarised(chunk, "linear"), corr_types, feeds)
     elif chunk.shape == (nrow, nchan, 2, 2):
@@ -173,7 +173,7 @@ def write_ms(
     ----------
     path : str or path-like
         The MS folder to create (its parent must exist).
-    obs : uvlab.app.observation.Observation
+    obs : uvlab.app.observing.observation.Observation
     vis : array or callable
         - (time, bl, chan) complex: Stokes I of an unpolarised sky, written as
           ``B = I·𝟙`` (XX = YY = I, XY = YX = 0);
@@ -204,7 +204,7 @@ def write_ms(
         Called with the fraction written after each chunk.
     cancelled : callable() -> bool, optional
         Checked before each chunk; True stops, removes the partial MS and raises
-        :class:`~uvlab.app.errors.Cancelled`.
+        :class:`~uvlab.app.runtime.errors.Cancelled`.
 
     Returns
     -------

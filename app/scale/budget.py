@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from uvlab.app.memory import format_bytes, imaging_estimate
+from uvlab.app.runtime.memory import format_bytes, imaging_estimate
 
 #: Bytes per selected (row, channel) sample while a chunk is read and imaged: the
 #: reader's temporaries per correlation (data, flag, weight: 21 bytes), its output

@@ -13,7 +13,7 @@ centre it was laid out about): it moves with the pointing
 and ~0.5 KiB to build and ~40 µs and ~2 KiB more as a row of ``uvlab sky
 show``, so the limit keeps the largest demo to a few seconds and ~200 MiB; a
 larger ``n``, or one the available memory cannot hold, is refused at once
-(:class:`SkyModelError`, :class:`~uvlab.app.memory.InsufficientMemoryError`).
+(:class:`SkyModelError`, :class:`~uvlab.app.runtime.memory.InsufficientMemoryError`).
 Larger models belong in a sky file.
 """
 
@@ -105,7 +105,7 @@ def check_random_count(n) -> int:
 
     At most :data:`MAX_RANDOM_SOURCES`, and no more than the available memory holds.
     """
-    from uvlab.app.memory import check_memory
+    from uvlab.app.runtime.memory import check_memory
 
     try:
         whole = float(n).is_integer() and n >= 1

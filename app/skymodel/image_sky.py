@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from uvlab.app.fits_io import check_wcs_cards
+from uvlab.app.outputs.fits_io import check_wcs_cards
 from uvlab.app.skymodel.components import SkyModelError
 from uvlab.app.skymodel.limits import MAX_FLUX_JY, MAX_PICTURE_ARCMIN
 from uvlab.app.skymodel.text_format import check_regular

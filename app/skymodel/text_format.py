@@ -304,16 +304,16 @@ def format_sky(model: SkyModel) -> str:
 def write_sky(model: SkyModel, path: str | os.PathLike, *, overwrite: bool = True) -> None:
     """Write ``model`` to ``path`` in uvlab v1 format (UTF-8, LF line ends).
 
-    The file is replaced atomically (:mod:`uvlab.app.atomic`): on any error an
+    The file is replaced atomically (:mod:`uvlab.app.outputs.atomic`): on any error an
     existing file is left as it was. With ``overwrite=False`` an existing file
     raises :class:`FileExistsError`; a disk without room for the text raises
-    :class:`~uvlab.app.diskspace.InsufficientSpaceError` (before writing) or
-    :class:`~uvlab.app.atomic.DiskFullError` (when it fills up meanwhile); other
+    :class:`~uvlab.app.runtime.diskspace.InsufficientSpaceError` (before writing) or
+    :class:`~uvlab.app.outputs.atomic.DiskFullError` (when it fills up meanwhile); other
     write errors raise :class:`SkyModelError`. Each message is one line naming
     the file.
     """
-    from uvlab.app.atomic import write_text
-    from uvlab.app.diskspace import InsufficientSpaceError
+    from uvlab.app.outputs.atomic import write_text
+    from uvlab.app.runtime.diskspace import InsufficientSpaceError
 
     text = format_sky(model)
     try:

@@ -338,7 +338,7 @@ def format_wsclean(model: SkyModel) -> str:
 
 def write_wsclean(model: SkyModel, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
     """Write :func:`format_wsclean` of ``model`` atomically (a complete file or none)."""
-    from uvlab.app.atomic import write_text
+    from uvlab.app.outputs.atomic import write_text
 
     path = Path(path)
     if path.exists() and not overwrite:

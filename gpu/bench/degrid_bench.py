@@ -1,6 +1,6 @@
 """Degridding benchmark: time, rate and accuracy of image → visibilities (DESIGN §4).
 
-Pure NumPy/CuPy logic; ``uvlab bench degrid`` (:mod:`uvlab.app.bench_degrid`)
+Pure NumPy/CuPy logic; ``uvlab bench degrid`` (:mod:`uvlab.app.commands.bench.degrid`)
 supplies the antenna positions, the sizes and the optional GPU peer. The
 visibilities are those of the gridding benchmark (MeerKAT, 2016 baselines ×
 ntime × nchan, :func:`uvlab.gpu.bench.grid_data.make_uv`, uvlab's default

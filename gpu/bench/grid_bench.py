@@ -1,6 +1,6 @@
 """Gridding benchmark: per-stage times, gridding rate and accuracy (DESIGN §4).
 
-Pure NumPy/CuPy logic; ``uvlab bench grid`` (app/commands/bench.py) supplies
+Pure NumPy/CuPy logic; ``uvlab bench grid`` (app/commands/bench/__init__.py) supplies
 the antenna positions and sizes. For each :class:`BenchCase` (algorithm,
 precision, ε) it images random unit-weight visibilities of a MeerKAT-like
 observation (:mod:`uvlab.gpu.bench.grid_data`) with the gridder the

@@ -5,7 +5,7 @@ observation (2016 × 1200 × 8) for several
 :class:`~uvlab.gpu.gridders.cuda_grid.KernelConfig` values, and measures the
 card's device-to-device copy bandwidth (the memory ceiling). It logs one line
 per (case, config) and returns the records. ``uvlab bench tune``
-(app/commands/bench.py) supplies the antenna positions and writes the JSON.
+(app/commands/bench/__init__.py) supplies the antenna positions and writes the JSON.
 """
 
 from __future__ import annotations

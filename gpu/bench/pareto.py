@@ -28,7 +28,7 @@ field, predicted exactly in float64).
 :mod:`uvlab.gpu.bench.fronts` reads the points: each algorithm's Pareto
 front, a front's time at a given error, every non-conv point quoted against
 conv's front, and a peer's points against uvlab's best front.
-The PNG (``uvlab bench pareto --png``) is drawn in :mod:`uvlab.app.bench_pareto`.
+The PNG (``uvlab bench pareto --png``) is drawn in :mod:`uvlab.app.commands.bench.pareto`.
 """
 
 from __future__ import annotations

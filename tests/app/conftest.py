@@ -17,7 +17,7 @@ def engine_image():
     """
 
     def image(obs_spec, sky, spec, imaging, smearing=True):
-        from uvlab.app.observation import simulate_observation
+        from uvlab.app.observing.observation import simulate_observation
         from uvlab.gpu.imaging.imager import make_image
         from uvlab.gpu.predict import Smearing, predict_antennas
 

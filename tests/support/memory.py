@@ -1,7 +1,7 @@
-"""Fake /proc and /sys trees for the memory checks (uvlab.app.memory).
+"""Fake /proc and /sys trees for the memory checks (uvlab.app.runtime.memory).
 
 :func:`fake_memory` writes a tree in which free memory and a cgroup v2 limit
-are what the test says, and points ``uvlab.app.memory`` at it; with a
+are what the test says, and points ``uvlab.app.runtime.memory`` at it; with a
 ``rlimit_as`` the address-space limit is faked too (else the real one is read,
 unlimited in the test runs).
 """
@@ -50,12 +50,12 @@ def v2_group(folder: Path, limit: int | str, current: int, inactive_file: int = 
 def fake_memory(
     monkeypatch, root: Path, *, mem_available: int = 64 * GiB, cgroup_limit: int = 1 * GiB
 ) -> None:
-    """Point uvlab.app.memory at a tree with ``mem_available`` free and a cgroup v2 limit.
+    """Point uvlab.app.runtime.memory at a tree with ``mem_available`` free and a cgroup v2 limit.
 
     The job's cgroup ``/user.slice/job.scope`` has ``cgroup_limit`` bytes free
     (limit ``cgroup_limit`` + 256 MiB, 256 MiB in use); its parent has no limit.
     """
-    import uvlab.app.memory as memory
+    import uvlab.app.runtime.memory as memory
 
     proc, sys_ = fake_tree(root, mem_available=mem_available)
     top = sys_ / "fs" / "cgroup"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from uvlab.app.observation import ObservationSpec
+from uvlab.app.observing.observation import ObservationSpec
 
 #: A small synthetic observation: KAT-7, 6 h at 10 min, two channels (36 × 21 rows).
 SMALL_OBS = ObservationSpec(

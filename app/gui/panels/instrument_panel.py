@@ -20,7 +20,7 @@ from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
 from uvlab.app.gui.panels.fields import double_spin
-from uvlab.app.jones import JonesOptions
+from uvlab.app.instrument.jones import JonesOptions
 from uvlab.app.lab.corruptions import Corruptions
 
 #: The beam choices before any cube: (shown, JonesOptions.primary_beam).
@@ -144,9 +144,9 @@ class InstrumentPanel(QtWidgets.QWidget):
         """Use the beam cube ``path`` if it loads (else one line on ``error``); returns whether.
 
         A file of a polarised pattern set (``beam_xx_re.fits`` beside ``beam_yy_re.fits``,
-        :func:`~uvlab.app.beam_pattern.pattern_of`) selects the whole set.
+        :func:`~uvlab.app.instrument.beam_pattern.pattern_of`) selects the whole set.
         """
-        from uvlab.app.beam_pattern import is_pattern, pattern_of
+        from uvlab.app.instrument.beam_pattern import is_pattern, pattern_of
 
         beam = str(path) if is_pattern(path) else (pattern_of(path) or str(path))
         if not self._loads(beam):
@@ -160,7 +160,7 @@ class InstrumentPanel(QtWidgets.QWidget):
 
     def _loads(self, beam: str) -> bool:
         """Whether the cube or pattern set ``beam`` loads; if not, one line on ``error``."""
-        from uvlab.app.beam_cube import BeamCubeError
+        from uvlab.app.instrument.beam_cube import BeamCubeError
 
         try:
             JonesOptions(primary_beam=beam).load_cube()
@@ -228,6 +228,6 @@ class InstrumentPanel(QtWidgets.QWidget):
 def _cube_label(path: str) -> str:
     from pathlib import Path
 
-    from uvlab.app.beam_pattern import is_pattern
+    from uvlab.app.instrument.beam_pattern import is_pattern
 
     return f"{'Jones' if is_pattern(path) else 'cube'}: {Path(path).name}"

@@ -21,7 +21,7 @@ from PyQt6.QtCore import pyqtSignal
 from uvlab.app.gui.panels.fields import SliderSpin, double_spin, mark_invalid
 from uvlab.app.gui.panels.ms_selector import MSSelector
 from uvlab.app.lab.jobs import MSSelection
-from uvlab.app.observation import ObservationSpec
+from uvlab.app.observing.observation import ObservationSpec
 
 SOURCE_LABELS = {"synthetic": "Synthetic observation", "ms": "MeasurementSet"}
 LAYOUT_FILE = "Layout file…"
@@ -70,7 +70,7 @@ class ObservationPanel(QtWidgets.QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        from uvlab.app.layouts import list_layouts
+        from uvlab.app.observing.layouts import list_layouts
 
         self._spec: ObservationSpec | None = None
         self._layout = None
@@ -205,7 +205,7 @@ class ObservationPanel(QtWidgets.QWidget):
         self.layout_changed.emit()
 
     def _set_layout(self, name: str) -> bool:
-        from uvlab.app.layouts import load_layout
+        from uvlab.app.observing.layouts import load_layout
 
         try:
             layout = load_layout(name)

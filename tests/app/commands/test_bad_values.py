@@ -123,7 +123,7 @@ def _bomb_png(path: Path, side: int = 20000) -> None:
 
 
 def _beam(path: Path, data, freq_axis, nan_cdelt1: bool = False) -> None:
-    from uvlab.app.beam_cube import write_beam_cube
+    from uvlab.app.instrument.beam_cube import write_beam_cube
 
     n = data.shape[-1]
     axis = (-0.005 * (n - 1), 0.01, n)
@@ -204,7 +204,7 @@ def test_bad_value_is_one_line_naming_it_and_changes_nothing(inputs, argv, statu
 
 def test_clean_too_big_for_memory_is_refused_before_imaging(inputs, monkeypatch):
     """The image fits, its CLEAN does not (2N PSF, Cotton–Schwab's copies): one line, no output."""
-    from uvlab.app import memory
+    from uvlab.app.runtime import memory
 
     folder, names = inputs
     image = memory.imaging_estimate(1024, "conv").total
@@ -225,7 +225,7 @@ def test_clean_too_big_for_memory_is_refused_before_imaging(inputs, monkeypatch)
 
 def test_memory_refusal_never_contradicts_itself():
     """Needing less than is free but more than the planned 90 %: the message says so."""
-    from uvlab.app.memory import InsufficientMemoryError, MemoryEstimate, check_memory
+    from uvlab.app.runtime.memory import InsufficientMemoryError, MemoryEstimate, check_memory
 
     est = MemoryEstimate({"images": 516 * 2**20})
     with pytest.raises(InsufficientMemoryError) as info:

@@ -122,7 +122,7 @@ def test_compare_errors(tmp_path, args, code, message):
 
 
 def test_a_synthetic_observation_too_large_for_memory_is_refused_first(tmp_path, monkeypatch):
-    import uvlab.app.observation as observation
+    import uvlab.app.observing.observation as observation
     from tests.support.memory import fake_memory
 
     fake_memory(monkeypatch, tmp_path / "fake", cgroup_limit=2**30)

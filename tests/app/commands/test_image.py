@@ -65,7 +65,7 @@ def sims(tmp_path_factory):
 
 
 def _image(ms, prefix, *extra):
-    from uvlab.app.fits_io import read_image_fits
+    from uvlab.app.outputs.fits_io import read_image_fits
 
     code, _out, err = run_cli("image", "--ms", ms, *IMAGE, *extra, "--out", prefix)
     assert code == 0, err
@@ -308,7 +308,7 @@ def test_bad_selections(tmp_path, ms_copy_of, extra, message):
 
 def test_everything_flagged(tmp_path):
     from uvlab.app.ms.writer import write_ms
-    from uvlab.app.observation import ObservationSpec, simulate_observation
+    from uvlab.app.observing.observation import ObservationSpec, simulate_observation
 
     obs = simulate_observation(
         ObservationSpec("atca.6a", 80.0, -60.0, ha_start_h=-1, ha_stop_h=1, int_s=1200.0)
@@ -327,7 +327,7 @@ def test_everything_flagged(tmp_path):
 
 
 def test_memory_estimates_refuse_before_allocating():
-    from uvlab.app.memory import (
+    from uvlab.app.runtime.memory import (
         InsufficientMemoryError,
         available_bytes,
         check_memory,
@@ -398,7 +398,7 @@ def test_uv_range_leaves_out_the_samples_outside_it(sims, tmp_path):
 
 def test_wstack_restores_a_source_the_w_term_smears(tmp_path):
     """A source 1.3° out on VLA-C at 300 MHz: w-stacking restores the peak the w-term smears."""
-    from uvlab.app.fits_io import read_image_fits
+    from uvlab.app.outputs.fits_io import read_image_fits
 
     cell, (di, dj), n = np.radians(20 / 3600), (200, 120), 512
     ra, dec = pixel_radec(150.0, 30.0, cell, di, dj)

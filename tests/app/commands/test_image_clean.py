@@ -42,7 +42,7 @@ def cleaned(vla_ms, tmp_path_factory):
 def test_restored_peaks_and_model_flux_within_one_percent(cleaned):
     from astropy.wcs import WCS
 
-    from uvlab.app.fits_io import read_image_fits
+    from uvlab.app.outputs.fits_io import read_image_fits
 
     prefix, out = cleaned
     assert "CLEAN:" in out
@@ -62,7 +62,7 @@ def test_restored_peaks_and_model_flux_within_one_percent(cleaned):
 
 
 def test_restored_is_model_convolved_plus_residual(cleaned):
-    from uvlab.app.fits_io import read_image_fits
+    from uvlab.app.outputs.fits_io import read_image_fits
     from uvlab.gpu.deconvolution import Beam, restore
 
     prefix, _ = cleaned
@@ -74,7 +74,7 @@ def test_restored_is_model_convolved_plus_residual(cleaned):
 
 
 def test_sources_list_reads_back_through_uvlab_sky(cleaned):
-    from uvlab.app.fits_io import read_image_fits
+    from uvlab.app.outputs.fits_io import read_image_fits
     from uvlab.app.skymodel import load_sky
 
     prefix, _ = cleaned
@@ -123,7 +123,7 @@ def test_cotton_schwab_restores_the_fluxes_in_fewer_minor_iterations_than_hogbom
     """Major cycles subtract the model from the visibilities: peaks and flux within 1 %."""
     from astropy.wcs import WCS
 
-    from uvlab.app.fits_io import read_image_fits
+    from uvlab.app.outputs.fits_io import read_image_fits
 
     prefix = tmp_path / "cs"
     code, out, err = run_cli(
@@ -144,7 +144,7 @@ def test_cotton_schwab_restores_the_fluxes_in_fewer_minor_iterations_than_hogbom
 
 def test_auto_mask_with_cotton_schwab_restores_the_sources(vla_ms, tmp_path):
     """WSClean's -auto-mask: every component inside the mask of the first stage, fluxes kept."""
-    from uvlab.app.fits_io import read_image_fits
+    from uvlab.app.outputs.fits_io import read_image_fits
 
     prefix = tmp_path / "am"
     code, _, err = run_cli(
@@ -173,7 +173,7 @@ def _components_inside(model, x0, y0, x1, y1):
 
 def test_mask_box_keeps_components_in_the_box_of_the_written_image(vla_ms, tmp_path):
     """``--mask-box`` around source a (in the written image's pixels, also with --size)."""
-    from uvlab.app.fits_io import read_image_fits
+    from uvlab.app.outputs.fits_io import read_image_fits
 
     a = SOURCES[0]
     for size, (w, h) in ((None, (NPIX, NPIX)), ((128, 96), (128, 96))):
@@ -197,7 +197,7 @@ def test_mask_box_keeps_components_in_the_box_of_the_written_image(vla_ms, tmp_p
 def test_fits_mask_and_its_bad_input(vla_ms, tmp_path):
     from astropy.io import fits
 
-    from uvlab.app.fits_io import read_image_fits
+    from uvlab.app.outputs.fits_io import read_image_fits
 
     b = SOURCES[1]
     x, y = NPIX // 2 + b[1], NPIX // 2 + b[2]
@@ -232,7 +232,7 @@ def test_clean_with_density_weighting_leaves_a_clean_residual(vla_ms, tmp_path, 
     CLEAN then reaches its 0.1 mJy threshold (the residual peaks at 0.1 mJy, as with natural
     weighting). With the 2N image's own cells, the PSF's sidelobes differ and 20 mJy (1 % of
     the brightest source) stayed in the residual, measured before the fix."""
-    from uvlab.app.fits_io import read_image_fits
+    from uvlab.app.outputs.fits_io import read_image_fits
 
     prefix = tmp_path / "w"
     args = ("--weighting", *weighting)

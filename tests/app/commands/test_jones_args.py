@@ -115,7 +115,7 @@ def test_sefd_noise_follows_the_radiometer_equation(tmp_path):
 
 
 def test_beam_cube_reproduces_the_analytic_beam(tmp_path):
-    from uvlab.app.beam_cube import write_beam_cube
+    from uvlab.app.instrument.beam_cube import write_beam_cube
     from uvlab.gpu.predict.beams import voltage_pattern
 
     sky, _ = _offset_sky(tmp_path)
@@ -186,7 +186,7 @@ def test_gains_table_is_applied(tmp_path):
 def test_predict_into_an_ms_matches_simulate(tmp_path, beam):
     """``uvlab predict`` (rows, E_p·conj(E_q) per row, gains per row) gives what
     ``uvlab simulate`` (per-antenna factors) wrote, for the same beams and gain seed."""
-    from uvlab.app.beam_cube import write_beam_cube
+    from uvlab.app.instrument.beam_cube import write_beam_cube
 
     sky, _ = _offset_sky(tmp_path)
     if beam == "cube":  # asymmetric, so that the parallactic rotation matters

@@ -2,8 +2,9 @@
 ``uvlab predict`` and ``uvlab image --pb-correct``.
 
 Oracles: an analytic 2×2 voltage pattern with leakage, evaluated at each antenna's
-rotated direction (l', m') = R(χ)·(l, m) (χ from :func:`uvlab.app.jones.parallactic_angles`,
-which tests/app/test_jones.py checks against astropy) and multiplied out per row with 2×2
+rotated direction (l', m') = R(χ)·(l, m) (χ from
+:func:`uvlab.app.instrument.jones.parallactic_angles`,
+which tests/app/instrument/test_jones.py checks against astropy) and multiplied out per row with 2×2
 ``@`` around the float64 triple sum of each source — the pattern's cubes, sampled from
 that model, must reproduce it to their interpolation error; a diagonal pattern (only the
 xx and yy real files) written from the same E as a scalar cube, which must give the
@@ -71,7 +72,7 @@ def cols(path, *names, sub=None):
 
 
 def write_pattern(tmp_path, name="b", feeds="linear"):
-    from uvlab.app.beam_pattern import write_beam_pattern
+    from uvlab.app.instrument.beam_pattern import write_beam_pattern
 
     ll, mm, ax, fax = grid()
     data = np.stack([model(ll, mm, f) for f in FREQS])
@@ -82,8 +83,8 @@ def write_pattern(tmp_path, name="b", feeds="linear"):
 
 def oracle(ms, lm):
     """Σ_s E_p·X_s·E_qᴴ per row, E = model at R(χ_p)·(l, m), X_s from the triple sum."""
-    from uvlab.app.jones import parallactic_angles
-    from uvlab.app.sites import ecef_to_geodetic
+    from uvlab.app.instrument.jones import parallactic_angles
+    from uvlab.app.observing.sites import ecef_to_geodetic
     from uvlab.gpu.predict.reference import predict_reference
     from uvlab.gpu.sources import SourceArrays
 
@@ -125,7 +126,7 @@ def test_simulate_with_a_pattern_reproduces_the_analytic_jones_model(tmp_path):
 
 def test_a_diagonal_pattern_is_the_scalar_cube(tmp_path):
     """Only beam_xx_re and beam_yy_re, both E: the scalar cube E's data (to complex64)."""
-    from uvlab.app.beam_cube import write_beam_cube
+    from uvlab.app.instrument.beam_cube import write_beam_cube
 
     sky_file, _ = sky(tmp_path)
     ll, mm, ax, fax = grid()
@@ -161,7 +162,7 @@ def _no_ms(tmp_path):
 
 
 def test_bad_patterns_are_one_line_and_write_nothing(tmp_path):
-    from uvlab.app.beam_cube import write_beam_cube
+    from uvlab.app.instrument.beam_cube import write_beam_cube
 
     sky_file, _ = sky(tmp_path)
     out = tmp_path / "x.ms"
@@ -202,7 +203,7 @@ def test_pb_correct_with_a_pattern_is_the_stokes_i_power(tmp_path):
     """PREFIX-pb.fits of a pattern is ½·Σ|E_ij|² at the pixels (its own cube sampled)."""
     from astropy.io import fits
 
-    from uvlab.app.beam_pattern import load_beam_pattern
+    from uvlab.app.instrument.beam_pattern import load_beam_pattern
     from uvlab.gpu.predict.beams import power_beam, sample_cube
 
     sky_file, _ = sky(tmp_path)

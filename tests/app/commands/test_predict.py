@@ -7,7 +7,7 @@ import pytest
 
 from tests.support.cli import run_cli, write_sky
 from tests.support.ms_factory import data_digest
-from uvlab.app.errors import Cancelled
+from uvlab.app.runtime.errors import Cancelled
 
 C = 299792458.0
 SIM = (

@@ -138,7 +138,7 @@ def test_counts_accept_exponent_notation():
 
 
 def _nothing_simulated(monkeypatch):
-    import uvlab.app.observation as observation
+    import uvlab.app.observing.observation as observation
 
     def refuse(spec):
         raise AssertionError("the observation was simulated before the size check")
@@ -165,7 +165,7 @@ def test_more_channels_than_memory_is_refused_before_anything_is_made(tmp_path, 
 
 def test_an_ms_the_disk_cannot_hold_is_refused_before_anything_is_written(tmp_path, monkeypatch):
     from uvlab.app.ms.simulate import ms_bytes, observation_size
-    from uvlab.app.observation import ObservationSpec
+    from uvlab.app.observing.observation import ObservationSpec
 
     _nothing_simulated(monkeypatch)
     monkeypatch.setenv("UVLAB_FAKE_FREE_BYTES", str(10 * 2**20))
@@ -187,7 +187,7 @@ def test_an_ms_the_disk_cannot_hold_is_refused_before_anything_is_written(tmp_pa
 
 def test_size_estimates_bound_what_a_simulation_writes(tmp_path):
     from uvlab.app.ms.simulate import ms_bytes, observation_size, simulate_ms
-    from uvlab.app.observation import ObservationSpec, simulate_observation
+    from uvlab.app.observing.observation import ObservationSpec, simulate_observation
     from uvlab.app.skymodel import load_sky
 
     spec = ObservationSpec("kat-7", 45, -50, ha_start_h=-1, ha_stop_h=1, int_s=600, nchan=1024)
@@ -215,7 +215,7 @@ def test_progress_bar_draws_only_when_asked_or_on_a_terminal(monkeypatch):
     import io
     import sys
 
-    import uvlab.app.progress as progress
+    import uvlab.app.runtime.progress as progress
 
     stream = io.StringIO()
     with progress.progress_bar("job", stream=stream) as update:  # stdout is not a TTY here

@@ -24,7 +24,7 @@ ROLE = QtCore.Qt.ItemDataRole.UserRole
 
 def engine_data(obs_spec, sky):
     """(uvw, freq, vis, flag) straight through the engine: every time predicted at once."""
-    from uvlab.app.observation import simulate_observation
+    from uvlab.app.observing.observation import simulate_observation
     from uvlab.gpu.predict import Smearing, predict_antennas
 
     obs = simulate_observation(obs_spec)

@@ -37,7 +37,7 @@ def test_export_before_any_result_says_so(make_window, small_state, tmp_path):
 def test_png_exports_are_atomic_and_refused_on_a_full_disk(
     make_window, small_state, tmp_path, monkeypatch
 ):
-    from uvlab.app.atomic import save_qimage
+    from uvlab.app.outputs.atomic import save_qimage
     from uvlab.widgets import _save
 
     monkeypatch.setattr(_save, "_saver", _save._saver)  # restored after the test

@@ -12,12 +12,12 @@ from scipy.optimize import brentq
 from scipy.special import j1
 
 from tests.support.observations import SMALL_OBS
-from uvlab.app.jones import JonesOptions, ObservationJones
+from uvlab.app.instrument.jones import JonesOptions, ObservationJones
 from uvlab.app.lab.corruptions import Corruptions
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.app.lab.session import SessionState
-from uvlab.app.observation import simulate_observation
-from uvlab.app.predict_obs import predict_integrations
+from uvlab.app.observing.observation import simulate_observation
+from uvlab.app.observing.predict_obs import predict_integrations
 from uvlab.app.skymodel import Component, SkyModel
 from uvlab.gpu.constants import C_LIGHT
 from uvlab.gpu.predict.beams import voltage_pattern
@@ -148,8 +148,8 @@ def test_a_cube_without_wcs_is_one_line_and_changes_nothing(
 def test_a_file_of_a_polarised_set_selects_the_set(make_window, small_state, wait_result, tmp_path):
     """Picking beam_xx_re.fits uses the whole pattern; a diagonal Jones beam e·𝟙 images as
     the scalar cube e does (the Stokes-I prediction is ½(XX + YY))."""
-    from uvlab.app.beam_cube import write_beam_cube
-    from uvlab.app.beam_pattern import write_beam_pattern
+    from uvlab.app.instrument.beam_cube import write_beam_cube
+    from uvlab.app.instrument.beam_pattern import write_beam_pattern
 
     ax = (-0.06, 0.003, 41)
     ll, mm = np.meshgrid(np.linspace(-0.06, 0.06, 41), np.linspace(-0.06, 0.06, 41))

@@ -30,7 +30,7 @@ def test_first_result_matches_engine(make_window, small_state, wait_result, engi
     assert w.views.uv_view.points()[0].size == 2 * out.uv.nrow * 2  # both halves, 2 channels
     assert len(w.views.array_view.positions()) == 7
     # the start-up clock (process start → first image, first complete image), logged once
-    from uvlab.app.process_clock import process_age_s
+    from uvlab.app.runtime.process_clock import process_age_s
 
     assert 0.0 < w.first_image_s <= w.first_result_s <= process_age_s()
     logged = [line for line in w.views.log_view.lines() if "first image on screen" in line]
@@ -103,7 +103,7 @@ def test_rapid_changes_end_with_the_last(make_window, small_state, wait_result, 
 
 
 def test_cancel_long_run_gui_stays_responsive(make_window, small_state, qtbot):
-    from uvlab.app.observation import simulate_observation
+    from uvlab.app.observing.observation import simulate_observation
     from uvlab.app.skymodel import demo_sky
 
     simulate_observation(small_state.observation)  # astropy warmed up outside the timing

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from uvlab.app.elevation import field_visibility
 from uvlab.app.lab.lessons import LESSONS
-from uvlab.app.observation import simulate_observation
+from uvlab.app.observing.elevation import field_visibility
+from uvlab.app.observing.observation import simulate_observation
 from uvlab.gpu.geometry import radec_to_lmn
 from uvlab.widgets.image_view import ARCMIN
 
@@ -156,7 +156,7 @@ def test_combining_vla_d_with_vla_a_images_both_configurations(
     make_window, small_state, wait_result, qtbot
 ):
     """The "Combined with" choice: the job observes both configurations; uv = their union."""
-    from uvlab.app.layouts import load_layout
+    from uvlab.app.observing.layouts import load_layout
 
     w = make_window(small_state, run_on_start=False)
     w.obs_panel.set_layout_name("vla.d")
@@ -179,7 +179,7 @@ def test_combining_vla_d_with_vla_a_images_both_configurations(
 
 
 def test_array_view_counts_only_baselines_within_each_configuration(qtbot):
-    from uvlab.app.layouts import load_layout
+    from uvlab.app.observing.layouts import load_layout
     from uvlab.widgets.array_layout_view import ArrayLayoutView
 
     both = load_layout("vla.d+vla.a")

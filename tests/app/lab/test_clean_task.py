@@ -7,13 +7,13 @@ import pytest
 
 from tests.support.clean_scenes import psf_subtracted
 from tests.support.observations import SMALL_OBS
-from uvlab.app.errors import Cancelled
 from uvlab.app.lab.clean_task import CleanOptions, CleanState, chunk_size
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.app.lab.jobs import Done, JobRequest, Partial
 from uvlab.app.lab.live import iter_job
 from uvlab.app.lab.placement import demo_sky_for
 from uvlab.app.lab.samples import WorkCache
+from uvlab.app.runtime.errors import Cancelled
 
 IMAGING = ImagingOptions(npix=64)
 

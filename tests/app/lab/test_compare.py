@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from tests.support.oracles import dft_image, sky_vis
-from uvlab.app.errors import Cancelled
 from uvlab.app.lab.compare import (
     DFT_BUDGET,
     Entry,
@@ -20,6 +19,7 @@ from uvlab.app.lab.compare import (
     iter_comparison,
 )
 from uvlab.app.lab.jobs import Progress
+from uvlab.app.runtime.errors import Cancelled
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.imaging.spec import ImageSpec
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tests.support.observations import SMALL_OBS
-from uvlab.app.jones import JonesOptions, ObservationJones
+from uvlab.app.instrument.jones import JonesOptions, ObservationJones
 from uvlab.app.lab.corruptions import Corruptions, add_noise, mad_sigma, noise_report
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.app.lab.jobs import JobRequest
@@ -18,8 +18,8 @@ from uvlab.app.lab.placement import demo_sky_for
 from uvlab.app.lab.samples import WorkCache
 from uvlab.app.lab.session import SessionState
 from uvlab.app.lab.sources import read_samples
-from uvlab.app.observation import simulate_observation
-from uvlab.app.predict_obs import predict_integrations
+from uvlab.app.observing.observation import simulate_observation
+from uvlab.app.observing.predict_obs import predict_integrations
 from uvlab.app.skymodel import Component
 
 IMAGING = ImagingOptions(npix=128)
@@ -151,7 +151,7 @@ def test_sessions_keep_the_corruptions_and_old_files_still_load(teaching):
 def test_beam_map_of_a_cube_samples_it(tmp_path):
     from types import SimpleNamespace
 
-    from uvlab.app.beam_cube import write_beam_cube
+    from uvlab.app.instrument.beam_cube import write_beam_cube
     from uvlab.app.lab.corruptions import beam_map
 
     ax = (-0.02, 0.001, 41)  # l and m from −0.02 to 0.02

@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 from tests.support.paths import REPO
-from uvlab.app.elevation import field_visibility, visible_declination_for
 from uvlab.app.lab.lessons import (
     ALIAS_SKY,
     LESSONS,
@@ -23,7 +22,8 @@ from uvlab.app.lab.lessons import (
 )
 from uvlab.app.lab.live import run_job
 from uvlab.app.lab.session import DEFAULT_SESSION, default_session
-from uvlab.app.observation import simulate_observation
+from uvlab.app.observing.elevation import field_visibility, visible_declination_for
+from uvlab.app.observing.observation import simulate_observation
 from uvlab.app.skymodel.text_format import parse_sky_text
 from uvlab.gpu.imaging.imager import ImagingError
 from uvlab.gpu.imaging.spec import ARCSEC

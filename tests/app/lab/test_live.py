@@ -82,7 +82,7 @@ def test_cache_reuses_prediction_and_imaging_changes_apply(teaching, engine_imag
 
 
 def test_cancel_between_chunks_raises(teaching):
-    from uvlab.app.errors import Cancelled
+    from uvlab.app.runtime.errors import Cancelled
 
     calls = []
 
@@ -240,10 +240,10 @@ def test_a_job_too_large_for_memory_fails_in_one_line_before_simulating(
 ):
     from dataclasses import replace
 
-    import uvlab.app.observation as observation
+    import uvlab.app.observing.observation as observation
     from tests.support.memory import fake_memory
     from uvlab.app.gui.worker import format_error
-    from uvlab.app.memory import InsufficientMemoryError
+    from uvlab.app.runtime.memory import InsufficientMemoryError
 
     cache = WorkCache()
     req = JobRequest("synthetic", ImagingOptions(npix=64), "cpu", SMALL_OBS, teaching)

@@ -184,7 +184,7 @@ def test_bad_session_files_raise_with_the_file_name(tmp_path):
 
 
 def test_layout_with_enu_moves_only_what_was_asked():
-    from uvlab.app.layouts import load_layout
+    from uvlab.app.observing.layouts import load_layout
 
     lay = load_layout("kat-7")
     enu = lay.enu()

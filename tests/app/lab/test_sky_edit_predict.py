@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from tests.support.observations import SMALL_OBS
-from uvlab.app.errors import Cancelled
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.app.lab.jobs import JobRequest, Partial, Progress
 from uvlab.app.lab.live import iter_job, run_job
@@ -16,6 +15,7 @@ from uvlab.app.lab.placement import demo_sky_for
 from uvlab.app.lab.samples import WorkCache
 from uvlab.app.lab.sky_edits import sky_edit
 from uvlab.app.lab.sources import read_samples
+from uvlab.app.runtime.errors import Cancelled
 from uvlab.app.skymodel import Component
 
 IMAGING = ImagingOptions(npix=128)

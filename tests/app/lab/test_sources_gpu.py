@@ -75,7 +75,7 @@ def test_the_commands_and_comparisons_get_host_visibilities():
 
 def test_beams_gains_and_noise_on_the_gpu_equal_the_cpus():
     """The Instrument tab's corruptions: the GPU prediction (held on the device) as the CPU's."""
-    from uvlab.app.jones import JonesOptions
+    from uvlab.app.instrument.jones import JonesOptions
     from uvlab.app.lab.corruptions import Corruptions
 
     jones = JonesOptions(primary_beam="airy", gain_amp_rms=0.1, gain_phase_rms_deg=20.0,

@@ -28,7 +28,7 @@ def write(path: str, column: str, overwrite: bool, value: complex) -> None:
 
 
 def main(argv: list[str]) -> int:
-    from uvlab.app import signals
+    from uvlab.app.runtime import signals
 
     with signals.handled():
         try:

@@ -1,7 +1,7 @@
 """The MS commit protocol under fault injection: stopped at every step, by every signal.
 
 A subprocess writes a column (``tests.app.ms.fault_writer``) and is stopped at
-step k of :data:`uvlab.app.ms.faults.STEPS` with SIGKILL, SIGINT or SIGTERM
+step k of :data:`uvlab.app.runtime.faults.STEPS` with SIGKILL, SIGINT or SIGTERM
 (``UVLAB_FAULT``). Then ``uvlab repair``'s recovery runs, and the MeasurementSet
 must open in casacore and be exactly the old table (every file byte-identical)
 or exactly the new one (the column holds the new values, the folder holds the
@@ -28,9 +28,9 @@ import pytest
 
 from tests.support.ms_factory import tree_digest
 from tests.support.paths import REPO, TEST_DATA
-from uvlab.app.ms.faults import STEPS
 from uvlab.app.ms.journal import recover_if_interrupted
 from uvlab.app.ms.ms_lock import LOCK_NAME
+from uvlab.app.runtime.faults import STEPS
 
 DATA = TEST_DATA / "paper_xy.ms"
 NEW = 7 + 1j

@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 from tests.support.paths import REPO, TEST_DATA
-from uvlab.app.ms.faults import STEPS
 from uvlab.app.ms.ms_lock import BUSY
+from uvlab.app.runtime.faults import STEPS
 
 DATA = TEST_DATA / "paper_xy.ms"
 FIRST, SECOND = 7 + 1j, 5 - 2j

@@ -57,7 +57,7 @@ def tree_digest(path: Path) -> dict:
 def _write_big_ms(path: Path) -> Path:
     """A VLA-D observation written by uvlab: 14040 rows × 128 channels × 4, ~59 MB."""
     from uvlab.app.ms.writer import write_ms
-    from uvlab.app.observation import ObservationSpec, simulate_observation
+    from uvlab.app.observing.observation import ObservationSpec, simulate_observation
 
     spec = ObservationSpec(
         "vla.d", 150.0, 30.0, ha_start_h=-2, ha_stop_h=2, int_s=360.0,

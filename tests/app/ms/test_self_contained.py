@@ -20,10 +20,10 @@ import pytest
 
 from tests.support.cli import run_cli
 from tests.support.paths import REPO
-from uvlab.app.errors import Cancelled
 from uvlab.app.ms import writer
 from uvlab.app.ms.errors import MSError
-from uvlab.app.observation import ObservationSpec, simulate_observation
+from uvlab.app.observing.observation import ObservationSpec, simulate_observation
+from uvlab.app.runtime.errors import Cancelled
 
 SIM = ("simulate", "--array", "kat-7", "--ra", "45", "--dec", "-50", "--ha-start", "-1",
        "--ha-stop", "1", "--int-s", "600", "--freq-hz", "1.3e9", "--chan-width-hz", "5e6",

@@ -54,8 +54,8 @@ def test_an_image_too_large_for_its_grid_is_one_line(tmp_path):
 
 @pytest.mark.gpu
 def test_the_gpu_degrids_an_image_sky_as_the_cpu_does():
-    from uvlab.app.observation import ObservationSpec, simulate_observation
-    from uvlab.app.predict_obs import predict_image_integrations
+    from uvlab.app.observing.observation import ObservationSpec, simulate_observation
+    from uvlab.app.observing.predict_obs import predict_image_integrations
 
     obs = simulate_observation(
         ObservationSpec("kat-7", 150.0, -40.0, ha_start_h=-1, ha_stop_h=1, int_s=600.0, nchan=2)

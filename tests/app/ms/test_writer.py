@@ -13,10 +13,10 @@ import pytest
 from tests.support.ms_factory import tree_digest
 from tests.support.oracles import brightness, pixel_radec
 from tests.support.paths import REPO
-from uvlab.app.errors import Cancelled
 from uvlab.app.ms import read_visibilities
 from uvlab.app.ms.writer import write_ms
-from uvlab.app.observation import ObservationSpec, simulate_observation
+from uvlab.app.observing.observation import ObservationSpec, simulate_observation
+from uvlab.app.runtime.errors import Cancelled
 
 C = 299792458.0
 SUBTABLES = (

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from tests.support.oracles import sky_vis
-from uvlab.app.layouts import load_layout
+from uvlab.app.observing.layouts import load_layout
 from uvlab.gpu.aliasing import error_map
 from uvlab.gpu.bench import alias_bench
 from uvlab.gpu.bench.alias_bench import AliasSize, run_alias_bench

@@ -10,7 +10,7 @@ that the NumPy pruned-nn fine grid (4096²) stays small.
 import numpy as np
 import pytest
 
-from uvlab.app.layouts import load_layout
+from uvlab.app.observing.layouts import load_layout
 from uvlab.gpu.aliasing import point_source_scan
 from uvlab.gpu.bench import grid_data, rx_bench
 from uvlab.gpu.gridders.registry import get_gridder

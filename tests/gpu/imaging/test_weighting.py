@@ -92,7 +92,7 @@ def test_density_cells_are_casas(xp):
     Pinned from CASA: with these cells uniform and Briggs −1/0/+1 PSFs agree with the
     imager tool's to ≤ 2.3e-4 of the peak over the central half (natural: 1.3e-4);
     with cells centred on k·du they differed by 2.6e-2 (uniform) and 1.8e-2 (Briggs 0)
-    (tests/app/test_weighting_vs_casa.py, marked ``casa``).
+    (tests/app/commands/test_weighting_vs_casa.py, marked ``casa``).
     """
     from uvlab.gpu.imaging.weighting import cell_density
 
