@@ -30,7 +30,6 @@ from uvlab.app.layout_files import (
     parse_cfg,
     parse_ecef_csv,
     parse_geodetic_yaml,
-    parse_simple_yaml,
 )
 
 __all__ = [
@@ -44,7 +43,6 @@ __all__ = [
     "parse_cfg",
     "parse_ecef_csv",
     "parse_geodetic_yaml",
-    "parse_simple_yaml",
 ]
 
 
