@@ -19,13 +19,7 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-from uvlab.app.array_layout import (
-    COMBINE_SITE_M,
-    ArrayLayout,
-    LayoutError,
-    check_on_earth,
-    combine_layouts,
-)
+from uvlab.app.array_layout import ArrayLayout, LayoutError, combine_layouts
 from uvlab.app.layout_files import (
     parse_cfg,
     parse_ecef_csv,
@@ -33,10 +27,8 @@ from uvlab.app.layout_files import (
 )
 
 __all__ = [
-    "COMBINE_SITE_M",
     "ArrayLayout",
     "LayoutError",
-    "check_on_earth",
     "combine_layouts",
     "list_layouts",
     "load_layout",
