@@ -239,7 +239,65 @@ def run(args) -> int:
     prefix.parent.mkdir(parents=True, exist_ok=True)
     check_outputs_space(prefix, spec.npix, clean)
     ra, dec = np.degrees(vd.ra0_rad) % 360.0, np.degrees(vd.dec0_rad)
-    history = fits_history(
+    history = _history(args, vd, spec, rule, size, rows_note, params, wt, res, clean)
+    common = dict(
+        freq_hz=float(vd.freq_hz.mean()),
+        stokes=vd.stokes,
+        history=history,
+        bandwidth_hz=float(vd.chan_width_hz * vd.nchan),
+        observation=observation_cards(cache.ms_info(args.ms), vd),
+        cropped=size is not None,
+    )
+    beam = clean.beam if clean is not None else psf_beam(res.psf, spec)
+    res, clean = crop_outputs(res, clean, size)
+    t0 = time.perf_counter()
+    with output_set(overwrite=args.force, stale=others):  # all renamed at once, at the end
+        files = [  # a fitted beam on every image, the dirty one too, as CASA writes them
+            write_image_fits(f"{prefix}-dirty.fits", res.dirty, spec, ra, dec, **common,
+                             beam=beam),
+            write_image_fits(f"{prefix}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
+        ]  # fmt: skip
+        if clean is not None:
+            files += write_clean(prefix, clean, spec, ra, dec, common)
+        if getattr(args, "pb_correct", False):
+            image = clean.restored if clean is not None else res.dirty
+            files += pb_correct.write_pb_files(
+                args, pb_cube, prefix, image, spec, ra, dec, common, vd.freq_hz, dish
+            )
+        timing = {"read MS": t_read, **res.timing, "write": time.perf_counter() - t0}
+        if not args.no_png:
+            t0 = time.perf_counter()
+            files.append(preview(res, spec, vd, f"{prefix}.png"))
+            timing["png"] = time.perf_counter() - t0
+        files.append(write_timing(f"{prefix}-timing.json", timing, res, spec, passes=2))
+    _print_summary(args, spec, size, rule, res, vd, clean)
+    for f in files:
+        print(f"wrote {f}")
+    return 0
+
+
+def _print_summary(args, spec, size, rule, res, vd, clean) -> None:
+    """The run in one line on stdout, and CLEAN's outcome in another."""
+    import numpy as np
+
+    shape = f"{spec.npix}²" if size is None else f"{size[0]}×{size[1]}"
+    print(
+        f'{args.algorithm} {shape} × {spec.cell_arcsec:.3g}" ({rule}), '
+        f"{res.nvis} visibilities, Stokes {vd.stokes}, device {res.device}; "
+        f"peak {res.dirty.max():.4g} Jy/beam"
+    )
+    if clean is not None:
+        b = clean.beam
+        print(
+            f"CLEAN: {clean.iterations} iterations ({clean.stop_reason}), model flux "
+            f"{clean.model.sum():.4g} Jy, residual peak {np.abs(clean.residual).max():.4g} "
+            f'Jy/beam; beam {b.bmaj_arcsec:.3g}" x {b.bmin_arcsec:.3g}" PA {b.bpa_deg:.3g} deg'
+        )
+
+
+def _history(args, vd, spec, rule, size, rows_note, params, wt, res, clean) -> dict:
+    """The FITS history of ``uvlab image``: every parameter of the run, and CLEAN's outcome."""
+    return fits_history(
         {
             "command": "image",
             "ms": vd.path,
@@ -281,49 +339,3 @@ def run(args) -> int:
             ),
         }
     )
-    common = dict(
-        freq_hz=float(vd.freq_hz.mean()),
-        stokes=vd.stokes,
-        history=history,
-        bandwidth_hz=float(vd.chan_width_hz * vd.nchan),
-        observation=observation_cards(cache.ms_info(args.ms), vd),
-        cropped=size is not None,
-    )
-    beam = clean.beam if clean is not None else psf_beam(res.psf, spec)
-    res, clean = crop_outputs(res, clean, size)
-    t0 = time.perf_counter()
-    with output_set(overwrite=args.force, stale=others):  # all renamed at once, at the end
-        files = [  # a fitted beam on every image, the dirty one too, as CASA writes them
-            write_image_fits(f"{prefix}-dirty.fits", res.dirty, spec, ra, dec, **common,
-                             beam=beam),
-            write_image_fits(f"{prefix}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
-        ]  # fmt: skip
-        if clean is not None:
-            files += write_clean(prefix, clean, spec, ra, dec, common)
-        if getattr(args, "pb_correct", False):
-            image = clean.restored if clean is not None else res.dirty
-            files += pb_correct.write_pb_files(
-                args, pb_cube, prefix, image, spec, ra, dec, common, vd.freq_hz, dish
-            )
-        timing = {"read MS": t_read, **res.timing, "write": time.perf_counter() - t0}
-        if not args.no_png:
-            t0 = time.perf_counter()
-            files.append(preview(res, spec, vd, f"{prefix}.png"))
-            timing["png"] = time.perf_counter() - t0
-        files.append(write_timing(f"{prefix}-timing.json", timing, res, spec, passes=2))
-    shape = f"{spec.npix}²" if size is None else f"{size[0]}×{size[1]}"
-    print(
-        f'{args.algorithm} {shape} × {spec.cell_arcsec:.3g}" ({rule}), '
-        f"{res.nvis} visibilities, Stokes {vd.stokes}, device {res.device}; "
-        f"peak {res.dirty.max():.4g} Jy/beam"
-    )
-    if clean is not None:
-        b = clean.beam
-        print(
-            f"CLEAN: {clean.iterations} iterations ({clean.stop_reason}), model flux "
-            f"{clean.model.sum():.4g} Jy, residual peak {np.abs(clean.residual).max():.4g} "
-            f'Jy/beam; beam {b.bmaj_arcsec:.3g}" x {b.bmin_arcsec:.3g}" PA {b.bpa_deg:.3g} deg'
-        )
-    for f in files:
-        print(f"wrote {f}")
-    return 0
