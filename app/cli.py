@@ -31,10 +31,6 @@ COMMANDS = (
 )
 
 
-class UvlabError(Exception):
-    """A data error to report on one line (exit code 1)."""
-
-
 class OneLineParser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are one line (exit 2), like every other error."""
 

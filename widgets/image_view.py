@@ -44,8 +44,7 @@ from uvlab.widgets._display import STRETCHES, make_stretch
 from uvlab.widgets._pg import COLORMAPS, get_colormap, pg, plain_axes
 from uvlab.widgets._save import save_image
 from uvlab.widgets.image_colour_scale import ColourScaleMixin
-from uvlab.widgets.image_geometry import ARCMIN, image_extent, pixel_transform
-from uvlab.widgets.image_links import follow_zoom, link_crosshairs, link_views, link_zoom
+from uvlab.widgets.image_geometry import ARCMIN, pixel_transform
 from uvlab.widgets.image_readout import readout_at, readout_text
 from uvlab.widgets.image_title import elide_title, show_title, shown_title
 from uvlab.widgets.image_zoom import ZoomMixin
@@ -53,11 +52,6 @@ from uvlab.widgets.image_zoom import ZoomMixin
 __all__ = [
     "ARCMIN",
     "SkyImageView",
-    "follow_zoom",
-    "image_extent",
-    "link_crosshairs",
-    "link_views",
-    "link_zoom",
     "pixel_transform",
 ]
 

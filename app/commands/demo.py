@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from uvlab.app.commands.validate import even_pixels
 from uvlab.app.lab.imaging import DEFAULT_NPIX
 from uvlab.gpu.gridders.registry import NAMES as ALGORITHM_NAMES
 
@@ -41,26 +42,15 @@ def register(sub) -> None:
         "--force", action="store_true", help="replace the files of an earlier demo in OUT"
     )
     p.add_argument("--device", default="auto", choices=("auto", "cpu", "gpu"))
-    p.add_argument("--npix", type=even_npix, help=f"image size in pixels (default {DEFAULT_NPIX})")
+    p.add_argument(
+        "--npix", type=even_pixels, help=f"image size in pixels (default {DEFAULT_NPIX})"
+    )
     p.add_argument(
         "--algorithm",
         choices=ALGORITHM_NAMES,
         help="imaging algorithm (default conv)",
     )
     p.set_defaults(func=run)
-
-
-def even_npix(text: str) -> int:
-    """``--npix`` type: an even integer ≥ 2 (else a usage error, exit 2)."""
-    import argparse
-
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 2 or n % 2:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected an even number of pixels ≥ 2")
-    return n
 
 
 def run(args) -> int:

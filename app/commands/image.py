@@ -24,9 +24,17 @@ The options and reading shared with ``uvlab compare`` are
 
 from __future__ import annotations
 
-import json
 import time
 
+from uvlab.app.commands.image_outputs import (
+    check_outputs_space,
+    observation_cards,
+    output_names,
+    preview,
+    psf_beam,
+    write_clean,
+    write_timing,
+)
 from uvlab.app.commands.image_size import add_size_arg, crop_outputs, resolve_size
 from uvlab.app.commands.ms_imaging import (
     WTERM_HINT_RAD,
@@ -44,9 +52,6 @@ from uvlab.app.commands.ms_imaging import (
 )
 from uvlab.app.commands.validate import MAX_NITER, NITER, check_image_side, number
 from uvlab.gpu.gridders.registry import NAMES as ALGORITHM_NAMES
-
-#: The preview PNG: figure size (inches) and resolution.
-PREVIEW_FIGSIZE, PREVIEW_DPI = (12, 5.4), 90
 
 
 def image_request(args, spec):
@@ -183,8 +188,6 @@ def run(args) -> int:
     if image_scaled.wanted(args):  # row chunks over a Dask cluster
         return image_scaled.run(args)
     size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing
-    if args.npix is not None and (args.npix < 2 or args.npix % 2):
-        args.parser.error(f"--npix must be an even number ≥ 2, got {args.npix}")  # exit 2
     if size is None:  # exit 2: an image too small for the kernel
         check_image_side(args.parser, args.npix, args.support, "--npix")
     complaint = check_options(args)
@@ -236,7 +239,65 @@ def run(args) -> int:
     prefix.parent.mkdir(parents=True, exist_ok=True)
     check_outputs_space(prefix, spec.npix, clean)
     ra, dec = np.degrees(vd.ra0_rad) % 360.0, np.degrees(vd.dec0_rad)
-    history = fits_history(
+    history = _history(args, vd, spec, rule, size, rows_note, params, wt, res, clean)
+    common = dict(
+        freq_hz=float(vd.freq_hz.mean()),
+        stokes=vd.stokes,
+        history=history,
+        bandwidth_hz=float(vd.chan_width_hz * vd.nchan),
+        observation=observation_cards(cache.ms_info(args.ms), vd),
+        cropped=size is not None,
+    )
+    beam = clean.beam if clean is not None else psf_beam(res.psf, spec)
+    res, clean = crop_outputs(res, clean, size)
+    t0 = time.perf_counter()
+    with output_set(overwrite=args.force, stale=others):  # all renamed at once, at the end
+        files = [  # a fitted beam on every image, the dirty one too, as CASA writes them
+            write_image_fits(f"{prefix}-dirty.fits", res.dirty, spec, ra, dec, **common,
+                             beam=beam),
+            write_image_fits(f"{prefix}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
+        ]  # fmt: skip
+        if clean is not None:
+            files += write_clean(prefix, clean, spec, ra, dec, common)
+        if getattr(args, "pb_correct", False):
+            image = clean.restored if clean is not None else res.dirty
+            files += pb_correct.write_pb_files(
+                args, pb_cube, prefix, image, spec, ra, dec, common, vd.freq_hz, dish
+            )
+        timing = {"read MS": t_read, **res.timing, "write": time.perf_counter() - t0}
+        if not args.no_png:
+            t0 = time.perf_counter()
+            files.append(preview(res, spec, vd, f"{prefix}.png"))
+            timing["png"] = time.perf_counter() - t0
+        files.append(write_timing(f"{prefix}-timing.json", timing, res, spec, passes=2))
+    _print_summary(args, spec, size, rule, res, vd, clean)
+    for f in files:
+        print(f"wrote {f}")
+    return 0
+
+
+def _print_summary(args, spec, size, rule, res, vd, clean) -> None:
+    """The run in one line on stdout, and CLEAN's outcome in another."""
+    import numpy as np
+
+    shape = f"{spec.npix}²" if size is None else f"{size[0]}×{size[1]}"
+    print(
+        f'{args.algorithm} {shape} × {spec.cell_arcsec:.3g}" ({rule}), '
+        f"{res.nvis} visibilities, Stokes {vd.stokes}, device {res.device}; "
+        f"peak {res.dirty.max():.4g} Jy/beam"
+    )
+    if clean is not None:
+        b = clean.beam
+        print(
+            f"CLEAN: {clean.iterations} iterations ({clean.stop_reason}), model flux "
+            f"{clean.model.sum():.4g} Jy, residual peak {np.abs(clean.residual).max():.4g} "
+            f'Jy/beam; beam {b.bmaj_arcsec:.3g}" x {b.bmin_arcsec:.3g}" PA {b.bpa_deg:.3g} deg'
+        )
+
+
+def _history(args, vd, spec, rule, size, rows_note, params, wt, res, clean) -> dict:
+    """The FITS history of ``uvlab image``: every parameter of the run, and CLEAN's outcome."""
+    return fits_history(
         {
             "command": "image",
             "ms": vd.path,
@@ -278,167 +339,3 @@ def run(args) -> int:
             ),
         }
     )
-    common = dict(
-        freq_hz=float(vd.freq_hz.mean()),
-        stokes=vd.stokes,
-        history=history,
-        bandwidth_hz=float(vd.chan_width_hz * vd.nchan),
-        observation=observation_cards(cache.ms_info(args.ms), vd),
-        cropped=size is not None,
-    )
-    beam = clean.beam if clean is not None else psf_beam(res.psf, spec)
-    res, clean = crop_outputs(res, clean, size)
-    t0 = time.perf_counter()
-    with output_set(overwrite=args.force, stale=others):  # all renamed at once, at the end
-        files = [  # a fitted beam on every image, the dirty one too, as CASA writes them
-            write_image_fits(f"{prefix}-dirty.fits", res.dirty, spec, ra, dec, **common,
-                             beam=beam),
-            write_image_fits(f"{prefix}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
-        ]  # fmt: skip
-        if clean is not None:
-            files += write_clean(prefix, clean, spec, ra, dec, common)
-        if getattr(args, "pb_correct", False):
-            image = clean.restored if clean is not None else res.dirty
-            files += pb_correct.write_pb_files(
-                args, pb_cube, prefix, image, spec, ra, dec, common, vd.freq_hz, dish
-            )
-        timing = {"read MS": t_read, **res.timing, "write": time.perf_counter() - t0}
-        if not args.no_png:
-            t0 = time.perf_counter()
-            files.append(preview(res, spec, vd, f"{prefix}.png"))
-            timing["png"] = time.perf_counter() - t0
-        files.append(write_timing(f"{prefix}-timing.json", timing, res, spec, passes=2))
-    shape = f"{spec.npix}²" if size is None else f"{size[0]}×{size[1]}"
-    print(
-        f'{args.algorithm} {shape} × {spec.cell_arcsec:.3g}" ({rule}), '
-        f"{res.nvis} visibilities, Stokes {vd.stokes}, device {res.device}; "
-        f"peak {res.dirty.max():.4g} Jy/beam"
-    )
-    if clean is not None:
-        b = clean.beam
-        print(
-            f"CLEAN: {clean.iterations} iterations ({clean.stop_reason}), model flux "
-            f"{clean.model.sum():.4g} Jy, residual peak {np.abs(clean.residual).max():.4g} "
-            f'Jy/beam; beam {b.bmaj_arcsec:.3g}" x {b.bmin_arcsec:.3g}" PA {b.bpa_deg:.3g} deg'
-        )
-    for f in files:
-        print(f"wrote {f}")
-    return 0
-
-
-def output_names(args) -> tuple[list[str], list[str]]:
-    """(files this run writes, the set's other files) for ``--out PREFIX``."""
-    p = args.out
-    clean = [f"{p}-model.fits", f"{p}-residual.fits", f"{p}-image.fits", f"{p}-sources.txt"]
-    pb = [f"{p}-pb.fits", f"{p}-image-pb.fits"]
-    written = [f"{p}-dirty.fits", f"{p}-psf.fits", f"{p}-timing.json"]
-    others = []
-    (written if (args.niter or 0) > 0 else others).extend(clean)
-    (written if getattr(args, "pb_correct", False) else others).extend(pb)
-    (others if args.no_png else written).append(f"{p}.png")
-    return written, others
-
-
-def observation_cards(info, vd) -> dict:
-    """What the FITS header says of the data (fits_io.image_header's ``observation``)."""
-    import numpy as np
-
-    pos = np.asarray(info.antenna_positions, dtype=float).reshape(-1, 3)
-    return {
-        "start_mjd_s": float(np.min(vd.time)) if np.size(vd.time) else info.time_start_mjd_s,
-        "telescope": info.telescope,
-        "observer": info.observer,
-        "object": vd.field_name,
-        "obsgeo_m": pos.mean(axis=0) if len(pos) else None,
-    }
-
-
-def psf_beam(psf, spec):
-    """The PSF's fitted beam (CASA's fit), or None where the main lobe cannot be fitted."""
-    from uvlab.gpu.deconvolution.beam import BeamFitError, fit_beam
-
-    try:
-        return fit_beam(psf, spec.cell_rad)
-    except BeamFitError:
-        return None
-
-
-def write_clean(prefix, clean, spec, ra, dec, common) -> list:
-    """PREFIX-model.fits (Jy/pixel), -residual.fits, -image.fits (with the beam), -sources.txt."""
-    from uvlab.app.outputs.fits_io import image_header, write_image_fits
-    from uvlab.app.skymodel.wsclean_write import write_component_list
-
-    return [
-        write_image_fits(f"{prefix}-model.fits", clean.model, spec, ra, dec, **common,
-                         bunit="Jy/pixel"),
-        write_image_fits(f"{prefix}-residual.fits", clean.residual, spec, ra, dec, **common),
-        write_image_fits(f"{prefix}-image.fits", clean.restored, spec, ra, dec, **common,
-                         beam=clean.beam),
-        write_component_list(
-            f"{prefix}-sources.txt", clean.model, image_header(spec, ra, dec,
-            freq_hz=common["freq_hz"], shape=clean.model.shape), common["freq_hz"],
-        ),
-    ]  # fmt: skip
-
-
-def check_outputs_space(prefix, npix: int, clean=None) -> None:
-    """Refuse (InsufficientSpaceError) before writing when the disk cannot hold all outputs."""
-    import numpy as np
-
-    from uvlab.app.outputs.atomic import png_size_bound
-    from uvlab.app.outputs.fits_io import image_fits_bytes
-    from uvlab.app.runtime.diskspace import check_space
-
-    width, height = (round(s * PREVIEW_DPI) for s in PREVIEW_FIGSIZE)
-    nfits = 2 if clean is None else 5
-    lines = 0 if clean is None else int(np.count_nonzero(clean.model)) + 1
-    need = nfits * image_fits_bytes(npix) + png_size_bound(width, height) + 2**16 + 160 * lines
-    what = f"the {nfits} FITS images, the PNG and the JSON" + (
-        "" if clean is None else ", the list"
-    )
-    check_space(f"{prefix}-dirty.fits", need, what)
-
-
-def write_timing(path, timing: dict, res, spec, passes: int):
-    """JSON: stage → seconds, total, and the gridding rate (records gridded / grid seconds).
-
-    ``passes`` is how many times the samples were gridded (dirty and PSF: 2).
-    """
-    from uvlab.app.outputs.atomic import write_text
-
-    grid = float(timing.get("grid", 0.0))
-    records = int(res.nvis) * passes
-    out = {
-        "algorithm": res.algorithm,
-        "device": res.device,
-        "npix": spec.npix,
-        "cell_arcsec": spec.cell_arcsec,
-        "nvis": int(res.nvis),
-        "grid_passes": passes,
-        "timing_s": {k: float(v) for k, v in timing.items()},
-        "total_s": float(sum(timing.values())),
-        "rate_vis_per_s": records / grid if grid > 0 else None,
-    }
-    return write_text(path, json.dumps(out, indent=2))
-
-
-def preview(res, spec, vd, path):
-    """PNG: dirty image and PSF side by side."""
-    from pathlib import Path
-
-    from uvlab.app.outputs.report import pyplot, save_figure, show
-
-    plt = pyplot()
-    fig, axes = plt.subplots(1, 2, figsize=PREVIEW_FIGSIZE)
-    fig.subplots_adjust(left=0.06, right=0.95, bottom=0.1, top=0.88, wspace=0.3)
-    for ax, img, title, cmap in (
-        (axes[0], res.dirty, f"dirty, Stokes {vd.stokes} ({res.algorithm})", "inferno"),
-        (axes[1], res.psf, "PSF", "viridis"),
-    ):
-        im = show(ax, img, spec, title, cmap=cmap)
-        fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="Jy/beam")
-    fig.suptitle(f"{Path(vd.path).name}: field {vd.field_name}, spw {vd.spw}, {vd.column}")
-    try:
-        return save_figure(fig, path, dpi=PREVIEW_DPI)
-    finally:
-        plt.close(fig)

@@ -78,8 +78,6 @@ def check(args) -> None:
     if args.npix is None or args.cell_arcsec is None:
         args.parser.error("--scheduler/--workers/--abs-mem/--chunk-rows need --npix and "
                           "--cell-arcsec")  # fmt: skip
-    if args.npix < 2 or args.npix % 2:
-        args.parser.error(f"--npix must be an even number ≥ 2, got {args.npix}")
 
 
 def _memory_bytes(args) -> int | None:
@@ -94,8 +92,9 @@ def _memory_bytes(args) -> int | None:
 
 
 def run(args) -> int:
-    from uvlab.app.commands.image import (
+    from uvlab.app.commands.image_outputs import (
         observation_cards,
+        output_names,
         preview,
         psf_beam,
         write_timing,
@@ -115,7 +114,6 @@ def run(args) -> int:
     from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
 
     check(args)
-    from uvlab.app.commands.image import output_names
     from uvlab.app.outputs.output_set import check_outputs, output_set
 
     written, others = output_names(args)

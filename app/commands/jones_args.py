@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from uvlab.app.commands.simulate import non_negative, positive
-from uvlab.app.commands.validate import number
+from uvlab.app.commands.validate import non_negative, number, positive
 from uvlab.app.skymodel.limits import MAX_GAIN_AMP_RMS, MAX_NOISE_JY
 
 

@@ -142,7 +142,7 @@ class PhaseCentreAction(argparse.Action):
 def add_imaging_args(p: argparse.ArgumentParser) -> None:
     """Image size, weighting, gridder parameters, device and precision."""
     g = p.add_argument_group("imaging")
-    g.add_argument("--npix", type=int, help="image side, pixels (default: from the data)")
+    g.add_argument("--npix", type=V.even_pixels, help="image side, pixels (default: from the data)")
     g.add_argument(
         "--cell-arcsec", type=V.CELL_ARCSEC, help="pixel size, arcsec (default: from the data)"
     )

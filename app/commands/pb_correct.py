@@ -22,7 +22,7 @@ import argparse
 def add_pb_args(p: argparse.ArgumentParser) -> None:
     """The ``--pb-correct`` options of ``uvlab image``."""
     from uvlab.app.commands.jones_args import _beam
-    from uvlab.app.commands.simulate import positive
+    from uvlab.app.commands.validate import positive
 
     g = p.add_argument_group("primary-beam correction (PREFIX-pb.fits, PREFIX-image-pb.fits)")
     g.add_argument(

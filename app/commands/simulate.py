@@ -14,13 +14,11 @@ from __future__ import annotations
 import argparse
 import shlex
 
-from uvlab.app.commands.validate import DEC_DEG, RA_DEG, iso_date, number
+from uvlab.app.commands.validate import DEC_DEG, RA_DEG, iso_date, number, positive
 from uvlab.app.skymodel.limits import MAX_NOISE_JY
 
 #: argparse types of the observation options (:mod:`uvlab.app.commands.validate`'s).
 finite = number()
-positive = number(0.0, open_lo=True)
-non_negative = number(0.0)
 count = number(1, integer=True)
 
 

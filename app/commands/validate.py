@@ -80,6 +80,11 @@ def number(
     return parse
 
 
+#: argparse types shared by several commands: a number > 0, a number ≥ 0.
+positive = number(0.0, open_lo=True)
+non_negative = number(0.0)
+
+
 def iso_date(what: str, date_only: bool) -> Callable[[str], str]:
     """An argparse type: a valid UTC date (``--date``) or date/time (``--start``)."""
 

@@ -112,7 +112,6 @@ class Worker(QtCore.QObject):
         self.cache = WorkCache()
         self._wanted: int | None = None
         self._lock = threading.Lock()
-        self._busy_id: int | None = None
         self.nice = int(nice)
         self._niced = False
         self.thread = QtCore.QThread()
@@ -138,11 +137,6 @@ class Worker(QtCore.QObject):
         with self._lock:
             return self._wanted != job_id
 
-    @property
-    def running_job(self) -> int | None:
-        """Id of the job being executed now, if any."""
-        return self._busy_id
-
     def stop(self, timeout_ms: int = 10_000) -> bool:
         """Cancel everything and end the thread; True if it ended in time."""
         self.cancel()
@@ -161,7 +155,6 @@ class Worker(QtCore.QObject):
         if self.cancel_requested(jid):
             self.cancelled.emit(jid)
             return
-        self._busy_id = jid
         t0 = time.perf_counter()
         last_partial = -float("inf")
         gen = None
@@ -201,7 +194,6 @@ class Worker(QtCore.QObject):
         finally:
             if gen is not None and hasattr(gen, "close"):
                 gen.close()
-            self._busy_id = None
 
     def _report(self, jid: int, fraction: float, stage: str) -> None:
         if not self.cancel_requested(jid):

@@ -156,7 +156,7 @@ def iter_clean(request: JobRequest, s: Samples, cancelled, cache: WorkCache) -> 
 
 def _dirty_image(request: JobRequest, s: Samples, cache: WorkCache) -> np.ndarray:
     """The dirty image as the ``image`` task makes it (:func:`uvlab.app.lab.live.iter_image`)."""
-    from uvlab.app.lab.live import IMAGING_THREADS
+    from uvlab.app.lab.imaging import IMAGING_THREADS
     from uvlab.gpu.backend import to_numpy
     from uvlab.gpu.imaging.imager import make_image
 

@@ -149,7 +149,6 @@ class NoiseReport:
 
     expected_jy: float | None
     measured_jy: float
-    sigma_vis_jy: float | None = None
     nvis: int = 0
     weighting: str = "natural"
 
@@ -218,7 +217,7 @@ def noise_report(corruptions: Corruptions | None, observation, imaging, dirty, n
         label = "natural" if label == "natural" else f"natural (not {label})"
     else:
         factor, nvis = weight_factor(samples, samples.spec, imaging.weighting_spec())
-    return NoiseReport(sigma * factor, measured, sigma, int(nvis), label)
+    return NoiseReport(sigma * factor, measured, int(nvis), label)
 
 
 @dataclass(frozen=True, eq=False)

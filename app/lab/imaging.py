@@ -57,6 +57,8 @@ PRECISIONS = ("single", "double")
 DEVICES = ("auto", "cpu", "gpu")
 #: CPU gridding threads in the window: every core but one, which stays with the window.
 INTERACTIVE_THREADS = max(1, (os.cpu_count() or 2) - 1)
+#: CPU threads of the image task's gridding (ducc0): 0, every core (see :mod:`uvlab.app.lab.live`).
+IMAGING_THREADS = 0
 #: Older spellings of fields, as files written before them still hold them.
 RENAMED = {"padding": "sigma", "accuracy": "kernel_size"}
 

@@ -25,10 +25,10 @@ from uvlab.app.lab.imaging import DEVICES, INTERACTIVE_THREADS, ImagingOptions
 from uvlab.app.skymodel import SkyModel
 
 if TYPE_CHECKING:
-    from uvlab.app.lab.clean_task import CleanOptions
     from uvlab.app.lab.corruptions import BeamMap, Corruptions, NoiseReport
     from uvlab.app.observing.observation import ObservationSpec
     from uvlab.app.skymodel.image_sky import ImageSky
+    from uvlab.gpu.deconvolution.options import CleanOptions
     from uvlab.gpu.gridders.params import GridParams
     from uvlab.gpu.imaging.spec import ImageSpec
 
@@ -118,7 +118,7 @@ class JobRequest:
         CPU threads of the ducc0 gridder for the ``aliasing`` and ``compare``
         tasks: by default every core but one (the window's); 0 uses every core
         (the commands). The ``image`` task grids on every core
-        (:data:`uvlab.app.lab.live.IMAGING_THREADS`): it takes ~0.1 s and the
+        (:data:`uvlab.app.lab.imaging.IMAGING_THREADS`): it takes ~0.1 s and the
         window has nothing to draw until it ends.
     spec : ImageSpec or None
         The image geometry, exactly, when the caller chose it from the data

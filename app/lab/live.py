@@ -30,7 +30,7 @@ came while predicting) on the CPU first shows a quick preview
 milliseconds before the full image: the first image a change shows.
 
 Threads: the image task's gridding runs on every core
-(:data:`IMAGING_THREADS`): the window has nothing to draw until it ends (no
+(:data:`uvlab.app.lab.imaging.IMAGING_THREADS`): the window has nothing to draw until it ends (no
 partials), and the worker thread runs at a lower priority
 (:mod:`uvlab.app.gui.worker`), so the scheduler still favours the window.
 The request's ``threads`` (every core but one, in the window) applies to the
@@ -45,12 +45,11 @@ import numpy as np
 
 from uvlab.app.lab.fourier_plane import MAX_NPIX as FT_MAX_NPIX
 from uvlab.app.lab.fourier_plane import sky_amplitude
+from uvlab.app.lab.imaging import IMAGING_THREADS
 from uvlab.app.lab.jobs import Done, ImageOutput, JobRequest, Partial, Progress
 from uvlab.app.lab.samples import Samples, WorkCache, check, model_image
 from uvlab.app.lab.sources import Report, iter_samples
 
-#: CPU threads of the image task's gridding (ducc0): 0, every core.
-IMAGING_THREADS = 0
 #: Visibilities (rows × channels) in the quick preview of an imaging-only change, at most.
 PREVIEW_VIS = 2.0e5
 #: Accuracy of the quick preview's gridding.

@@ -28,53 +28,16 @@ What does not depend on the imaging choices (the observation, the predicted
 visibilities, an MS's summary and data) is kept in the
 :class:`~uvlab.app.lab.samples.WorkCache`. :func:`iter_samples` picks the
 request's source; :func:`read_samples` runs it to the end for the commands.
-
-The sources' public names are importable from here too; patch a constant
-(``PREVIEW_INTERVAL_S``) in the module that holds it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from uvlab.app.lab.image_notes import image_note, outside_image_note
 from uvlab.app.lab.jobs import JobRequest, Partial, Progress, run_to_end
 from uvlab.app.lab.ms_source import iter_measurement_set
 from uvlab.app.lab.samples import Samples, WorkCache
-from uvlab.app.lab.sizing import (
-    FIRST_CHUNK_WORK,
-    GPU_WORK_PER_CHUNK,
-    MIN_CHUNKS,
-    WORK_PER_CHUNK,
-    check_job_memory,
-    time_chunks,
-)
-from uvlab.app.lab.synthetic_source import (
-    IMAGE_SKY_WORK,
-    PREVIEW_EPS,
-    PREVIEW_INTERVAL_S,
-    iter_synthetic,
-)
-
-__all__ = [
-    "FIRST_CHUNK_WORK",
-    "GPU_WORK_PER_CHUNK",
-    "IMAGE_SKY_WORK",
-    "MIN_CHUNKS",
-    "PREVIEW_EPS",
-    "PREVIEW_INTERVAL_S",
-    "SHARE",
-    "WORK_PER_CHUNK",
-    "Report",
-    "check_job_memory",
-    "image_note",
-    "iter_measurement_set",
-    "iter_samples",
-    "iter_synthetic",
-    "outside_image_note",
-    "read_samples",
-    "time_chunks",
-]
+from uvlab.app.lab.synthetic_source import iter_synthetic
 
 #: The part of a job's progress its source takes (the task has the rest).
 SHARE = {"synthetic": 0.7, "ms": 0.6}

@@ -19,7 +19,7 @@ import contextlib
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -216,7 +216,6 @@ def _predict_locked(
         written.
     """
     from uvlab.gpu.backend import resolve_device
-    from uvlab.gpu.predict import Smearing, predict_rows
 
     t_start = time.perf_counter()
     path = str(path)
@@ -228,28 +227,81 @@ def _predict_locked(
     check_space(path, need, f"column {col}")
     dev = resolve_device(device)
     rows_jones = _row_jones(path, jones) if jones is not None and jones.active else None
-    if rows_jones is not None:  # a Jones beam must be of the MS's feed basis
-        from uvlab.app.instrument.jones import check_beam_feeds
-
-        for basis in sorted(set(setup.pol_feeds.values())):
-            check_beam_feeds(rows_jones.cube, basis)
-        from uvlab.app.instrument.beam_cube import check_cube_frequencies
-
-        for spw in setup.spws:  # a cube far from the data's frequencies is refused
-            check_cube_frequencies(rows_jones.cube, spw.freq_hz)
-    sources = {f.id: sky.to_source_arrays(f.ra_rad, f.dec_rad) for f in setup.fields}
-    names = [c.name for c in sky]
-    images = _image_grids(image_sky, setup.fields, dev)
-    counts = {"rows": 0, "nonfinite": 0, "sigma": []}
+    if rows_jones is not None:
+        _check_beam_cube(rows_jones.cube, setup)
+    chunks = _ChunkPredict(
+        path=path, col=col, setup=setup,
+        sources={f.id: sky.to_source_arrays(f.ra_rad, f.dec_rad) for f in setup.fields},
+        names=[c.name for c in sky], images=_image_grids(image_sky, setup.fields, dev),
+        image_sky=image_sky, jones=jones, rows_jones=rows_jones, smearing=smearing,
+        dtype=dtype, device=dev, sefd_jy=sefd_jy, seed=seed, chunk_rows=chunk_rows,
+    )  # fmt: skip
 
     def fill(tab, name: str) -> None:
-        with translated(path):
+        chunks.fill(tab, name, progress, cancelled)
+
+    replaced = write_column(path, col, fill, overwrite=overwrite, cell_shape=setup.cell_shape)
+    return PredictSummary(
+        path=path,
+        column=col,
+        nrows=chunks.nrows,
+        feeds=dict(setup.pol_feeds),
+        correlations={k: corr_labels(v) for k, v in setup.pol_types.items()},
+        replaced=replaced,
+        device=dev,
+        seconds=time.perf_counter() - t_start,
+        nonfinite_rows=chunks.nonfinite,
+        noise_sigma_jy=float(np.median(chunks.sigma)) if chunks.sigma else 0.0,
+    )
+
+
+def _check_beam_cube(cube, setup: _Setup) -> None:
+    """Refuse a Jones beam cube not of the MS's feed basis or far from its frequencies."""
+    from uvlab.app.instrument.beam_cube import check_cube_frequencies
+    from uvlab.app.instrument.jones import check_beam_feeds
+
+    for basis in sorted(set(setup.pol_feeds.values())):
+        check_beam_feeds(cube, basis)
+    for spw in setup.spws:
+        check_cube_frequencies(cube, spw.freq_hz)
+
+
+@dataclass
+class _ChunkPredict:
+    """What every chunk of a predict into an MS shares, and the predict of one chunk.
+
+    ``nrows``, ``nonfinite`` (rows with a non-finite UVW, written as 0) and
+    ``sigma`` (each chunk's median thermal σ) are counted as the chunks are written.
+    """
+
+    path: str
+    col: str
+    setup: _Setup
+    sources: dict
+    names: list
+    images: dict
+    image_sky: object
+    jones: object
+    rows_jones: object
+    smearing: bool
+    dtype: object
+    device: str
+    sefd_jy: float | None
+    seed: int
+    chunk_rows: int | None
+    nrows: int = 0
+    nonfinite: int = 0
+    sigma: list = field(default_factory=list)
+
+    def fill(self, tab, name: str, progress, cancelled) -> None:
+        """Predict and write every row of ``tab``'s column ``name``, in runs of one field/DD."""
+        with translated(self.path):
             n = tab.nrows()
             has_interval = "INTERVAL" in tab.colnames()
-        counts["rows"] = n
+        self.nrows = n
         done = 0
         for block, nblock in row_chunks(n, BLOCK_ROWS):
-            with translated(path):
+            with translated(self.path):
                 keys = np.stack(
                     [
                         tab.getcol("FIELD_ID", block, nblock),
@@ -259,93 +311,91 @@ def _predict_locked(
                 )
             for start, stop in _runs(keys):
                 fid, dd = (int(k) for k in keys[start])
-                for r0, nrow in _rows(block + start, stop - start, fid, dd):
+                for r0, nrow in self._chunks(block + start, stop - start, fid, dd):
                     if cancelled is not None and cancelled():
-                        raise Cancelled(f"predict into {path} cancelled")
-                    _predict_chunk(tab, name, r0, nrow, fid, dd, has_interval)
+                        raise Cancelled(f"predict into {self.path} cancelled")
+                    self._predict_chunk(tab, name, r0, nrow, fid, dd, has_interval)
                     done += nrow
                     if progress is not None:
                         progress(done / max(n, 1))
 
-    def _rows(first: int, count: int, fid: int, dd: int):
-        if fid not in sources or dd not in setup.dd_spw:
+    def _chunks(self, first: int, count: int, fid: int, dd: int):
+        setup = self.setup
+        if fid not in self.sources or dd not in setup.dd_spw:
             raise MSError(
-                f"{path}: row {first} refers to field {fid} / data description {dd}, "
+                f"{self.path}: row {first} refers to field {fid} / data description {dd}, "
                 "which the subtables do not hold"
             )
         nchan = setup.spws[setup.dd_spw[dd]].nchan
-        step = chunk_rows or max(1, CHUNK_BYTES // (max(nchan, 1) * 4 * 16 * 4))
+        step = self.chunk_rows or max(1, CHUNK_BYTES // (max(nchan, 1) * 4 * 16 * 4))
         for s, nrow in row_chunks(count, step):
             yield first + s, nrow
 
-    def _predict_chunk(tab, name, r0, nrow, fid, dd, has_interval):
+    def _jones_terms(self, tab, r0: int, nrow: int, fid: int, spw, int_s: float):
+        """(row beam, row gains) of these rows, or (None, None) without Jones options."""
+        if self.rows_jones is None:
+            return None, None
+        with translated(self.path):
+            t, a1, a2 = (tab.getcol(c, r0, nrow) for c in ("TIME", "ANTENNA1", "ANTENNA2"))
+        field = self.setup.fields[fid]
+        row_beam = self.rows_jones.row_beam(
+            self.sources[fid], spw.freq_hz, t, a1, a2, field.ra_rad, field.dec_rad
+        )
+        return row_beam, self.rows_jones.row_gains(spw.freq_hz, t, a1, a2, int_s)
+
+    def _predict_chunk(self, tab, name, r0, nrow, fid, dd, has_interval) -> None:
+        from uvlab.gpu.predict import Smearing, predict_rows
+
+        setup = self.setup
         spw = setup.spws[setup.dd_spw[dd]]
         types, basis = setup.pol_types[setup.dd_pol[dd]], setup.pol_feeds[setup.dd_pol[dd]]
-        with translated(path):
+        with translated(self.path):
             uvw = tab.getcol("UVW", r0, nrow)
             interval = tab.getcol("INTERVAL", r0, nrow) if has_interval else None
         bad = ~np.all(np.isfinite(uvw), axis=1)
         if bad.any():  # no model exists for such a row: predict it at the origin, write 0
-            counts["nonfinite"] += int(bad.sum())
+            self.nonfinite += int(bad.sum())
             uvw = np.where(bad[:, None], 0.0, uvw)
         int_s = float(np.median(interval)) if interval is not None else 0.0
         smear = None
-        if smearing:
+        if self.smearing:
             dec0 = setup.fields[fid].dec_rad
             smear = Smearing(np.abs(spw.chan_width_hz), int_s, dec0, time=int_s > 0)
-        row_beam = gains = None
-        if rows_jones is not None:
-            with translated(path):
-                t, a1, a2 = (tab.getcol(c, r0, nrow) for c in ("TIME", "ANTENNA1", "ANTENNA2"))
-            field = setup.fields[fid]
-            row_beam = rows_jones.row_beam(
-                sources[fid], spw.freq_hz, t, a1, a2, field.ra_rad, field.dec_rad
-            )
-            gains = rows_jones.row_gains(spw.freq_hz, t, a1, a2, int_s)
+        row_beam, gains = self._jones_terms(tab, r0, nrow, fid, spw, int_s)
         with np.errstate(over="ignore", invalid="ignore"):  # check_chunk reports them
             b = predict_rows(
-                uvw, spw.freq_hz, sources[fid], mode=basis, smearing=smear, dtype=dtype,
-                device=dev, row_beam=row_beam,
+                uvw, spw.freq_hz, self.sources[fid], mode=basis, smearing=smear,
+                dtype=self.dtype, device=self.device, row_beam=row_beam,
             )  # fmt: skip
-            if images:
-                b = b + _image_rows(images[fid], uvw, spw.freq_hz, image_sky, basis, dev)
+            if self.images:
+                b = b + _image_rows(
+                    self.images[fid], uvw, spw.freq_hz, self.image_sky, basis, self.device
+                )
             if gains is not None:
                 from uvlab.gpu.predict.gains import apply_row_gains
 
                 b = apply_row_gains(b, *gains)
             corr = brightness_to_correlations(b, types, basis)
-            if sefd_jy is not None:
-                sigma = _row_sigma(sefd_jy, spw, interval, path)
-                corr = corr + _thermal_noise(corr.shape, sigma, seed, r0)
-                counts["sigma"].append(float(np.median(sigma)))
+            if self.sefd_jy is not None:
+                sigma = _row_sigma(self.sefd_jy, spw, interval, self.path)
+                corr = corr + _thermal_noise(corr.shape, sigma, self.seed, r0)
+                self.sigma.append(float(np.median(sigma)))
         if bad.any():
             corr[bad] = 0
+        jones = self.jones
         check_chunk(  # before put_rows: a refusal rolls the whole column back
             corr,
-            f"{path}: {col} of rows {r0}–{r0 + nrow - 1}",
+            f"{self.path}: {self.col} of rows {r0}–{r0 + nrow - 1}",
             lambda: likely_cause(
-                uvw, spw.freq_hz, sources[fid], mode=basis, names=names, image=bool(images),
+                uvw, spw.freq_hz, self.sources[fid], mode=basis, names=self.names,
+                image=bool(self.images),
                 options={"--gain-amp-rms": getattr(jones, "gain_amp_rms", 0.0),
                          "--gains": getattr(jones, "gains_file", None),
-                         "--sefd-jy": sefd_jy},
+                         "--sefd-jy": self.sefd_jy},
             ),
         )  # fmt: skip
-        with translated(path):
+        with translated(self.path):
             put_rows(tab, name, r0, corr)
-
-    replaced = write_column(path, col, fill, overwrite=overwrite, cell_shape=setup.cell_shape)
-    return PredictSummary(
-        path=path,
-        column=col,
-        nrows=counts["rows"],
-        feeds=dict(setup.pol_feeds),
-        correlations={k: corr_labels(v) for k, v in setup.pol_types.items()},
-        replaced=replaced,
-        device=dev,
-        seconds=time.perf_counter() - t_start,
-        nonfinite_rows=counts["nonfinite"],
-        noise_sigma_jy=float(np.median(counts["sigma"])) if counts["sigma"] else 0.0,
-    )
 
 
 def column_bytes(nrows: int, cell: int, itemsize: int = 8) -> float:

@@ -165,6 +165,12 @@ def _weights(tab, source: str, sel: Selection, start: int, nrow: int, nchan: int
     return np.where(np.isfinite(w) & (w > 0), w, np.float32(0))
 
 
+def _selected(ms: MSTables, **selection):
+    """(the :class:`Selection`, its rows as a TaQL table) of ``select``'s keyword arguments."""
+    sel = select(ms, **selection)
+    return sel, ms.query(sel.where)
+
+
 def count_rows(
     path: str | os.PathLike,
     *,
@@ -183,11 +189,95 @@ def count_rows(
         As :func:`read_visibilities` for a selection that cannot be read.
     """
     with MSTables(path) as ms:
-        sel = select(
+        _sel, tab = _selected(
             ms, field=field, spw=spw, column=column, stokes=stokes, channels=channels,
             time_range=time_range,
         )  # fmt: skip
-        return int(ms.query(sel.where).nrows())
+        return int(tab.nrows())
+
+
+def _describe(sel: Selection) -> str:
+    return f"field {sel.field.id} '{sel.field.name}', spectral window {sel.spw.id}"
+
+
+def _check_readable(ms: MSTables, sel: Selection, tab, time_range) -> None:
+    """Refuse (MSError) a selection with no rows or whose data column holds nothing."""
+    if tab.nrows() == 0:
+        within = " within the time range" if time_range is not None else ""
+        raise MSError(f"{ms.path}: no cross-correlation rows for {_describe(sel)}{within}")
+    if not tab.iscelldefined(sel.column, 0):
+        raise MSError(f"{ms.path}: column {sel.column} holds no data for {_describe(sel)}")
+
+
+def _row_part(tab, row_range: tuple[int, int] | None):
+    """(table, rows) of the part ``row_range`` of the selection (all of it for None)."""
+    n = tab.nrows()
+    if row_range is None:
+        return tab, n
+    first, stop = int(row_range[0]), int(row_range[1])
+    if not 0 <= first < stop <= n:
+        raise ValueError(f"row range {row_range} is not within 0 … {n}")
+    return tab.selectrows(list(range(first, stop))), stop - first
+
+
+@dataclass
+class _Chunk:
+    """One chunk of rows as the MS holds it: (nrow, nchan, ncorr) data, flags, weights."""
+
+    data: np.ndarray
+    flag: np.ndarray
+    weight: np.ndarray
+    uvw: np.ndarray
+    time: np.ndarray
+    ant1: np.ndarray
+    ant2: np.ndarray
+    interval: np.ndarray | None
+
+
+def _read_chunk(tab, sel: Selection, source: str, start: int, nrow: int) -> _Chunk:
+    """Rows ``start`` … ``start + nrow`` of the selection (FLAG and FLAG_ROW folded in)."""
+    cols = tab.colnames()
+    blc, trc, inc = _slice_args(sel, len(sel.corr_names))
+    data = tab.getcolslice(sel.column, blc, trc, inc, start, nrow)
+    f = (
+        tab.getcolslice("FLAG", blc, trc, inc, start, nrow)
+        if "FLAG" in cols and tab.iscelldefined("FLAG", start)
+        else np.zeros(data.shape, dtype=bool)
+    )
+    if "FLAG_ROW" in cols:
+        f = f | tab.getcol("FLAG_ROW", start, nrow)[:, None, None]
+    return _Chunk(
+        data=data,
+        flag=f,
+        weight=_weights(tab, source, sel, start, nrow, sel.freq_hz.size),
+        uvw=tab.getcol("UVW", start, nrow),
+        time=tab.getcol("TIME", start, nrow),
+        ant1=tab.getcol("ANTENNA1", start, nrow),
+        ant2=tab.getcol("ANTENNA2", start, nrow),
+        interval=tab.getcol("INTERVAL", start, nrow) if "INTERVAL" in cols else None,
+    )
+
+
+def _flag_nonfinite(chunk: _Chunk, used: list[int]) -> tuple[int, int]:
+    """Flag and zero non-finite UVW rows and visibilities in ``chunk``, in place.
+
+    One NaN would otherwise spread over a whole image. Returns (rows with
+    non-finite UVW, other samples with a non-finite correlation in ``used``),
+    counting only what the MS had not flagged already.
+    """
+    bad = ~np.isfinite(chunk.data)
+    bad_row = ~np.isfinite(chunk.uvw).all(axis=1)
+    if not (bad.any() or bad_row.any()):
+        return 0, 0
+    was = chunk.flag[..., used].any(axis=-1)  # (nrow, nchan) flagged in the MS
+    bad_used = bad[..., used].any(axis=-1) & ~bad_row[:, None]
+    nrows = int(np.count_nonzero(bad_row & ~was.all(axis=1)))
+    nsamples = int(np.count_nonzero(bad_used & ~was))
+    bad = bad | bad_row[:, None, None]
+    chunk.flag, chunk.data = chunk.flag | bad, np.where(bad, 0, chunk.data)
+    chunk.weight = np.where(bad, np.float32(0), chunk.weight)
+    chunk.uvw = np.where(bad_row[:, None], 0.0, chunk.uvw)
+    return nrows, nsamples
 
 
 def read_visibilities(
@@ -247,29 +337,13 @@ def read_visibilities(
         When ``cancelled()`` returns True.
     """
     with MSTables(path) as ms:
-        sel = select(
-            ms,
-            field=field,
-            spw=spw,
-            column=column,
-            stokes=stokes,
-            channels=channels,
+        sel, tab = _selected(
+            ms, field=field, spw=spw, column=column, stokes=stokes, channels=channels,
             time_range=time_range,
-        )
-        tab = ms.query(sel.where)
-        n, nchan, ncorr = tab.nrows(), sel.freq_hz.size, len(sel.corr_names)
-        what = f"field {sel.field.id} '{sel.field.name}', spectral window {sel.spw.id}"
-        if n == 0:
-            within = " within the time range" if time_range is not None else ""
-            raise MSError(f"{ms.path}: no cross-correlation rows for {what}{within}")
-        if not tab.iscelldefined(sel.column, 0):
-            raise MSError(f"{ms.path}: column {sel.column} holds no data for {what}")
-        first = 0
-        if row_range is not None:
-            first, stop = int(row_range[0]), int(row_range[1])
-            if not 0 <= first < stop <= n:
-                raise ValueError(f"row range {row_range} is not within 0 … {n}")
-            tab, n = tab.selectrows(list(range(first, stop))), stop - first
+        )  # fmt: skip
+        _check_readable(ms, sel, tab, time_range)
+        tab, n = _row_part(tab, row_range)
+        nchan, ncorr = sel.freq_hz.size, len(sel.corr_names)
         step = chunk_rows or max(1, CHUNK_BYTES // (sel.spw.nchan * ncorr * 16))
         dtype = np.complex128 if tab.coldatatype(sel.column) == "dcomplex" else np.complex64
         vis = np.empty((n, nchan), dtype=dtype)
@@ -277,46 +351,25 @@ def read_visibilities(
         flag = np.empty((n, nchan), dtype=bool)
         uvw, time = np.empty((n, 3)), np.empty(n)
         ant1, ant2 = np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32)
-        cols, source, intervals = tab.colnames(), None, []
-        blc, trc, inc = _slice_args(sel, ncorr)
+        source, intervals = None, []
         used = list(sel.recipe.indices)
         bad_uvw_rows = bad_vis_samples = 0
         for start, nrow in row_chunks(n, step):
             if cancelled is not None and cancelled():
                 raise Cancelled(f"reading {ms.path} cancelled")
             with translated(ms.path):
-                data = tab.getcolslice(sel.column, blc, trc, inc, start, nrow)
-                f = (
-                    tab.getcolslice("FLAG", blc, trc, inc, start, nrow)
-                    if "FLAG" in cols and tab.iscelldefined("FLAG", start)
-                    else np.zeros(data.shape, dtype=bool)
-                )
-                if "FLAG_ROW" in cols:
-                    f = f | tab.getcol("FLAG_ROW", start, nrow)[:, None, None]
                 source = source or _weight_source(tab, sel, start, nrow)
-                w = _weights(tab, source, sel, start, nrow, nchan)
-                rows = slice(start, start + nrow)
-                u = tab.getcol("UVW", start, nrow)
-                time[rows] = tab.getcol("TIME", start, nrow)
-                ant1[rows] = tab.getcol("ANTENNA1", start, nrow)
-                ant2[rows] = tab.getcol("ANTENNA2", start, nrow)
-                if "INTERVAL" in cols:
-                    intervals.append(tab.getcol("INTERVAL", start, nrow))
-            # Non-finite UVW or visibilities: flag them (and zero them) rather than
-            # let one NaN spread over a whole image; count what was not flagged yet.
-            bad = ~np.isfinite(data)
-            bad_row = ~np.isfinite(u).all(axis=1)
-            if bad.any() or bad_row.any():
-                was = f[..., used].any(axis=-1)  # (nrow, nchan) flagged in the MS
-                bad_used = bad[..., used].any(axis=-1) & ~bad_row[:, None]
-                bad_uvw_rows += int(np.count_nonzero(bad_row & ~was.all(axis=1)))
-                bad_vis_samples += int(np.count_nonzero(bad_used & ~was))
-                bad = bad | bad_row[:, None, None]
-                f, data = f | bad, np.where(bad, 0, data)
-                w = np.where(bad, np.float32(0), w)
-                u = np.where(bad_row[:, None], 0.0, u)
-            uvw[rows] = u
-            vis[rows], weight[rows], flag[rows] = combine(sel.recipe, data, f, w)
+                chunk = _read_chunk(tab, sel, source, start, nrow)
+            bad_rows, bad_samples = _flag_nonfinite(chunk, used)
+            bad_uvw_rows, bad_vis_samples = bad_uvw_rows + bad_rows, bad_vis_samples + bad_samples
+            rows = slice(start, start + nrow)
+            uvw[rows], time[rows] = chunk.uvw, chunk.time
+            ant1[rows], ant2[rows] = chunk.ant1, chunk.ant2
+            if chunk.interval is not None:
+                intervals.append(chunk.interval)
+            vis[rows], weight[rows], flag[rows] = combine(
+                sel.recipe, chunk.data, chunk.flag, chunk.weight
+            )
             if progress is not None:
                 progress((start + nrow) / n)
         row_numbers = np.asarray(tab.rownumbers(), dtype=np.int64)
@@ -328,8 +381,8 @@ def read_visibilities(
                 f"samples with non-finite {sel.column} among them"
             )
         raise MSError(
-            f"{ms.path}: every visibility selected is flagged ({what}, {sel.recipe.name}, "
-            f"{n} rows × {nchan} channels{nonfinite})"
+            f"{ms.path}: every visibility selected is flagged ({_describe(sel)}, "
+            f"{sel.recipe.name}, {n} rows × {nchan} channels{nonfinite})"
         )
     return VisData(
         uvw=uvw,

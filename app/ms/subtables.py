@@ -135,139 +135,40 @@ def fill_subtables(
     add_source_table(ms, path)
     t0 = float(obs.times_mjd_s[0] - obs.int_s / 2)
     t1 = float(obs.times_mjd_s[-1] + obs.int_s / 2)
-    mid, span = (t0 + t1) / 2, t1 - t0
     direction = np.array([[obs.ra0_rad, obs.dec0_rad]])
-    layout = obs.layout
-    nant = layout.nant
+    nant = obs.layout.nant
+    columns = {  # subtable → its columns, one value per antenna
+        "ANTENNA": _antenna_columns(obs.layout),
+        "FEED": _feed_columns(nant, feeds, (t0 + t1) / 2, t1 - t0),
+    }
+    cells = {  # subtable → the cells of its one row
+        "SPECTRAL_WINDOW": _spectral_window_cells(obs),
+        "POLARIZATION": {
+            "CORR_TYPE": np.asarray(corr_types, dtype=np.int32),
+            "CORR_PRODUCT": corr_products(corr_types),
+            "NUM_CORR": len(corr_types),
+            "FLAG_ROW": False,
+        },
+        "DATA_DESCRIPTION": {"SPECTRAL_WINDOW_ID": 0, "POLARIZATION_ID": 0, "FLAG_ROW": False},
+        **_target_cells(field_name, direction, t0, t1),
+        "OBSERVATION": _observation_cells(telescope, t0, t1),
+        "STATE": STATE_CELLS,
+        "PROCESSOR": PROCESSOR_CELLS,
+        "HISTORY": _history_cells(history),
+    }
     tabs = {}
     try:
         for name in FILLED:
             _open(ms, name, tabs)
         fault_point("ms-subtables-open")
-
-        a = tabs["ANTENNA"]
-        a.addrows(nant)
-        a.putcol("NAME", list(layout.antenna_names))
-        a.putcol("STATION", list(layout.antenna_names))
-        a.putcol("POSITION", np.asarray(layout.ecef, dtype=np.float64))
-        a.putcol("OFFSET", np.zeros((nant, 3)))
-        a.putcol("DISH_DIAMETER", np.asarray(layout.dish_diameter, dtype=np.float64))
-        a.putcol("TYPE", ["GROUND-BASED"] * nant)
-        a.putcol("MOUNT", ["ALT-AZ"] * nant)
-        a.putcol("FLAG_ROW", np.zeros(nant, dtype=bool))
-
-        f = tabs["FEED"]
-        f.addrows(nant)
-        f.putcol("ANTENNA_ID", np.arange(nant, dtype=np.int32))
-        f.putcol("FEED_ID", np.zeros(nant, dtype=np.int32))
-        f.putcol("SPECTRAL_WINDOW_ID", np.full(nant, -1, dtype=np.int32))
-        f.putcol("TIME", np.full(nant, mid))
-        f.putcol("INTERVAL", np.full(nant, span))
-        f.putcol("NUM_RECEPTORS", np.full(nant, 2, dtype=np.int32))
-        f.putcol("BEAM_ID", np.full(nant, -1, dtype=np.int32))
-        f.putcol("BEAM_OFFSET", np.zeros((nant, 2, 2)))
-        f.putcol("POLARIZATION_TYPE", np.array([list(RECEPTORS[feeds])] * nant))
-        f.putcol("POL_RESPONSE", np.tile(np.eye(2, dtype=np.complex64), (nant, 1, 1)))
-        f.putcol("POSITION", np.zeros((nant, 3)))
-        f.putcol("RECEPTOR_ANGLE", np.tile(np.array(RECEPTOR_ANGLES[feeds]), (nant, 1)))
-
-        freq = np.asarray(obs.freq_hz, dtype=np.float64)
-        width = np.full(freq.size, float(obs.chan_width_hz))
-        s = tabs["SPECTRAL_WINDOW"]
-        s.addrows(1)
-        s.putcell("NAME", 0, "SPW0")
-        s.putcell("MEAS_FREQ_REF", 0, MEAS_FREQ_REF_TOPO)
-        s.putcell("CHAN_FREQ", 0, freq)
-        s.putcell("CHAN_WIDTH", 0, width)
-        s.putcell("EFFECTIVE_BW", 0, np.abs(width))
-        s.putcell("RESOLUTION", 0, np.abs(width))
-        s.putcell("REF_FREQUENCY", 0, float(freq[0]))
-        s.putcell("TOTAL_BANDWIDTH", 0, float(np.abs(width).sum()))
-        s.putcell("NUM_CHAN", 0, int(freq.size))
-        s.putcell("NET_SIDEBAND", 0, 1 if obs.chan_width_hz >= 0 else -1)
-        s.putcell("FREQ_GROUP", 0, 0)
-        s.putcell("FREQ_GROUP_NAME", 0, "Group 1")
-        s.putcell("IF_CONV_CHAIN", 0, 0)
-        s.putcell("FLAG_ROW", 0, False)
-
-        p = tabs["POLARIZATION"]
-        p.addrows(1)
-        p.putcell("CORR_TYPE", 0, np.asarray(corr_types, dtype=np.int32))
-        p.putcell("CORR_PRODUCT", 0, corr_products(corr_types))
-        p.putcell("NUM_CORR", 0, len(corr_types))
-        p.putcell("FLAG_ROW", 0, False)
-
-        d = tabs["DATA_DESCRIPTION"]
-        d.addrows(1)
-        d.putcell("SPECTRAL_WINDOW_ID", 0, 0)
-        d.putcell("POLARIZATION_ID", 0, 0)
-        d.putcell("FLAG_ROW", 0, False)
-
-        fl = tabs["FIELD"]
-        fl.addrows(1)
-        fl.putcell("NAME", 0, field_name)
-        fl.putcell("CODE", 0, "")
-        fl.putcell("TIME", 0, t0)
-        fl.putcell("NUM_POLY", 0, 0)
-        for col in ("DELAY_DIR", "PHASE_DIR", "REFERENCE_DIR"):
-            fl.putcell(col, 0, direction)
-        fl.putcell("SOURCE_ID", 0, 0)
-        fl.putcell("FLAG_ROW", 0, False)
-
-        src = tabs["SOURCE"]
-        src.addrows(1)
-        src.putcell("SOURCE_ID", 0, 0)
-        src.putcell("NAME", 0, field_name)
-        src.putcell("CODE", 0, "")
-        src.putcell("TIME", 0, mid)
-        src.putcell("INTERVAL", 0, span)
-        src.putcell("SPECTRAL_WINDOW_ID", 0, -1)
-        src.putcell("NUM_LINES", 0, 0)
-        src.putcell("CALIBRATION_GROUP", 0, 0)
-        src.putcell("DIRECTION", 0, direction[0])
-        src.putcell("PROPER_MOTION", 0, np.zeros(2))
-
-        o = tabs["OBSERVATION"]
-        o.addrows(1)
-        o.putcell("TELESCOPE_NAME", 0, telescope)
-        o.putcell("TIME_RANGE", 0, np.array([t0, t1]))
-        o.putcell("OBSERVER", 0, "uvlab")
-        o.putcell("PROJECT", 0, "uvlab simulation")
-        o.putcell("RELEASE_DATE", 0, 0.0)
-        o.putcell("SCHEDULE_TYPE", 0, "")
-        o.putcell("SCHEDULE", 0, np.array([""]))
-        o.putcell("LOG", 0, np.array([""]))
-        o.putcell("FLAG_ROW", 0, False)
-
-        st = tabs["STATE"]
-        st.addrows(1)
-        st.putcell("SIG", 0, True)
-        st.putcell("REF", 0, False)
-        st.putcell("CAL", 0, 0.0)
-        st.putcell("LOAD", 0, 0.0)
-        st.putcell("SUB_SCAN", 0, 0)
-        st.putcell("OBS_MODE", 0, "OBSERVE_TARGET#ON_SOURCE")
-        st.putcell("FLAG_ROW", 0, False)
-
-        pr = tabs["PROCESSOR"]
-        pr.addrows(1)
-        pr.putcell("TYPE", 0, "CORRELATOR")
-        pr.putcell("SUB_TYPE", 0, "uvlab")
-        pr.putcell("TYPE_ID", 0, -1)
-        pr.putcell("MODE_ID", 0, -1)
-        pr.putcell("FLAG_ROW", 0, False)
-
-        h = tabs["HISTORY"]
-        h.addrows(1)
-        h.putcell("TIME", 0, _time.time() + _UNIX_EPOCH_MJD_S)
-        h.putcell("OBSERVATION_ID", 0, 0)
-        h.putcell("MESSAGE", 0, history)
-        h.putcell("PRIORITY", 0, "NORMAL")
-        h.putcell("ORIGIN", 0, f"uvlab {__version__}")
-        h.putcell("OBJECT_ID", 0, 0)
-        h.putcell("APPLICATION", 0, "uvlab")
-        h.putcell("CLI_COMMAND", 0, np.array([history]))
-        h.putcell("APP_PARAMS", 0, np.array([""]))
+        for name, cols in columns.items():
+            tabs[name].addrows(nant)
+            for col, values in cols.items():
+                tabs[name].putcol(col, values)
+        for name, row in cells.items():
+            tabs[name].addrows(1)
+            for col, value in row.items():
+                tabs[name].putcell(col, 0, value)
         counts = {name: int(t.nrows()) for name, t in tabs.items()}
         for t in tabs.values():
             seal(t)
@@ -275,3 +176,132 @@ def fill_subtables(
         for t in tabs.values():
             t.close()
     return {**counts, "POINTING": 0, "FLAG_CMD": 0}
+
+
+def _antenna_columns(layout) -> dict:
+    nant = layout.nant
+    return {
+        "NAME": list(layout.antenna_names),
+        "STATION": list(layout.antenna_names),
+        "POSITION": np.asarray(layout.ecef, dtype=np.float64),
+        "OFFSET": np.zeros((nant, 3)),
+        "DISH_DIAMETER": np.asarray(layout.dish_diameter, dtype=np.float64),
+        "TYPE": ["GROUND-BASED"] * nant,
+        "MOUNT": ["ALT-AZ"] * nant,
+        "FLAG_ROW": np.zeros(nant, dtype=bool),
+    }
+
+
+def _feed_columns(nant: int, feeds: str, mid: float, span: float) -> dict:
+    return {
+        "ANTENNA_ID": np.arange(nant, dtype=np.int32),
+        "FEED_ID": np.zeros(nant, dtype=np.int32),
+        "SPECTRAL_WINDOW_ID": np.full(nant, -1, dtype=np.int32),
+        "TIME": np.full(nant, mid),
+        "INTERVAL": np.full(nant, span),
+        "NUM_RECEPTORS": np.full(nant, 2, dtype=np.int32),
+        "BEAM_ID": np.full(nant, -1, dtype=np.int32),
+        "BEAM_OFFSET": np.zeros((nant, 2, 2)),
+        "POLARIZATION_TYPE": np.array([list(RECEPTORS[feeds])] * nant),
+        "POL_RESPONSE": np.tile(np.eye(2, dtype=np.complex64), (nant, 1, 1)),
+        "POSITION": np.zeros((nant, 3)),
+        "RECEPTOR_ANGLE": np.tile(np.array(RECEPTOR_ANGLES[feeds]), (nant, 1)),
+    }
+
+
+def _spectral_window_cells(obs) -> dict:
+    freq = np.asarray(obs.freq_hz, dtype=np.float64)
+    width = np.full(freq.size, float(obs.chan_width_hz))
+    return {
+        "NAME": "SPW0",
+        "MEAS_FREQ_REF": MEAS_FREQ_REF_TOPO,
+        "CHAN_FREQ": freq,
+        "CHAN_WIDTH": width,
+        "EFFECTIVE_BW": np.abs(width),
+        "RESOLUTION": np.abs(width),
+        "REF_FREQUENCY": float(freq[0]),
+        "TOTAL_BANDWIDTH": float(np.abs(width).sum()),
+        "NUM_CHAN": int(freq.size),
+        "NET_SIDEBAND": 1 if obs.chan_width_hz >= 0 else -1,
+        "FREQ_GROUP": 0,
+        "FREQ_GROUP_NAME": "Group 1",
+        "IF_CONV_CHAIN": 0,
+        "FLAG_ROW": False,
+    }
+
+
+def _target_cells(field_name: str, direction, t0: float, t1: float) -> dict:
+    """The FIELD and SOURCE rows of the one target."""
+    return {
+        "FIELD": {
+            "NAME": field_name,
+            "CODE": "",
+            "TIME": t0,
+            "NUM_POLY": 0,
+            "DELAY_DIR": direction,
+            "PHASE_DIR": direction,
+            "REFERENCE_DIR": direction,
+            "SOURCE_ID": 0,
+            "FLAG_ROW": False,
+        },
+        "SOURCE": {
+            "SOURCE_ID": 0,
+            "NAME": field_name,
+            "CODE": "",
+            "TIME": (t0 + t1) / 2,
+            "INTERVAL": t1 - t0,
+            "SPECTRAL_WINDOW_ID": -1,
+            "NUM_LINES": 0,
+            "CALIBRATION_GROUP": 0,
+            "DIRECTION": direction[0],
+            "PROPER_MOTION": np.zeros(2),
+        },
+    }
+
+
+def _observation_cells(telescope: str, t0: float, t1: float) -> dict:
+    return {
+        "TELESCOPE_NAME": telescope,
+        "TIME_RANGE": np.array([t0, t1]),
+        "OBSERVER": "uvlab",
+        "PROJECT": "uvlab simulation",
+        "RELEASE_DATE": 0.0,
+        "SCHEDULE_TYPE": "",
+        "SCHEDULE": np.array([""]),
+        "LOG": np.array([""]),
+        "FLAG_ROW": False,
+    }
+
+
+#: The STATE row: on source, observing the target.
+STATE_CELLS = {
+    "SIG": True,
+    "REF": False,
+    "CAL": 0.0,
+    "LOAD": 0.0,
+    "SUB_SCAN": 0,
+    "OBS_MODE": "OBSERVE_TARGET#ON_SOURCE",
+    "FLAG_ROW": False,
+}
+#: The PROCESSOR row: uvlab's correlator.
+PROCESSOR_CELLS = {
+    "TYPE": "CORRELATOR",
+    "SUB_TYPE": "uvlab",
+    "TYPE_ID": -1,
+    "MODE_ID": -1,
+    "FLAG_ROW": False,
+}
+
+
+def _history_cells(history: str) -> dict:
+    return {
+        "TIME": _time.time() + _UNIX_EPOCH_MJD_S,
+        "OBSERVATION_ID": 0,
+        "MESSAGE": history,
+        "PRIORITY": "NORMAL",
+        "ORIGIN": f"uvlab {__version__}",
+        "OBJECT_ID": 0,
+        "APPLICATION": "uvlab",
+        "CLI_COMMAND": np.array([history]),
+        "APP_PARAMS": np.array([""]),
+    }

@@ -1,4 +1,4 @@
-"""Layout files: the parsers of the three antenna-list formats (NumPy only, no astropy).
+"""Layout files: the parsers of the three antenna-list formats (NumPy and PyYAML, no astropy).
 
 Formats (provenance of the built-in files: ``resources/arrays/README.md``):
 
@@ -6,8 +6,9 @@ Formats (provenance of the built-in files: ``resources/arrays/README.md``):
   headers, then ``x y z diam [name]`` lines. XYZ: absolute ITRF metres; LOC:
   east/north/up metres about the observatory's position in :mod:`uvlab.app.observing.sites`
   (as CASA's ``simutil.locxyz2itrf``); GEO: lon, lat (degrees), height (metres).
-- simms YAML: ``centre: [lon, lat, h]``, ``antlocations``, ``size``, optional
-  ``antnames``, ``subarray`` (``coord_sys: itrf`` also accepted).
+- simms YAML (read by PyYAML's safe loader): ``centre: [lon, lat, h]``,
+  ``antlocations``, ``size``, optional ``antnames``, ``subarray``
+  (``coord_sys: itrf`` also accepted).
 - CSV of ECEF metres relative to a site (pyuvdata's HERA, MWA) or absolute.
 
 The site (reference for ENU, hour angle, ``equatorial()``) is the LOC
@@ -23,6 +24,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import yaml
 
 from uvlab.app.observing import sites
 from uvlab.app.observing.array_layout import ArrayLayout, LayoutError, check_on_earth
@@ -110,88 +112,90 @@ def parse_cfg(text: str, source: str, name: str) -> ArrayLayout:
     return ArrayLayout(name, tuple(names), ecef, dish, *site, source)
 
 
-_FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?|[-+]?(nan|inf)", re.IGNORECASE)
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader that also reads ``1e6``, ``inf`` and ``nan`` as floats.
 
-
-def _value(text: str, where: str):
-    """A scalar (float if it parses, else str) or a one-line ``[a, b, ...]`` list."""
-    text = text.strip()
-    if text.startswith("[") != text.endswith("]"):
-        raise LayoutError(f"{where}: unterminated '[' list")
-    items = [t.strip().strip("'\"") for t in text.strip("[]").split(",")]
-    items = [float(t) if _FLOAT.fullmatch(t) else t for t in items if t or text[:1] != "["]
-    return items if text.startswith("[") else items[0]
-
-
-def parse_simple_yaml(text: str, source: str) -> dict:
-    """Parse the small YAML subset of simms layout files.
-
-    Top-level ``key: value`` (scalar or one-line ``[a, b]`` list), or ``key:``
-    followed by ``- item`` lines (a list) or indented ``sub: value`` lines (a map).
-    ``out["_lines"][key]`` holds the line number of each item of a block list.
+    YAML 1.1 (PyYAML) reads ``6.4e6`` and ``1e300`` as strings; simms files and
+    uvlab's former parser take them as numbers, as YAML 1.2 does.
     """
-    out: dict = {"_lines": {}}
-    current = None
-    lines = text.splitlines()
-    for lineno, raw in enumerate(lines, start=1):
-        where = f"{source}:{lineno}"
-        line = raw.split("#", 1)[0].rstrip()
-        if not line.strip():
-            continue
-        stripped = line.lstrip()
-        indent = len(line) - len(stripped)
-        if stripped.startswith("- ") or stripped == "-":
-            if current is None or not isinstance(out[current], list):
-                raise LayoutError(f"{where}: list item outside a list")
-            item = stripped[1:].strip()
-            if not item or item.startswith("-"):
-                raise LayoutError(f"{where}: nested block lists unsupported; write '- [a, b]'")
-            out[current].append(_value(item, where))
-            out["_lines"].setdefault(current, []).append(lineno)
-            continue
-        key, colon, rest = stripped.partition(":")
-        if not colon:
-            raise LayoutError(f"{where}: expected 'key: value', got {stripped!r}")
-        if indent and current is not None and isinstance(out[current], dict):
-            out[current][key.strip()] = _value(rest, where)
-        elif indent:
-            raise LayoutError(f"{where}: unexpected indentation")
-        elif rest.strip():
-            out[key.strip()], current = _value(rest, where), None
-        else:
-            current = key.strip()
-            nxt = next((ln for ln in lines[lineno:] if ln.split("#")[0].strip()), "")
-            out[current] = [] if nxt.lstrip().startswith("-") else {}
-    return out
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$|^[-+]?\.?(inf|nan)$", re.IGNORECASE),
+    list("-+0123456789.iInN"),
+)
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_triple(value) -> bool:
+    return isinstance(value, list) and len(value) == 3 and all(_is_number(v) for v in value)
+
+
+def read_yaml(text: str, source: str) -> tuple[dict, dict[str, list[int]]]:
+    """Parse a simms layout YAML file with PyYAML's safe loader.
+
+    Returns
+    -------
+    doc : dict
+        The top-level mapping.
+    lines : dict of str to list of int
+        ``lines[key]`` holds the line number of each item of a top-level list.
+
+    Raises
+    ------
+    LayoutError
+        Not YAML, or not a mapping at the top (message names the file and line).
+    """
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+        doc = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}" if mark is not None else source
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise LayoutError(f"{where}: not valid YAML: {problem}") from None
+    if not isinstance(doc, dict):
+        raise LayoutError(f"{source}: expected 'key: value' lines at the top level")
+    lines = {
+        key.value: [item.start_mark.line + 1 for item in value.value]
+        for key, value in root.value
+        if isinstance(value, yaml.SequenceNode)
+    }
+    return doc, lines
 
 
 def parse_geodetic_yaml(text: str, source: str, name: str, subarray: str | None = None):
     """Read a simms layout YAML (geodetic or ITRF), optionally one named subarray."""
-    doc = parse_simple_yaml(text, source)
+    doc, item_lines = read_yaml(text, source)
     locs = doc.get("antlocations")
     if not isinstance(locs, list) or not locs:
         raise LayoutError(f"{source}: no 'antlocations' list")
-    lines = doc["_lines"].get("antlocations", [0] * len(locs))
+    lines = item_lines["antlocations"]
     for i, row in enumerate(locs):
-        if not isinstance(row, list) or len(row) != 3 or not all(type(v) is float for v in row):
+        if not _is_triple(row):
             raise LayoutError(
                 f"{source}:{lines[i]}: antlocations entry {i} is not [a, b, c] numbers"
             )
         if not np.all(np.isfinite(row)):
             raise LayoutError(f"{source}:{lines[i]}: antlocations entry {i} is not finite: {row}")
     arr = np.array(locs, dtype=np.float64)
-    names = doc.get("antnames") or [f"ANT{i:03d}" for i in range(len(arr))]
-    size = doc.get("size", "missing")
-    if isinstance(size, str) or np.shape(size) not in ((), (len(arr),)) or len(names) != len(arr):
+    names = [str(n) for n in doc.get("antnames") or [f"ANT{i:03d}" for i in range(len(arr))]]
+    size = doc.get("size")
+    sizes = size if isinstance(size, list) else [size]
+    if (
+        not all(_is_number(v) for v in sizes)
+        or np.shape(size) not in ((), (len(arr),))
+        or len(names) != len(arr)
+    ):
         raise LayoutError(f"{source}: 'size' or 'antnames' missing or not matching antlocations")
     dish = np.broadcast_to(np.asarray(size, dtype=np.float64), len(arr))
     frame = str(doc.get("coord_sys", "geodetic")).lower()
     centre = doc.get("centre")
-    if centre is not None and (
-        not isinstance(centre, list)
-        or len(centre) != 3
-        or not all(type(v) is float for v in centre)
-    ):
+    if centre is not None and not _is_triple(centre):
         raise LayoutError(f"{source}: 'centre' is not [a, b, c] numbers: {centre!r}")
     if frame == "geodetic":
         for i, row in enumerate(arr):
@@ -210,10 +214,12 @@ def parse_geodetic_yaml(text: str, source: str, name: str, subarray: str | None 
     check_on_earth(ecef, names, source, lines)
     site = choose_site(site, ecef)
     if subarray is not None:
-        members = (doc.get("subarray") or {}).get(subarray)
+        subarrays = doc.get("subarray")
+        members = subarrays.get(subarray) if isinstance(subarrays, dict) else None
         if not isinstance(members, list):
             raise LayoutError(f"{source}: no subarray {subarray!r}")
         index = {n: i for i, n in enumerate(names)}
+        members = [str(m) for m in members]
         if missing := [m for m in members if m not in index]:
             raise LayoutError(f"{source}: subarray {subarray!r} names unknown antennas {missing}")
         sel = [index[m] for m in members]

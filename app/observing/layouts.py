@@ -19,32 +19,22 @@ import re
 from pathlib import Path
 from typing import NamedTuple
 
-from uvlab.app.observing.array_layout import (
-    COMBINE_SITE_M,
-    ArrayLayout,
-    LayoutError,
-    check_on_earth,
-    combine_layouts,
-)
+from uvlab.app.observing.array_layout import ArrayLayout, LayoutError, combine_layouts
 from uvlab.app.observing.layout_files import (
     parse_cfg,
     parse_ecef_csv,
     parse_geodetic_yaml,
-    parse_simple_yaml,
 )
 
 __all__ = [
-    "COMBINE_SITE_M",
     "ArrayLayout",
     "LayoutError",
-    "check_on_earth",
     "combine_layouts",
     "list_layouts",
     "load_layout",
     "parse_cfg",
     "parse_ecef_csv",
     "parse_geodetic_yaml",
-    "parse_simple_yaml",
 ]
 
 

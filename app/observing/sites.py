@@ -16,19 +16,19 @@ single reference position, so they are listed in :data:`NO_FIXED_SITE`.
 ``SKA-Mid`` is spelled ``SKA-MID`` in the table; lookups are case-insensitive
 and accept the aliases in :data:`_ALIASES`.
 
-NumPy only (no astropy): the GPU machine imports this through the layouts.
-The geodesy is tested against astropy ``EarthLocation`` in tests/app/observing/test_layouts.py.
+NumPy and ERFA (``pyerfa``), no astropy: the GPU machine imports this through the
+layouts. The geodesy is tested against astropy ``EarthLocation`` in
+tests/app/observing/test_layouts.py.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import erfa
 import numpy as np
 
-WGS84_A = 6378137.0  #: semi-major axis, m
-WGS84_F = 1.0 / 298.257223563  #: flattening
-WGS84_E2 = WGS84_F * (2.0 - WGS84_F)  #: first eccentricity squared
+_ERFA_WGS84 = 1  #: ERFA's reference-ellipsoid number for WGS84
 
 #: Geocentric radius, metres, that an antenna or an array's site may have: WGS84's
 #: polar radius (6356.752 km) less 56 km up to its equatorial radius (6378.137 km)
@@ -160,38 +160,29 @@ def known_observatories() -> list[str]:
 
 # --------------------------------------------------------------------------- WGS84 geodesy
 def geodetic_to_ecef(lon_rad, lat_rad, height_m):
-    """WGS84 geodetic (λ, φ, h) → ECEF (X, Y, Z) metres.
+    """WGS84 geodetic (λ, φ, h) → ECEF (X, Y, Z) metres (``erfa.gd2gc``).
 
     Returns
     -------
     (..., 3) float64
     """
-    lon, lat, h = (np.asarray(a, dtype=np.float64) for a in (lon_rad, lat_rad, height_m))
-    n = WGS84_A / np.sqrt(1.0 - WGS84_E2 * np.sin(lat) ** 2)
-    x = (n + h) * np.cos(lat) * np.cos(lon)
-    y = (n + h) * np.cos(lat) * np.sin(lon)
-    z = (n * (1.0 - WGS84_E2) + h) * np.sin(lat)
-    return np.stack(np.broadcast_arrays(x, y, z), axis=-1)
+    lon, lat, h = np.broadcast_arrays(
+        *(np.asarray(a, dtype=np.float64) for a in (lon_rad, lat_rad, height_m))
+    )
+    with np.errstate(all="ignore"):
+        return erfa.gd2gc(_ERFA_WGS84, lon, lat, h)
 
 
 def ecef_to_geodetic(xyz):
-    """ECEF (..., 3) metres → WGS84 (lon_rad, lat_rad, height_m), each (...,).
+    """ECEF (..., 3) metres → WGS84 (lon_rad, lat_rad, height_m), each (...,) (``erfa.gc2gd``).
 
-    Fixed-point iteration on φ (Bowring's form); ten rounds converge far below
-    a millimetre from the Earth's core to orbit. The height uses
-    ``h = p·cosφ + z·sinφ − a·√(1 − e²·sin²φ)``, which stays finite at the poles.
+    Non-finite positions give NaN (ERFA alone would put them at a pole).
     """
     xyz = np.asarray(xyz, dtype=np.float64)
-    x, y, z = xyz[..., 0], xyz[..., 1], xyz[..., 2]
-    lon = np.arctan2(y, x)
-    p = np.hypot(x, y)
-    lat = np.arctan2(z, p * (1.0 - WGS84_E2))
-    for _ in range(10):
-        n = WGS84_A / np.sqrt(1.0 - WGS84_E2 * np.sin(lat) ** 2)
-        h = p * np.cos(lat) + z * np.sin(lat) - WGS84_A**2 / n
-        lat = np.arctan2(z, p * (1.0 - WGS84_E2 * n / (n + h)))
-    h = p * np.cos(lat) + z * np.sin(lat) - WGS84_A * np.sqrt(1.0 - WGS84_E2 * np.sin(lat) ** 2)
-    return lon, lat, h
+    with np.errstate(all="ignore"):
+        lon, lat, h = erfa.gc2gd(_ERFA_WGS84, xyz)
+    bad = ~np.all(np.isfinite(xyz), axis=-1)
+    return tuple(np.where(bad, np.nan, v) for v in (lon, lat, h))
 
 
 def geocentric_radius(xyz) -> np.ndarray:

@@ -131,7 +131,7 @@ def subloop_cupy(vals, jj, ii, psf, gain, nmax, level, stop, limit):
     """:func:`subloop_numpy` as one CUDA thread block (``subminor.cu``); NumPy results."""
     import cupy
 
-    from uvlab.gpu.predict.cuda_compile import get_kernel
+    from uvlab.gpu.cuda_compile import get_kernel
 
     k, nmax = int(vals.size), int(nmax)
     sel = cupy.zeros(max(nmax, 1), dtype=cupy.int32)

@@ -201,7 +201,7 @@ def segment_sum(vis, order, starts, xp=np):
     """
     if xp is np:
         return np.add.reduceat(vis[order], starts) if starts.size else vis[:0]
-    from uvlab.gpu.predict.cuda_compile import get_kernel, launch_1d
+    from uvlab.gpu.cuda_compile import get_kernel, launch_1d
 
     nseg = int(starts.size)
     out = xp.empty(nseg, dtype=xp.complex128)

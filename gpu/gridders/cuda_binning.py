@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from uvlab.gpu.cuda_compile import ctype
 from uvlab.gpu.gridders.cuda_rules import TABLE_KINDS, AxisRule, GpuChain
-from uvlab.gpu.predict.cuda_compile import ctype
 
 
 @dataclass(frozen=True)
@@ -195,7 +195,7 @@ def _subproblems_cuda(counts, groups: int, maxsub: int):
     ~0.05 ms where the array-module version's seven launches took ~0.26 ms (H100)."""
     import cupy
 
-    from uvlab.gpu.predict.cuda_compile import get_kernel
+    from uvlab.gpu.cuda_compile import get_kernel
 
     ntiles = int(counts.size) // groups
     nsub = cupy.empty(ntiles, dtype=cupy.int32)
@@ -259,7 +259,7 @@ def fill_bins(plan: BinPlan, wvis):
     """Write ``wvis`` (nvis,) complex into the plan's sorted records; returns ``plan.recs``."""
     import cupy
 
-    from uvlab.gpu.predict.cuda_compile import get_kernel
+    from uvlab.gpu.cuda_compile import get_kernel
 
     if int(wvis.size) != plan.nvis:
         raise ValueError(f"{wvis.size} visibilities for a plan of {plan.nvis} records")
@@ -304,7 +304,7 @@ def bin_records(u, v, wvis, chain: GpuChain, layout: TileLayout, real, plan: boo
     """
     import cupy
 
-    from uvlab.gpu.predict.cuda_compile import get_kernel
+    from uvlab.gpu.cuda_compile import get_kernel
 
     n = int(u.size)
     if n >= 2**31 - 1:

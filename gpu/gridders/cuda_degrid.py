@@ -28,13 +28,13 @@ import logging
 
 import numpy as np
 
+from uvlab.gpu.cuda_compile import ctype
 from uvlab.gpu.gridders.cuda_grid import DeviceChain, device_chain
 from uvlab.gpu.gridders.cuda_gridders import cached_chain
 from uvlab.gpu.gridders.cuda_rules import GpuChain
 from uvlab.gpu.gridders.degrid import half_plane_coords, image_to_half, read_half
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.imaging.spec import ImageSpec
-from uvlab.gpu.predict.cuda_compile import ctype
 from uvlab.gpu.timing import timed
 
 log = logging.getLogger(__name__)
@@ -66,7 +66,7 @@ def pad_correct(img, chain: GpuChain, dev: DeviceChain, real):
     """(Mv, Mu) cupy ``real`` grid: the corrected image at the pixel offsets, zeros elsewhere."""
     import cupy
 
-    from uvlab.gpu.predict.cuda_compile import get_kernel
+    from uvlab.gpu.cuda_compile import get_kernel
 
     mu, mv, n = chain.rule_u.n_grid, chain.rule_v.n_grid, chain.npix
     img = cupy.ascontiguousarray(img)
@@ -86,7 +86,7 @@ def interpolate(half, u, v, chain: GpuChain, dev: DeviceChain, real):
     """``degrid_interp`` of float64 cupy u, v from the half grid; (nvis,) cupy complex."""
     import cupy
 
-    from uvlab.gpu.predict.cuda_compile import get_kernel
+    from uvlab.gpu.cuda_compile import get_kernel
 
     ru, rv = chain.rule_u, chain.rule_v
     cplx = np.complex64 if np.dtype(real) == np.float32 else np.complex128

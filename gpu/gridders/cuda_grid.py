@@ -30,6 +30,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from uvlab.gpu.cuda_compile import ctype
 from uvlab.gpu.gridders.compress import compress as compress_records
 from uvlab.gpu.gridders.compress import key_from_chain
 from uvlab.gpu.gridders.cuda_binning import (
@@ -42,7 +43,6 @@ from uvlab.gpu.gridders.cuda_binning import (
 )
 from uvlab.gpu.gridders.cuda_post import correct_crop, irfft2, prune_rows
 from uvlab.gpu.gridders.cuda_rules import AxisRule, GpuChain
-from uvlab.gpu.predict.cuda_compile import ctype
 from uvlab.gpu.timing import timed
 
 #: Static shared memory a block may use without opting in.
@@ -186,7 +186,7 @@ def grid_records(
     batch, groups, threads = config.batch_2d, config.groups_2d, config.threads_2d
     import cupy
 
-    from uvlab.gpu.predict.cuda_compile import get_kernel
+    from uvlab.gpu.cuda_compile import get_kernel
 
     ru, rv = chain.rule_u, chain.rule_v
     cplx = np.complex64 if np.dtype(real) == np.float32 else np.complex128

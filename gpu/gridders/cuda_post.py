@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from uvlab.gpu.cuda_compile import ctype
 from uvlab.gpu.gridders.pruning import Pruner
-from uvlab.gpu.predict.cuda_compile import ctype
 
 #: Outputs per thread of the pruner, and the α with a compile-time kernel.
 PRUNE_RB = 16
@@ -67,7 +67,7 @@ def prune_rows(grid, pruner: Pruner, rb: int = PRUNE_RB):
     """
     import cupy
 
-    from uvlab.gpu.predict.cuda_compile import get_kernel
+    from uvlab.gpu.cuda_compile import get_kernel
 
     mf, ncol = grid.shape
     alpha = pruner.alpha
@@ -121,7 +121,7 @@ def correct_crop(img, corr_u, corr_v, npix: int, real):
     """
     import cupy
 
-    from uvlab.gpu.predict.cuda_compile import get_kernel
+    from uvlab.gpu.cuda_compile import get_kernel
 
     mv, mu = img.shape
     out = cupy.empty((npix, npix), dtype=real)

@@ -23,8 +23,8 @@ import math
 import numpy as np
 
 from uvlab.gpu.constants import C_LIGHT
+from uvlab.gpu.cuda_compile import ctype, get_kernel
 from uvlab.gpu.geometry import uvw_rate
-from uvlab.gpu.predict.cuda_compile import ctype, get_kernel
 from uvlab.gpu.predict.direct import PreparedSources
 
 #: Channels per thread, by (precision, Stokes accumulators); measured on an H200

@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 
 from uvlab.gpu.constants import C_LIGHT
+from uvlab.gpu.cuda_compile import ctype, get_kernel, launch_1d
 from uvlab.gpu.predict.beams import beam_times
 from uvlab.gpu.predict.chunking import chunk_from_budget, device_budget, iter_chunked
-from uvlab.gpu.predict.cuda_compile import ctype, get_kernel, launch_1d
 from uvlab.gpu.predict.cuda_direct import MODE_ID
 from uvlab.gpu.predict.direct import PreparedSources
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from uvlab.gpu.predict.cuda_compile import ctype, get_kernel
+from uvlab.gpu.cuda_compile import ctype, get_kernel
 
 
 def apply_gains_cuda(vis, gains, ant1, ant2):

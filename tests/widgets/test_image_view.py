@@ -11,7 +11,8 @@ from PyQt6 import QtCore, QtGui, QtWidgets
 
 from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
 from uvlab.widgets._pg import get_colormap
-from uvlab.widgets.image_view import ARCMIN, SkyImageView, link_crosshairs, link_views
+from uvlab.widgets.image_links import link_crosshairs, link_views
+from uvlab.widgets.image_view import ARCMIN, SkyImageView
 
 N = 64
 SPEC = ImageSpec(N, 12 * ARCSEC)

@@ -67,9 +67,6 @@ class ValidatedLineEdit(QtWidgets.QLineEdit):
         """The parsed value (``ValueError`` with the reason when the text is invalid)."""
         return self._parse(self.text())
 
-    def is_valid(self) -> bool:
-        return self.hasAcceptableInput()
-
     def set_text_quietly(self, text: str) -> None:
         """Set the text without emitting ``value_changed`` (restyles)."""
         with QtCore.QSignalBlocker(self):
@@ -194,13 +191,6 @@ def double_spin(
         box.setToolTip(tip)
     box.setKeyboardTracking(tracking)
     return box
-
-
-def form_row_label(text: str, tip: str = "") -> QtWidgets.QLabel:
-    label = QtWidgets.QLabel(text)
-    if tip:
-        label.setToolTip(tip)
-    return label
 
 
 #: The narrowest a spin box or combo box of the controls may become, in characters.

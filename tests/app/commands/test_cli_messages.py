@@ -76,7 +76,7 @@ CASES = [
     (["arrays", "{noheader.cfg}"], 1, "{noheader.cfg}: missing '# coordsys"),
     (["arrays", "{empty.cfg}"], 1, "{empty.cfg}: no antenna lines"),
     (["arrays", "{lat95.yaml}"], 1, "{lat95.yaml}: 'centre' has latitude 95°"),
-    (["arrays", "{nested.yaml}"], 1, "{nested.yaml}:3: nested block lists"),
+    (["arrays", "{nested.yaml}"], 1, "{nested.yaml}:3: antlocations entry 0 is not [a, b, c]"),
     (["arrays", "{site95.csv}"], 1, "{site95.csv}: the site has latitude 95°"),
     (["arrays", "{nodish.csv}"], 1, "{nodish.csv}: needs '# dish = metres'"),
     (["arrays", "{layout.txt}"], 1, "{layout.txt}: unknown layout format '.txt'"),

@@ -348,7 +348,7 @@ def test_memory_estimates_refuse_before_allocating():
 @pytest.mark.parametrize("npix", ["7", "0"])
 def test_odd_npix_is_a_usage_error(tmp_path, ms_copy_of, npix):
     code, _out, err = run_cli("image", "--ms", ms_copy_of, "--npix", npix, "--out", tmp_path / "x")
-    assert code == 2 and f"--npix must be an even number ≥ 2, got {npix}" in err
+    assert code == 2 and f"--npix: '{npix}': expected an even number of pixels ≥ 2" in err
     assert err.count("\n") == 1 and "uvlab image --help" in err and not list(tmp_path.glob("x*"))
 
 

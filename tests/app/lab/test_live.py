@@ -18,7 +18,7 @@ from uvlab.app.lab.jobs import (
 from uvlab.app.lab.live import iter_job, run_job
 from uvlab.app.lab.placement import demo_sky_for
 from uvlab.app.lab.samples import WorkCache, model_image
-from uvlab.app.lab.sources import FIRST_CHUNK_WORK, time_chunks
+from uvlab.app.lab.sizing import FIRST_CHUNK_WORK, time_chunks
 from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.sources import SourceArrays
 
@@ -107,7 +107,7 @@ def test_time_chunks_cover_all_times():
 
 
 def test_gpu_time_chunks_are_few_and_bounded():
-    from uvlab.app.lab.sources import GPU_WORK_PER_CHUNK
+    from uvlab.app.lab.sizing import GPU_WORK_PER_CHUNK
 
     assert time_chunks(180, 5 * 2016 * 4, "gpu") == [slice(0, 180)]  # the default scene: one
     for ntime, work in ((1, 1e12), (500, 1e6), (3000, 2e6)):

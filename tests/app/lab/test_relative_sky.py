@@ -12,6 +12,7 @@ import pytest
 from astropy.coordinates import SkyCoord
 
 from tests.support.observations import SMALL_OBS
+from uvlab.app.lab.image_notes import outside_image_note
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.app.lab.jobs import JobRequest, MSSelection, Partial
 from uvlab.app.lab.live import iter_job, run_job
@@ -24,7 +25,7 @@ from uvlab.app.lab.session import (
     load_session,
     save_session,
 )
-from uvlab.app.lab.sources import outside_image_note, read_samples
+from uvlab.app.lab.sources import read_samples
 from uvlab.app.skymodel import Component, SkyModel
 from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
 

@@ -1,4 +1,6 @@
-"""Compile the predict CUDA kernels once per template instance (memoised).
+"""Compile uvlab's CUDA kernels once per template instance (memoised).
+
+Used by the predict, the CUDA gridders and the sub-minor CLEAN loop.
 
 The sources live in ``gpu/kernels/*.cu`` (package data). Each template
 instance is named by a C++ name expression such as
@@ -16,7 +18,7 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 
-KERNEL_DIR = Path(__file__).resolve().parent.parent / "kernels"
+KERNEL_DIR = Path(__file__).resolve().parent / "kernels"
 OPTIONS = ("-std=c++17",)
 
 

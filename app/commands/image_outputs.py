@@ -1,0 +1,133 @@
+"""The files of ``uvlab image`` (also of its chunked path, :mod:`uvlab.app.commands.image_scaled`).
+
+``PREFIX-dirty.fits`` and ``PREFIX-psf.fits``; with CLEAN ``-model``, ``-residual``,
+``-image.fits`` and ``-sources.txt``; with ``--pb-correct`` ``-pb.fits`` and
+``-image-pb.fits``; ``PREFIX-timing.json`` and the ``PREFIX.png`` preview: their
+names (one output set, :mod:`uvlab.app.outputs.output_set`), the disk space they need,
+the FITS header's observation cards and beam, and the writers.
+"""
+
+from __future__ import annotations
+
+import json
+
+#: The preview PNG: figure size (inches) and resolution.
+PREVIEW_FIGSIZE, PREVIEW_DPI = (12, 5.4), 90
+
+
+def output_names(args) -> tuple[list[str], list[str]]:
+    """(files this run writes, the set's other files) for ``--out PREFIX``."""
+    p = args.out
+    clean = [f"{p}-model.fits", f"{p}-residual.fits", f"{p}-image.fits", f"{p}-sources.txt"]
+    pb = [f"{p}-pb.fits", f"{p}-image-pb.fits"]
+    written = [f"{p}-dirty.fits", f"{p}-psf.fits", f"{p}-timing.json"]
+    others = []
+    (written if (args.niter or 0) > 0 else others).extend(clean)
+    (written if getattr(args, "pb_correct", False) else others).extend(pb)
+    (others if args.no_png else written).append(f"{p}.png")
+    return written, others
+
+
+def observation_cards(info, vd) -> dict:
+    """What the FITS header says of the data (fits_io.image_header's ``observation``)."""
+    import numpy as np
+
+    pos = np.asarray(info.antenna_positions, dtype=float).reshape(-1, 3)
+    return {
+        "start_mjd_s": float(np.min(vd.time)) if np.size(vd.time) else info.time_start_mjd_s,
+        "telescope": info.telescope,
+        "observer": info.observer,
+        "object": vd.field_name,
+        "obsgeo_m": pos.mean(axis=0) if len(pos) else None,
+    }
+
+
+def psf_beam(psf, spec):
+    """The PSF's fitted beam (CASA's fit), or None where the main lobe cannot be fitted."""
+    from uvlab.gpu.deconvolution.beam import BeamFitError, fit_beam
+
+    try:
+        return fit_beam(psf, spec.cell_rad)
+    except BeamFitError:
+        return None
+
+
+def write_clean(prefix, clean, spec, ra, dec, common) -> list:
+    """PREFIX-model.fits (Jy/pixel), -residual.fits, -image.fits (with the beam), -sources.txt."""
+    from uvlab.app.outputs.fits_io import image_header, write_image_fits
+    from uvlab.app.skymodel.wsclean_write import write_component_list
+
+    return [
+        write_image_fits(f"{prefix}-model.fits", clean.model, spec, ra, dec, **common,
+                         bunit="Jy/pixel"),
+        write_image_fits(f"{prefix}-residual.fits", clean.residual, spec, ra, dec, **common),
+        write_image_fits(f"{prefix}-image.fits", clean.restored, spec, ra, dec, **common,
+                         beam=clean.beam),
+        write_component_list(
+            f"{prefix}-sources.txt", clean.model, image_header(spec, ra, dec,
+            freq_hz=common["freq_hz"], shape=clean.model.shape), common["freq_hz"],
+        ),
+    ]  # fmt: skip
+
+
+def check_outputs_space(prefix, npix: int, clean=None) -> None:
+    """Refuse (InsufficientSpaceError) before writing when the disk cannot hold all outputs."""
+    import numpy as np
+
+    from uvlab.app.outputs.atomic import png_size_bound
+    from uvlab.app.outputs.fits_io import image_fits_bytes
+    from uvlab.app.runtime.diskspace import check_space
+
+    width, height = (round(s * PREVIEW_DPI) for s in PREVIEW_FIGSIZE)
+    nfits = 2 if clean is None else 5
+    lines = 0 if clean is None else int(np.count_nonzero(clean.model)) + 1
+    need = nfits * image_fits_bytes(npix) + png_size_bound(width, height) + 2**16 + 160 * lines
+    what = f"the {nfits} FITS images, the PNG and the JSON" + (
+        "" if clean is None else ", the list"
+    )
+    check_space(f"{prefix}-dirty.fits", need, what)
+
+
+def write_timing(path, timing: dict, res, spec, passes: int):
+    """JSON: stage → seconds, total, and the gridding rate (records gridded / grid seconds).
+
+    ``passes`` is how many times the samples were gridded (dirty and PSF: 2).
+    """
+    from uvlab.app.outputs.atomic import write_text
+
+    grid = float(timing.get("grid", 0.0))
+    records = int(res.nvis) * passes
+    out = {
+        "algorithm": res.algorithm,
+        "device": res.device,
+        "npix": spec.npix,
+        "cell_arcsec": spec.cell_arcsec,
+        "nvis": int(res.nvis),
+        "grid_passes": passes,
+        "timing_s": {k: float(v) for k, v in timing.items()},
+        "total_s": float(sum(timing.values())),
+        "rate_vis_per_s": records / grid if grid > 0 else None,
+    }
+    return write_text(path, json.dumps(out, indent=2))
+
+
+def preview(res, spec, vd, path):
+    """PNG: dirty image and PSF side by side."""
+    from pathlib import Path
+
+    from uvlab.app.outputs.report import pyplot, save_figure, show
+
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=PREVIEW_FIGSIZE)
+    fig.subplots_adjust(left=0.06, right=0.95, bottom=0.1, top=0.88, wspace=0.3)
+    for ax, img, title, cmap in (
+        (axes[0], res.dirty, f"dirty, Stokes {vd.stokes} ({res.algorithm})", "inferno"),
+        (axes[1], res.psf, "PSF", "viridis"),
+    ):
+        im = show(ax, img, spec, title, cmap=cmap)
+        fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="Jy/beam")
+    fig.suptitle(f"{Path(vd.path).name}: field {vd.field_name}, spw {vd.spw}, {vd.column}")
+    try:
+        return save_figure(fig, path, dpi=PREVIEW_DPI)
+    finally:
+        plt.close(fig)
