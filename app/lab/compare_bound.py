@@ -23,16 +23,16 @@ BOUND_FLOOR = 1e-12
 def analysed_params(name: str, params: GridParams, npix: int) -> tuple[GridParams, bool]:
     """The parameters whose 1-D chain the analytic map follows, and whether it bounds the image.
 
-    ``conv`` run by ducc0 (the ES kernel, engine "auto" or "ducc") grids with
-    ducc0's own kernel and padding: its map is that of uvlab's exact ES chain
-    of the same support and σ, a guide and not a bound of that image. With
-    ``wstack`` the image carries the w-term that the reference leaves out.
+    The catalogue record says: an algorithm without ``analytic_bound``
+    (``ducc``, ducc0's own kernel and padding) has the map of its plans —
+    uvlab's exact ES chain of the same support and σ — as a guide and not a
+    bound. With the w-term corrected the image carries what the reference
+    leaves out.
     """
-    from uvlab.gpu.gridders.conv import uses_ducc
+    from uvlab.gpu.gridders.registry import algorithm
 
-    if name == "conv" and uses_ducc(params, npix):
-        return replace(params, exact=True), False
-    return params, not (name == "conv" and params.wstack)
+    rec = algorithm(name)
+    return params, rec.analytic_bound and not rec.corrects_w(params)
 
 
 def bound_maps(name: str, params: GridParams, spec, step: int) -> tuple[np.ndarray, int]:

@@ -71,9 +71,7 @@ def cpu_cases() -> tuple[DegridCase, ...]:
     """The host paths: conv on ducc0's NUFFT (engine auto) and on the NumPy chain."""
     return (
         DegridCase("conv-ES eps=1e-5 [ducc0 nufft]", "conv", GridParams.from_eps(1e-5), 1e-5),
-        DegridCase(
-            "conv-ES eps=1e-5 [numpy]", "conv", GridParams.from_eps(1e-5, engine="numpy"), 1e-5
-        ),
+        DegridCase("conv-ES eps=1e-5 [numpy]", "conv", GridParams.from_eps(1e-5), 1e-5),
     )
 
 

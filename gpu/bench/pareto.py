@@ -107,9 +107,7 @@ def sweep_cases(
         cases.append(ParetoCase("conv-sigma", p, f"conv ES σ={LOW_SIGMA:g} S={p.support}"))
     for beta in size.table_betas:
         for s in size.conv_supports:
-            p = GridParams(
-                kernel="es", support=s, oversample=beta, engine="numpy", precision=precision
-            )
+            p = GridParams(kernel="es", support=s, oversample=beta, precision=precision)
             cases.append(ParetoCase("conv-table", p, f"conv table S={s} β={beta}"))
             linear = p.with_(lookup="linear")
             cases.append(ParetoCase("conv-linear", linear, f"conv linear S={s} β={beta}"))
