@@ -44,6 +44,7 @@ from uvlab.app.commands.ms_imaging import (
 )
 from uvlab.app.commands.validate import MAX_NITER, NITER, check_image_side, number
 from uvlab.gpu.gridders.registry import NAMES as ALGORITHM_NAMES
+from uvlab.gpu.gridders.registry import grids
 
 #: The preview PNG: figure size (inches) and resolution.
 PREVIEW_FIGSIZE, PREVIEW_DPI = (12, 5.4), 90
@@ -70,7 +71,7 @@ def image_request(args, spec):
         taper_arcsec=args.taper_arcsec,
         algorithm=args.algorithm,
     )
-    if args.algorithm == "dft":
+    if not grids(args.algorithm):
         params = GridParams(precision=getattr(args, "precision", None) or "double")
     else:
         params = grid_params(args)
@@ -197,7 +198,7 @@ def run(args) -> int:
     from uvlab.app.commands import pb_correct
 
     pb_cube = pb_correct.prepare(args)  # a beam cube is read and checked before imaging
-    params = grid_params(args) if args.algorithm != "dft" else None
+    params = grid_params(args) if grids(args.algorithm) else None
     wt = weighting(args)
     cache = WorkCache()  # the read, kept for the image job
     with progress_bar("read") as bar:

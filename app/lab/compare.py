@@ -45,6 +45,7 @@ from uvlab.app.lab.compare_reference import (
 )
 from uvlab.app.lab.jobs import Progress, run_to_end
 from uvlab.app.lab.samples import check
+from uvlab.gpu.gridders.registry import REFERENCE, grids
 
 __all__ = [  # the names other modules take from here
     "BOUND_BUDGET", "BOUND_FLOOR", "DFT_BUDGET", "DFT_CHUNK_BYTES", "AlgorithmResult",
@@ -109,8 +110,8 @@ class Comparison:
     @property
     def reference_label(self) -> str:
         if self.step == 1:
-            return "dft"
-        return f"dft subsampled every {self.step} pixels"
+            return REFERENCE
+        return f"{REFERENCE} subsampled every {self.step} pixels"
 
     def metrics(self) -> dict:
         """The JSON record written as ``metrics.json``."""
@@ -251,7 +252,7 @@ def iter_comparison(
     from uvlab.gpu.imaging.imager import ImagingError, flatten_samples
     from uvlab.gpu.imaging.weighting import Weighting, imaging_weights
 
-    if not entries or any(e.algorithm == "dft" for e in entries):
+    if not entries or not all(grids(e.algorithm) for e in entries):
         raise ValueError("give one or more gridding algorithms; dft is the reference")
     weighting = weighting or Weighting()
     dev = resolve_device(device)
@@ -291,7 +292,7 @@ def iter_comparison(
         results[e.label] = result
     check(cancelled)
     yield Progress(1.0, "done")
-    return Comparison(spec, ref, step, results, {"dft": t_ref}, dev, nvis)
+    return Comparison(spec, ref, step, results, {REFERENCE: t_ref}, dev, nvis)
 
 
 def iter_samples_comparison(request, samples, entries, cancelled=None, **options):

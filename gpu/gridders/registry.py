@@ -249,6 +249,9 @@ CATALOGUE: dict[str, Algorithm] = {
 
 #: The exact reference every algorithm is compared with.
 REFERENCE = "dft"
+#: The entry that is exactly the stated ES kernel and support: the candidate
+#: of Compare's "Match conv" (:mod:`uvlab.app.lab.conv_match`).
+EXACT_GCF = "conv"
 #: The lab's default algorithm on the GPU: the stated kernel on the CUDA chain.
 GPU_DEFAULT = "conv"
 #: The lab's default on a CPU-only machine: ducc0 keeps the lab's CPU latency
@@ -271,6 +274,11 @@ def algorithm(name: str) -> Algorithm:
         return CATALOGUE[name]
     except KeyError:
         raise ValueError(f"unknown algorithm {name!r}; choose one of {NAMES}") from None
+
+
+def grids(name: str) -> bool:
+    """Whether algorithm ``name`` grids (every one but the :data:`REFERENCE` DFT)."""
+    return algorithm(name).is_gridder
 
 
 def default_algorithm(device: str) -> str:

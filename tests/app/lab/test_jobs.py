@@ -61,6 +61,7 @@ def test_single_precision_params_image_complex64_samples():
     assert s.vis.dtype == np.complex128
     out = run_job(_request(imaging, params=params), cache)
     kw = dict(flag=s.flag, weighting=imaging.weighting_spec(), params=params, device="cpu")
+    kw.update(algorithm=imaging.algorithm)
     want = make_image(s.uvw, s.freq_hz, s.vis.astype(np.complex64), s.weight, s.spec, **kw)
     np.testing.assert_array_equal(out.dirty, want.dirty)
     np.testing.assert_array_equal(out.psf, want.psf)
