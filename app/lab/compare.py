@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from uvlab.app.lab.compare_bound import BOUND_BUDGET, BOUND_FLOOR, with_bound
+from uvlab.app.lab.compare_bound import BOUND_BUDGET, BOUND_FLOOR, bound_fields
 from uvlab.app.lab.compare_reference import (
     DFT_BUDGET,
     DFT_CHUNK_BYTES,
@@ -245,7 +245,7 @@ def iter_comparison(
     cancelled : callable() -> bool, optional
         Polled between chunks and entries (:class:`~uvlab.app.errors.Cancelled`).
     bound : bool
-        Also each entry's analytic map and bound (:func:`with_bound`).
+        Also each entry's analytic map and bound (:mod:`~uvlab.app.lab.compare_bound`).
     """
     from uvlab.gpu.backend import resolve_device
     from uvlab.gpu.gridders.params import GridParams
@@ -288,7 +288,8 @@ def iter_comparison(
         )  # fmt: skip
         if bound:
             params = e.params or GridParams()
-            result = with_bound(result, e.algorithm, params, spec, step, abs_sum, peak)
+            args = (e.algorithm, params, spec, step, abs_sum, peak)
+            result = replace(result, **bound_fields(result.error, result.metrics, *args))
         results[e.label] = result
     check(cancelled)
     yield Progress(1.0, "done")
