@@ -35,8 +35,8 @@ def degrid(
     DESIGN §1's predict for an image of Jy-per-pixel values: ``img[j, i]`` at
     ``l_i = −(i − N/2)·cell`` (east), ``m_j = (j − N/2)·cell`` (north).
 
-    **w-term.** Applied by ``conv`` with ``params.wstack`` and ``w`` given: on ducc0
-    (ES kernel, engine "auto" or "ducc") by its ``dirty2vis``, otherwise by
+    **w-term.** Applied with ``params.wstack`` and ``w`` given by the algorithms
+    with a ``w_correction``: ``ducc`` by ducc0's ``dirty2vis``, ``conv`` by
     w-stacked degridding (:func:`uvlab.gpu.gridders.wstack.predict_wstack`), the
     adjoint of the w-stacking gridder; on the GPU both run on the host. Elsewhere
     the sky is taken as flat (``n − 1 = 0``), which holds for ``w·(1 − n) ≪ 1``.
@@ -49,7 +49,8 @@ def degrid(
         Wavelengths; cupy arrays select the CUDA degridder.
     spec : ImageSpec
     algorithm : str
-        One of :data:`DEGRIDDERS`: ``"dft"``, ``"conv"``, ``"nn"``, ``"nn-oversampled"``.
+        One of :data:`DEGRIDDERS`: ``"dft"``, ``"conv"``, ``"ducc"``, ``"nn"``,
+        ``"nn-oversampled"``.
     params : GridParams, optional
         As for gridding; the degridder is the adjoint of the gridder with the
         same parameters. Default ``GridParams()``.

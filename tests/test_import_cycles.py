@@ -13,7 +13,6 @@ from tests.support.import_graph import cycles, import_graph, package_graph
 #: Cycles being removed in other branches (each a set of modules or packages).
 KNOWN = [
     {"uvlab.app.gui.main_window", "uvlab.app.gui.window_build"},
-    {"uvlab.app.lab.compare", "uvlab.app.lab.compare_bound"},
     {"uvlab.gpu.gridders", "uvlab.gpu.imaging"},
 ]
 

@@ -14,8 +14,8 @@ reference are written on that coarser grid (cell × k, same centre) and
 analytic and bound maps share the error map's pixels unless their cost
 (:data:`uvlab.app.lab.compare.BOUND_BUDGET`) asks for fewer: then they are on
 every ``bound_step``-th pixel, and ``error_over_bound_max`` is taken there.
-``conv`` run by ducc0 has an analytic map (of uvlab's exact ES chain) but no
-bound: ducc0 grids with its own kernel.
+``ducc`` has an analytic map (of uvlab's exact ES chain) but no bound: ducc0
+grids with its own kernel.
 
 These files are one output set (:mod:`uvlab.app.outputs.output_set`): an existing
 one, or a symbolic link at any of their names, is refused before anything is

@@ -48,7 +48,7 @@ def register(sub) -> None:
     p.add_argument(
         "--algorithm",
         choices=ALGORITHM_NAMES,
-        help="imaging algorithm (default conv)",
+        help="imaging algorithm (default: conv with a GPU, ducc without)",
     )
     p.set_defaults(func=run)
 

@@ -52,6 +52,7 @@ from uvlab.app.commands.ms_imaging import (
 )
 from uvlab.app.commands.validate import MAX_NITER, NITER, check_image_side, number
 from uvlab.gpu.gridders.registry import NAMES as ALGORITHM_NAMES
+from uvlab.gpu.gridders.registry import grids
 
 
 def image_request(args, spec):
@@ -75,7 +76,7 @@ def image_request(args, spec):
         taper_arcsec=args.taper_arcsec,
         algorithm=args.algorithm,
     )
-    if args.algorithm == "dft":
+    if not grids(args.algorithm):
         params = GridParams(precision=getattr(args, "precision", None) or "double")
     else:
         params = grid_params(args)
@@ -89,6 +90,20 @@ def image_request(args, spec):
         spec=spec,
         params=params,
     )
+
+
+def device_algorithm(device: str) -> str:
+    """The catalogue's default algorithm for ``--device`` (conv on a GPU, ducc on the CPU).
+
+    A GPU asked for and missing is reported later, by the imaging itself.
+    """
+    from uvlab.gpu.backend import DeviceError, resolve_device
+    from uvlab.gpu.gridders.registry import default_algorithm
+
+    try:
+        return default_algorithm(resolve_device(device))
+    except DeviceError:
+        return default_algorithm("gpu")
 
 
 def register(sub) -> None:
@@ -106,8 +121,10 @@ def register(sub) -> None:
     add_imaging_args(p)
     p.add_argument(
         "--algorithm",
-        default="conv",
+        default=None,
         choices=ALGORITHM_NAMES,
+        help="gridding algorithm (default: the catalogue's for the device: conv on a GPU, "
+        "ducc on the CPU)",
     )
     add_size_arg(p)
     add_clean_args(p)
@@ -185,6 +202,7 @@ def run(args) -> int:
     from uvlab.app.runtime.memory import check_memory, clean_estimate, imaging_estimate
     from uvlab.app.runtime.progress import progress_bar
 
+    args.algorithm = args.algorithm or device_algorithm(args.device)
     if image_scaled.wanted(args):  # row chunks over a Dask cluster
         return image_scaled.run(args)
     size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing
@@ -200,7 +218,7 @@ def run(args) -> int:
     from uvlab.app.commands import pb_correct
 
     pb_cube = pb_correct.prepare(args)  # a beam cube is read and checked before imaging
-    params = grid_params(args) if args.algorithm != "dft" else None
+    params = grid_params(args) if grids(args.algorithm) else None
     wt = weighting(args)
     cache = WorkCache()  # the read, kept for the image job
     with progress_bar("read") as bar:

@@ -15,6 +15,7 @@ import os
 import time
 
 from uvlab.app.commands.validate import number
+from uvlab.gpu.gridders.registry import grids
 
 COUNT = number(1, integer=True)
 GIGABYTES = number(0.0, open_lo=True, unit="GB")
@@ -125,7 +126,7 @@ def run(args) -> int:
     )  # fmt: skip
     meta = source.read((0, 1))  # the selection checked, its metadata, before any work
     spec = ImageSpec(args.npix, args.cell_arcsec * ARCSEC)
-    params = grid_params(args) if args.algorithm != "dft" else None
+    params = grid_params(args) if grids(args.algorithm) else None
     wt = weighting(args)
     memory = _memory_bytes(args)
     rows = args.chunk_rows

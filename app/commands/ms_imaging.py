@@ -174,7 +174,7 @@ def add_imaging_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--wstack",
         action="store_true",
-        help="correct the w-term (conv: ducc0's w-gridder for ES, else w-stacking in NumPy; "
+        help="correct the w-term (ducc: ducc0's w-gridder; conv: w-stacking in NumPy; "
         "on the GPU it runs on the host)",
     )
     g.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")

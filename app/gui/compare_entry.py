@@ -24,6 +24,7 @@ from uvlab.app.gui.panels.imaging_panel import (
 )
 from uvlab.app.lab.imaging import KERNELS, ImagingOptions
 from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
+from uvlab.gpu.gridders.registry import EXACT_GCF
 
 #: The narrowest an entry's fields may become, in characters.
 ENTRY_CHARS = 3
@@ -175,7 +176,7 @@ class EntryEditor(QtWidgets.QGroupBox):
         self.oversample_spin.setEnabled("oversample" in enabled)
         self.sigma_spin.setEnabled("sigma" in enabled)
         self.lookup_combo.setEnabled(lookup_enabled(self.algorithm(), by_eps))
-        exact_conv = self.algorithm() == "conv" and by_eps  # its own match
+        exact_conv = self.algorithm() == EXACT_GCF and by_eps  # its own match
         self.match_button.setEnabled(self._match_allowed and not exact_conv)
 
     def _edited(self, *_args) -> None:

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from uvlab.app.lab.jobs import AliasingOutput, Done, JobRequest, Progress, within
+from uvlab.gpu.gridders.registry import grids
 
 #: The analytic map is evaluated on at most this many pixels per side.
 ANALYTIC_NPIX = 128
@@ -65,7 +66,7 @@ def iter_aliasing(request: JobRequest, samples, cancelled) -> Iterator:
     from uvlab.gpu.imaging.weighting import imaging_weights
 
     im = request.imaging
-    if im.algorithm == "dft":
+    if not grids(im.algorithm):
         raise ValueError("the aliasing maps compare a gridder with the DFT: choose a gridder")
     spec, params = samples.spec, request.grid_params()
     s = samples

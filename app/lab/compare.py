@@ -29,13 +29,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from uvlab.app.lab.compare_bound import BOUND_BUDGET, BOUND_FLOOR, with_bound
+from uvlab.app.lab.compare_bound import BOUND_BUDGET, BOUND_FLOOR, bound_fields
 from uvlab.app.lab.compare_reference import (
     DFT_BUDGET,
     DFT_CHUNK_BYTES,
@@ -45,6 +45,7 @@ from uvlab.app.lab.compare_reference import (
 )
 from uvlab.app.lab.jobs import Progress, run_to_end
 from uvlab.app.lab.samples import check
+from uvlab.gpu.gridders.registry import REFERENCE, grids
 
 __all__ = [  # the names other modules take from here
     "BOUND_BUDGET", "BOUND_FLOOR", "DFT_BUDGET", "DFT_CHUNK_BYTES", "AlgorithmResult",
@@ -109,8 +110,8 @@ class Comparison:
     @property
     def reference_label(self) -> str:
         if self.step == 1:
-            return "dft"
-        return f"dft subsampled every {self.step} pixels"
+            return REFERENCE
+        return f"{REFERENCE} subsampled every {self.step} pixels"
 
     def metrics(self) -> dict:
         """The JSON record written as ``metrics.json``."""
@@ -244,14 +245,14 @@ def iter_comparison(
     cancelled : callable() -> bool, optional
         Polled between chunks and entries (:class:`~uvlab.app.runtime.errors.Cancelled`).
     bound : bool
-        Also each entry's analytic map and bound (:func:`with_bound`).
+        Also each entry's analytic map and bound (:mod:`~uvlab.app.lab.compare_bound`).
     """
     from uvlab.gpu.backend import resolve_device
     from uvlab.gpu.gridders.params import GridParams
     from uvlab.gpu.imaging.imager import ImagingError, flatten_samples
     from uvlab.gpu.imaging.weighting import Weighting, imaging_weights
 
-    if not entries or any(e.algorithm == "dft" for e in entries):
+    if not entries or not all(grids(e.algorithm) for e in entries):
         raise ValueError("give one or more gridding algorithms; dft is the reference")
     weighting = weighting or Weighting()
     dev = resolve_device(device)
@@ -287,11 +288,12 @@ def iter_comparison(
         )  # fmt: skip
         if bound:
             params = e.params or GridParams()
-            result = with_bound(result, e.algorithm, params, spec, step, abs_sum, peak)
+            args = (e.algorithm, params, spec, step, abs_sum, peak)
+            result = replace(result, **bound_fields(result.error, result.metrics, *args))
         results[e.label] = result
     check(cancelled)
     yield Progress(1.0, "done")
-    return Comparison(spec, ref, step, results, {"dft": t_ref}, dev, nvis)
+    return Comparison(spec, ref, step, results, {REFERENCE: t_ref}, dev, nvis)
 
 
 def iter_samples_comparison(request, samples, entries, cancelled=None, **options):

@@ -3,13 +3,11 @@ the bound in the error map's units, on pixels the cost allows."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 if TYPE_CHECKING:
-    from uvlab.app.lab.compare import AlgorithmResult
     from uvlab.gpu.gridders.params import GridParams
 
 #: Pixel·offset-pair products the bound (:func:`uvlab.gpu.aliasing.iter_bound_rows`,
@@ -20,19 +18,19 @@ BOUND_BUDGET = 6.0e7
 BOUND_FLOOR = 1e-12
 
 
-def analysed_params(name: str, params: GridParams, npix: int) -> tuple[GridParams, bool]:
-    """The parameters whose 1-D chain the analytic map follows, and whether it bounds the image.
+def bounds_image(name: str, params: GridParams) -> bool:
+    """Whether the analytic map of algorithm ``name``'s plans bounds its image.
 
-    ``conv`` run by ducc0 (the ES kernel, engine "auto" or "ducc") grids with
-    ducc0's own kernel and padding: its map is that of uvlab's exact ES chain
-    of the same support and σ, a guide and not a bound of that image. With
-    ``wstack`` the image carries the w-term that the reference leaves out.
+    The catalogue record says: an algorithm without ``analytic_bound``
+    (``ducc``, ducc0's own kernel and padding) has the map of its plans —
+    uvlab's exact ES chain of the same support and σ — as a guide and not a
+    bound. With the w-term corrected the image carries what the reference
+    leaves out.
     """
-    from uvlab.gpu.gridders.conv import uses_ducc
+    from uvlab.gpu.gridders.registry import algorithm
 
-    if name == "conv" and uses_ducc(params, npix):
-        return replace(params, exact=True), False
-    return params, not (name == "conv" and params.wstack)
+    rec = algorithm(name)
+    return rec.analytic_bound and not rec.corrects_w(params)
 
 
 def bound_maps(name: str, params: GridParams, spec, step: int) -> tuple[np.ndarray, int]:
@@ -55,27 +53,35 @@ def bound_maps(name: str, params: GridParams, spec, step: int) -> tuple[np.ndarr
     return bound_map(su, sv), k
 
 
-def with_bound(
-    result: AlgorithmResult, algorithm: str, params, spec, step: int, abs_sum: float, peak: float
-) -> AlgorithmResult:
-    """``result`` with its analytic map, bound and their metrics (``uvlab compare``).
+def bound_fields(
+    error: np.ndarray,
+    metrics: dict,
+    algorithm: str,
+    params,
+    spec,
+    step: int,
+    abs_sum: float,
+    peak: float,
+) -> dict:
+    """An entry's analytic map, bound and their metrics, as its result's fields (``uvlab compare``).
 
+    ``error`` and ``metrics`` are the entry's error map and metrics; the
+    result is ``dict(metrics=…, analytic=E, bound=…, bound_step=k)`` for
+    :func:`dataclasses.replace` of the entry's result.
     bound = (Σ|w·V|/Σw)·E / peak(I_dft): the units of the error map, on every
     ``bound_step``-th pixel (the error map's pixels when the cost allows).
     Metrics: ``bound_max``, ``error_over_bound_max`` (over pixels where the
-    bound exceeds :data:`BOUND_FLOOR`) and ``bound_step``; both null for a
-    chain that the map does not describe (:func:`analysed_params`).
+    bound exceeds :data:`BOUND_FLOOR`) and ``bound_step``; both null, and no
+    ``bound``, for a chain that the map does not describe (:func:`bounds_image`).
     """
-    chain, bounds = analysed_params(algorithm, params, spec.npix)
-    e, k = bound_maps(algorithm, chain, spec, step)
-    metrics = {**result.metrics, "bound_max": None, "error_over_bound_max": None}
-    metrics["bound_step"] = k
-    if not bounds:
+    e, k = bound_maps(algorithm, params, spec, step)
+    metrics = {**metrics, "bound_max": None, "error_over_bound_max": None, "bound_step": k}
+    if not bounds_image(algorithm, params):
         metrics["bound_note"] = "no bound: ducc0's kernel or the w-term is not uvlab's chain"
-        return replace(result, metrics=metrics, analytic=e, bound_step=k)
+        return dict(metrics=metrics, analytic=e, bound_step=k)
     bound = e * (abs_sum / peak)
-    err = result.error[:: k // step, :: k // step]
+    err = error[:: k // step, :: k // step]
     lit = bound > BOUND_FLOOR
     ratio = float((err[lit] / bound[lit]).max()) if lit.any() else 0.0
     metrics.update(bound_max=float(bound.max()), error_over_bound_max=ratio)
-    return replace(result, metrics=metrics, analytic=e, bound=bound, bound_step=k)
+    return dict(metrics=metrics, analytic=e, bound=bound, bound_step=k)

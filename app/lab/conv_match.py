@@ -12,9 +12,9 @@ the candidates. The error compared is :data:`MATCH_METRIC`, the RMS of
 ``|I − I_DFT| / peak(I_DFT)`` over the full image that the compare table shows.
 
 S is the support :meth:`~uvlab.gpu.gridders.params.GridParams.from_eps` gives for
-ε; on the CPU the ε settings run ducc0's NUFFT, which picks its own kernel for
-an ε (ε = 0.1 and 0.01 gave identical images on the tests' scene), so the
-match is a measured one, not a property of S alone.
+ε, and ``conv`` is that exact ES kernel of S cells on every device (the NumPy
+chain on the CPU, CUDA on the GPU; ducc0, which picks its own kernel from ε,
+is the catalogue's ``ducc`` entry), so the match reported is the S that ran.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.app.lab.jobs import Progress
 from uvlab.app.lab.samples import check
+from uvlab.gpu.gridders.registry import EXACT_GCF
 
 #: Exact-ES supports tried, smallest first.
 MATCH_SUPPORTS = tuple(range(2, 11))
@@ -36,7 +37,7 @@ def conv_candidate(support: int, base: ImagingOptions) -> ImagingOptions:
     """``base`` as conv with the exact ES kernel of ``support`` cells (ε = 10^(1−S), σ = 2)."""
     return replace(
         base,
-        algorithm="conv",
+        algorithm=EXACT_GCF,
         kernel="es",
         kernel_size="eps",
         eps=10.0 ** (1 - int(support)),

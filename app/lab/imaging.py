@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from uvlab.gpu.gridders.params import GCF_NAMES, LOOKUPS
-from uvlab.gpu.gridders.registry import NAMES
+from uvlab.gpu.gridders.registry import NAMES, default_algorithm, grids
 from uvlab.gpu.gridders.registry import algorithm as catalogue_entry
 
 if TYPE_CHECKING:
@@ -59,6 +59,20 @@ DEVICES = ("auto", "cpu", "gpu")
 INTERACTIVE_THREADS = max(1, (os.cpu_count() or 2) - 1)
 #: CPU threads of the image task's gridding (ducc0): 0, every core (see :mod:`uvlab.app.lab.live`).
 IMAGING_THREADS = 0
+
+
+def lab_default_algorithm() -> str:
+    """The lab's default algorithm on this machine: ``conv`` with a GPU, ``ducc`` without.
+
+    The catalogue's :func:`~uvlab.gpu.gridders.registry.default_algorithm`
+    of the device that "auto" resolves to: ducc0 keeps the CPU latency
+    targets of ``uvlab bench worker --device cpu``.
+    """
+    from uvlab.gpu.backend import resolve_device
+
+    return default_algorithm(resolve_device("auto"))
+
+
 #: Older spellings of fields, as files written before them still hold them.
 RENAMED = {"padding": "sigma", "accuracy": "kernel_size"}
 
@@ -76,7 +90,8 @@ class ImagingOptions:
     weighting, robust, taper_arcsec
         As :class:`uvlab.gpu.imaging.weighting.Weighting`.
     algorithm : str
-        One of :data:`ALGORITHMS`.
+        One of :data:`ALGORITHMS`; default :func:`lab_default_algorithm`
+        (``conv`` with a GPU, ``ducc`` on a CPU-only machine).
     kernel : str
         GCF of ``conv`` and ``hybrid``, one of :data:`KERNELS`.
     kernel_size : {"eps", "support"}
@@ -104,7 +119,7 @@ class ImagingOptions:
     weighting: str = "natural"
     robust: float = 0.0
     taper_arcsec: float = 0.0
-    algorithm: str = "conv"
+    algorithm: str = field(default_factory=lab_default_algorithm)
     kernel: str = "es"
     kernel_size: str = "eps"
     eps: float = 1e-5
@@ -150,7 +165,7 @@ class ImagingOptions:
                 f"{self.algorithm} needs an even oversampling β ≥ 4, got {self.oversample}"
             )
         self.weighting_spec()  # validates the scheme, robust and taper
-        if self.algorithm != "dft":
+        if grids(self.algorithm):
             self.grid_params()  # validates support, β and σ
 
     def weighting_spec(self) -> Weighting:
@@ -164,10 +179,10 @@ class ImagingOptions:
         Parameters
         ----------
         threads : int
-            CPU threads of the ducc0 engine; 0 uses every core (the commands),
+            CPU threads of ``ducc``; 0 uses every core (the commands),
             the default leaves one to the window.
         """
-        if self.algorithm == "dft":
+        if not grids(self.algorithm):
             return None
         from uvlab.gpu.gridders.params import GridParams
 

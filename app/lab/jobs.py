@@ -23,6 +23,7 @@ import numpy as np
 
 from uvlab.app.lab.imaging import DEVICES, INTERACTIVE_THREADS, ImagingOptions
 from uvlab.app.skymodel import SkyModel
+from uvlab.gpu.gridders.registry import EXACT_GCF, grids
 
 if TYPE_CHECKING:
     from uvlab.app.lab.corruptions import BeamMap, Corruptions, NoiseReport
@@ -169,7 +170,7 @@ class JobRequest:
         For the job's imaging, ``params`` when given (the DFT has none).
         """
         if options is None and self.params is not None:
-            return None if self.imaging.algorithm == "dft" else self.params
+            return self.params if grids(self.imaging.algorithm) else None
         return (options or self.imaging).grid_params(self.threads)
 
     def __post_init__(self):
@@ -189,7 +190,7 @@ class JobRequest:
             if self.task != "compare" or not 0 <= self.match < len(self.compare):
                 raise ValueError(f"match {self.match} is not one of the compare entries")
             target = self.compare[self.match]
-            if target.algorithm == "conv" and target.kernel_size == "eps":
+            if target.algorithm == EXACT_GCF and target.kernel_size == "eps":
                 raise ValueError("an exact-ES conv entry needs no conv to match it")
         if self.spec is not None and self.spec.npix != self.imaging.npix:
             raise ValueError(

@@ -26,7 +26,7 @@ change or a sky edit grids only what it changed.
 An imaging-only change (the prediction or the MS data reused, so no preview
 came while predicting) on the CPU first shows a quick preview
 (:func:`quick_preview`: the requested weighting on every k-th row, at most
-:data:`PREVIEW_VIS` visibilities, ``conv`` at ε = 1e-3, no PSF), tens of
+:data:`PREVIEW_VIS` visibilities, ``ducc`` at ε = 1e-3, no PSF), tens of
 milliseconds before the full image: the first image a change shows.
 
 Threads: the image task's gridding runs on every core
@@ -49,6 +49,7 @@ from uvlab.app.lab.imaging import IMAGING_THREADS
 from uvlab.app.lab.jobs import Done, ImageOutput, JobRequest, Partial, Progress
 from uvlab.app.lab.samples import Samples, WorkCache, check, model_image
 from uvlab.app.lab.sources import Report, iter_samples
+from uvlab.gpu.gridders.registry import CPU_DEFAULT
 
 #: Visibilities (rows × channels) in the quick preview of an imaging-only change, at most.
 PREVIEW_VIS = 2.0e5
@@ -61,7 +62,7 @@ def quick_preview(request: JobRequest, s: Samples) -> np.ndarray | None:
 
     The request's weighting and taper on the subset (their density is the
     subset's, so Briggs and uniform look close to, not exactly like, the full
-    image), ``conv`` at ε = :data:`QUICK_PREVIEW_EPS`, normalised by its own
+    image), ``ducc`` (ducc0) at ε = :data:`QUICK_PREVIEW_EPS`, normalised by its own
     weight sum: the same units as the full image.
     """
     from uvlab.gpu.gridders.params import GridParams
@@ -79,7 +80,7 @@ def quick_preview(request: JobRequest, s: Samples) -> np.ndarray | None:
             s.spec,
             flag=s.flag[::step],
             weighting=request.imaging.weighting_spec(),
-            algorithm="conv",
+            algorithm=CPU_DEFAULT,
             params=GridParams.from_eps(QUICK_PREVIEW_EPS).with_(threads=IMAGING_THREADS),
             device="cpu",
             psf=False,

@@ -117,10 +117,10 @@ def compress_cases(precision: str, beta: int = 16) -> tuple[BenchCase, ...]:
 
 
 def cpu_cases() -> tuple[BenchCase, ...]:
-    """The host paths: conv on ducc0 (engine auto) and NumPy, and the NumPy algorithms."""
+    """The host paths: ducc (ducc0) and conv (NumPy) at ε = 1e-5, and the NumPy algorithms."""
     return (
-        BenchCase("conv", GridParams.from_eps(1e-5), 1e-5, "conv-ES eps=1e-5 [ducc0]"),
-        BenchCase("conv", GridParams.from_eps(1e-5, engine="numpy"), 1e-5, "conv-ES [numpy]"),
+        BenchCase("ducc", GridParams.from_eps(1e-5), 1e-5, "ducc eps=1e-5 [ducc0]"),
+        BenchCase("conv", GridParams.from_eps(1e-5), 1e-5, "conv-ES [numpy]"),
         BenchCase("hybrid", GridParams.from_eps(1e-5, oversample=16), 1e-5, "hybrid beta=16"),
         BenchCase("pruned-nn", GridParams(oversample=16), None, "pruned-nn beta=16"),
         BenchCase("nn", GridParams(), None, "nn"),

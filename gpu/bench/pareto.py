@@ -107,9 +107,7 @@ def sweep_cases(
         cases.append(ParetoCase("conv-sigma", p, f"conv ES σ={LOW_SIGMA:g} S={p.support}"))
     for beta in size.table_betas:
         for s in size.conv_supports:
-            p = GridParams(
-                kernel="es", support=s, oversample=beta, engine="numpy", precision=precision
-            )
+            p = GridParams(kernel="es", support=s, oversample=beta, precision=precision)
             cases.append(ParetoCase("conv-table", p, f"conv table S={s} β={beta}"))
             linear = p.with_(lookup="linear")
             cases.append(ParetoCase("conv-linear", linear, f"conv linear S={s} β={beta}"))
@@ -245,7 +243,7 @@ def run_pareto(
 
 
 def _params_dict(p: GridParams) -> dict:
-    keep = ("kernel", "support", "oversample", "sigma", "exact", "eps", "engine", "precision")
+    keep = ("kernel", "support", "oversample", "sigma", "exact", "eps", "precision")
     keep = (*keep, "lookup")
     d = asdict(p)
     return {k: d[k] for k in keep}

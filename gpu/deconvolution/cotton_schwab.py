@@ -78,11 +78,13 @@ def major_cycle_pair(algorithm: str, params, xp):
     (wavelengths) both include the w-term, so a major cycle subtracts the model with the
     w-term the dirty image was made with.
     """
-    from uvlab.gpu.degridding import DEGRIDDERS, degrid
+    from uvlab.gpu.degridding import degrid
     from uvlab.gpu.gridders.params import GridParams
+    from uvlab.gpu.gridders.registry import algorithm as record
     from uvlab.gpu.gridders.registry import get_gridder
 
-    if algorithm not in DEGRIDDERS or algorithm == "dft":
+    rec = record(algorithm)
+    if rec.degrid is None or not rec.is_gridder:
         wstack = bool(params is not None and params.wstack)
         algorithm, params = "conv", GridParams.from_eps(1e-6, wstack=wstack)
     params = params or GridParams()

@@ -150,7 +150,7 @@ def predict_gpu(algorithm, img, u, v, spec: ImageSpec, params: GridParams, *, w=
     ----------
     algorithm : Algorithm
         Its catalogue record: ``plans`` gives the chain, ``degrid`` the host
-        fallback (w-stacking, ``engine="ducc"``, a non-ES kernel evaluated
+        fallback (w-stacking, the host-only ``ducc``, a non-ES kernel evaluated
         exactly), whose result is copied to the device.
     img : (N, N) float or complex
     u, v : (nvis,) float, wavelengths
@@ -167,7 +167,7 @@ def predict_gpu(algorithm, img, u, v, spec: ImageSpec, params: GridParams, *, w=
     """
     import cupy
 
-    chain = cached_chain(algorithm.plans, spec, params)
+    chain = cached_chain(algorithm, spec, params)
     if chain is None or chain.pruner_v is not None:
         from uvlab.gpu.backend import to_numpy
 

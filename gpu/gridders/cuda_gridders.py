@@ -13,7 +13,7 @@ The record brings what this module needs of the algorithm — its plan
 function, turned into a GPU chain by
 :func:`~uvlab.gpu.gridders.cuda_rules.gpu_chain`, and its NumPy function —
 so nothing here imports the catalogue back. What the GPU cannot run —
-w-stacking, ``engine="ducc"``, a non-ES kernel evaluated exactly — falls
+w-stacking, the host-only ``ducc``, a non-ES kernel evaluated exactly — falls
 back to the record's NumPy/ducc0 gridder on the host, and the result is
 copied back to the device (logged once per call).
 """
@@ -34,16 +34,16 @@ log = logging.getLogger(__name__)
 
 
 @lru_cache(maxsize=32)
-def cached_chain(plans, spec: ImageSpec, params: GridParams) -> GpuChain | None:
-    """:func:`~uvlab.gpu.gridders.cuda_rules.gpu_chain` of a plan function, memoised.
+def cached_chain(algorithm, spec: ImageSpec, params: GridParams) -> GpuChain | None:
+    """:func:`~uvlab.gpu.gridders.cuda_rules.gpu_chain` of an algorithm, memoised.
 
-    ``plans(spec, params) -> (AxisPlan u, AxisPlan v)`` is an algorithm's plan
-    function; the chain (correctors included) is built once per
-    (algorithm, spec, params).
+    ``algorithm`` is its catalogue record: None for a ``host_only`` one
+    (``ducc``) and with w-stacking, else the chain of its ``plans`` (correctors
+    included), built once per (algorithm, spec, params).
     """
-    if params.wstack or params.engine == "ducc":
+    if algorithm.host_only or params.wstack:
         return None  # host only: no need to build the plans
-    return gpu_chain(plans(spec, params), spec, params)
+    return gpu_chain(algorithm.plans(spec, params), spec, params)
 
 
 def dirty_gpu(
@@ -86,7 +86,7 @@ def dirty_gpu(
     """
     import cupy
 
-    chain = cached_chain(algorithm.plans, spec, params)
+    chain = cached_chain(algorithm, spec, params)
     real = np.float32 if params.precision == "single" else np.float64
     if chain is None:
         from uvlab.gpu.backend import to_numpy
@@ -111,7 +111,7 @@ def bin_plan(algorithm, u, v, spec: ImageSpec, params: GridParams, *, config=Non
     None on the host path and with ``params.compress`` (which bins the
     compressed cells, not these points).
     """
-    chain = cached_chain(algorithm.plans, spec, params)
+    chain = cached_chain(algorithm, spec, params)
     if chain is None or params.compress:
         return None
     return chain_plan(u, v, chain, precision=params.precision, config=config, timer=timer)

@@ -34,9 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from uvlab.gpu import ducc_engine
 from uvlab.gpu.gridders.axis import AxisPlan
-from uvlab.gpu.gridders.conv import conv_plans, uses_ducc
+from uvlab.gpu.gridders.conv import conv_plans
 from uvlab.gpu.gridders.correction import pixel_offsets
 from uvlab.gpu.gridders.half_plane import half_plane_coords
 from uvlab.gpu.gridders.nn import nn_oversampled_plans, nn_plans
@@ -143,12 +142,8 @@ def predict_conv(
 ) -> np.ndarray:
     """Visibilities of a model image by convolutional degridding.
 
-    The engine follows :func:`uvlab.gpu.gridders.conv.uses_ducc`: ducc0 for
-    the ES kernel under ``engine="auto"`` or ``"ducc"`` (its type-2 NUFFT at
-    accuracy :meth:`GridParams.accuracy`; with ``params.wstack`` and ``w``
-    given, its ``dirty2vis`` with the w-term), else the NumPy chain of
-    :func:`~uvlab.gpu.gridders.conv.conv_plans` — the exact adjoint of the
-    NumPy gridder; with ``params.wstack`` and ``w`` given, its w-stacked form
+    The NumPy chain of :func:`~uvlab.gpu.gridders.conv.conv_plans` — the
+    exact adjoint of the NumPy gridder; with ``params.wstack`` and ``w`` given, its w-stacked form
     (:func:`~uvlab.gpu.gridders.wstack.predict_wstack`), else flat (``n − 1 = 0``).
 
     Parameters
@@ -160,28 +155,13 @@ def predict_conv(
     spec : ImageSpec
     params : GridParams
     w : (nvis,) float, optional
-        Wavelengths; used only with ``params.wstack`` (ducc0's w-gridder or w-stacking).
+        Wavelengths; used only with ``params.wstack`` (w-stacking).
     timer : StageTimer, optional
 
     Returns
     -------
     (nvis,) complex128
     """
-    if uses_ducc(params, spec.npix):
-        eps = params.accuracy()
-        if params.wstack and w is not None:
-            img = np.asarray(img)
-            args = (u, v, spec.cell_rad, eps)
-            kw = dict(w=w, wgridding=True, nthreads=params.threads, timer=timer)
-            vis = ducc_engine.predict_image(np.asarray(img.real, np.float64), *args, **kw)
-            if np.iscomplexobj(img):
-                vis = vis + 1j * ducc_engine.predict_image(
-                    np.asarray(img.imag, np.float64), *args, **kw
-                )
-            return np.asarray(vis, dtype=np.complex128)
-        return ducc_engine.predict_nufft(
-            img, u, v, spec.cell_rad, eps, sigma=params.sigma, nthreads=params.threads, timer=timer
-        )
     plans = conv_plans(spec, params)
     if params.wstack and w is not None:
         return predict_wstack(

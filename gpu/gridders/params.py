@@ -9,7 +9,6 @@ from uvlab.gpu.gridders.gcf import KERNELS
 
 #: Kernels a tap rule can use: the closed forms plus the least-misfit tables.
 GCF_NAMES = (*KERNELS, "lm")
-ENGINES = ("auto", "numpy", "ducc")
 PRECISIONS = ("single", "double")
 #: How a GCF table is read: the nearest entry, or linear interpolation between two.
 LOOKUPS = ("nearest", "linear")
@@ -39,9 +38,9 @@ class GridParams:
         nearest of its entries (Muscat's choice, error ∝ 1/β), or linear
         interpolation between the two neighbouring ones (error ∝ 1/β²; the
         corrector follows the interpolated kernel). Ignored with ``exact``
-        and by the ducc0 engine.
+        and by ``ducc``.
     eps : float or None
-        Requested accuracy (set by :meth:`from_eps`; the ducc0 engine uses it).
+        Requested accuracy (set by :meth:`from_eps`; ``ducc`` chooses its kernel from it).
     shape : float or None
         Override the kernel's shape parameter (ES/KB β, Gaussian width).
     prune_kernel : str
@@ -49,22 +48,15 @@ class GridParams:
     prune_support : int
         S_z, pruning kernel support in pruned-grid cells (Muscat: 8–14).
     wstack : bool
-        Correct the w-term by w-stacking (``conv`` NumPy engine only).
-    engine : {"auto", "numpy", "ducc"}
-        ``conv`` only. "auto": ducc0 for the ES kernel (its NUFFT, or its
-        w-gridder with ``wstack``; at accuracy :meth:`accuracy`, ducc0 picks
-        its own ES shape and a σ of at least ``sigma`` for the NUFFT), the
-        NumPy rung for every other kernel. "numpy" runs the ES table or
-        exact evaluation in NumPy — the reference for the CuPy kernels.
-        On the GPU (cupy inputs) "auto" and "numpy" both run the CUDA
-        gridders; "ducc" runs ducc0 on the host.
+        Correct the w-term (``conv``: w-stacking on the host; ``ducc``:
+        ducc0's w-gridder).
     chunk : int
         Tap entries (records × S²) processed per chunk: bounds memory.
     precision : {"double", "single"}
         CUDA gridders only: float64 throughout, or float32 records,
         complex64 grid and float32 image. The NumPy gridders are float64.
     threads : int
-        CPU threads for the ducc0 engine; 0 uses every core. An interactive
+        CPU threads of ``ducc``; 0 uses every core. An interactive
         caller leaves one core to its user interface.
     compress : bool
         Full compression (Muscat §3.2.4): records falling in the same cell of
@@ -85,7 +77,6 @@ class GridParams:
     prune_kernel: str = "lm"
     prune_support: int = 14
     wstack: bool = False
-    engine: str = "auto"
     chunk: int = 1 << 22
     precision: str = "double"
     threads: int = 0
@@ -105,8 +96,6 @@ class GridParams:
             raise ValueError(f"padding σ must be in [1, 4], got {self.sigma}")
         if not 2 <= int(self.prune_support) <= 32:
             raise ValueError(f"pruning support must be 2–32, got {self.prune_support}")
-        if self.engine not in ENGINES:
-            raise ValueError(f"unknown engine {self.engine!r}; choose one of {ENGINES}")
         if self.lookup not in LOOKUPS:
             raise ValueError(f"lookup must be one of {LOOKUPS}, got {self.lookup!r}")
         if self.precision not in PRECISIONS:
@@ -115,8 +104,8 @@ class GridParams:
             raise ValueError(f"eps must be in (0, 1), got {self.eps}")
         if not isinstance(self.compress, bool):
             raise ValueError(f"compress must be True or False, got {self.compress!r}")
-        if self.compress and (self.wstack or self.engine == "ducc"):
-            raise ValueError("compress needs a nearest-cell axis: not with wstack or ducc (conv)")
+        if self.compress and self.wstack:
+            raise ValueError("compress needs a nearest-cell axis: not with wstack")
 
     @classmethod
     def from_eps(cls, eps: float, sigma: float = 2.0, **kwargs) -> GridParams:
@@ -138,7 +127,7 @@ class GridParams:
     @classmethod
     def muscat(cls, oversample: int = 16, **kwargs) -> GridParams:
         """Muscat's (2021) setting: PSWF S = 6 table, σ = 1, LM pruner S_z = 14."""
-        fields = dict(kernel="pswf", support=6, oversample=oversample, sigma=1.0, engine="numpy")
+        fields = dict(kernel="pswf", support=6, oversample=oversample, sigma=1.0)
         return cls(**{**fields, **kwargs})
 
     def with_(self, **changes) -> GridParams:
@@ -146,7 +135,7 @@ class GridParams:
         return replace(self, **changes)
 
     def accuracy(self) -> float:
-        """ε for the ducc0 engine: ``eps``, else what the support buys at σ = 2."""
+        """ε for ``ducc``: ``eps``, else what the support buys at σ = 2."""
         return float(self.eps if self.eps is not None else 10.0 ** (1 - self.support))
 
 

@@ -18,6 +18,13 @@ adjoint; :mod:`uvlab.gpu.degridding`) by ``"module:function"`` — for the
 host and, where there is one, for CUDA — imported only when asked for
 (:meth:`Algorithm.degridder`); hybrid and pruned-nn have none.
 
+What differs between algorithms beyond their functions is a field of the
+record (``host_only``, ``w_correction``, ``analytic_bound``, ``co_grids_psf``
+…): no module outside this one compares an algorithm's name with a literal
+(``tests/test_catalogue_owns_behaviour.py`` checks). :data:`REFERENCE` names
+the DFT, the reference the others are measured against; :func:`default_algorithm`
+is the lab's default on each device.
+
 ``get_gridder(name, xp=cupy)`` returns the CUDA function of the same
 algorithm, imported only then (by the record's ``"module:function"``
 name), so this module stays NumPy-only. The CUDA function receives the
@@ -33,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from uvlab.gpu.gridders import conv, hybrid, nn, pruned_nn
+from uvlab.gpu.gridders import conv, ducc, hybrid, nn, pruned_nn
 from uvlab.gpu.imaging import dft
 
 #: The CUDA path shared by the separable gridders.
@@ -94,6 +101,22 @@ class Algorithm:
         ``"module:function"`` of the CUDA degridder, called as
         ``function(record, img, u, v, spec, params, *, w=None, timer=None)``
         with cupy arrays; None: ``degrid`` runs on cupy arrays as well.
+    host_only : bool
+        No CUDA chain: on cupy inputs the host function runs and its result
+        is copied to the device (``ducc``).
+    w_correction : {"wstack", "ducc"} or None
+        How ``params.wstack`` corrects the w-term: uvlab's w-stacking of its
+        plans, ducc0's w-gridder, or not at all (None: the sky is flat).
+    analytic_bound : bool
+        The analytic aliasing map of ``plans`` bounds this algorithm's image
+        (False: a guide only, as for ducc0's own kernel).
+    co_grids_psf : bool
+        ``cpu`` accepts ``(ntrans, nvis)`` rows and a kept ``plan``
+        (``cpu(..., plan=nufft_plan(u, v, spec, params))``): the imager grids
+        the dirty image and the PSF in one pass (``ducc``'s NUFFT).
+    nufft_plan : callable or None
+        ``nufft_plan(u, v, spec, params, *, timer=None)``, the plan that
+        ``co_grids_psf`` reuses; None otherwise.
     """
 
     name: str
@@ -107,6 +130,15 @@ class Algorithm:
     compared: bool = False
     degrid: str | None = None
     degrid_cuda: str | None = None
+    host_only: bool = False
+    w_correction: str | None = None
+    analytic_bound: bool = True
+    co_grids_psf: bool = False
+    nufft_plan: Callable | None = None
+
+    def corrects_w(self, params) -> bool:
+        """Whether its image carries the w-term with ``params`` (``wstack``, a ``w_correction``)."""
+        return bool(params.wstack) and self.w_correction is not None
 
     @property
     def is_gridder(self) -> bool:
@@ -151,13 +183,27 @@ CATALOGUE: dict[str, Algorithm] = {
         ),
         Algorithm(
             "conv",
-            "convolutional gridding with a GCF on a padded grid (ducc0 for ES)",
+            "convolutional gridding with the stated GCF, support, β and σ on every device",
             conv.dirty,
             conv.conv_plans,
-            uses=_GCF | {"wstack", "engine", "threads"},
+            uses=_GCF | {"wstack"},
             compared=True,
             degrid=f"{_DEGRID}:predict_conv",
             degrid_cuda=DEGRID_CUDA,
+            w_correction="wstack",
+        ),
+        Algorithm(
+            "ducc",
+            "ducc0's NUFFT / w-gridder: kernel and support chosen by ducc0 from ε",
+            ducc.dirty,
+            ducc.ducc_plans,
+            uses=frozenset({"eps", "support", "sigma", "threads", "wstack"}),
+            degrid="uvlab.gpu.gridders.ducc:predict",
+            host_only=True,
+            w_correction="ducc",
+            analytic_bound=False,
+            co_grids_psf=True,
+            nufft_plan=ducc.nufft_plan,
         ),
         Algorithm(
             "nn",
@@ -201,6 +247,17 @@ CATALOGUE: dict[str, Algorithm] = {
     )
 }
 
+#: The exact reference every algorithm is compared with.
+REFERENCE = "dft"
+#: The entry that is exactly the stated ES kernel and support: the candidate
+#: of Compare's "Match conv" (:mod:`uvlab.app.lab.conv_match`).
+EXACT_GCF = "conv"
+#: The lab's default algorithm on the GPU: the stated kernel on the CUDA chain.
+GPU_DEFAULT = "conv"
+#: The lab's default on a CPU-only machine: ducc0 keeps the lab's CPU latency
+#: targets (``uvlab bench worker --device cpu``); NumPy ``conv`` is ~6× slower.
+CPU_DEFAULT = "ducc"
+
 #: Every algorithm name, the DFT first.
 NAMES = tuple(CATALOGUE)
 #: The gridders' names (every algorithm but the DFT), in DESIGN §2 order.
@@ -217,6 +274,16 @@ def algorithm(name: str) -> Algorithm:
         return CATALOGUE[name]
     except KeyError:
         raise ValueError(f"unknown algorithm {name!r}; choose one of {NAMES}") from None
+
+
+def grids(name: str) -> bool:
+    """Whether algorithm ``name`` grids (every one but the :data:`REFERENCE` DFT)."""
+    return algorithm(name).is_gridder
+
+
+def default_algorithm(device: str) -> str:
+    """The lab's default algorithm on ``device`` ("gpu" or "cpu")."""
+    return GPU_DEFAULT if device == "gpu" else CPU_DEFAULT
 
 
 def _gridder(name: str) -> Algorithm:

@@ -249,12 +249,13 @@ def _cpu_image(
 ):
     """:func:`make_image` on the CPU, reusing what ``cache`` kept (the same image).
 
-    The samples, their weights, ``conv``'s NUFFT plan and the PSF come from
-    the cache when their inputs are those of its last image. ``conv`` on
-    ducc0 grids the dirty image and the PSF in one NUFFT pass.
+    The samples, their weights, the algorithm's NUFFT plan and the PSF come
+    from the cache when their inputs are those of its last image. An
+    algorithm that ``co_grids_psf`` (``ducc`` without the w-term) grids the
+    dirty image and the PSF in one pass.
     """
-    from uvlab.gpu.gridders.conv import dirty_ducc, uses_nufft
     from uvlab.gpu.gridders.params import GridParams
+    from uvlab.gpu.gridders.registry import algorithm as record
 
     cache = cache if cache is not None else ImagingCache()
     params = params or GridParams()
@@ -265,13 +266,14 @@ def _cpu_image(
     )  # fmt: skip
     psf_img = cache.psf(s, spec, weighting, algorithm, params) if psf else None
     make_psf = psf and psf_img is None
-    if algorithm == "conv" and uses_nufft(params, spec.npix):
-        plan = cache.nufft_plan(s, spec, params, timer)
+    rec = record(algorithm)
+    if rec.co_grids_psf and not rec.corrects_w(params):
+        plan = cache.nufft_plan(rec, s, spec, params, timer)
         wvis = np.empty((2 if make_psf else 1, s.nvis), dtype=np.complex128)
         np.multiply(wts.weight, vis_f, out=wvis[0])
         if make_psf:
             wvis[1] = wts.weight
-        images = dirty_ducc(s.u, s.v, wvis, spec, params, w=s.w, timer=timer, plan=plan)
+        images = rec.cpu(s.u, s.v, wvis, spec, params, w=s.w, timer=timer, plan=plan)
         dirty, psf_img = images[0], images[1] if make_psf else psf_img
     else:
         fn = _algorithm(algorithm, params)

@@ -243,7 +243,7 @@ class ImagingCache:
         :func:`uvlab.gpu.gridders.cuda_gridders.bin_plan`: dirty image and PSF
         share it, and an image of other visibilities at the same points
         (another weighting, a sky edit) reuses it. None for the DFT and for
-        what runs on the host (w-stacking, ``engine="ducc"``).
+        what runs on the host (w-stacking, the host-only ``ducc``).
         """
         from uvlab.gpu.gridders.registry import algorithm as record
 
@@ -259,12 +259,11 @@ class ImagingCache:
             "bin plan", key, lambda: bin_plan(rec, s.u, s.v, spec, params, timer=timer)
         )
 
-    def nufft_plan(self, s: FlatSamples, spec, params, timer=None):
-        """ducc0's NUFFT plan of ``s`` (:func:`uvlab.gpu.gridders.conv.nufft_plan`)."""
-        from uvlab.gpu.gridders.conv import nufft_plan
-
-        key = (s.key, spec, params.accuracy(), params.sigma, params.threads)
-        return self._get("plan", key, lambda: nufft_plan(s.u, s.v, spec, params, timer=timer))
+    def nufft_plan(self, rec, s: FlatSamples, spec, params, timer=None):
+        """The NUFFT plan of ``s`` for the catalogue record ``rec`` (its ``nufft_plan``)."""
+        key = (rec.name, s.key, spec, params.accuracy(), params.sigma, params.threads)
+        make = rec.nufft_plan
+        return self._get("plan", key, lambda: make(s.u, s.v, spec, params, timer=timer))
 
     def psf(self, s: FlatSamples, spec, weighting, algorithm: str, params):
         """The kept PSF (unnormalised) of these samples and choices, or None."""

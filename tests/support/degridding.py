@@ -17,11 +17,11 @@ SPEC = ImageSpec(48, 1e-3)
 
 #: (algorithm, params) of every host degridder path with an exact adjoint.
 ADJOINT_CASES = [
-    ("conv", GridParams.from_eps(1e-6, engine="numpy")),
-    ("conv", GridParams(support=5, oversample=8, engine="numpy")),
-    ("conv", GridParams(support=6, oversample=7, engine="numpy", lookup="linear")),
-    ("conv", GridParams(kernel="kb", support=6, sigma=1.5, exact=True, engine="numpy")),
-    ("conv", GridParams(kernel="pswf", support=6, oversample=16, engine="numpy")),
+    ("conv", GridParams.from_eps(1e-6)),
+    ("conv", GridParams(support=5, oversample=8)),
+    ("conv", GridParams(support=6, oversample=7, lookup="linear")),
+    ("conv", GridParams(kernel="kb", support=6, sigma=1.5, exact=True)),
+    ("conv", GridParams(kernel="pswf", support=6, oversample=16)),
     ("conv", GridParams(kernel="lm", support=6, oversample=16, sigma=1.5, lookup="linear")),
     ("nn", GridParams()),
     ("nn-oversampled", GridParams(oversample=4)),

@@ -25,10 +25,10 @@ SPEC = ImageSpec(32, 1e-3)
 #: (algorithm, params) pairs covering every tap rule and kernel path (tables read by
 #: nearest and by linear lookup, S·β even and odd).
 CASES = [
-    ("conv", GridParams.from_eps(1e-6, engine="numpy")),
-    ("conv", GridParams(support=5, oversample=8, engine="numpy")),
-    ("conv", GridParams(kernel="kb", support=6, sigma=1.5, engine="numpy")),
-    ("conv", GridParams(support=5, oversample=8, engine="numpy", lookup="linear")),
+    ("conv", GridParams.from_eps(1e-6)),
+    ("conv", GridParams(support=5, oversample=8)),
+    ("conv", GridParams(kernel="kb", support=6, sigma=1.5)),
+    ("conv", GridParams(support=5, oversample=8, lookup="linear")),
     ("conv", GridParams(kernel="kb", support=5, oversample=7, sigma=1.5, lookup="linear")),
     ("nn", GridParams()),
     ("nn-oversampled", GridParams(oversample=4)),

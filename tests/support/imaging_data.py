@@ -29,7 +29,7 @@ class Data:
     flag: np.ndarray | None
     spec: ImageSpec
     weighting: Weighting = NATURAL
-    algorithm: str = "conv"
+    algorithm: str = "ducc"
     params: GridParams = PARAMS
 
     def image(self, cache=None):

@@ -207,8 +207,8 @@ def test_clean_too_big_for_memory_is_refused_before_imaging(inputs, monkeypatch)
     from uvlab.app.runtime import memory
 
     folder, names = inputs
-    image = memory.imaging_estimate(1024, "conv").total
-    clean = memory.clean_estimate(1024, "conv", deconvolver="cotton-schwab").total
+    image = memory.imaging_estimate(1024, "ducc").total  # the CPU's default algorithm
+    clean = memory.clean_estimate(1024, "ducc", deconvolver="cotton-schwab").total
     avail = int((image + 2**20) / memory.USABLE_FRACTION) + 2**24  # the image alone fits
     assert image < memory.USABLE_FRACTION * avail < image + clean
     monkeypatch.setattr(memory, "available_memory", lambda: memory.Available(avail, "cgroup limit"))
@@ -218,7 +218,7 @@ def test_clean_too_big_for_memory_is_refused_before_imaging(inputs, monkeypatch)
     code, _out, err = run_cli(*[a.replace("{ms}", names["{ms}"]).replace("{new}", names["{new}"])
                                 for a in argv])  # fmt: skip
     line = error_line(err)
-    assert code == 1 and "a 1024² image with conv and cotton-schwab CLEAN needs about" in line
+    assert code == 1 and "a 1024² image with ducc and cotton-schwab CLEAN needs about" in line
     assert "CLEAN PSF (2N)" in line and "major-cycle visibilities" in line
     assert _state(folder) == before
 

@@ -64,7 +64,9 @@ def test_compare_on_an_ms_writes_fits_metrics_and_report(tmp_path):
         assert data.shape == (32, 32) and np.all(data >= 0)
         assert fits.getheader(out / f"{name}-analytic.fits")["CTYPE1"] == "RA---SIN"
         analytic[name] = float(np.sqrt(np.mean(data**2)))
-    assert analytic["conv"] < 1e-3 * analytic["nn"]
+    # conv is the stated S = 7 table read at the nearest of β = 16 entries (its map 3.8e-2 of
+    # nn's measured), not ducc0's kernel: the nearest lookup dominates
+    assert analytic["conv"] < 0.05 * analytic["nn"]
     assert analytic["pruned-nn"] < analytic["nn"]
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["reference"] == "dft subsampled every 2 pixels"
@@ -75,9 +77,9 @@ def test_compare_on_an_ms_writes_fits_metrics_and_report(tmp_path):
         assert m["rate_vis_per_s"] > 0 and "grid" in m["timing"]
     assert algos["conv"]["rms_full"] < algos["nn"]["rms_full"]
     assert algos["pruned-nn"]["rms_full"] < algos["nn"]["rms_full"]
-    # conv ran on ducc0 (ES, engine auto): its own kernel, so no bound; the others have one.
-    assert algos["conv"]["bound_max"] is None and not (out / "conv-bound.fits").exists()
-    for name in ("nn", "pruned-nn"):
+    # conv is uvlab's own chain on the CPU too: like the others its map bounds its error.
+    assert (out / "conv-bound.fits").exists()
+    for name in ("conv", "nn", "pruned-nn"):
         assert 0 < algos[name]["error_over_bound_max"] <= 1.0
     assert (out / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "subsampled every 2 pixels" in stdout

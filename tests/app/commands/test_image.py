@@ -154,8 +154,11 @@ def one_ducc0_thread():
 @pytest.mark.parametrize(
     "extra, algorithm, params",
     [
-        ((), "conv", None),  # no overrides: the record alone says as much (a window request)
-        ((), "conv", {}),
+        # no overrides: the record alone says as much (a window request); the CPU's
+        # default algorithm is the catalogue's (ducc), as the window's is
+        ((), "ducc", None),
+        ((), "ducc", {}),
+        (("--algorithm", "conv"), "conv", {}),
         (
             ("--algorithm", "hybrid", "--kernel", "kb", "--support", "5"),
             "hybrid",
@@ -246,7 +249,7 @@ def test_outputs_timing_history_and_default_geometry(sims, tmp_path):
     )
     header = fits.getheader(tmp_path / "sub" / "g-dirty.fits")
     history = "\n".join(str(h) for h in header["HISTORY"])
-    assert "algorithm = conv" in history and "weighting = briggs robust=0.5" in history
+    assert "algorithm = ducc" in history and "weighting = briggs robust=0.5" in history
     assert "primary-beam FWHM" in history
     # 1.5 × FWHM (1.02 λ/D at the lowest frequency, D = 25 m) must fit in the image.
     fov = header["NAXIS1"] * abs(header["CDELT1"])

@@ -203,7 +203,7 @@ def test_entries_are_validated_and_bounded(make_window, small_state, qtbot):
     panel = w.compare.panel
     assert [ed.algorithm() for ed in panel.editors] == THREE
     panel.add_entry()
-    assert [ed.algorithm() for ed in panel.editors] == [*THREE, "nn"]
+    assert [ed.algorithm() for ed in panel.editors] == [*THREE, "ducc"]  # the next gridder
     panel.remove_entry(panel.editors[0])
     panel.remove_entry(panel.editors[0])
     assert len(panel.editors) == 2 and not panel.editors[0].remove_button.isEnabled()

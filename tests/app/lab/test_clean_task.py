@@ -86,7 +86,10 @@ def test_cotton_schwab_residual_is_the_datas(teaching):
     u = s.uvw[:, 0, None] * lam
     v = s.uvw[:, 1, None] * lam
     model_vis = image_vis(out.model, u, v, out.spec)  # the model's visibilities, a DFT
-    ref = make_image(s.uvw, s.freq_hz, s.vis - model_vis, s.weight, s.spec, flag=s.flag)
+    ref = make_image(
+        s.uvw, s.freq_hz, s.vis - model_vis, s.weight, s.spec, flag=s.flag,
+        algorithm=IMAGING.algorithm, params=IMAGING.grid_params(),
+    )  # fmt: skip
     np.testing.assert_allclose(out.residual, ref.dirty, atol=1e-5 * np.abs(out.dirty).max())
     # with the 2N PSF (issue 26; the window used N² before) the image-plane subtraction of
     # this point-source sky is nearly exact too: the major cycles agree with it

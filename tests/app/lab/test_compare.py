@@ -24,7 +24,7 @@ from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.imaging.spec import ImageSpec
 
 C = 299792458.0
-ALGOS = ["conv", "nn", "hybrid", "pruned-nn"]
+ALGOS = ["conv", "ducc", "nn", "hybrid", "pruned-nn"]
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +149,9 @@ def test_errors_rank_sensibly_against_the_exact_dft(three_points):
     for name in ("conv", "hybrid", "pruned-nn"):
         assert err[name]["rms_central"] < err["nn"]["rms_central"] / 10, name
         assert err[name]["max_error"] < err["nn"]["max_error"], name
-    assert err["conv"]["rms_central"] < 1e-5
+    # ducc0 meets the ε that S = 7 buys (1e-6); conv is the stated S = 7 table read at the
+    # nearest of β = 16 entries on the CPU too (1.6e-4 measured), not ducc0's kernel
+    assert err["ducc"]["rms_central"] < 1e-5 < 1e-4 < err["conv"]["rms_central"] < 1e-3
     for r in cmp.results.values():
         assert r.image.shape == r.error.shape == (64, 64)
         np.testing.assert_allclose(r.error, np.abs(r.image - cmp.reference) / cmp.reference.max())
@@ -206,7 +208,11 @@ def test_entry_summary_names_a_linear_table_lookup():
     from uvlab.app.lab.compare_task import entry_summary
     from uvlab.app.lab.imaging import ImagingOptions
 
-    table = ImagingOptions(kernel_size="support", support=6, oversample=32, lookup="linear")
+    table = ImagingOptions(
+        algorithm="conv", kernel_size="support", support=6, oversample=32, lookup="linear"
+    )
     assert entry_summary(table) == "es S=6 β=32 linear σ=2"
-    assert entry_summary(table.__class__(lookup="linear")) == "es ε=1e-05 σ=2"  # exact kernel
-    assert "linear" not in entry_summary(table.__class__(kernel_size="support"))
+    assert (
+        entry_summary(table.__class__(algorithm="conv", lookup="linear")) == "es ε=1e-05 σ=2"
+    )  # exact kernel
+    assert "linear" not in entry_summary(table.__class__(algorithm="conv", kernel_size="support"))

@@ -61,8 +61,21 @@ def test_single_precision_params_image_complex64_samples():
     assert s.vis.dtype == np.complex128
     out = run_job(_request(imaging, params=params), cache)
     kw = dict(flag=s.flag, weighting=imaging.weighting_spec(), params=params, device="cpu")
+    kw.update(algorithm=imaging.algorithm)
     want = make_image(s.uvw, s.freq_hz, s.vis.astype(np.complex64), s.weight, s.spec, **kw)
     np.testing.assert_array_equal(out.dirty, want.dirty)
     np.testing.assert_array_equal(out.psf, want.psf)
     unrounded = make_image(s.uvw, s.freq_hz, s.vis, s.weight, s.spec, **kw)
     assert not np.array_equal(out.dirty, unrounded.dirty)
+
+
+def test_the_default_algorithm_is_the_devices_and_the_result_names_it():
+    """ducc on a CPU-only machine (the window's latency), conv with a GPU; the image says which."""
+    from tests.support.device import HAS_GPU
+    from uvlab.gpu.gridders.registry import default_algorithm
+
+    imaging = ImagingOptions(npix=64)
+    assert imaging.algorithm == default_algorithm("gpu" if HAS_GPU else "cpu")
+    assert default_algorithm("cpu") == "ducc" and default_algorithm("gpu") == "conv"
+    out = run_job(_request(imaging), WorkCache())
+    assert out.algorithm == imaging.algorithm

@@ -25,6 +25,7 @@ import json, sys
 from uvlab.app.scale.budget import chunk_rows, image_bytes
 from uvlab.app.scale.cluster import cluster_client
 from uvlab.app.scale.ms_image import MSRead, image_ms
+from uvlab.gpu.gridders.registry import default_algorithm
 from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
 from uvlab.gpu.imaging.weighting import Weighting
 
@@ -47,16 +48,17 @@ def reset_peak():
 if __name__ == "__main__":
     source = MSRead(sys.argv[1])
     spec, wt = ImageSpec({NPIX}, 20 * ARCSEC), Weighting("natural")
-    fixed = image_bytes({NPIX}, "conv", None)
+    algorithm = default_algorithm("cpu")  # ducc0: what uvlab image runs without a GPU
+    fixed = image_bytes({NPIX}, algorithm, None)
     budget = fixed + {CHUNK_BUDGET}
     plan = chunk_rows(budget, {NCHAN}, {NCORR}, fixed)
     t0 = float(source.read((0, 1)).time[0])  # the first two integrations: imports, images
     with cluster_client(workers=1) as client:
         image_ms(client, MSRead(source.path, time_range=(t0, t0 + 60.0)), spec, wt,
-                 chunk_rows=plan.rows)
+                 chunk_rows=plan.rows, algorithm=algorithm)
         reset = all(client.run(reset_peak).values())
         (before, _), = client.run(memory).values()
-        res = image_ms(client, source, spec, wt, chunk_rows=plan.rows)
+        res = image_ms(client, source, spec, wt, chunk_rows=plan.rows, algorithm=algorithm)
         (_, peak), = client.run(memory).values()
     print(json.dumps(dict(reset=reset, before=before, peak=peak, budget=budget,
                           chunks=res.chunks, nvis=res.nvis,

@@ -25,7 +25,7 @@ def test_make_uv_is_ms_ordered_baseline_uvw(rng):
 
 
 def test_cpu_bench_reports_rates_stages_and_accuracy(rng):
-    conv = GridParams.from_eps(1e-6, engine="numpy")
+    conv = GridParams.from_eps(1e-6)
     cases = (BenchCase("conv", conv, 1e-6, "conv"), BenchCase("nn", GridParams(), None, "nn"))
     size = BenchSize(64, 4, 2, cases, dft_step=4)
     report = run_grid_bench(

@@ -20,7 +20,7 @@ from uvlab.gpu.gridders.registry import get_gridder
 from uvlab.gpu.imaging.dft import dirty_dft
 from uvlab.gpu.imaging.spec import ImageSpec
 
-PARAMS = GridParams.from_eps(1e-9, engine="numpy")
+PARAMS = GridParams.from_eps(1e-9)
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from tests.support.oracles import dft_image, sky_vis
 from tests.support.scenes import PIXEL_SKY, layout_uv, meerkat_spec
 from uvlab.gpu.aliasing import analytic_map, central_half, error_map
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.gridders.registry import ALGORITHMS, get_gridder
+from uvlab.gpu.gridders.registry import ALGORITHMS, algorithm, get_gridder
 from uvlab.gpu.timing import StageTimer
 
 MUSCAT = GridParams.muscat(16)
@@ -86,7 +86,9 @@ def test_point_source_lands_on_its_pixel(run, name):
 
 def test_every_algorithm_times_its_stages(run):
     for name, t in run["t"].items():
-        assert {"grid", "FFT", "correct"} <= set(t), name
+        # ducc0 grids, transforms and corrects in one call, timed as "grid"
+        stages = {"grid"} if algorithm(name).host_only else {"grid", "FFT", "correct"}
+        assert stages <= set(t), name
     assert "prune" in run["t"]["hybrid"] and "prune" in run["t"]["pruned-nn"]
 
 

@@ -53,7 +53,7 @@ def test_a_gathered_fill_leaves_the_plan_as_it_was(rng, name, params):
 
     u, v, vis = (cupy.asarray(a) for a in edge_records(rng))
     plan = bin_plan(algorithm(name), u, v, SPEC, params)
-    chain = cached_chain(algorithm(name).plans, SPEC, params)
+    chain = cached_chain(algorithm(name), SPEC, params)
     if plan is None or not fused_fill(chain):
         pytest.skip("no plan, or a one-row gridder (it fills the records)")
     before = cupy.asnumpy(plan.recs)
@@ -88,7 +88,7 @@ def test_the_imager_keeps_one_plan_for_dirty_psf_and_the_next_weighting(rng):
     uvw = np.stack([u, v, np.zeros_like(u)], axis=1) * 3e8 / 1.4e9
     freq = np.array([1.4e9])
     cache = ImagingCache()
-    params = GridParams.from_eps(1e-7, engine="numpy")  # the CPU's ducc0 at the same ε below
+    params = GridParams.from_eps(1e-7)  # the CPU's ducc0 at the same ε below
     kw = dict(algorithm="conv", params=params, device="gpu", cache=cache, data_key="obs")
     nat = make_image(uvw, freq, vis[:, None], 1.0, SPEC, weighting=Weighting("natural"), **kw)
     assert cache.hits.get("bin plan", 0) == 0

@@ -1,4 +1,4 @@
-"""``conv``: the NumPy ladder rung and the ducc0 engine against the direct DFT."""
+"""``conv`` (the NumPy ladder rung) and ``ducc`` (ducc0) against the direct DFT."""
 
 import numpy as np
 import pytest
@@ -6,8 +6,8 @@ import pytest
 from tests.support.oracles import dft_image, sky_vis
 from tests.support.scenes import PIXEL_SKY, layout_uv, meerkat_spec
 from uvlab.gpu.aliasing import error_map
-from uvlab.gpu.gridders.conv import dirty, dirty_ducc
 from uvlab.gpu.gridders.params import GridParams
+from uvlab.gpu.gridders.registry import get_gridder
 from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.timing import StageTimer
 
@@ -20,10 +20,13 @@ def meerkat():
     return u, v, w, vis, spec, dft_image(u, v, vis, spec)
 
 
-@pytest.mark.parametrize("engine", ["numpy", "ducc"])
-def test_conv_es_1e6_matches_dft(meerkat, engine):
+dirty = get_gridder("conv")
+
+
+@pytest.mark.parametrize("name", ["conv", "ducc"])
+def test_conv_es_1e6_matches_dft(meerkat, name):
     u, v, _, vis, spec, ref = meerkat
-    img = dirty(u, v, vis, spec, GridParams.from_eps(1e-6, engine=engine))
+    img = get_gridder(name)(u, v, vis, spec, GridParams.from_eps(1e-6))
     _, met = error_map(img, ref)
     assert met["rms_central"] <= 1e-5
     assert met["rms_full"] <= 1e-5
@@ -31,8 +34,8 @@ def test_conv_es_1e6_matches_dft(meerkat, engine):
 
 def test_ducc_transposed_equals_numpy_conv(meerkat):
     u, v, _, vis, spec, _ = meerkat
-    a = dirty(u, v, vis, spec, GridParams.from_eps(1e-6, engine="numpy"))
-    b = dirty_ducc(u, v, vis, spec, GridParams.from_eps(1e-6))
+    a = dirty(u, v, vis, spec, GridParams.from_eps(1e-6))
+    b = get_gridder("ducc")(u, v, vis, spec, GridParams.from_eps(1e-6))
     assert np.sqrt(np.mean((a - b) ** 2)) <= 1e-5 * np.sqrt(np.mean(a**2))
     assert np.unravel_index(np.argmax(b), b.shape) == (32, 32)
 
@@ -43,7 +46,7 @@ def test_each_gcf_images_a_point_source_at_its_pixel(meerkat, kernel, exact):
     u, v, *_ = meerkat
     spec = meerkat_spec(u, v, 64)
     vis = sky_vis(u, v, spec, [(-11, 7, 1.0)])
-    params = GridParams(kernel=kernel, support=6, oversample=32, exact=exact, engine="numpy")
+    params = GridParams(kernel=kernel, support=6, oversample=32, exact=exact)
     img = dirty(u, v, vis, spec, params) / u.size
     assert np.unravel_index(np.argmax(img), img.shape) == (32 + 7, 32 - 11)
     assert img.max() == pytest.approx(1.0, abs=2e-3)
@@ -64,11 +67,9 @@ def test_error_decreases_with_support(meerkat, kernel):
 @pytest.mark.parametrize("kernel", ["es", "pswf"])
 def test_table_converges_to_exact_as_oversampling_grows(meerkat, kernel):
     u, v, _, vis, spec, _ = meerkat
-    exact = dirty(u, v, vis, spec, GridParams(kernel, 6, exact=True, engine="numpy"))
+    exact = dirty(u, v, vis, spec, GridParams(kernel, 6, exact=True))
     diffs = [
-        np.sqrt(
-            np.mean((dirty(u, v, vis, spec, GridParams(kernel, 6, b, engine="numpy")) - exact) ** 2)
-        )
+        np.sqrt(np.mean((dirty(u, v, vis, spec, GridParams(kernel, 6, b)) - exact) ** 2))
         for b in (4, 16, 64)
     ]
     assert diffs[0] > 3 * diffs[1] > 9 * diffs[2]
@@ -91,7 +92,7 @@ def test_linear_lookup_is_close_to_exact_es_and_far_below_nearest(meerkat, noise
     """
     u, v, _, _, spec, _ = meerkat
     vis, ref = noise_like
-    params = GridParams(support=6, engine="numpy")
+    params = GridParams(support=6)
 
     def err(p):
         return error_map(dirty(u, v, vis, spec, p), ref)[1]["rms_full"]
@@ -110,7 +111,7 @@ def test_records_beyond_the_grid_edge_wrap_exactly(rng):
     u, v = rng.uniform(-700, 700, (2, 3000))  # grid half-width 1/(2·cell) = 500 λ
     u[:5] = 0.0
     vis = rng.normal(size=3000) + 1j * rng.normal(size=3000)
-    img = dirty(u, v, vis, spec, GridParams.from_eps(1e-8, engine="numpy"))
+    img = dirty(u, v, vis, spec, GridParams.from_eps(1e-8))
     ref = dft_image(u, v, vis, spec)
     assert np.abs(img - ref).max() < 1e-7 * np.abs(vis).sum()
 
@@ -128,14 +129,14 @@ def test_chunking_and_timer_stages(meerkat):
     assert "grid" in timer.seconds()
 
 
-@pytest.mark.parametrize("engine", ["numpy", "ducc"])
-def test_wstacking_matches_dft_with_w_term(rng, engine):
+@pytest.mark.parametrize("name", ["conv", "ducc"])
+def test_wstacking_matches_dft_with_w_term(rng, name):
     spec = ImageSpec(32, 0.01)  # a 0.32 rad field: the w-term matters
     u, v, w = rng.normal(0, 400, (3, 4000))
     vis = sky_vis(u, v, spec, [(3, 5, 1.0), (-12, 9, 0.7), (14, -13, 0.5)])
     ref = dft_image(u, v, vis, spec, w=w)
-    params = GridParams.from_eps(1e-6, engine=engine, wstack=True)
-    img = dirty(u, v, vis, spec, params, w=w)
+    params = GridParams.from_eps(1e-6, wstack=True)
+    img = get_gridder(name)(u, v, vis, spec, params, w=w)
     assert np.abs(img - ref).max() < 1e-5 * np.abs(ref).max()
-    flat = dirty(u, v, vis, spec, params.with_(wstack=False), w=w)
+    flat = get_gridder(name)(u, v, vis, spec, params.with_(wstack=False), w=w)
     assert np.abs(flat - ref).max() > 1e-2 * np.abs(ref).max()

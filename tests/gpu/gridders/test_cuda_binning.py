@@ -125,7 +125,6 @@ def test_shared_memory_budget_and_kernel_parameters():
 
 def test_gpu_chain_declines_what_only_the_host_runs():
     assert chain_of("conv", GridParams.from_eps(1e-5, wstack=True)) is None
-    assert chain_of("conv", GridParams.from_eps(1e-5, engine="ducc")) is None
     assert chain_of("conv", GridParams(kernel="kb", exact=True)) is None
     assert chain_of("conv", GridParams(kernel="kb", exact=False)) is not None
 

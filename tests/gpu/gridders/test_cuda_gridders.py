@@ -81,8 +81,8 @@ def test_small_tiles_and_many_subproblems_agree(rng, name, params):
 @pytest.mark.parametrize(
     "params",
     [
-        GridParams.from_eps(1e-6, oversample=16, engine="numpy"),
-        GridParams(support=6, oversample=32, engine="numpy", lookup="linear"),
+        GridParams.from_eps(1e-6, oversample=16),
+        GridParams(support=6, oversample=32, lookup="linear"),
     ],
     ids=["es-exact", "es-linear"],
 )
@@ -182,7 +182,7 @@ def test_host_fallback_returns_a_device_array(rng):
     import cupy
 
     u, v, vis = edge_records(rng, n=300)
-    params = GridParams(kernel="kb", support=6, exact=True, engine="numpy")
+    params = GridParams(kernel="kb", support=6, exact=True)
     ref = get_gridder("conv")(u, v, vis, SPEC, params)
     img = get_gridder("conv", xp=cupy)(
         cupy.asarray(u), cupy.asarray(v), cupy.asarray(vis), SPEC, params
@@ -209,7 +209,7 @@ def test_imager_gpu_path_equals_cpu_path(meerkat, algorithm):
     uvw = np.stack([u[:nrow], v[:nrow], np.zeros(nrow)], 1) * (299792458.0 / 1.4e9)
     data = np.stack([vis[:nrow], vis[nrow : 2 * nrow]], axis=1)
     weight = np.random.default_rng(5).uniform(0.5, 2.0, data.shape)
-    params = GridParams.from_eps(1e-6, oversample=8, engine="numpy")
+    params = GridParams.from_eps(1e-6, oversample=8)
     kw = dict(algorithm=algorithm, params=params)
     cpu = make_image(uvw, freq, data, weight, spec, device="cpu", **kw)
     gpu = make_image(uvw, freq, data, weight, spec, device="gpu", **kw)

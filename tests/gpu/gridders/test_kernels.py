@@ -111,6 +111,6 @@ def test_grid_params_from_eps_and_validation():
     )
     m = GridParams.muscat(32)
     assert (m.kernel, m.support, m.oversample, m.sigma, m.prune_support) == ("pswf", 6, 32, 1, 14)
-    for bad in (dict(kernel="sinc"), dict(support=0), dict(sigma=0.5), dict(engine="fpga")):
+    for bad in (dict(kernel="sinc"), dict(support=0), dict(sigma=0.5), dict(lookup="cubic")):
         with pytest.raises(ValueError):
             GridParams(**bad)

@@ -29,12 +29,13 @@ from uvlab.gpu.gridders.registry import (
 )
 
 #: What each algorithm's image of a point source may differ from the DFT's, as a
-#: fraction of the peak, with PARAMS: conv at ε = 1e-6; the nearest cell of a
+#: fraction of the peak, with PARAMS: conv and ducc at ε = 1e-6; the nearest cell of a
 #: β = 16 fine grid (hybrid, pruned-nn, nn-oversampled: measured 7.7e-4); raw nn,
 #: uncorrected on the N×N grid (measured 8.6e-2).
 TOLERANCE = {
     "dft": 1e-12,
     "conv": 1e-6,
+    "ducc": 1e-6,
     "nn": 0.15,
     "nn-oversampled": 2e-3,
     "hybrid": 2e-3,

@@ -79,7 +79,7 @@ def test_linear_transfer_approaches_exact_es():
     delta = -0.5 + np.arange(256) / 256
 
     def worst(**kw):
-        plan = conv_axis(SPEC, GridParams(support=6, engine="numpy", **kw))
+        plan = conv_axis(SPEC, GridParams(support=6, **kw))
         return np.abs(plan.transfer(delta) - 1.0).max()
 
     exact = worst(exact=True)
@@ -91,7 +91,7 @@ def test_linear_transfer_approaches_exact_es():
 
 
 def test_analytic_map_follows_the_lookup():
-    params = GridParams(support=6, oversample=32, engine="numpy")
+    params = GridParams(support=6, oversample=32)
     near = analytic_map("conv", SPEC, params).max()
     lin = analytic_map("conv", SPEC, params.with_(lookup="linear")).max()
     exact = analytic_map("conv", SPEC, params.with_(exact=True)).max()

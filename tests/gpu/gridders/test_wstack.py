@@ -28,7 +28,7 @@ def test_the_w_stacked_degridder_is_the_direct_sum_with_the_w_term(kernel):
     u, v, w = samples()
     img = np.zeros((SPEC.npix, SPEC.npix))
     img[3, 7], img[40, 30], img[24, 24] = 1.0, 0.5, 0.2
-    params = GridParams(kernel=kernel, support=8, exact=True, wstack=True, engine="numpy")
+    params = GridParams(kernel=kernel, support=8, exact=True, wstack=True)
     want = image_vis(img, u, v, SPEC, w=w)
     got = predict_conv(img, u, v, SPEC, params, w=w)
     assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()
@@ -41,7 +41,7 @@ def test_it_is_the_adjoint_of_the_w_stacked_gridder():
     rng = np.random.default_rng(3)
     x = rng.normal(size=(SPEC.npix, SPEC.npix))
     vis = rng.normal(size=u.size) + 1j * rng.normal(size=u.size)
-    params = GridParams.from_eps(1e-8, wstack=True, engine="numpy")
+    params = GridParams.from_eps(1e-8, wstack=True)
     lhs = np.vdot(dirty(u, v, vis, SPEC, params, w=w), x).real
     rhs = np.vdot(vis, predict_conv(x, u, v, SPEC, params, w=w)).real
     assert lhs == pytest.approx(rhs, rel=1e-6)

@@ -58,7 +58,7 @@ def test_gpu_psf_equals_the_cpu_one(scheme):
     uvw, freq, vis, weight, flag = observation(5)
     spec = ImageSpec(2 * N, 1.0 / (2.4 * 1700 * 1.1e9 / 3e8))
     wt = Weighting(scheme, density_npix=N)
-    params = GridParams.from_eps(1e-9, engine="numpy")
+    params = GridParams.from_eps(1e-9)
     kw = dict(flag=flag, weighting=wt, params=params)
     cpu = make_psf(uvw, freq, vis, weight, spec, device="cpu", **kw)
     gpu = make_psf(uvw, freq, vis, weight, spec, device="gpu", **kw)

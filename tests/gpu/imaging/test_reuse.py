@@ -16,7 +16,7 @@ from tests.support.imaging_data import FREQ, NATURAL, PARAMS, Data, channel_uv, 
 from tests.support.oracles import dft_image
 from uvlab.gpu import ducc_engine
 from uvlab.gpu.aliasing import error_map
-from uvlab.gpu.gridders.conv import dirty_ducc
+from uvlab.gpu.gridders.ducc import dirty as dirty_ducc
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.imaging.reuse import ImagingCache, fingerprint, select_samples
 from uvlab.gpu.imaging.spec import ImageSpec
@@ -28,8 +28,8 @@ def data() -> Data:
     return make_data()
 
 
-def test_conv_nufft_matches_the_dft_and_ducc0_wgridder(data):
-    """The lab's conv (ducc0's NUFFT, dirty and PSF in one pass) at ε = 1e-6."""
+def test_ducc_nufft_matches_the_dft_and_ducc0_wgridder(data):
+    """The lab's ducc (ducc0's NUFFT, dirty and PSF in one pass) at ε = 1e-6."""
     res = data.image(ImagingCache())
     cu, cv = channel_uv(data.uvw, data.freq)
     u, v, vis = cu.ravel(), cv.ravel(), data.vis.ravel()
