@@ -2,13 +2,15 @@
 
 The record is :class:`~uvlab.gpu.deconvolution.options.CleanOptions`.
 
-argparse stays in ``app/commands``: :func:`clean_options` reads the flags into the one
-options record the window's Deconvolution tab makes too; :func:`check_options` words its
+argparse stays in ``app/commands``: :func:`clean_record` reads the flags into the lab's
+:class:`~uvlab.app.lab.state.CleanRecord`, the record the window's Deconvolution tab
+edits too (:func:`clean_options`: its options); :func:`check_options` words its
 complaint with the flags' names.
 """
 
 from __future__ import annotations
 
+from uvlab.app.lab.state import CleanRecord
 from uvlab.gpu.deconvolution.options import CleanOptions
 
 #: The record's field → the flag that sets it.
@@ -23,13 +25,23 @@ FLAGS = {
 }
 
 
-def clean_options(args) -> CleanOptions:
-    """The CLEAN flags of ``args`` as a :class:`CleanOptions` (ValueError when unusable)."""
-    return CleanOptions(
+def clean_record(args) -> CleanRecord:
+    """The CLEAN flags of ``args`` as a :class:`CleanRecord` (ValueError when unusable).
+
+    ``--fits-mask`` is its mask file; ``--mask-box`` (pixels of the image written, which
+    ``--size`` may crop) is read with it by :func:`uvlab.app.commands.clean_mask.output_mask`.
+    """
+    options = CleanOptions(
         deconvolver=args.deconvolver, niter=args.niter, gain=args.gain, mgain=args.mgain,
         threshold_jy=args.threshold_jy, auto_threshold=args.auto_threshold,
         auto_mask=getattr(args, "auto_mask", None),
     )  # fmt: skip
+    return CleanRecord(options, getattr(args, "fits_mask", None))
+
+
+def clean_options(args) -> CleanOptions:
+    """The CLEAN flags of ``args`` as a :class:`CleanOptions` (ValueError when unusable)."""
+    return clean_record(args).options
 
 
 def check_options(args) -> str | None:

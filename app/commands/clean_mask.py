@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from uvlab.app.lab.clean_mask import MaskError, read_fits_mask
 
-class MaskError(ValueError):
-    """A mask that cannot be used; one line naming the box or file."""
+__all__ = ["MaskError", "add_mask_args", "output_mask", "square_mask"]
 
 
 def add_mask_args(g) -> None:
@@ -51,34 +51,10 @@ def output_mask(args, width: int, height: int):
             )
         mask[max(y0, 0) : min(y1, height - 1) + 1, max(x0, 0) : min(x1, width - 1) + 1] = True
     if path:
-        mask |= _read_fits_mask(path, width, height)
+        mask |= read_fits_mask(path, width, height)
     if not mask.any():
         raise MaskError(f"{path}: the mask allows no pixel")
     return mask
-
-
-def _read_fits_mask(path, width: int, height: int) -> np.ndarray:
-    from astropy.io import fits
-
-    try:
-        with fits.open(path) as hdul:
-            data = hdul[0].data
-    except (OSError, ValueError) as exc:
-        raise MaskError(f"{path}: not a readable FITS mask ({exc})") from None
-    if data is None:
-        raise MaskError(f"{path}: the FITS mask holds no image")
-    data = np.asarray(data, dtype=np.float64)
-    data = (
-        data.reshape(data.shape[-2:])
-        if data.ndim > 2 and data.size == np.prod(data.shape[-2:])
-        else data
-    )
-    if data.shape != (height, width):
-        raise MaskError(
-            f"{path}: the FITS mask is {data.shape[-1]} × {data.shape[-2]} pixels, the image "
-            f"{width} × {height}"
-        )
-    return np.isfinite(data) & (data != 0)
 
 
 def square_mask(mask, npix: int):

@@ -55,17 +55,15 @@ from uvlab.gpu.gridders.registry import NAMES as ALGORITHM_NAMES
 from uvlab.gpu.gridders.registry import grids
 
 
-def image_request(args, spec):
-    """The lab's ``image`` job for these options, on the geometry ``spec`` chosen from the data.
+def imaging_record(args, spec):
+    """The :class:`~uvlab.app.lab.state.ImagingRecord` of these options on the geometry ``spec``.
 
-    The gridder parameters go as given (:func:`grid_params`; for the DFT, which
-    reads none, only the precision): the imaging record
-    :class:`~uvlab.app.lab.imaging.ImagingOptions` cannot say all of them (a
-    support with ``--eps``, the gridding precision), so the request carries them
-    as its ``params``, and ``spec`` as its exact geometry.
+    The gridder parameters go whole, as given (:func:`grid_params`; for the DFT, which
+    reads none, only the precision): :class:`~uvlab.app.lab.imaging.ImagingOptions`
+    cannot say all of them (a support with ``--eps``, the gridding precision).
     """
     from uvlab.app.lab.imaging import ImagingOptions
-    from uvlab.app.lab.jobs import JobRequest
+    from uvlab.app.lab.state import ImagingRecord
     from uvlab.gpu.gridders.params import GridParams
 
     options = ImagingOptions(
@@ -80,15 +78,27 @@ def image_request(args, spec):
         params = GridParams(precision=getattr(args, "precision", None) or "double")
     else:
         params = grid_params(args)
+    return ImagingRecord(options, params, args.device)
+
+
+def image_request(args, spec):
+    """The lab's ``image`` job for these options, on the geometry ``spec`` chosen from the data.
+
+    Its imaging is :func:`imaging_record`'s (the request carries its ``params``), and
+    ``spec`` its exact geometry.
+    """
+    from uvlab.app.lab.jobs import JobRequest
+
+    im = imaging_record(args, spec)
     return JobRequest(
         "ms",
-        options,
-        args.device,
+        im.options,
+        im.device,
         ms=ms_selection(args),
         preview=False,
         threads=0,
         spec=spec,
-        params=params,
+        params=im.params,
     )
 
 

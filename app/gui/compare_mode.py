@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from PyQt6 import QtCore, QtWidgets
 
-from uvlab.app.gui.compare_panel import ComparePanel
+from uvlab.app.gui.compare_panel import DEFAULT_ALGORITHMS, ComparePanel
 from uvlab.app.gui.compare_view import CompareView
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.app.lab.jobs import JobRequest, JobResult
@@ -74,6 +74,14 @@ class CompareMode:
     def entries(self, task: str, imaging: ImagingOptions) -> tuple[ImagingOptions, ...]:
         """The entries a ``compare`` job needs (none for other tasks; ValueError if invalid)."""
         return self.panel.entries(imaging) if task == "compare" else ()
+
+    def set_entries(self, entries: Sequence[ImagingOptions] | None) -> None:
+        """Show a state's entries (None: the default ones); the last comparison is stale."""
+        if entries is None:
+            self.panel.set_algorithms(DEFAULT_ALGORITHMS)
+        else:
+            self.panel.set_entries(entries)
+        self.view.mark_stale()
 
     def match_index(self, task: str) -> int | None:
         """The entry a ``compare`` job being frozen should find a matching conv for."""

@@ -1,11 +1,12 @@
 """The Deconvolution tab: CLEAN live, and a slider that steps through its iterations.
 
-Controls (deconvolver, niter, gain, mgain, threshold, auto-threshold) and a
-*Clean* button sit on top; the dirty image, the model, the residual and the
-restored image side by side below them (linked zoom and crosshairs); under
-those the residual's peak and RMS against iteration. The CLEAN runs in the
-worker (the ``clean`` task, :mod:`uvlab.app.lab.clean_task`) and every complete
-cycle is shown as it arrives; a cancel leaves the last one on screen.
+Controls (deconvolver, niter, gain, mgain, threshold, auto-threshold, auto-mask and a
+FITS mask file, as ``uvlab image``'s ``--auto-mask`` and ``--fits-mask``: a
+:class:`~uvlab.app.lab.state.CleanRecord`) and a *Clean* button sit on top; the dirty
+image, the model, the residual and the restored image side by side below them (linked
+zoom and crosshairs); under those the residual's peak and RMS against iteration. The
+CLEAN runs in the worker (the ``clean`` task, :mod:`uvlab.app.lab.clean_task`) and every
+complete cycle is shown as it arrives; a cancel leaves the last one on screen.
 
 The teaching slider steps through the iterations of the state shown: at k the
 model holds the first k components and the residual is ``dirty − PSF ⊛ model_k``
@@ -30,6 +31,7 @@ from uvlab.app.gui.boxes import boxed
 from uvlab.app.gui.on_demand import OnDemand
 from uvlab.app.gui.panels.fields import double_spin
 from uvlab.app.lab.clean_task import DECONVOLVERS, CleanOptions, CleanState
+from uvlab.app.lab.state import CleanRecord
 from uvlab.widgets import ProfilePlotView, SkyImageView, link_crosshairs, link_zoom
 from uvlab.widgets._pg import pg
 from uvlab.widgets.image_view import ARCMIN
@@ -69,9 +71,12 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
     Signals
     -------
     clean_requested()
+    changed()
+        A control was edited (the window records the new :class:`CleanRecord`).
     """
 
     clean_requested = pyqtSignal()
+    changed = pyqtSignal()
     NOT_COMPUTED = NOT_COMPUTED
     STALE = "Parameters changed since this CLEAN: press Clean to update it."
 
@@ -177,6 +182,27 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
             tip="Stop at this many σ of the residual (MAD); 0: off",
         )  # fmt: skip
         self.auto_spin.setSpecialValueText("off")
+        self.auto_mask_spin = double_spin(
+            0.0, 1e3, 1, suffix=" σ", value=0.0, **live,
+            tip="Auto-mask: CLEAN to this many σ first, then only on the pixels that hold "
+            "a component (above the auto-threshold; WSClean's -auto-mask); 0: off",
+        )  # fmt: skip
+        self.auto_mask_spin.setSpecialValueText("off")
+        self.mask_edit = QtWidgets.QLineEdit()
+        self.mask_edit.setPlaceholderText("no mask")
+        self.mask_edit.setToolTip(
+            "A FITS mask of the image's size: components only where it is non-zero "
+            "(uvlab image --fits-mask); empty: everywhere"
+        )
+        self.mask_button = QtWidgets.QToolButton()
+        self.mask_button.setText("…")
+        self.mask_button.setToolTip("Choose a FITS mask file")
+        self.mask_button.clicked.connect(self._ask_mask)
+        for spin in (self.niter_spin, self.gain_spin, self.mgain_spin, self.threshold_spin,
+                     self.auto_spin, self.auto_mask_spin):  # fmt: skip
+            spin.valueChanged.connect(self.changed)
+        self.deconvolver_combo.currentIndexChanged.connect(self.changed)
+        self.mask_edit.editingFinished.connect(self.changed)
         self.clean_button = QtWidgets.QPushButton("Clean")
         self.clean_button.setToolTip("CLEAN the current dirty image in the background")
         self.clean_button.clicked.connect(self.clean_requested)
@@ -189,6 +215,9 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
             ("mgain", self.mgain_spin),
             ("threshold", self.threshold_spin),
             ("auto", self.auto_spin),
+            ("auto-mask", self.auto_mask_spin),
+            ("mask", self.mask_edit),
+            ("", self.mask_button),
         ):
             if label:
                 self.controls.addWidget(QtWidgets.QLabel(label))
@@ -200,10 +229,10 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
     def options(self) -> CleanOptions:
         """The controls as CleanOptions (ValueError when they do not make one).
 
-        Fields without a control (mask boxes, auto-mask, sub-minor settings) keep the
-        values :meth:`set_options` was given, such as a session's.
+        Fields without a control (mask boxes, sub-minor settings) keep the values
+        :meth:`set_options` was given, such as a session's.
         """
-        auto = self.auto_spin.value()
+        auto, auto_mask = self.auto_spin.value(), self.auto_mask_spin.value()
         return replace(
             self._base,
             deconvolver=self.deconvolver_combo.currentData(),
@@ -212,7 +241,26 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
             mgain=float(self.mgain_spin.value()),
             threshold_jy=float(self.threshold_spin.value()) * 1e-3,
             auto_threshold=float(auto) if auto > 0 else None,
+            auto_mask=float(auto_mask) if auto_mask > 0 else None,
         )
+
+    def record(self) -> CleanRecord:
+        """The controls as a :class:`CleanRecord`: the options and the mask file."""
+        return CleanRecord(self.options(), self.mask_edit.text().strip() or None)
+
+    def set_record(self, record: CleanRecord) -> None:
+        """Show ``record`` in the controls (without emitting ``changed``)."""
+        with QtCore.QSignalBlocker(self):
+            self.set_options(record.options)
+            self.mask_edit.setText(record.fits_mask or "")
+
+    def _ask_mask(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self, "CLEAN mask", self.mask_edit.text(), "FITS images (*.fits *.fit *.fts)"
+        )
+        if path:
+            self.mask_edit.setText(path)
+            self.changed.emit()
 
     def set_options(self, opts: CleanOptions) -> None:
         """Show ``opts`` in the controls (and keep the fields they do not show)."""
@@ -225,6 +273,7 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         self.mgain_spin.setValue(opts.mgain)
         self.threshold_spin.setValue(opts.threshold_jy * 1e3)
         self.auto_spin.setValue(opts.auto_threshold or 0.0)
+        self.auto_mask_spin.setValue(opts.auto_mask or 0.0)
 
     # ---------------------------------------------------------------- state
     def set_running(self, running: bool) -> None:

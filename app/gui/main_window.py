@@ -40,6 +40,7 @@ from uvlab.app.gui.window_jobs import JobEventsMixin
 from uvlab.app.gui.window_play import PLAY_PAUSE_MS, PlayMixin
 from uvlab.app.gui.window_session import SessionMixin
 from uvlab.app.lab.session import SessionState, default_session
+from uvlab.app.lab.state import LabModel, LabState
 
 __all__ = ["PLAY_PAUSE_MS", "TAB_TITLES", "MainWindow"]
 
@@ -123,10 +124,19 @@ class MainWindow(SessionMixin, EditsMixin, JobEventsMixin, PlayMixin, QtWidgets.
         #: and to the first complete image; None until then (logged once each).
         self.first_image_s: float | None = None
         self.first_result_s: float | None = None
+        state = state or default_session()
+        self._following = True  # the panels are being filled: no edit to record
+        self._recording = False
         self.run_action, self.lessons_menu = build_menus(self)
         self._connect()
         self.obs_panel.set_recent(self.settings.recent_ms())
-        self.apply_session(state or default_session(), run=False)
+        self.apply_session(state, run=False)
+        self._shown = self._shown_state()
+        #: The lab's state, its undo and redo: the panels' edits are recorded in it
+        #: (:meth:`record_edit`), and the panels follow its undo, redo and reset.
+        self.model = LabModel(self._shown or LabState.from_session(state))
+        self.model.observe(self.follow_state)
+        self._following = False
         fit_window(self, restored=self.settings.restore_window(self))
         tabs = self.panel_tabs.tabBar().sizeHint().width()  # the tab bar on the dock's left edge
         self.resizeDocks([self.dock], [dock_width(self) + tabs], QtCore.Qt.Orientation.Horizontal)
@@ -170,6 +180,8 @@ class MainWindow(SessionMixin, EditsMixin, JobEventsMixin, PlayMixin, QtWidgets.
             )
         v.aliasing_view.compute_requested.connect(lambda: c.submit("aliasing"))
         v.deconv_view.clean_requested.connect(lambda: c.submit("clean"))
+        v.deconv_view.changed.connect(self.record_edit)
+        self.compare.panel.changed.connect(self.record_edit)
         self.sky_panel.field_of_view = self._field_of_view
         c.submitted.connect(self._on_submitted)
         c.progress_changed.connect(self.run_panel.set_progress)
@@ -178,6 +190,13 @@ class MainWindow(SessionMixin, EditsMixin, JobEventsMixin, PlayMixin, QtWidgets.
         c.job_failed.connect(self._on_failed)
         c.job_cancelled.connect(self._on_cancelled)
         c.busy_changed.connect(self.run_panel.set_busy)
+
+    def _shown_state(self) -> LabState | None:
+        """The panels' state, or None while a field is invalid."""
+        try:
+            return self.lab_state()
+        except ValueError:
+            return None
 
     # ----------------------------------------------------------------- views
     def show_tab(self, name: str) -> None:

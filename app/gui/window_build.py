@@ -1,8 +1,9 @@
 """Build the main window's controls dock and its menu bar.
 
 The dock holds the control panels as tabs standing on its left edge, with the
-run panel below them; the menus are File (open and save), Run, View (show or
-hide the controls) and Help (lessons and hints).
+run panel below them; the menus are File (open and save), Edit (undo, redo and
+reset the lab's state), Run, View (show or hide the controls) and Help (lessons
+and hints).
 """
 
 from __future__ import annotations
@@ -88,6 +89,11 @@ def build_menus(window: MainWindow) -> tuple[QtGui.QAction, QtWidgets.QMenu]:
     add_action(f, "Save window as PNG…", files.ask_screenshot)
     f.addSeparator()
     add_action(f, "Quit", window.close, "Ctrl+Q")
+    e = bar.addMenu("&Edit")
+    add_action(e, "Undo", window.undo, "Ctrl+Z")
+    add_action(e, "Redo", window.redo, "Ctrl+Shift+Z")
+    e.addSeparator()
+    add_action(e, "Reset to the default scene", window.reset)
     r = bar.addMenu("&Run")
     # lambdas: triggered(bool) must not reach submit()'s ``task`` argument
     run_action = add_action(r, "Run", lambda: window.controller.submit(), "Ctrl+R")

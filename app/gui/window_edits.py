@@ -22,6 +22,7 @@ class EditsMixin:
     """
 
     def _on_edit(self) -> None:
+        self.record_edit()  # the panels' state becomes the model's (an undo step)
         if self._playing:  # the animation's own steps do not emit changed
             self.set_playing(False)
         self.views.aliasing_view.mark_stale()

@@ -1,7 +1,11 @@
-"""The main window's state in and out: job requests, sessions, MeasurementSets, lessons.
+"""The main window's state in and out: the lab state, job requests, sessions, MeasurementSets.
 
-:meth:`SessionMixin.freeze_request` freezes the panels into a
-:class:`~uvlab.app.lab.jobs.JobRequest` for the controller;
+The window's :class:`~uvlab.app.lab.state.LabModel` (``model``) holds the lab's
+state: :meth:`SessionMixin.record_edit` makes the panels' state the model's (an undo
+step); the window observes the model (:meth:`SessionMixin.follow_state`), so that Undo,
+Redo and Reset show their state in the panels. :meth:`SessionMixin.freeze_request`
+records the panels and makes the controller's :class:`~uvlab.app.lab.jobs.JobRequest`
+from the model's state (:func:`~uvlab.app.lab.state.job_request`);
 :meth:`SessionMixin.session_state` and :meth:`SessionMixin.apply_session` save
 and restore the whole state; opening a MeasurementSet puts the previous data
 source back if the open fails; a lesson loads its scene and says what to try.
@@ -13,6 +17,7 @@ import os
 
 from uvlab.app.lab.jobs import JobRequest
 from uvlab.app.lab.session import SessionState
+from uvlab.app.lab.state import LabState, job_request
 
 
 class SessionMixin:
@@ -25,41 +30,73 @@ class SessionMixin:
     """
 
     def freeze_request(self, task: str = "image") -> JobRequest:
-        """Freeze the panels into a JobRequest (GUI thread; ValueError if invalid)."""
-        imaging = self.imaging_panel.options()
-        device = self.imaging_panel.device()
-        sky = self.sky_panel.sky_model()
-        compare = self.compare.entries(task, imaging)
-        match = self.compare.match_index(task)
-        extra = {
-            "clean": self.views.deconv_view.options() if task == "clean" else None,
-            "image_sky": self.sky_panel.image_sky(),
-        }
-        if self.obs_panel.source() == "synthetic":
-            return JobRequest(
-                "synthetic",
-                imaging,
-                device,
-                self.obs_panel.observation_spec(),
-                sky,
-                self.obs_panel.smearing(),
-                task=task,
-                compare=compare,
-                match=match,
-                corruptions=self.instrument_panel.corruptions(),
-                **extra,
-            )
-        sel = self.obs_panel.ms_selection()
-        if sel is None:
-            raise ValueError("no MeasurementSet opened: use File → Open MeasurementSet…")
-        return JobRequest(
-            "ms", imaging, device, sky=sky, ms=sel, task=task, compare=compare, match=match,
-            **extra,
+        """The JobRequest of the panels' state, recorded in the model (GUI thread; ValueError).
+
+        The panels' state, not the model's: a state the panels follow is shown in
+        their fields' steps (a rounded declination, the Compare tab's default entries).
+        """
+        state = self.lab_state()
+        self.record_edit()
+        return job_request(
+            state, task, match=self.compare.match_index(task),
+            image_sky=self.sky_panel.image_sky(),  # loaded already: not read again
         )  # fmt: skip
+
+    def lab_state(self) -> LabState:
+        """The panels' state as the lab's records (ValueError if a field is invalid)."""
+        return LabState.from_session(self.session_state())
+
+    def record_edit(self) -> None:
+        """Make the panels' state the model's (an undo step when it changed).
+
+        Invalid fields record nothing. Edits made while the panels follow the model
+        (:meth:`follow_state`) are not recorded.
+        """
+        if self._following:
+            return
+        try:
+            state = self.lab_state()
+        except ValueError:
+            return
+        if state == self._shown:  # the panels show the model's state still (rounded)
+            return
+        self._shown = state
+        self._recording = True
+        try:
+            self.model.apply(state)
+        finally:
+            self._recording = False
+
+    def follow_state(self, state: LabState) -> None:
+        """The model's observer: show a state the panels did not make (undo, redo, reset)."""
+        if self._recording:
+            return
+        self._following = True
+        try:
+            self.apply_session(state.session(), run=False)
+            self._shown = self._shown_state()
+            self._on_edit()  # stale views, and a run when Run on every change is on
+        finally:
+            self._following = False
+
+    def undo(self) -> None:
+        """Edit → Undo: the state before the last edit (the panels follow)."""
+        self.record_edit()  # an edit not recorded yet is the one to undo
+        self.model.undo()
+
+    def redo(self) -> None:
+        """Edit → Redo: the last undone edit again."""
+        self.model.redo()
+
+    def reset(self) -> None:
+        """Edit → Reset: the default scene (undoable); the Compare entries go back too."""
+        self.record_edit()
+        self.model.reset()
 
     def session_state(self) -> SessionState:
         """The whole state, for saving (ValueError if a field is invalid)."""
         enu = self.obs_panel.modified_enu()
+        clean = self.views.deconv_view.record()
         return SessionState(
             observation=self.obs_panel.observation_spec(for_job=False),
             source=self.obs_panel.source(),
@@ -71,8 +108,9 @@ class SessionMixin:
             ms=self.obs_panel.ms_selection(),
             compare=self.compare.panel.entries(self.imaging_panel.options()),
             image_sky=self.sky_panel.image_source(),
-            clean=self.views.deconv_view.options(),
+            clean=clean.options,
             corruptions=self.instrument_panel.corruptions(),
+            clean_fits_mask=clean.fits_mask,
         )
 
     def apply_session(self, state: SessionState, *, run: bool = True) -> None:
@@ -85,15 +123,15 @@ class SessionMixin:
         self.sky_panel.set_sky_model(state.sky)
         if state.image_sky is not None:  # read again from its file (or drawn): may fail
             self.sky_panel.load_image_source(state.image_sky, emit=False, replace_components=False)
-        if state.clean is not None:
-            self.views.deconv_view.set_options(state.clean)
+        self.views.deconv_view.set_record(LabState.from_session(state).clean)
         self.imaging_panel.set_options(state.imaging)
         self.imaging_panel.set_device(state.device)
         self.instrument_panel.set_corruptions(state.corruptions)
         if state.ms is not None:
             self.obs_panel.set_ms_selection(state.ms)
-        if state.compare is not None:
-            self.compare.panel.set_entries(state.compare)
+        # a state without entries (the default scene) has the default ones, and the last
+        # comparison is no longer that of the state shown
+        self.compare.set_entries(state.compare)
         self.obs_panel.set_source(state.source)
         self._show_layout()
         if run:

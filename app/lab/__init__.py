@@ -18,7 +18,9 @@ A request goes in, a stream of events comes out (STYLE §3):
   loop against the DFT (``uvlab compare`` drains it too);
 - :mod:`~uvlab.app.lab.samples`: the work cache and the Samples record;
 - :mod:`~uvlab.app.lab.session`, :mod:`~uvlab.app.lab.placement`: the saved
-  state (sessions, and the older scene files) and where a named sky goes.
+  state (sessions, and the older scene files) and where a named sky goes;
+- :mod:`~uvlab.app.lab.state`: the lab state, one frozen record per task, and the
+  model (undo, redo, reset, observers) the window's panels edit.
 
 Nothing here imports Qt, pyqtgraph or :mod:`uvlab.widgets`: the window
 (:mod:`uvlab.app.gui`) iterates these generators in its worker thread; the

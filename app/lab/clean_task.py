@@ -143,7 +143,7 @@ def iter_clean(request: JobRequest, s: Samples, cancelled, cache: WorkCache) -> 
             s, s.spec, im.weighting_spec(), im.algorithm, request.grid_params(), xp
         )
     chunk = chunk_size(opts.niter) if opts.deconvolver == "hogbom" else None
-    states = drive(xp.asarray(dirty), psf, opts, major=major, chunk=chunk)
+    states = drive(xp.asarray(dirty), psf, opts, mask=request.clean_mask, major=major, chunk=chunk)
     meta = (s.spec, float(s.ra0_rad), float(s.dec0_rad), dirty, psf, beam, opts)
     for cyc in states:
         check(cancelled)

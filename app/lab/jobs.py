@@ -136,6 +136,9 @@ class JobRequest:
         ``imaging``.
     clean : CleanOptions or None
         The ``clean`` task's options (None: the defaults).
+    clean_mask : (N, N) bool or None
+        The ``clean`` task's mask array (a FITS mask read:
+        :meth:`uvlab.app.lab.state.CleanRecord.mask`), with ``clean.mask_boxes``.
     image_sky : ImageSky or None
         A picture or FITS image sky, predicted (by degridding) on top of
         ``sky``'s components for a synthetic observation, and drawn in the
@@ -161,6 +164,7 @@ class JobRequest:
     spec: ImageSpec | None = None
     params: GridParams | None = None
     clean: CleanOptions | None = None
+    clean_mask: np.ndarray | None = field(default=None, compare=False)
     image_sky: ImageSky | None = None
     corruptions: Corruptions | None = None
 
@@ -192,6 +196,12 @@ class JobRequest:
             target = self.compare[self.match]
             if target.algorithm == EXACT_GCF and target.kernel_size == "eps":
                 raise ValueError("an exact-ES conv entry needs no conv to match it")
+        m = self.clean_mask
+        if m is not None and m.shape != (self.imaging.npix, self.imaging.npix):
+            raise ValueError(
+                f"the CLEAN mask's {m.shape[1]} × {m.shape[0]} pixels are not the image's "
+                f"{self.imaging.npix} × {self.imaging.npix}"
+            )
         if self.spec is not None and self.spec.npix != self.imaging.npix:
             raise ValueError(
                 f"the image geometry's {self.spec.npix} pixels are not the imaging's "

@@ -23,14 +23,15 @@ Format (``"format": "uvlab session", "version": 2``)::
      "image_sky": null or {"source": "picture:spiral" or a file path,
                            "width_arcmin": 8.1 or null, "flux_jy": 1.0},
      "clean": null or {CleanOptions fields},
+     "clean_fits_mask": null or a FITS mask file's path,
      "corruptions": null or {"jones": {JonesOptions fields}, "sefd_jy": 0.0,
                              "noise_seed": 1}}
 
-``image_sky``, ``clean`` and ``corruptions`` (the Instrument tab: primary beam, gain
-errors, thermal noise) are optional (files without them load as before):
+``image_sky``, ``clean``, ``clean_fits_mask`` and ``corruptions`` (the Instrument tab:
+primary beam, gain errors, thermal noise) are optional (files without them load as before):
 the image sky is read again from its source when the session is opened
 (:meth:`ImageSkySource.load`), and ``clean`` holds the Deconvolution tab's
-controls.
+controls (``clean_fits_mask`` its mask file).
 
 A sky given by name (:class:`NamedSky`: a demo sky, a bundled sky or a sky
 file) is spread over ``fov_fraction`` of the image when the session is
@@ -170,6 +171,7 @@ class SessionState:
     image_sky: ImageSkySource | None = None
     clean: CleanOptions | None = None
     corruptions: Corruptions | None = None
+    clean_fits_mask: str | None = None
 
     def __post_init__(self):
         if self.source not in SOURCES:
@@ -249,6 +251,7 @@ class SessionState:
             "image_sky": None if self.image_sky is None else asdict(self.image_sky),
             "clean": None if self.clean is None else asdict(self.clean),
             "corruptions": None if self.corruptions is None else self.corruptions.to_dict(),
+            "clean_fits_mask": self.clean_fits_mask,
         }
 
     def to_json(self) -> str:
@@ -300,11 +303,19 @@ class SessionState:
                 else record(ImageSkySource, image_sky, "image_sky", SessionError),
                 clean=None if clean is None else record(CleanOptions, clean, "clean", SessionError),
                 corruptions=None if corruptions is None else Corruptions.from_dict(corruptions),
+                clean_fits_mask=_path(d.get("clean_fits_mask"), "clean_fits_mask"),
             )
         except SessionError:
             raise
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise SessionError(f"bad session: {exc}") from None
+
+
+def _path(value, key: str) -> str | None:
+    """A session's optional file path (None, or a non-empty string)."""
+    if value is None or (isinstance(value, str) and value):
+        return value
+    raise SessionError(f"{key} must be a file path or null, got {value!r}")
 
 
 def _sky(sky: dict) -> SkyModel | NamedSky:

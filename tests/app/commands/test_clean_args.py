@@ -6,7 +6,8 @@ from argparse import Namespace
 
 import pytest
 
-from uvlab.app.commands.clean_args import check_options, clean_options
+from uvlab.app.commands.clean_args import check_options, clean_options, clean_record
+from uvlab.app.lab.state import CleanRecord
 from uvlab.gpu.deconvolution.options import CleanOptions
 
 
@@ -24,6 +25,8 @@ def test_the_flags_make_the_windows_record():
         auto_threshold=3.0, auto_mask=5.0,
     )  # fmt: skip
     assert clean_options(_args()) == want and check_options(_args()) is None
+    assert clean_record(_args(fits_mask="m.fits")) == CleanRecord(want, "m.fits")
+    assert clean_record(_args()) == CleanRecord(want)
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,7 @@ def test_lwasv_stokes_i_image_appears(make_window, small_state, wait_result, ms_
         vis.weight,
         out.spec,
         flag=vis.flag,
-        algorithm="conv",
+        algorithm=small_state.imaging.algorithm,
         params=small_state.imaging.grid_params(),
     )
     np.testing.assert_allclose(w.views.dirty_view.image(), ref.dirty, rtol=0, atol=1e-12)

@@ -43,7 +43,7 @@ def _window(req: JobRequest) -> CleanState:
     return out
 
 
-def _cli(req: JobRequest, opts: CleanOptions, device: str):
+def _cli(req: JobRequest, opts: CleanOptions, device: str, mask=None):
     """What ``uvlab image --niter`` does with the same data: image task, 2N PSF, clean()."""
     image = run_job(replace(req, task="image", clean=None), WorkCache())
     s = read_samples(req)
@@ -51,7 +51,7 @@ def _cli(req: JobRequest, opts: CleanOptions, device: str):
     psf = wide_psf(s, s.spec, im.weighting_spec(), im.algorithm, params, device)
     return clean(
         s, s.spec, image.dirty, psf, opts, params, im.weighting_spec(), device,
-        algorithm=im.algorithm, mask=box_mask(NPIX, [BOX]),
+        algorithm=im.algorithm, mask=box_mask(NPIX, [BOX]) if mask is None else mask,
     )  # fmt: skip
 
 
@@ -104,3 +104,46 @@ def test_window_and_cli_clean_alike_on_the_cpu(sky, deconvolver, weighting):
 @pytest.mark.parametrize("deconvolver", ["hogbom", "cotton-schwab"])
 def test_window_and_cli_clean_alike_on_the_gpu(sky, deconvolver, weighting):
     _compare(sky, deconvolver, weighting, "gpu")
+
+
+def test_a_fits_masked_clean_alike_from_the_same_records(sky, tmp_path):
+    """The window's CLEAN of a LabState with a FITS mask, and ``uvlab image --fits-mask``'s.
+
+    Both from the same records: the window's request is :func:`job_request` of the state,
+    the CLI's mask is what its ``--fits-mask`` flag reads (:func:`output_mask`).
+    """
+    from argparse import Namespace
+
+    from astropy.io import fits
+
+    from uvlab.app.commands.clean_mask import output_mask, square_mask
+    from uvlab.app.lab.state import (
+        CleanRecord,
+        ImagingRecord,
+        LabState,
+        ObservationRecord,
+        SkyRecord,
+        job_request,
+    )
+
+    mask = np.zeros((NPIX, NPIX), np.float32)
+    mask[BOX[0] : BOX[2] + 1, BOX[1] : BOX[3] - 6] = 1.0  # not square: rows are rows
+    path = tmp_path / "mask.fits"
+    fits.PrimaryHDU(mask).writeto(path)
+    opts = CleanOptions("hogbom", niter=120, gain=0.1, mgain=0.6, auto_mask=3.0)
+    state = LabState(
+        ObservationRecord(SMALL_OBS),
+        SkyRecord(sky),
+        imaging=ImagingRecord(ImagingOptions(npix=NPIX), device="cpu"),
+        clean=CleanRecord(opts, str(path)),
+    )
+    req = job_request(state, "clean", threads=1)
+    win = _window(req)
+    cli_mask = square_mask(output_mask(Namespace(fits_mask=str(path)), NPIX, NPIX), NPIX)
+    cli = _cli(req, req.clean, "cpu", cli_mask)
+    assert win.iterations == cli.iterations > 0 and win.stop_reason == cli.stop_reason
+    for name in ("model", "residual", "restored"):
+        a, b = getattr(win, name), getattr(cli, name)
+        assert np.abs(a - b).max() <= 1e-15 * max(1.0, np.abs(a).max()), name
+    j, i = np.nonzero(win.model)
+    assert j.size and mask[j, i].all()  # every component inside the mask

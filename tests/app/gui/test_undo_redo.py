@@ -1,0 +1,89 @@
+"""Edit → Undo, Redo and Reset over the window's lab state (issues 26 and 28)."""
+
+from __future__ import annotations
+
+import pytest
+from astropy.io import fits
+from PyQt6 import QtGui
+
+from uvlab.app.gui.compare_panel import DEFAULT_ALGORITHMS
+from uvlab.app.lab.session import default_session
+from uvlab.app.lab.state import job_request
+
+
+def _action(w, text: str) -> QtGui.QAction:
+    """The Edit menu's action ``text``."""
+    edit = next(a.menu() for a in w.menuBar().actions() if a.text() == "&Edit")
+    return next(a for a in edit.actions() if a.text() == text)
+
+
+def _edits(w):
+    """Edits in four panels, as a user makes them (each emits its panel's signal)."""
+    d = w.views.deconv_view
+    return [
+        lambda: w.imaging_panel.npix_spin.setValue(256),
+        lambda: w.obs_panel.nchan_spin.setValue(3),
+        lambda: w.obs_panel.smearing_check.setChecked(False),
+        lambda: d.niter_spin.setValue(77),
+        lambda: d.auto_mask_spin.setValue(4.0),
+        lambda: w.compare.panel.add_entry(),
+    ]
+
+
+def test_undo_redo_round_trips_the_state_through_the_window(make_window, small_state, qtbot):
+    w = make_window(small_state, run_on_start=False)
+    w.run_panel.autorun_check.setChecked(False)
+    start = w.model.state
+    assert start == w.lab_state()
+    for edit in _edits(w):
+        edit()
+    end = w.lab_state()
+    assert w.model.state == end != start
+    assert end.clean.options.niter == 77 and end.clean.options.auto_mask == 4.0
+    assert end.imaging.options.npix == 256 and len(end.imaging.compare) == 4
+    undo, redo = _action(w, "Undo"), _action(w, "Redo")
+    assert undo.shortcut().toString() == "Ctrl+Z" and redo.shortcut().toString() == "Ctrl+Shift+Z"
+    for _ in _edits(w):
+        undo.trigger()
+    assert w.model.state == start and w.lab_state() == start  # the panels followed
+    assert (
+        w.imaging_panel.npix_spin.value() == 128 and w.views.deconv_view.niter_spin.value() == 500
+    )
+    for _ in _edits(w):
+        redo.trigger()
+    assert w.model.state == end and w.lab_state() == end
+    assert w.imaging_panel.npix_spin.value() == 256 and len(w.compare.panel.editors) == 4
+
+
+def test_reset_loads_the_default_scene_and_its_compare_entries(make_window, small_state, qtbot):
+    w = make_window(small_state, run_on_start=False)
+    w.run_panel.autorun_check.setChecked(False)
+    w.compare.panel.set_algorithms(["conv", "nn"], emit=True)
+    w.views.deconv_view.niter_spin.setValue(33)
+    _action(w, "Reset to the default scene").trigger()
+    state = w.lab_state()
+    default = default_session()
+    assert state.observation.spec == default.observation and state.clean.options.niter == 500
+    assert [e.algorithm for e in state.imaging.compare] == list(DEFAULT_ALGORITHMS)
+    _action(w, "Undo").trigger()  # Reset is undoable
+    assert [e.algorithm for e in w.lab_state().imaging.compare] == ["conv", "nn"]
+    assert w.views.deconv_view.niter_spin.value() == 33
+
+
+def test_the_deconvolution_tab_carries_a_fits_mask(make_window, small_state, qtbot, tmp_path):
+    import numpy as np
+
+    w = make_window(small_state, run_on_start=False)
+    d = w.views.deconv_view
+    mask = np.zeros((128, 128), np.float32)
+    mask[40:60, 50:70] = 1
+    fits.PrimaryHDU(mask).writeto(tmp_path / "m.fits")
+    d.mask_edit.setText(str(tmp_path / "m.fits"))
+    d.mask_edit.editingFinished.emit()
+    assert w.model.state.clean.fits_mask == str(tmp_path / "m.fits")
+    req = w.freeze_request("clean")
+    np.testing.assert_array_equal(req.clean_mask, mask != 0)
+    assert req == job_request(w.model.state, "clean", job_id=req.job_id, image_sky=None)
+    d.mask_edit.setText(str(tmp_path / "missing.fits"))
+    with pytest.raises(ValueError, match=r"missing\.fits"):
+        w.freeze_request("clean")
