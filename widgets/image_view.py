@@ -389,11 +389,25 @@ class SkyImageView(ColourScaleMixin, ZoomMixin, QtWidgets.QWidget):
     def export_png(self, path) -> Path:
         """Save the plot (image, axes, colour bar) as a PNG; returns the path.
 
-        Saved through :func:`uvlab.widgets._save.save_image` (atomic in the
-        desktop lab); raises :class:`OSError` naming the file on failure.
+        The crosshair is left out (a cursor overlay is no part of the
+        picture); a stale-picture banner on the plot is kept. Saved through
+        :func:`uvlab.widgets._save.save_image` (atomic in the desktop lab);
+        raises :class:`OSError` naming the file on failure.
         """
         self.flush()
-        return save_image(self.plot_widget.grab(), path, "PNG")
+        return save_image(self.grab_plot(), path, "PNG")
+
+    def grab_plot(self) -> QtGui.QPixmap:
+        """The plot as drawn (image, axes, colour bar), without the crosshair."""
+        self.flush()
+        shown = [line.isVisible() for line in (self.v_line, self.h_line)]
+        for line in (self.v_line, self.h_line):
+            line.hide()
+        try:
+            return self.plot_widget.grab()
+        finally:
+            for line, visible in zip((self.v_line, self.h_line), shown, strict=True):
+                line.setVisible(visible)
 
     def _ask_png(self) -> None:
         path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save PNG", "", "PNG (*.png)")

@@ -32,6 +32,7 @@ from uvlab.app.gui.panels import (
 )
 from uvlab.app.gui.screen_fit import dock_width, fit_window
 from uvlab.app.gui.settings import AppSettings
+from uvlab.app.gui.stale import StaleViews
 from uvlab.app.gui.views import ViewTabs
 from uvlab.app.gui.window_build import build_dock, build_menus
 from uvlab.app.gui.window_edits import EditsMixin
@@ -112,6 +113,7 @@ class MainWindow(SessionMixin, EditsMixin, JobEventsMixin, PlayMixin, QtWidgets.
         self.panel_tabs, self.dock = build_dock(self)
         self.controller = Controller(self.freeze_request, worker, parent=self)
         self.compare = CompareMode(self.controller, self.panel_tabs, self.views)
+        self.stale = StaleViews(self.views, self.controller)  # old pictures marked as such
         self.files = FileActions(self)
         self._playing = False
         self._play_target = 0.0
