@@ -22,6 +22,7 @@ from PyQt6 import QtCore, QtGui, QtWidgets
 
 from uvlab.app.gui.compare_mode import CompareMode
 from uvlab.app.gui.controller import Controller
+from uvlab.app.gui.figure_actions import FigureActions
 from uvlab.app.gui.lessons_menu import TipBar
 from uvlab.app.gui.panels import (
     ImagingPanel,
@@ -115,6 +116,7 @@ class MainWindow(SessionMixin, EditsMixin, JobEventsMixin, PlayMixin, QtWidgets.
         self.compare = CompareMode(self.controller, self.panel_tabs, self.views)
         self.stale = StaleViews(self.views, self.controller)  # old pictures marked as such
         self.files = FileActions(self)
+        self.figures = FigureActions(self)  # Save figure…: captioned PNG/SVG/PDF
         self._playing = False
         self._play_target = 0.0
         self._last_warning: str | None = None  # a job's warning is logged once, not per job

@@ -52,6 +52,9 @@ class StaleViews(QtCore.QObject):
             name: StaleOverlay(getattr(views, name).plot_widget) for name in MARKED_VIEWS
         }
         self._running_task: str | None = None
+        self._requests: dict[int, JobRequest] = {}
+        #: The request whose image result the views show (None before the first).
+        self.shown_request: JobRequest | None = None
         #: The newest image job since the last failure: only its result is current.
         self._current_id: int | None = None
         self._grace = QtCore.QTimer(self, singleShot=True, interval=RUNNING_GRACE_MS)
@@ -82,6 +85,7 @@ class StaleViews(QtCore.QObject):
         self._running_task = request.task
         self._grace.stop()
         if request.task == "image":
+            self._requests = {request.job_id: request}  # newest wins: older ones never show
             self._current_id = request.job_id
             self._grace.start()
 
@@ -101,6 +105,8 @@ class StaleViews(QtCore.QObject):
     def _on_result(self, result: JobResult) -> None:
         self._grace.stop()
         self._running_task = None
+        if isinstance(result.output, ImageOutput) and result.job_id in self._requests:
+            self.shown_request = self._requests[result.job_id]
         if isinstance(result.output, ImageOutput) and result.job_id == self._current_id:
             self._unmark()
 
