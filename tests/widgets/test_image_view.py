@@ -539,3 +539,11 @@ def test_export_png_leaves_the_crosshair_out(tmp_path, view):
     exported = QtGui.QImage(str(view.export_png(tmp_path / "v.png")))
     assert cyan(exported) == 0
     assert view.v_line.isVisible() and view.h_line.isVisible()  # back on screen after
+
+
+def test_the_same_title_set_again_is_still_shown(view, img):
+    view.set_image(img, SPEC, title="Model")
+    assert view.shown_title() == "Model"
+    view.set_image(img * 2, SPEC, title="Model")  # e.g. each CLEAN cycle
+    assert view.shown_title() == "Model"
+    assert view.plot_item.titleLabel.text.strip() == "Model"
