@@ -23,6 +23,7 @@ _VIEWS = {
     "PrimaryBeamView": "primary_beam_view",
     "LogView": "log_view",
     "MetricsTable": "metrics_table",
+    "StaleOverlay": "stale_overlay",
     "set_image_saver": "_save",
 }
 

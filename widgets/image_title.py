@@ -25,6 +25,7 @@ def show_title(plot_item: PlotItem, title: str, font: QtGui.QFont) -> None:
         plot_item.setTitle(None)
         return
     plot_item.setTitle(" ")
+    label._uvlab_shown = None  # setTitle replaced the text: elide_title must set it again
     elide_title(plot_item, title, font)
 
 

@@ -26,7 +26,7 @@ Size. The view asks for little room (a minimum size hint of about
 210 × 115 px with a 9-pt font, whatever the title): the title is drawn in the
 widget's font size and elided to the plot's width (the full title is its
 tooltip), the tool row holds two combos that shrink to four characters, *Fit*
-and a "…" menu (Auto levels, Save PNG…, Save FITS…), and the readout is
+and a "…" menu (Auto levels, Save PNG…, Save figure…, Save FITS…), and the readout is
 clipped instead of widening the view. Sizes that matter (title row, colour-bar
 width) follow the font, so they scale with QT_SCALE_FACTOR.
 """
@@ -76,6 +76,8 @@ class SkyImageView(ColourScaleMixin, ZoomMixin, QtWidgets.QWidget):
         (l, m) of a left click in the plot, e.g. to add a source.
     export_fits_requested()
         The user asked for a FITS file (the app writes it).
+    figure_requested()
+        The user asked for a captioned figure (the app draws it).
     zoom_reset()
         The user pressed *Fit* (the view has refitted; linked views may follow).
     """
@@ -84,6 +86,7 @@ class SkyImageView(ColourScaleMixin, ZoomMixin, QtWidgets.QWidget):
     crosshair_moved = pyqtSignal(float, float)
     clicked = pyqtSignal(float, float)
     export_fits_requested = pyqtSignal()
+    figure_requested = pyqtSignal()
     zoom_reset = pyqtSignal()
 
     def __init__(self, parent=None, *, colormap: str = "inferno", stretch: str = "asinh"):
@@ -186,12 +189,15 @@ class SkyImageView(ColourScaleMixin, ZoomMixin, QtWidgets.QWidget):
         menu.addSeparator()
         self.png_action = menu.addAction("Save PNG…")
         self.png_action.triggered.connect(self._ask_png)
+        self.figure_action = menu.addAction("Save figure…")
+        self.figure_action.setToolTip("A captioned PNG, SVG or PDF for slides")
+        self.figure_action.triggered.connect(self.figure_requested)
         self.fits_action = menu.addAction("Save FITS…")
         self.fits_action.setToolTip("Save the image as FITS")
         self.fits_action.triggered.connect(self.export_fits_requested)
         self.menu_button = QtWidgets.QToolButton()
         self.menu_button.setText("…")
-        self.menu_button.setToolTip("Auto levels, save PNG or FITS")
+        self.menu_button.setToolTip("Auto levels, save PNG, figure or FITS")
         self.menu_button.setMenu(menu)
         self.menu_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
         bar = QtWidgets.QHBoxLayout()
@@ -383,11 +389,25 @@ class SkyImageView(ColourScaleMixin, ZoomMixin, QtWidgets.QWidget):
     def export_png(self, path) -> Path:
         """Save the plot (image, axes, colour bar) as a PNG; returns the path.
 
-        Saved through :func:`uvlab.widgets._save.save_image` (atomic in the
-        desktop lab); raises :class:`OSError` naming the file on failure.
+        The crosshair is left out (a cursor overlay is no part of the
+        picture); a stale-picture banner on the plot is kept. Saved through
+        :func:`uvlab.widgets._save.save_image` (atomic in the desktop lab);
+        raises :class:`OSError` naming the file on failure.
         """
         self.flush()
-        return save_image(self.plot_widget.grab(), path, "PNG")
+        return save_image(self.grab_plot(), path, "PNG")
+
+    def grab_plot(self) -> QtGui.QPixmap:
+        """The plot as drawn (image, axes, colour bar), without the crosshair."""
+        self.flush()
+        shown = [line.isVisible() for line in (self.v_line, self.h_line)]
+        for line in (self.v_line, self.h_line):
+            line.hide()
+        try:
+            return self.plot_widget.grab()
+        finally:
+            for line, visible in zip((self.v_line, self.h_line), shown, strict=True):
+                line.setVisible(visible)
 
     def _ask_png(self) -> None:
         path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save PNG", "", "PNG (*.png)")

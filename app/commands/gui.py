@@ -44,6 +44,12 @@ def register(sub) -> None:
         "image (with --screenshot, the screenshot waits for it)",
     )
     p.add_argument(
+        "--lecture",
+        action="store_true",
+        help="open in the lecture layout: sky, Fourier plane, uv coverage, PSF, dirty and "
+        "CLEAN restored images on one screen, light theme (View → Lecture layout)",
+    )
+    p.add_argument(
         "--image-sky",
         metavar="SOURCE",
         help="start with an image sky: a picture (PNG, JPEG, …; half the image's field "
@@ -77,4 +83,5 @@ def run(args) -> int:
         tab=args.tab,
         compare=args.compare,
         image_sky=args.image_sky,
+        lecture=args.lecture,
     )

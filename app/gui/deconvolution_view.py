@@ -1,12 +1,14 @@
 """The Deconvolution tab: CLEAN live, and a slider that steps through its iterations.
 
-Controls (deconvolver, niter, gain, mgain, threshold, auto-threshold, auto-mask and a
-FITS mask file, as ``uvlab image``'s ``--auto-mask`` and ``--fits-mask``: a
-:class:`~uvlab.app.lab.state.CleanRecord`) and a *Clean* button sit on top; the dirty
-image, the model, the residual and the restored image side by side below them (linked
-zoom and crosshairs); under those the residual's peak and RMS against iteration. The
-CLEAN runs in the worker (the ``clean`` task, :mod:`uvlab.app.lab.clean_task`) and every
-complete cycle is shown as it arrives; a cancel leaves the last one on screen.
+The dirty image, the model, the residual and the restored image fill the
+left two thirds, 2 × 2 and as tall as the tab (linked zoom and crosshairs;
+each at least 300 px at 1366×768); on the right, the controls (deconvolver,
+niter, gain, mgain, threshold, auto-threshold, auto-mask and a FITS mask file,
+as ``uvlab image``'s ``--auto-mask`` and ``--fits-mask``: a
+:class:`~uvlab.app.lab.state.CleanRecord`; *Clean*), a note, the step slider
+and the residual's peak and RMS against iteration. The CLEAN runs in the
+worker (the ``clean`` task, :mod:`uvlab.app.lab.clean_task`) and every complete
+cycle is shown as it arrives; a cancel leaves the last one on screen.
 
 The teaching slider steps through the iterations of the state shown: at k the
 model holds the first k components and the residual is ``dirty − PSF ⊛ model_k``
@@ -106,13 +108,18 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         self.model_view.plot_item.addItem(self._marks)
         link_zoom(*self.image_views)
         link_crosshairs(*self.image_views)
-        images = QtWidgets.QHBoxLayout()
+        # the four images 2 × 2 on the left, as tall as the tab (each ≥ 300 px at 1366×768);
+        # the controls, the slider and the curves in a column on the right
+        images = QtWidgets.QGridLayout()
         images.setSpacing(2)
-        for title, view in zip(("Dirty", "Model", "Residual", "Restored"), self.image_views):
-            images.addWidget(boxed(title, view), 1)
+        images.setContentsMargins(0, 0, 0, 0)
+        for k, view in enumerate(self.image_views):  # each titled in its plot: no box
+            images.addWidget(view, k // 2, k % 2)
+        for k in (0, 1):
+            images.setRowStretch(k, 1)
+            images.setColumnStretch(k, 1)
         images_box = QtWidgets.QWidget()
         images_box.setLayout(images)
-        images.setContentsMargins(0, 0, 0, 0)
         self.curves = ProfilePlotView()
         pen = pg.mkPen((220, 50, 50), width=1.5, style=QtCore.Qt.PenStyle.DashLine)
         self.k_line = pg.InfiniteLine(0.0, angle=90, movable=False, pen=pen)
@@ -129,25 +136,28 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         slider_row = QtWidgets.QHBoxLayout()
         slider_row.addWidget(QtWidgets.QLabel("Step through:"))
         slider_row.addWidget(self.slider, 1)
-        slider_row.addWidget(self.k_label)
-        bottom = QtWidgets.QWidget()
-        bl = QtWidgets.QVBoxLayout(bottom)
+        self.k_label.setSizePolicy(  # a long line is clipped, never squeezing the slider
+            QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred
+        )
+        side = QtWidgets.QWidget()
+        bl = QtWidgets.QVBoxLayout(side)
         bl.setContentsMargins(0, 0, 0, 0)
         bl.setSpacing(2)
+        bl.addLayout(self.controls)
+        bl.addWidget(self.note)
         bl.addLayout(slider_row)
+        bl.addWidget(self.k_label)
         bl.addWidget(boxed("Residual peak and RMS (Jy/beam) against iteration", self.curves), 1)
-        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         split.setChildrenCollapsible(False)
         split.addWidget(images_box)
-        split.addWidget(bottom)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
-        split.setSizes([300, 200])
+        split.addWidget(side)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 1)
+        split.setSizes([640, 360])
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.setSpacing(2)
-        lay.addLayout(self.controls)
-        lay.addWidget(self.note)
         lay.addWidget(split, 1)
         self._replay_timer = QtCore.QTimer(self)  # slider moves coalesce: the newest k wins
         self._replay_timer.setSingleShot(True)
@@ -206,24 +216,28 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         self.clean_button = QtWidgets.QPushButton("Clean")
         self.clean_button.setToolTip("CLEAN the current dirty image in the background")
         self.clean_button.clicked.connect(self.clean_requested)
-        self.controls = QtWidgets.QHBoxLayout()
+        self.controls = QtWidgets.QGridLayout()
         self.controls.setSpacing(4)
-        for label, widget in (
-            ("", self.deconvolver_combo),
-            ("niter", self.niter_spin),
-            ("gain", self.gain_spin),
-            ("mgain", self.mgain_spin),
-            ("threshold", self.threshold_spin),
-            ("auto", self.auto_spin),
-            ("auto-mask", self.auto_mask_spin),
-            ("mask", self.mask_edit),
-            ("", self.mask_button),
+        self.controls.addWidget(self.deconvolver_combo, 0, 0, 1, 2)
+        self.controls.addWidget(self.clean_button, 0, 2, 1, 2)
+        for k, (label, widget) in enumerate(
+            (
+                ("niter", self.niter_spin),
+                ("gain", self.gain_spin),
+                ("mgain", self.mgain_spin),
+                ("threshold", self.threshold_spin),
+                ("auto", self.auto_spin),
+                ("auto-mask", self.auto_mask_spin),
+            )
         ):
-            if label:
-                self.controls.addWidget(QtWidgets.QLabel(label))
-            self.controls.addWidget(widget)
-        self.controls.addStretch(1)
-        self.controls.addWidget(self.clean_button)
+            row, col = 1 + k // 2, 2 * (k % 2)
+            self.controls.addWidget(QtWidgets.QLabel(label), row, col)
+            self.controls.addWidget(widget, row, col + 1)
+        self.controls.addWidget(QtWidgets.QLabel("mask"), 4, 0)
+        self.controls.addWidget(self.mask_edit, 4, 1, 1, 2)
+        self.controls.addWidget(self.mask_button, 4, 3)
+        self.controls.setColumnStretch(1, 1)
+        self.controls.setColumnStretch(3, 1)
 
     # -------------------------------------------------------------- options
     def options(self) -> CleanOptions:

@@ -50,6 +50,7 @@ def launch(
     tab: str | None = None,
     compare: list[str] | None = None,
     image_sky: str | None = None,
+    lecture: bool = False,
 ) -> int:
     """Open the window and run the event loop; returns the exit status.
 
@@ -62,7 +63,8 @@ def launch(
     the comparison). ``tab="deconvolution"`` runs a CLEAN once the first image
     is shown (the screenshot waits for it). ``image_sky`` (a picture or FITS
     file, or a drawn picture's name) replaces the sky once the first image
-    gives the field of view.
+    gives the field of view. ``lecture`` opens in the lecture layout
+    (:mod:`uvlab.app.gui.lecture_layout`).
     """
     headless = not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
     if screenshot and headless and sys.platform.startswith("linux"):
@@ -88,6 +90,8 @@ def launch(
         window.compare.start(compare)
     if tab:
         window.show_tab(tab)
+    if lecture:
+        window.lecture.set_on(True)
     follow_ups = []
     if image_sky:
         follow_ups.append(lambda: _use_image_sky(window, image_sky))

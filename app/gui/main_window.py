@@ -22,6 +22,7 @@ from PyQt6 import QtCore, QtGui, QtWidgets
 
 from uvlab.app.gui.compare_mode import CompareMode
 from uvlab.app.gui.controller import Controller
+from uvlab.app.gui.figure_actions import FigureActions
 from uvlab.app.gui.lessons_menu import TipBar
 from uvlab.app.gui.panels import (
     ImagingPanel,
@@ -32,6 +33,7 @@ from uvlab.app.gui.panels import (
 )
 from uvlab.app.gui.screen_fit import dock_width, fit_window
 from uvlab.app.gui.settings import AppSettings
+from uvlab.app.gui.stale import StaleViews
 from uvlab.app.gui.views import ViewTabs
 from uvlab.app.gui.window_build import build_dock, build_menus
 from uvlab.app.gui.window_edits import EditsMixin
@@ -113,7 +115,9 @@ class MainWindow(SessionMixin, EditsMixin, JobEventsMixin, PlayMixin, QtWidgets.
         self.panel_tabs, self.dock = build_dock(self)
         self.controller = Controller(self.freeze_request, worker, parent=self)
         self.compare = CompareMode(self.controller, self.panel_tabs, self.views)
+        self.stale = StaleViews(self.views, self.controller)  # old pictures marked as such
         self.files = FileActions(self)
+        self.figures = FigureActions(self)  # Save figure…: captioned PNG/SVG/PDF
         self._playing = False
         self._play_target = 0.0
         self._last_warning: str | None = None  # a job's warning is logged once, not per job

@@ -111,9 +111,8 @@ class ViewTabs(QtWidgets.QTabWidget):
         self.addTab(self.sky_view, "Sky model")
         self.addTab(self.fourier_view, "Fourier plane")
         self.addTab(self.beam_view, "Primary beam")
-        # scrolled: its four images side by side ask for ~900 px, more than a window
-        # with the controls hidden may be given (from 1366 px wide it never scrolls)
-        self.deconv_tab = _scrolled(self.deconv_view)
+        # not scrolled: its images 2 × 2 and a column beside them fit 1366×768
+        self.deconv_tab = self.deconv_view
         self.addTab(self.deconv_tab, "Deconvolution")
         self.aliasing_tab = _scrolled(self.aliasing_view)
         self.aliasing_tab.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)

@@ -107,6 +107,9 @@ def build_menus(window: MainWindow) -> tuple[QtGui.QAction, QtWidgets.QMenu]:
     toggle.setShortcut(QtGui.QKeySequence("F9"))
     toggle.setToolTip("Show or hide the controls (F9): more room for the images")
     v.addAction(toggle)
+    from uvlab.app.gui.lecture_layout import LectureLayout
+
+    window.lecture = LectureLayout(window, v)  # Lecture layout, F11, Ctrl+= / Ctrl+−
     h = bar.addMenu("&Help")
     lessons_menu = add_lessons_menu(h, window.load_lesson)
     add_action(h, "Show hints", window.tips.show)

@@ -521,3 +521,30 @@ def test_clear_forgets_the_image_and_the_zoom(view, img):
     assert view.readout_at(0.0, 0.0)["value"] is None
     view.set_image(np.zeros((128, 128)), SPEC128)  # the next data set is fitted again
     assert_fits(view, *extent_128())
+
+
+def test_export_png_leaves_the_crosshair_out(tmp_path, view):
+    view.set_image(np.zeros((N, N)), SPEC, title="zero")  # one flat colour: lines stand out
+    view.set_crosshair(0.0, 0.0)
+
+    def cyan(image: QtGui.QImage) -> int:
+        """Pixels of the crosshair's pen colour (0, 220, 255) over the dark image."""
+        count = 0
+        for y in range(0, image.height(), 3):
+            for x in range(0, image.width(), 3):
+                c = QtGui.QColor(image.pixel(x, y))
+                count += c.blue() > 150 and c.green() > 120 and c.red() < 80
+        return count
+
+    assert cyan(view.plot_widget.grab().toImage()) > 20  # on screen: the lines are there
+    exported = QtGui.QImage(str(view.export_png(tmp_path / "v.png")))
+    assert cyan(exported) == 0
+    assert view.v_line.isVisible() and view.h_line.isVisible()  # back on screen after
+
+
+def test_the_same_title_set_again_is_still_shown(view, img):
+    view.set_image(img, SPEC, title="Model")
+    assert view.shown_title() == "Model"
+    view.set_image(img * 2, SPEC, title="Model")  # e.g. each CLEAN cycle
+    assert view.shown_title() == "Model"
+    assert view.plot_item.titleLabel.text.strip() == "Model"
