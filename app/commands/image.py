@@ -152,7 +152,7 @@ def add_clean_args(p) -> None:
         "--auto-threshold",
         type=float,
         metavar="S",
-        help="stop at S·σ, σ = 1.4826·MAD of the residual",
+        help="stop at S·σ, σ the residual's noise on its long spacings (docs/multiscale.md)",
     )
     g.add_argument(
         "--auto-mask",
@@ -162,7 +162,10 @@ def add_clean_args(p) -> None:
         "down to --auto-threshold or --threshold-jy",
     )
     g.add_argument("--deconvolver", choices=DECONVOLVERS, default="hogbom")
+    from uvlab.app.commands.clean_args import add_multiscale_args
     from uvlab.app.commands.clean_mask import add_mask_args
+
+    add_multiscale_args(g)
 
     add_mask_args(g)
 
@@ -173,7 +176,7 @@ def run(args) -> int:
     import numpy as np
 
     from uvlab.app.commands import image_scaled
-    from uvlab.app.commands.clean_args import check_options, clean_options
+    from uvlab.app.commands.clean_args import check_options, clean_options, clean_opts_text
     from uvlab.app.fits_io import write_image_fits
     from uvlab.app.lab.live import run_job
     from uvlab.app.lab.samples import WorkCache
@@ -269,7 +272,8 @@ def run(args) -> int:
                 else {
                     "deconvolver": f"{args.deconvolver} niter={args.niter} gain={args.gain} "
                     f"mgain={args.mgain} threshold_jy={args.threshold_jy} "
-                    f"auto_threshold={args.auto_threshold} auto_mask={args.auto_mask}",
+                    f"auto_threshold={args.auto_threshold} auto_mask={args.auto_mask} "
+                    f"multiscale={clean_opts_text(args)}",
                     "clean": f"{clean.iterations} iterations in {clean.cycles} cycles, "
                     f"stopped by {clean.stop_reason}",
                     "beam": f"{clean.beam.bmaj_arcsec:.4g} x {clean.beam.bmin_arcsec:.4g} "
