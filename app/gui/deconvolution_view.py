@@ -174,9 +174,14 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         )  # fmt: skip
         self.auto_spin = double_spin(
             0.0, 1e3, 1, suffix=" σ", value=0.0, **live,
-            tip="Stop at this many σ of the residual (MAD); 0: off",
+            tip="Stop at this many σ of the residual's noise (docs/multiscale.md); 0: off",
         )  # fmt: skip
         self.auto_spin.setSpecialValueText("off")
+        self.multiscale_check = QtWidgets.QCheckBox("multiscale")
+        self.multiscale_check.setToolTip(
+            "Multiscale CLEAN (WSClean's -multiscale): components of several scales, default "
+            "scales; the step-through slider is off (it replays point components)"
+        )
         self.clean_button = QtWidgets.QPushButton("Clean")
         self.clean_button.setToolTip("CLEAN the current dirty image in the background")
         self.clean_button.clicked.connect(self.clean_requested)
@@ -189,6 +194,7 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
             ("mgain", self.mgain_spin),
             ("threshold", self.threshold_spin),
             ("auto", self.auto_spin),
+            ("", self.multiscale_check),
         ):
             if label:
                 self.controls.addWidget(QtWidgets.QLabel(label))
@@ -212,6 +218,7 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
             mgain=float(self.mgain_spin.value()),
             threshold_jy=float(self.threshold_spin.value()) * 1e-3,
             auto_threshold=float(auto) if auto > 0 else None,
+            multiscale=self.multiscale_check.isChecked(),
         )
 
     def set_options(self, opts: CleanOptions) -> None:
@@ -225,6 +232,7 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         self.mgain_spin.setValue(opts.mgain)
         self.threshold_spin.setValue(opts.threshold_jy * 1e3)
         self.auto_spin.setValue(opts.auto_threshold or 0.0)
+        self.multiscale_check.setChecked(bool(opts.multiscale))
 
     # ---------------------------------------------------------------- state
     def set_running(self, running: bool) -> None:
@@ -285,7 +293,7 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         with QtCore.QSignalBlocker(self.slider):
             self.slider.setRange(0, k)
             self.slider.setValue(k)
-        self.slider.setEnabled(k > 0)
+        self.slider.setEnabled(k > 0 and not self.multiscale_check.isChecked())
         self._set_k_marker(k)
         self.note.setText(state.describe())
 

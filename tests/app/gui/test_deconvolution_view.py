@@ -126,3 +126,18 @@ def test_the_rms_curve_joins_the_points_where_it_was_measured(
     known = np.isfinite(state.rms)
     assert known.sum() >= 2 and np.array_equal(x, np.flatnonzero(known))
     assert np.all(np.isfinite(y)) and np.allclose(y, state.rms[known])
+
+
+def test_the_multiscale_checkbox_reaches_the_clean(make_window, small_state, wait_result, qtbot):
+    """Issue 29: the tab's checkbox runs multiscale CLEAN; its model holds the components' flux."""
+    w = make_window(small_state)
+    wait_result(w)
+    view = w.views.deconv_view
+    opts = CleanOptions("hogbom", niter=60, mgain=0.8, multiscale=True)
+    out = _clean(w, qtbot, opts)
+    assert view.multiscale_check.isChecked() and view.options() == opts
+    assert out.iterations > 0
+    assert float(np.sum(out.model)) == pytest.approx(float(np.sum(out.comp_flux)), rel=1e-9)
+    assert not view.slider.isEnabled()  # the replay is of point components
+    view.multiscale_check.setChecked(False)
+    assert not view.options().multiscale
