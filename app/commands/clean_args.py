@@ -10,6 +10,8 @@ complaint with the flags' names.
 
 from __future__ import annotations
 
+import argparse
+
 from uvlab.app.lab.state import CleanRecord
 from uvlab.gpu.deconvolution.options import CleanOptions
 
@@ -22,7 +24,44 @@ FLAGS = {
     "auto-threshold": "--auto-threshold",
     "auto-mask": "--auto-mask",
     "deconvolver": "--deconvolver",
+    "multiscale-scales": "--multiscale-scales",
+    "multiscale-scale-bias": "--multiscale-scale-bias",
 }
+
+
+def scale_list(text: str) -> tuple[float, ...]:
+    """``--multiscale-scales 0,4,8,16``: pixel sizes, comma-separated (argparse type)."""
+    try:
+        return tuple(float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected pixel sizes separated by commas, such as 0,4,8,16, got {text!r}"
+        ) from None
+
+
+def add_multiscale_args(g) -> None:
+    """WSClean's multiscale flags (:mod:`uvlab.gpu.deconvolution.multiscale`)."""
+    g.add_argument(
+        "--multiscale", action="store_true",
+        help="multiscale CLEAN (WSClean's -multiscale), with Högbom or Cotton–Schwab",
+    )  # fmt: skip
+    g.add_argument(
+        "--multiscale-scales", type=scale_list, metavar="S0,S1,…",
+        help="scales in pixels, 0 a point (default as WSClean: 0, 2×beam, doubling to N/2)",
+    )  # fmt: skip
+    g.add_argument(
+        "--multiscale-scale-bias", type=float, default=0.6, metavar="B",
+        help="in (0, 1]; smaller favours larger scales (default 0.6)",
+    )  # fmt: skip
+
+
+def clean_opts_text(args) -> str:
+    """The multiscale flags as the header's text."""
+    if not getattr(args, "multiscale", False):
+        return "off"
+    scales = args.multiscale_scales
+    sizes = "auto" if scales is None else ",".join(f"{s:g}" for s in scales)
+    return f"scales={sizes} bias={args.multiscale_scale_bias:g}"
 
 
 def clean_record(args) -> CleanRecord:
@@ -35,6 +74,9 @@ def clean_record(args) -> CleanRecord:
         deconvolver=args.deconvolver, niter=args.niter, gain=args.gain, mgain=args.mgain,
         threshold_jy=args.threshold_jy, auto_threshold=args.auto_threshold,
         auto_mask=getattr(args, "auto_mask", None),
+        multiscale=bool(getattr(args, "multiscale", False)),
+        multiscale_scales=getattr(args, "multiscale_scales", None),
+        multiscale_scale_bias=getattr(args, "multiscale_scale_bias", 0.6),
     )  # fmt: skip
     return CleanRecord(options, getattr(args, "fits_mask", None))
 

@@ -184,7 +184,7 @@ def add_clean_args(p) -> None:
         "--auto-threshold",
         type=float,
         metavar="S",
-        help="stop at S·σ, σ = 1.4826·MAD of the residual",
+        help="stop at S·σ, σ the residual's noise on its long spacings (docs/multiscale.md)",
     )
     g.add_argument(
         "--auto-mask",
@@ -194,7 +194,10 @@ def add_clean_args(p) -> None:
         "down to --auto-threshold or --threshold-jy",
     )
     g.add_argument("--deconvolver", choices=DECONVOLVERS, default="hogbom")
+    from uvlab.app.commands.clean_args import add_multiscale_args
     from uvlab.app.commands.clean_mask import add_mask_args
+
+    add_multiscale_args(g)
 
     add_mask_args(g)
 
@@ -325,6 +328,8 @@ def _print_summary(args, spec, size, rule, res, vd, clean) -> None:
 
 def _history(args, vd, spec, rule, size, rows_note, params, wt, res, clean) -> dict:
     """The FITS history of ``uvlab image``: every parameter of the run, and CLEAN's outcome."""
+    from uvlab.app.commands.clean_args import clean_opts_text
+
     return fits_history(
         {
             "command": "image",
@@ -358,7 +363,8 @@ def _history(args, vd, spec, rule, size, rows_note, params, wt, res, clean) -> d
                 else {
                     "deconvolver": f"{args.deconvolver} niter={args.niter} gain={args.gain} "
                     f"mgain={args.mgain} threshold_jy={args.threshold_jy} "
-                    f"auto_threshold={args.auto_threshold} auto_mask={args.auto_mask}",
+                    f"auto_threshold={args.auto_threshold} auto_mask={args.auto_mask} "
+                    f"multiscale={clean_opts_text(args)}",
                     "clean": f"{clean.iterations} iterations in {clean.cycles} cycles, "
                     f"stopped by {clean.stop_reason}",
                     "beam": f"{clean.beam.bmaj_arcsec:.4g} x {clean.beam.bmin_arcsec:.4g} "

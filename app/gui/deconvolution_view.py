@@ -189,7 +189,7 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         )  # fmt: skip
         self.auto_spin = double_spin(
             0.0, 1e3, 1, suffix=" σ", value=0.0, **live,
-            tip="Stop at this many σ of the residual (MAD); 0: off",
+            tip="Stop at this many σ of the residual's noise (docs/multiscale.md); 0: off",
         )  # fmt: skip
         self.auto_spin.setSpecialValueText("off")
         self.auto_mask_spin = double_spin(
@@ -213,6 +213,12 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
             spin.valueChanged.connect(self.changed)
         self.deconvolver_combo.currentIndexChanged.connect(self.changed)
         self.mask_edit.editingFinished.connect(self.changed)
+        self.multiscale_check = QtWidgets.QCheckBox("multiscale")
+        self.multiscale_check.setToolTip(
+            "Multiscale CLEAN (WSClean's -multiscale): components of several scales, default "
+            "scales; the step-through slider is off (it replays point components)"
+        )
+        self.multiscale_check.toggled.connect(self.changed)
         self.clean_button = QtWidgets.QPushButton("Clean")
         self.clean_button.setToolTip("CLEAN the current dirty image in the background")
         self.clean_button.clicked.connect(self.clean_requested)
@@ -236,6 +242,7 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         self.controls.addWidget(QtWidgets.QLabel("mask"), 4, 0)
         self.controls.addWidget(self.mask_edit, 4, 1, 1, 2)
         self.controls.addWidget(self.mask_button, 4, 3)
+        self.controls.addWidget(self.multiscale_check, 5, 0, 1, 2)
         self.controls.setColumnStretch(1, 1)
         self.controls.setColumnStretch(3, 1)
 
@@ -256,6 +263,7 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
             threshold_jy=float(self.threshold_spin.value()) * 1e-3,
             auto_threshold=float(auto) if auto > 0 else None,
             auto_mask=float(auto_mask) if auto_mask > 0 else None,
+            multiscale=self.multiscale_check.isChecked(),
         )
 
     def record(self) -> CleanRecord:
@@ -288,6 +296,7 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         self.threshold_spin.setValue(opts.threshold_jy * 1e3)
         self.auto_spin.setValue(opts.auto_threshold or 0.0)
         self.auto_mask_spin.setValue(opts.auto_mask or 0.0)
+        self.multiscale_check.setChecked(bool(opts.multiscale))
 
     # ---------------------------------------------------------------- state
     def set_running(self, running: bool) -> None:
@@ -348,7 +357,7 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         with QtCore.QSignalBlocker(self.slider):
             self.slider.setRange(0, k)
             self.slider.setValue(k)
-        self.slider.setEnabled(k > 0)
+        self.slider.setEnabled(k > 0 and not self.multiscale_check.isChecked())
         self._set_k_marker(k)
         self.note.setText(state.describe())
 

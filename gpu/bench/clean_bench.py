@@ -35,11 +35,12 @@ def point_vis(u, v, spec: ImageSpec, nsrc: int, seed: int = 5):
 
 def run_clean_bench(
     ant_eq, *, npix, ntime, nchan, device, niter=10_000, max_major=10, mgain=0.5,
-    gain=0.1, nsrc=20, eps=1e-5, precision="single", active_max=ACTIVE_MAX,
+    gain=0.1, nsrc=20, eps=1e-5, precision="single", active_max=ACTIVE_MAX, multiscale=False,
 ) -> dict:  # fmt: skip
     """Time the PSF, the dirty image and Cotton–Schwab CLEAN; a JSON-ready record.
 
-    ``active_max``: the minor cycles' sub-minor loop size (None: Högbom on the whole image).
+    ``active_max``: the minor cycles' sub-minor loop size (None: Högbom on the whole image);
+    ``multiscale``: multiscale minor cycles at the default scales instead.
     """
     from uvlab.gpu.backend import device_info, get_xp
     from uvlab.gpu.bench.predict_bench import _timer
@@ -62,7 +63,7 @@ def run_clean_bench(
     def clean(n=niter, majors=max_major):
         out["mc"] = cotton_schwab(
             u, v, vis, weight, spec, psf, grid=grid, degrid_fn=degrid_fn, gain=gain,
-            niter=n, mgain=mgain, max_major=majors, active_max=active_max,
+            niter=n, mgain=mgain, max_major=majors, active_max=active_max, multiscale=multiscale,
         )  # fmt: skip
 
     warm_s = measure(lambda: clean(20, 1))  # compiles the kernels, plans the FFTs
@@ -80,6 +81,7 @@ def run_clean_bench(
         "gain": gain,
         "mgain": mgain,
         "active_max": active_max,
+        "multiscale": bool(multiscale),
         "psf_s": psf_s,
         "warm_up_s": warm_s,
         "clean_s": clean_s,
@@ -95,7 +97,7 @@ def format_record(r: dict) -> str:
     return (
         f"Cotton–Schwab on {r['device_info']}: {r['npix']}², {r['nvis']:.3e} visibilities, "
         f"{r['nsrc']} sources, conv ε={r['eps']:g} {r['precision']}, gain {r['gain']:g}, "
-        f"mgain {r['mgain']:g}, minor cycles {_minor(r['active_max'])}\n"
+        f"mgain {r['mgain']:g}, minor cycles {_minor(r['active_max'], r.get('multiscale'))}\n"
         f"  PSF (2N²) {r['psf_s'] * 1e3:.1f} ms; CLEAN {r['clean_s'] * 1e3:.1f} ms for "
         f"{r['majors']} major cycles and {r['iterations']} minor iterations "
         f"(stopped by {r['stop_reason']}); residual peak {r['major_peaks'][0]:.3g} → "
@@ -103,5 +105,7 @@ def format_record(r: dict) -> str:
     )
 
 
-def _minor(active_max) -> str:
+def _minor(active_max, multiscale=False) -> str:
+    if multiscale:
+        return "multiscale"
     return "on the whole image" if active_max is None else f"on ≤ {active_max} pixels (sub-minor)"

@@ -151,6 +151,9 @@ def cotton_schwab(
     mask=None,
     active_max: int | None = ACTIVE_MAX,
     w=None,
+    multiscale: bool = False,
+    multiscale_scales=None,
+    multiscale_scale_bias: float = 0.6,
 ) -> MajorCycles:
     """Cotton–Schwab CLEAN of weighted visibilities (see the module docstring).
 
@@ -179,6 +182,8 @@ def cotton_schwab(
     w : (nvis,) float, optional
         Wavelengths, for a grid/degrid pair that corrects the w-term
         (:func:`major_cycle_pair` with ``params.wstack``); every residual then has it.
+    multiscale, multiscale_scales, multiscale_scale_bias
+        Multiscale minor cycles (:class:`~uvlab.gpu.deconvolution.options.CleanOptions`).
     """
     from uvlab.gpu.deconvolution.driver import run_clean
     from uvlab.gpu.deconvolution.options import CleanOptions
@@ -187,6 +192,8 @@ def cotton_schwab(
     opts = CleanOptions(
         "cotton-schwab", niter=int(niter), gain=gain, mgain=mgain, threshold_jy=threshold,
         auto_threshold=auto_threshold, active_max=active_max, max_major=max_major,
+        multiscale=multiscale, multiscale_scales=multiscale_scales,
+        multiscale_scale_bias=multiscale_scale_bias,
     )  # fmt: skip
     out = run_clean(None, psf, opts, mask=mask, major=major)
     return MajorCycles(

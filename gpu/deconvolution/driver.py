@@ -38,8 +38,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from uvlab.gpu.backend import get_xp
-from uvlab.gpu.deconvolution.hogbom import auto_sigma, hogbom
+from uvlab.gpu.deconvolution.hogbom import hogbom
 from uvlab.gpu.deconvolution.mask import box_mask
+from uvlab.gpu.deconvolution.multiscale import (
+    MultiscaleResult,
+    default_scales,
+    multiscale,
+    prepare_scales,
+)
+from uvlab.gpu.deconvolution.noise import robust_sigma
 from uvlab.gpu.deconvolution.options import CleanOptions
 
 
@@ -125,8 +132,12 @@ class _History:
         Returns the model with them added, a new array in ``model``'s namespace. The sum
         is the host's, component after component in CLEAN's order (``np.add.at``), so
         a minor cycle split into chunks, or run on a GPU, sums to the same bits; on a
-        GPU only the pixels these components touched are copied over.
+        GPU only the pixels these components touched are copied over. A multiscale
+        cycle's components are kernels: its model (them convolved) is added whole.
         """
+        if isinstance(res, MultiscaleResult):
+            self._record(res)
+            return model + res.model
         n = self.model_host.shape[0]
         pos = res.comp_j * n + res.comp_i
         flat = self.model_host.reshape(-1)
@@ -138,13 +149,16 @@ class _History:
             touched = np.unique(pos)
             model = model.copy()
             model.reshape(-1)[xp.asarray(touched)] = xp.asarray(flat[touched])
+        self._record(res)
+        return model
+
+    def _record(self, res) -> None:
         self.j.append(res.comp_j)
         self.i.append(res.comp_i)
         self.flux.append(res.comp_flux)
         self.peak.extend(np.asarray(res.peak[1:], float).tolist())
         self.rms.extend(np.asarray(res.rms[1:], float).tolist())
         self.iterations += res.iterations
-        return model
 
     def state(self, model, residual, reason: str = "", done: bool = False) -> CleanCycle:
         cat = lambda parts, t: np.concatenate(parts).astype(t) if parts else np.zeros(0, t)  # noqa: E731
@@ -155,17 +169,18 @@ class _History:
         )  # fmt: skip
 
 
-def stop_level(residual, maskf, opts: CleanOptions, auto_threshold) -> tuple[float, str]:
+def stop_level(residual, psf, maskf, opts: CleanOptions, auto_threshold) -> tuple[float, str]:
     """(level, name) a cycle starting on ``residual`` stops at: the largest of its levels.
 
-    The levels :func:`~uvlab.gpu.deconvolution.hogbom.hogbom` would take (the same
-    order on ties): the threshold, ``auto_threshold·σ`` (the residual's MAD) and
-    ``(1 − mgain)·peak`` with the peak inside the mask.
+    The levels :func:`~uvlab.gpu.deconvolution.hogbom.hogbom` takes (the same order on
+    ties): the threshold, ``auto_threshold·σ`` and ``(1 − mgain)·peak`` with the peak
+    inside the mask — σ the noise's that extended emission does not inflate
+    (:func:`~uvlab.gpu.deconvolution.noise.robust_sigma`; hogbom's own is the MAD).
     """
     xp = get_xp(residual)
     levels = {"threshold": float(opts.threshold_jy)}
     if auto_threshold:
-        levels["auto-threshold"] = float(auto_threshold) * auto_sigma(residual)
+        levels["auto-threshold"] = float(auto_threshold) * robust_sigma(residual, psf)
     if opts.mgain < 1.0:
         search = residual if maskf is None else residual * maskf
         levels["mgain"] = (1.0 - float(opts.mgain)) * float(xp.abs(search).max())
@@ -233,7 +248,12 @@ def iter_clean(
     hist = _History(residual, maskf)
     if major is not None:
         hist.major_peaks.append(float(xp.abs(residual).max()))
-    step = int(chunk) if chunk and whole_image_loop(n, opts.active_max) else None
+    whole = whole_image_loop(n, opts.active_max) and not opts.multiscale
+    step = int(chunk) if chunk and whole else None
+    scales = None
+    if opts.multiscale:
+        sizes = opts.multiscale_scales or default_scales(psf, n)
+        scales = prepare_scales(sizes, opts.multiscale_scale_bias, psf, n)
     yield hist.state(model, residual)
 
     stages = [(mask, opts.auto_threshold)]
@@ -247,23 +267,33 @@ def iter_clean(
             stage_mask = model != 0
         smf = None if stage_mask is None else stage_mask.astype(xp.float64)
         model, residual, left, reason = yield from _cycles(
-            hist, model, residual, psf, opts, auto, stage_mask, smf, major, left, step
+            hist, model, residual, psf, opts, auto, stage_mask, smf, major, left, step, scales
         )
     yield hist.state(model, residual, reason, done=True)
 
 
-def _cycles(hist, model, residual, psf, opts, auto, mask, maskf, major, left, step):
-    """The cycles of one stage; returns (model, residual, iterations left, stop reason)."""
+def _cycles(hist, model, residual, psf, opts, auto, mask, maskf, major, left, step, scales):
+    """The cycles of one stage; returns (model, residual, iterations left, stop reason).
+
+    ``scales``: multiscale's prepared scales (:func:`~uvlab.gpu.deconvolution.multiscale.
+    prepare_scales`), or None for Högbom's minor cycles.
+    """
     xp = get_xp(residual)
     reason = "niter"
     while left > 0:
-        level, name = stop_level(residual, maskf, opts, auto)
+        level, name = stop_level(residual, psf, maskf, opts, auto)
         start = hist.iterations
         while True:  # the minor cycle, in chunks of ``step`` where asked
-            res = hogbom(
-                residual, psf, gain=opts.gain, niter=min(step or left, left), threshold=level,
-                mask=mask, active_max=opts.active_max,
-            )  # fmt: skip
+            if scales is not None:
+                res = multiscale(
+                    residual, psf, scales=[sc.scale for sc in scales], gain=opts.gain,
+                    niter=left, threshold=level, mask=mask, prepared=scales,
+                )  # fmt: skip
+            else:
+                res = hogbom(
+                    residual, psf, gain=opts.gain, niter=min(step or left, left),
+                    threshold=level, mask=mask, active_max=opts.active_max,
+                )  # fmt: skip
             model = hist.add(res, model)
             residual = res.residual
             left -= res.iterations

@@ -47,6 +47,14 @@ class CleanOptions:
         (WSClean's; :mod:`uvlab.gpu.deconvolution.subminor`); None: whole-image Högbom.
     max_major : int
         Cotton–Schwab: major cycles at most (≥ 1).
+    multiscale : bool
+        Multiscale CLEAN's minor cycles (:mod:`uvlab.gpu.deconvolution.multiscale`), in
+        Högbom and Cotton–Schwab alike (WSClean's ``-multiscale``).
+    multiscale_scales : tuple of float or None
+        Scales in pixels (0: a point); None: WSClean's default from the PSF
+        (:func:`~uvlab.gpu.deconvolution.multiscale.default_scales`).
+    multiscale_scale_bias : float
+        In (0, 1]; smaller favours larger scales (WSClean's ``-multiscale-scale-bias``, 0.6).
     mask_boxes : tuple of (j0, i0, j1, i1)
         Components only inside these pixel boxes (inclusive corners, rows then columns;
         :func:`~uvlab.gpu.deconvolution.mask.box_mask`); empty: everywhere (or the mask
@@ -63,8 +71,14 @@ class CleanOptions:
     active_max: int | None = ACTIVE_MAX
     max_major: int = MAX_MAJOR
     mask_boxes: tuple = ()
+    multiscale: bool = False
+    multiscale_scales: tuple | None = None
+    multiscale_scale_bias: float = 0.6
 
     def __post_init__(self):
+        if self.multiscale_scales is not None:  # JSON lists → hashable tuples
+            scales = tuple(float(s) for s in self.multiscale_scales)
+            object.__setattr__(self, "multiscale_scales", scales)
         boxes = tuple(tuple(int(v) for v in box) for box in self.mask_boxes)
         if any(len(b) != 4 for b in boxes):
             raise ValueError(f"a mask box is four pixel corners (j0, i0, j1, i1), got {boxes}")
@@ -105,4 +119,14 @@ class CleanOptions:
             or (self.max_major < 1)
         ):
             return f"max_major must be a whole number ≥ 1, got {self.max_major!r}"
+        scales = self.multiscale_scales
+        if scales is not None and (
+            not scales or not all(math.isfinite(s) and s >= 0 for s in scales)
+        ):
+            return f"multiscale-scales must be pixel sizes ≥ 0, got {list(scales)}"
+        if scales is not None and len(set(scales)) != len(scales):
+            return f"multiscale-scales must differ, got {list(scales)}"
+        bias = self.multiscale_scale_bias
+        if not (0.0 < bias <= 1.0 and math.isfinite(bias)):
+            return f"multiscale-scale-bias must be in (0, 1], got {bias}"
         return None

@@ -38,6 +38,9 @@ def register(actions) -> None:
         default=ACTIVE_MAX,
         help="the sub-minor loop's pixels at most (WSClean's); 0: Högbom on the whole image",
     )
+    p.add_argument(
+        "--multiscale", action="store_true", help="multiscale minor cycles (default scales)"
+    )
     p.set_defaults(func=run)
 
 
@@ -52,7 +55,7 @@ def run(args) -> int:
     record = run_clean_bench(
         layout.equatorial(), npix=npix, ntime=ntime, nchan=nchan, device=device,
         niter=args.niter, max_major=args.max_major, mgain=args.mgain, nsrc=args.nsrc,
-        active_max=args.active_max or None,
+        active_max=args.active_max or None, multiscale=args.multiscale,
         precision="single" if device == "gpu" else "double",
     )  # fmt: skip
     record["array"] = layout.name

@@ -38,7 +38,22 @@ def test_the_flags_make_the_windows_record():
         ({"threshold_jy": -1.0}, "--threshold-jy"),
         ({"auto_threshold": float("inf"), "auto_mask": None}, "--auto-threshold"),
         ({"auto_mask": 2.0}, "--auto-mask"),
+        ({"multiscale_scales": (0.0, 4.0, 4.0)}, "--multiscale-scales"),
+        ({"multiscale_scale_bias": 1.5}, "--multiscale-scale-bias"),
     ],
 )
 def test_complaints_name_the_flag(kw, flag):
     assert check_options(_args(**kw)).startswith(flag + " ")
+
+
+def test_multiscale_flags_make_the_record():
+    args = _args(multiscale=True, multiscale_scales=(0.0, 4.0, 8.0), multiscale_scale_bias=0.5)
+    opts = clean_options(args)
+    assert opts.multiscale and opts.multiscale_scales == (0.0, 4.0, 8.0)
+    assert opts.multiscale_scale_bias == 0.5
+
+
+def test_scale_list_reads_commas():
+    from uvlab.app.commands.clean_args import scale_list
+
+    assert scale_list("0,4,8,16") == (0.0, 4.0, 8.0, 16.0)

@@ -240,3 +240,17 @@ def test_clean_with_density_weighting_leaves_a_clean_residual(vla_ms, tmp_path, 
     assert code == 0, err
     residual, _ = read_image_fits(f"{prefix}-residual.fits")
     assert np.abs(residual).max() < 5e-4
+
+
+def test_multiscale_cotton_schwab_from_the_command_line(vla_ms, tmp_path):
+    """Issue 29: ``--multiscale`` with Cotton–Schwab holds the sky's flux (points: scale 0)."""
+    from uvlab.app.outputs.fits_io import read_image_fits
+
+    prefix = tmp_path / "ms"
+    code, _, err = run_cli(
+        "image", "--ms", vla_ms, *IMAGE, *CLEAN, "--deconvolver", "cotton-schwab",
+        "--mgain", 0.8, "--multiscale", "--multiscale-scales", "0,4,8", "--out", prefix,
+    )  # fmt: skip
+    assert code == 0, err
+    model, _ = read_image_fits(f"{prefix}-model.fits")
+    assert model.sum() == pytest.approx(sum(s[3] for s in SOURCES), rel=0.01)

@@ -141,3 +141,18 @@ def test_four_images_fit_a_laptop_screen_without_scrolling(make_window, small_st
     sizes = [(v.width(), v.height()) for v in d.image_views]
     assert min(min(s) for s in sizes) >= 300, sizes
     assert d.curves.isVisible() and d.curves.height() >= 200
+
+
+def test_the_multiscale_checkbox_reaches_the_clean(make_window, small_state, wait_result, qtbot):
+    """Issue 29: the tab's checkbox runs multiscale CLEAN; its model holds the components' flux."""
+    w = make_window(small_state)
+    wait_result(w)
+    view = w.views.deconv_view
+    opts = CleanOptions("hogbom", niter=60, mgain=0.8, multiscale=True)
+    out = _clean(w, qtbot, opts)
+    assert view.multiscale_check.isChecked() and view.options() == opts
+    assert out.iterations > 0
+    assert float(np.sum(out.model)) == pytest.approx(float(np.sum(out.comp_flux)), rel=1e-9)
+    assert not view.slider.isEnabled()  # the replay is of point components
+    view.multiscale_check.setChecked(False)
+    assert not view.options().multiscale
