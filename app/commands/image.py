@@ -314,6 +314,9 @@ def run(args) -> int:
         f"{res.nvis} visibilities, Stokes {vd.stokes}, device {res.device}; "
         f"peak {res.dirty.max():.4g} Jy/beam"
     )
+    from uvlab.app.ms.expected_noise import expected_noise_line
+
+    print(expected_noise_line(vd, spec, wt, res.dirty))
     if clean is not None:
         b = clean.beam
         print(
