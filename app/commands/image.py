@@ -28,6 +28,7 @@ import time
 
 from uvlab.app.commands.image_outputs import (
     check_outputs_space,
+    expected_noise_line,
     observation_cards,
     output_names,
     preview,
@@ -301,14 +302,14 @@ def run(args) -> int:
             files.append(preview(res, spec, vd, f"{prefix}.png"))
             timing["png"] = time.perf_counter() - t0
         files.append(write_timing(f"{prefix}-timing.json", timing, res, spec, passes=2))
-    _print_summary(args, spec, size, rule, res, vd, clean)
+    _print_summary(args, spec, size, rule, res, vd, wt, clean)
     for f in files:
         print(f"wrote {f}")
     return 0
 
 
-def _print_summary(args, spec, size, rule, res, vd, clean) -> None:
-    """The run in one line on stdout, and CLEAN's outcome in another."""
+def _print_summary(args, spec, size, rule, res, vd, wt, clean) -> None:
+    """The run in one line on stdout, the expected and measured noise, CLEAN's outcome."""
     import numpy as np
 
     shape = f"{spec.npix}²" if size is None else f"{size[0]}×{size[1]}"
@@ -317,6 +318,7 @@ def _print_summary(args, spec, size, rule, res, vd, clean) -> None:
         f"{res.nvis} visibilities, Stokes {vd.stokes}, device {res.device}; "
         f"peak {res.dirty.max():.4g} Jy/beam"
     )
+    print(expected_noise_line(vd, spec, wt, res.dirty))
     if clean is not None:
         b = clean.beam
         print(

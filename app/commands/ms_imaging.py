@@ -161,7 +161,10 @@ def add_imaging_args(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--kernel", choices=("es", "kb", "pswf", "gauss"), help="gridding kernel (GCF)")
     g.add_argument(
-        "--eps", type=V.EPS, help="requested accuracy: ES kernel evaluated exactly, support from ε"
+        "--eps",
+        type=V.EPS,
+        help="requested accuracy: ES kernel evaluated exactly, support from ε (default 1e-6 when "
+        "no --support, --oversample or --lookup is given)",
     )
     g.add_argument("--support", type=V.SUPPORT, help="kernel support, cells")
     g.add_argument("--oversample", type=V.OVERSAMPLE, help="kernel table / uv grid oversampling β")
@@ -250,17 +253,28 @@ def warn(args, message: str) -> None:
     print(f"{erase}uvlab {command}: warning: {message}", file=sys.stderr)
 
 
+#: The accuracy of the commands' gridding when no kernel flag is given (support 7 at σ = 2).
+DEFAULT_EPS = 1e-6
+
+
 def grid_params(args):
-    """The :class:`~uvlab.gpu.gridders.params.GridParams` the options ask for."""
+    """The :class:`~uvlab.gpu.gridders.params.GridParams` the options ask for.
+
+    Without ``--eps``, ``--support``, ``--oversample`` or ``--lookup`` (and with the ES
+    kernel) that is the exact ES kernel of ε = :data:`DEFAULT_EPS`, on every device.
+    """
     from uvlab.gpu.gridders.params import GridParams
 
     given = {k: getattr(args, k, None) for k in ("kernel", "support", "oversample", "lookup")}
     given = {k: v for k, v in given.items() if v is not None}
+    eps = args.eps
+    if eps is None and not given.keys() - {"kernel"} and given.get("kernel", "es") == "es":
+        eps = DEFAULT_EPS  # nothing said of the kernel: the exact ES kernel of ε = 1e-6
     given["precision"] = getattr(args, "precision", None) or "double"
     if getattr(args, "wstack", False):
         given["wstack"] = True
-    if args.eps is not None:
-        return GridParams.from_eps(args.eps, **given)
+    if eps is not None:
+        return GridParams.from_eps(eps, **given)
     return GridParams(**given)
 
 

@@ -2,8 +2,9 @@
 
 - ``uvlab sky list``: the demo skies and the bundled example skies;
 - ``uvlab sky show NAME_OR_FILE [--ra DEG --dec DEG]``: one row per component;
-- ``uvlab sky convert IN OUT [--format uvlab|wsclean]``: WSClean, uvlab, a CASA
-  component list (or a demo) → uvlab v1 text or a WSClean component list;
+- ``uvlab sky convert IN OUT [--format uvlab|wsclean|casa-cl]``: WSClean, uvlab, a
+  CASA component list (or a demo) → uvlab v1 text, a WSClean component list or a
+  CASA component list table (:mod:`uvlab.app.ms.casa_cl_write`);
   ``--strict`` refuses what would be approximated (``show`` and ``render`` too);
 - ``uvlab sky render IN OUT.fits --npix N --cell-arcsec C --ra DEG --dec DEG``: an
   image sky (a picture, a FITS image or a drawn demo picture) on a model grid, as
@@ -51,15 +52,16 @@ def register(subparsers) -> None:
     p.set_defaults(func=run_show)
 
     p = actions.add_parser(
-        "convert", help="write a sky (WSClean, uvlab or demo) in uvlab or WSClean format"
+        "convert", help="write a sky in uvlab, WSClean or CASA component-list format"
     )
     p.add_argument("input", metavar="IN", help="a sky file, a demo name or a bundled name")
     p.add_argument("output", metavar="OUT", help="sky file to write")
     p.add_argument(
         "--format",
-        choices=("uvlab", "wsclean"),
+        choices=("uvlab", "wsclean", "casa-cl"),
         default="uvlab",
-        help="uvlab v1 text (default) or a WSClean component list",
+        help="uvlab v1 text (default), a WSClean component list or a CASA component list "
+        "table (OUT.cl, a folder)",
     )
     p.add_argument("--force", action="store_true", help="overwrite OUT if it exists")
     add_strict_arg(p)
@@ -171,7 +173,7 @@ def run_show(args, out=None) -> int:
 
 
 def run_convert(args, out=None) -> int:
-    """Read IN (any supported form) and write OUT in uvlab v1 format."""
+    """Read IN (any supported form) and write OUT in the ``--format`` asked for."""
     from pathlib import Path
 
     from uvlab.app.skymodel import SkyModelError, write_sky
@@ -185,6 +187,10 @@ def run_convert(args, out=None) -> int:
         from uvlab.app.skymodel.wsclean import write_wsclean
 
         write_wsclean(model, target, overwrite=args.force)  # atomic as well
+    elif getattr(args, "format", "uvlab") == "casa-cl":
+        from uvlab.app.ms.casa_cl_write import write_casa_cl
+
+        write_casa_cl(model, target, overwrite=args.force)  # built beside OUT, then renamed
     else:
         write_sky(model, target, overwrite=args.force)  # atomic: OUT stays intact on failure
     print(f"wrote {len(model)} component(s) to {target} ({args.format} format)", file=out)

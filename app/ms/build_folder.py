@@ -11,6 +11,7 @@ renames a parked MS back when the target is missing.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -63,3 +64,18 @@ def clean_build_folders(target: str | os.PathLike, *, dry_run: bool = False) -> 
         if not dry_run:
             shutil.rmtree(folder, ignore_errors=True)
     return actions
+
+
+def move_into_place(build: Path, target: Path, tmpdir: Path) -> None:
+    """Rename a finished table (an MS, a component list) onto ``target``; an old one goes last."""
+    old = None
+    if target.exists():
+        old = tmpdir / PARKED
+        os.rename(target, old)
+    try:
+        os.rename(build, target)
+    except BaseException:
+        if old is not None:
+            with contextlib.suppress(OSError):
+                os.rename(old, target)
+        raise

@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
-from uvlab.app.ms.build_folder import PARKED, clean_build_folders, open_build_folder
+from uvlab.app.ms.build_folder import clean_build_folders, move_into_place, open_build_folder
 from uvlab.app.ms.columns import (
     brightness_to_correlations,
     check_feeds,
@@ -280,7 +280,7 @@ def write_ms(
         # Every table.dat must hold its rows: the MS may not depend on its lock files.
         check_self_contained(build, {"": nrow, **rows})
         with critical():
-            _move_into_place(build, target, tmpdir)
+            move_into_place(build, target, tmpdir)
     except RuntimeError as exc:  # casacore: a full disk, an I/O error
         raise _write_failed(target, exc, disk_full) from exc
     finally:
@@ -386,18 +386,3 @@ def tiled_columns(ms) -> list[str]:
         if str(dm.get("TYPE", "")).startswith("Tiled")
         for c in dm.get("COLUMNS", [])
     ]
-
-
-def _move_into_place(build: Path, target: Path, tmpdir: Path) -> None:
-    """Rename the finished MS onto ``target``, replacing an existing one last."""
-    old = None
-    if target.exists():
-        old = tmpdir / PARKED
-        os.rename(target, old)
-    try:
-        os.rename(build, target)
-    except BaseException:
-        if old is not None:
-            with contextlib.suppress(OSError):
-                os.rename(old, target)
-        raise

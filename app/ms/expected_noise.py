@@ -1,0 +1,39 @@
+"""The thermal noise expected in an image of an MS, from its data weights.
+
+Each visibility's data weight d_i (``VisData.weight``: WEIGHT_SPECTRUM, WEIGHT
+or 1/SIGMA², as :mod:`uvlab.app.ms.reader` chose) is the inverse variance of
+its real and of its imaginary part, σ_i² = 1/d_i. A dirty image normalised by
+Σw (a PSF peak of 1) sums w_i·Re(V_i·e^{iφ}) / Σw, so the noise of a pixel is
+
+    σ_image = √(Σ w_i²·σ_i²) / Σ w_i,
+
+w_i the imaging weights (natural, uniform or Briggs, with any taper) of the
+unflagged samples; for natural weighting without a taper (w = d) this is
+1/√(Σ d_i). It is what :class:`uvlab.app.lab.corruptions.NoiseReport` gives
+the window for a synthetic observation (σ_i all equal). With unit weights (no
+WEIGHT or SIGMA in the MS) σ_i is unknown and nothing is expected.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def expected_image_sigma(uvw, freq_hz, weight, flag, spec, weighting) -> tuple[float, int]:
+    """(σ_image in Jy/beam, N unflagged samples) for data weights ``weight`` (row, chan).
+
+    ``spec`` is the image's :class:`~uvlab.gpu.imaging.spec.ImageSpec`, ``weighting`` its
+    :class:`~uvlab.gpu.imaging.weighting.Weighting`; NaN when no sample has a weight.
+    """
+    from uvlab.gpu.imaging.reuse import select_samples
+    from uvlab.gpu.imaging.weighting import imaging_weights
+
+    s = select_samples(uvw, freq_hz, weight, flag)
+    d = np.broadcast_to(np.asarray(s.weight, dtype=np.float64), s.u.shape)
+    w = np.asarray(imaging_weights(s.u, s.v, d, spec, weighting), dtype=np.float64)
+    total = float(w.sum())
+    if not total > 0:
+        return math.nan, 0
+    return math.sqrt(float((w * w / d).sum())) / total, int(d.size)
