@@ -20,9 +20,10 @@ demo: $(STAMP)
 	$(BIN)/uvlab demo --out uvlab-demo
 
 # The import-linter contracts of pyproject.toml (the layers) first, then the tests, spread
-# over one pytest-xdist worker per CPU core (a module's tests stay on one worker, so its
-# module-scoped fixtures are built once). test-all adds the tests marked slow.
-PYTEST := QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --dist loadscope --durations=25
+# over one pytest-xdist worker per CPU core (worksteal: each worker starts on its own half
+# of the modules, so a module-scoped fixture is built about once, and an idle worker takes
+# tests from the other's queue). test-all adds the tests marked slow.
+PYTEST := QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --dist worksteal --durations=25
 
 test: $(STAMP)
 	$(BIN)/lint-imports
