@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run demo test test-gpu bench lint clean bundle bundle-gpu test-packaging
+.PHONY: run demo test test-all test-gpu bench lint clean bundle bundle-gpu test-packaging
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,10 +19,19 @@ run: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/uvlab demo --out uvlab-demo
 
-# The import-linter contracts of pyproject.toml (the layers) first, then the tests.
+# The import-linter contracts of pyproject.toml (the layers) first, then the tests, spread
+# over one pytest-xdist worker per CPU core (worksteal: each worker starts on its own half
+# of the modules, so a module-scoped fixture is built about once, and an idle worker takes
+# tests from the other's queue). test-all adds the tests marked slow.
+PYTEST := QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --dist worksteal --durations=25
+
 test: $(STAMP)
 	$(BIN)/lint-imports
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q --durations=25
+	$(PYTEST)
+
+test-all: $(STAMP)
+	$(BIN)/lint-imports
+	$(PYTEST) -m "not packaging and not casa"
 
 test-gpu: $(STAMP)
 	$(BIN)/python -m pytest -q -m gpu

@@ -39,7 +39,14 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {text} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The ``uvlab`` parser: every subcommand, or only the one ``argv`` runs.
+
+    With ``argv`` whose first word (after ``--debug``) is a subcommand, only that
+    command's module is imported (``uvlab arrays`` needs none of the imaging
+    code): parsing ``argv`` gives the same result and the same messages. Without
+    one (``uvlab``, ``uvlab --help``, a misspelt command) all are registered.
+    """
     parser = OneLineParser(
         prog="uvlab",
         description="uvlab: a desktop lab for radio interferometry.",
@@ -47,10 +54,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"uvlab {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
-    for name in COMMANDS:
+    for name in _commands_to_register(argv):
         _fault("cli-importing")
         importlib.import_module(f"uvlab.app.commands.{name}").register(sub)
     return parser
+
+
+def _commands_to_register(argv: list[str] | None) -> tuple[str, ...]:
+    """The subcommand ``argv`` starts with (``--debug`` may come first), or all of them."""
+    words = [str(w) for w in argv or ()]
+    while words[:1] == ["--debug"]:
+        words.pop(0)
+    return (words[0],) if words and words[0] in COMMANDS else COMMANDS
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -145,7 +160,8 @@ def _main(argv: list[str] | None, state: dict | None = None) -> int:
 
     state = {} if state is None else state
     with critical():  # a signal waits for the imports and the parsing: no half-imported library
-        parser = build_parser()
+        words = sys.argv[1:] if argv is None else [str(a) for a in argv]
+        parser = build_parser(words)
         _fault("cli-parsing")
         args = parser.parse_args(argv)
     if args.command is None:

@@ -286,15 +286,13 @@ _RSS_SCRIPT = textwrap.dedent(
 
 
 @pytest.mark.slow
-def test_reading_a_1gb_ms_keeps_memory_bounded(tmp_path, request):
+def test_reading_a_1gb_ms_keeps_memory_bounded(tmp_path):
     """Write ~1 GB with write_ms, read Stokes I in a fresh process, measure peak RSS.
 
-    Runs only when asked for with ``-m slow`` (about 30 s and 1.2 GB of disk).
+    Marked slow (about 30 s and 1.2 GB of disk): ``make test-all`` runs it.
     """
     import json
 
-    if "slow" not in (request.config.getoption("markexpr") or ""):
-        pytest.skip("slow: run with -m slow")
     spec = ObservationSpec(
         "meerkat", 150.0, -30.0, ha_start_h=-1, ha_stop_h=1, int_s=28.8, nchan=64
     )
