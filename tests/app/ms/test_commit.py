@@ -107,7 +107,7 @@ def _check_after_recovery(ms: Path, reference, column: str, new: bool) -> None:
         np.testing.assert_array_equal(_column(ms, "DATA")[1], _column(reference["old"], "DATA")[1])
 
 
-#: SIGTERM takes SIGINT's path (:mod:`uvlab.app.signals`: the same cancel, another exit
+#: SIGTERM takes SIGINT's path (:mod:`uvlab.app.runtime.signals`: the same cancel, another exit
 #: code): the default run stops with it at one step before the commit point and one
 #: after; the tests marked slow (``make test-all``) at every step, as SIGKILL and SIGINT.
 SIGTERM_STEPS = ("rows-written", "old-removed")
