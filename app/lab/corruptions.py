@@ -32,9 +32,9 @@ BEAM_MAP_FWHM = 2.2
 #: A measured RMS this many times the expected one is said to be the sources' sidelobes.
 SIDELOBES_DOMINATE = 1.5
 #: The MAD σ is measured on at most this many pixels (every k-th one of a larger image): its
-#: relative standard error is then ≈ 1.4/√MAD_PIXELS ≈ 0.3 %, and a 1024² image costs the
-#: window ~4 ms instead of ~18 (two host medians).
-MAD_PIXELS = 1 << 18
+#: relative standard error is then ≈ 1.4/√MAD_PIXELS ≈ 0.6 %, and its two host medians cost
+#: ~2 ms of each 1024² job (2¹⁸ pixels took ~10 ms of a ~19 ms GPU repeat on an H200).
+MAD_PIXELS = 1 << 16
 
 
 @dataclass(frozen=True)
