@@ -22,7 +22,7 @@ def test_the_graph_sees_function_level_and_package_imports():
     assert "uvlab.gpu.imaging.dft" in graph["uvlab.gpu.gridders.registry"]
     # imager imports the catalogue inside a function
     assert "uvlab.gpu.gridders.registry" in graph["uvlab.gpu.imaging.imager"]
-    assert "uvlab.gpu.ducc_engine" in graph["uvlab.gpu.gridders.conv"]
+    assert "uvlab.gpu.ducc_engine" in graph["uvlab.gpu.gridders.ducc"]
 
 
 def test_a_function_level_import_back_is_found():
