@@ -40,8 +40,9 @@ def register(sub) -> None:
     p.add_argument(
         "--tab",
         choices=TABS,
-        help="view tab to show at start; deconvolution also runs a CLEAN after the first "
-        "image (with --screenshot, the screenshot waits for it)",
+        help="view tab to show at start; deconvolution also runs a CLEAN and aliasing "
+        "computes its maps after the first image (with --screenshot, the screenshot waits "
+        "for it)",
     )
     p.add_argument(
         "--lecture",

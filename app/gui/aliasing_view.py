@@ -48,18 +48,19 @@ class AliasingView(OnDemand, QtWidgets.QWidget):
         head = QtWidgets.QHBoxLayout()
         head.addWidget(self.compute_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
         head.addWidget(self.note, 1)
+        # the two maps and R(X) side by side, as tall as the tab: all three on a 1366×768
+        # screen without scrolling (each map view ≥ 300 px there)
         maps = QtWidgets.QHBoxLayout()
-        maps.addWidget(self.error_box)
-        maps.addWidget(boxed("Analytic map E(l, m) = max_δ |L_u·L_v − 1|", self.analytic_view))
+        maps.addWidget(self.error_box, 1)
+        maps.addWidget(boxed("Analytic map E(l, m) = max_δ |L_u·L_v − 1|", self.analytic_view), 1)
+        maps.addWidget(
+            boxed("R(X) = |1 − I(X, X)|, a unit source on the diagonal", self.scan_view), 1
+        )
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addLayout(head)
         lay.addWidget(self.metrics)
-        lay.addLayout(maps, 3)
-        lay.addWidget(
-            boxed("R(X) = |1 − I(X, X)|: a unit point source on the diagonal", self.scan_view),
-            2,
-        )
+        lay.addLayout(maps, 1)
         self.compute_button.clicked.connect(self.compute_requested)
         self._computed = False
 

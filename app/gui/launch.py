@@ -60,8 +60,9 @@ def launch(
     ``tab`` brings a view tab to the front (a name of
     :data:`~uvlab.app.gui.main_window.TAB_TITLES`); ``compare`` lists gridders
     to compare once the first image is shown (the screenshot then waits for
-    the comparison). ``tab="deconvolution"`` runs a CLEAN once the first image
-    is shown (the screenshot waits for it). ``image_sky`` (a picture or FITS
+    the comparison). ``tab="deconvolution"`` runs a CLEAN, ``tab="aliasing"``
+    computes the aliasing maps once the first image is shown (the screenshot
+    waits for it). ``image_sky`` (a picture or FITS
     file, or a drawn picture's name) replaces the sky once the first image
     gives the field of view. ``lecture`` opens in the lecture layout
     (:mod:`uvlab.app.gui.lecture_layout`).
@@ -95,8 +96,9 @@ def launch(
     follow_ups = []
     if image_sky:
         follow_ups.append(lambda: _use_image_sky(window, image_sky))
-    if tab == "deconvolution":
-        follow_ups.append(lambda: window.controller.submit("clean"))
+    computed = {"deconvolution": "clean", "aliasing": "aliasing"}.get(tab or "")
+    if computed:  # the tab's own computation, once the first image is shown
+        follow_ups.append(lambda: window.controller.submit(computed))
     _after_first_images(window, follow_ups)
     if screenshot and headless:  # the offscreen platform's screen is only 800 × 800
         window.resize(1800, 1050)
@@ -104,7 +106,7 @@ def launch(
     if screenshot:
         from uvlab.app.gui.screenshot import screenshot_when_ready
 
-        task = "compare" if compare else "clean" if tab == "deconvolution" else "image"
+        task = "compare" if compare else computed or "image"
         skip = 1 if image_sky and task == "image" else 0  # the image sky's result
         rc = screenshot_when_ready(window, screenshot, timeout_s, task=task, skip=skip)
         window.close()

@@ -72,14 +72,6 @@ RESULT_VIEWS = ("dirty_view", "psf_view", "uv_view", "sky_view")
 DRAW_ORDER = (*RESULT_VIEWS, "fourier_view", "beam_view", "timing_view")
 
 
-def _scrolled(widget: QtWidgets.QWidget) -> QtWidgets.QScrollArea:
-    area = QtWidgets.QScrollArea()
-    area.setWidgetResizable(True)
-    area.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
-    area.setWidget(widget)
-    return area
-
-
 class ViewTabs(QtWidgets.QTabWidget):
     """All result views, with ``show_partial`` / ``show_result`` entry points."""
 
@@ -114,8 +106,8 @@ class ViewTabs(QtWidgets.QTabWidget):
         # not scrolled: its images 2 × 2 and a column beside them fit 1366×768
         self.deconv_tab = self.deconv_view
         self.addTab(self.deconv_tab, "Deconvolution")
-        self.aliasing_tab = _scrolled(self.aliasing_view)
-        self.aliasing_tab.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # not scrolled either: its two maps and R(X) side by side fit 1366×768
+        self.aliasing_tab = self.aliasing_view
         self.addTab(self.aliasing_tab, "Aliasing")
         self.addTab(self.timing_view, "Timing")
         self.addTab(self.log_view, "Log")

@@ -240,6 +240,26 @@ def test_aliasing_tab_computes_on_request(make_window, small_state, wait_result)
     assert f"Aliasing of {lab_default_algorithm()}" in w.views.aliasing_view.note.text()
 
 
+def test_the_aliasing_tab_fits_a_laptop_screen_after_compute(make_window, small_state, wait_result):
+    """Issue 28: both maps and R(X) on a 1366×768 screen, no scroll bar, each map ≥ 300 px."""
+    from PyQt6 import QtWidgets
+
+    state = replace(small_state, imaging=replace(small_state.imaging, npix=64))
+    w = make_window(state)
+    wait_result(w)
+    w.show_tab("aliasing")
+    w.resize(1358, 732)  # the window's frame on a 1366×768 screen (tests.support.window_probe)
+    view = w.views.aliasing_view
+    view.compute_button.click()
+    wait_result(w)
+    QtWidgets.QApplication.processEvents()
+    assert w.views.currentWidget() is view  # the tab itself: no scroll area around it
+    assert not any(bar.isVisible() for bar in view.findChildren(QtWidgets.QScrollBar))
+    for v in (view.error_view, view.analytic_view):
+        assert min(v.width(), v.height()) >= 300, (v.width(), v.height())
+    assert view.scan_view.isVisible() and view.scan_view.height() >= 300
+
+
 def test_menu_run_action_and_linked_zoom(make_window, small_state, wait_result):
     w = make_window(small_state, run_on_start=False)
     w.run_action.trigger()  # triggered(bool) must not become submit()'s task
