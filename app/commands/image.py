@@ -103,20 +103,6 @@ def image_request(args, spec):
     )
 
 
-def device_algorithm(device: str) -> str:
-    """The catalogue's default algorithm for ``--device`` (conv on a GPU, ducc on the CPU).
-
-    A GPU asked for and missing is reported later, by the imaging itself.
-    """
-    from uvlab.gpu.backend import DeviceError, resolve_device
-    from uvlab.gpu.gridders.registry import default_algorithm
-
-    try:
-        return default_algorithm(resolve_device(device))
-    except DeviceError:
-        return default_algorithm("gpu")
-
-
 def register(sub) -> None:
     p = sub.add_parser(
         "image",
@@ -210,13 +196,14 @@ def run(args) -> int:
 
     from uvlab.app.commands import image_scaled
     from uvlab.app.commands.clean_args import check_options, clean_options
+    from uvlab.app.lab.imaging import lab_default_algorithm
     from uvlab.app.lab.live import run_job
     from uvlab.app.lab.samples import WorkCache
     from uvlab.app.outputs.fits_io import write_image_fits
     from uvlab.app.runtime.memory import check_memory, clean_estimate, imaging_estimate
     from uvlab.app.runtime.progress import progress_bar
 
-    args.algorithm = args.algorithm or device_algorithm(args.device)
+    args.algorithm = args.algorithm or lab_default_algorithm(args.device)
     if image_scaled.wanted(args):  # row chunks over a Dask cluster
         return image_scaled.run(args)
     size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing

@@ -61,16 +61,20 @@ INTERACTIVE_THREADS = max(1, (os.cpu_count() or 2) - 1)
 IMAGING_THREADS = 0
 
 
-def lab_default_algorithm() -> str:
-    """The lab's default algorithm on this machine: ``conv`` with a GPU, ``ducc`` without.
+def lab_default_algorithm(device: str = "auto") -> str:
+    """The lab's default algorithm on ``device``: ``conv`` with a GPU, ``ducc`` without.
 
     The catalogue's :func:`~uvlab.gpu.gridders.registry.default_algorithm`
-    of the device that "auto" resolves to: ducc0 keeps the CPU latency
-    targets of ``uvlab bench worker --device cpu``.
+    of the device that ``device`` resolves to: ducc0 keeps the CPU latency
+    targets of ``uvlab bench worker --device cpu``. A GPU asked for and missing
+    gets the GPU's default; the imaging itself reports the missing GPU.
     """
-    from uvlab.gpu.backend import resolve_device
+    from uvlab.gpu.backend import DeviceError, resolve_device
 
-    return default_algorithm(resolve_device("auto"))
+    try:
+        return default_algorithm(resolve_device(device))
+    except DeviceError:
+        return default_algorithm("gpu")
 
 
 #: Older spellings of fields, as files written before them still hold them.
