@@ -204,14 +204,14 @@ def run(args) -> int:
     from uvlab.app.runtime.progress import progress_bar
 
     args.algorithm = args.algorithm or lab_default_algorithm(args.device)
+    complaint = check_options(args)
+    if complaint:
+        args.parser.error(complaint)  # exit 2, before anything is read
     if image_scaled.wanted(args):  # row chunks over a Dask cluster
         return image_scaled.run(args)
     size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing
     if size is None:  # exit 2: an image too small for the kernel
         check_image_side(args.parser, args.npix, args.support, "--npix")
-    complaint = check_options(args)
-    if complaint:
-        args.parser.error(complaint)  # exit 2, before anything is read
     from uvlab.app.outputs.output_set import check_outputs, output_set
 
     written, others = output_names(args)

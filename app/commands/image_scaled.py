@@ -22,7 +22,6 @@ GIGABYTES = number(0.0, open_lo=True, unit="GB")
 
 #: Options the chunked path does not take yet (each a usage error with it).
 UNSUPPORTED = (
-    ("niter", "--niter", lambda v: v and v > 0),
     ("pb_correct", "--pb-correct", bool),
     ("timerange", "--timerange", bool),
     ("interval", "--interval", bool),
@@ -98,6 +97,7 @@ def run(args) -> int:
         output_names,
         preview,
         psf_beam,
+        write_clean,
         write_timing,
     )
     from uvlab.app.commands.ms_imaging import (
@@ -125,6 +125,7 @@ def run(args) -> int:
         None if channels is None else (channels.start, channels.stop),
     )  # fmt: skip
     meta = source.read((0, 1))  # the selection checked, its metadata, before any work
+    mask = _clean_mask(args)  # a bad mask is refused before any work too
     spec = ImageSpec(args.npix, args.cell_arcsec * ARCSEC)
     params = grid_params(args) if grids(args.algorithm) else None
     wt = weighting(args)
@@ -133,7 +134,8 @@ def run(args) -> int:
     if rows is None:
         nworkers = args.workers or default_workers()
         density = args.npix if wt.scheme != "natural" else 0
-        fixed = image_bytes(args.npix, args.algorithm, params, density_npix=density)
+        fixed = image_bytes(args.npix, args.algorithm, params, density_npix=density,
+                            clean=args.niter > 0)  # fmt: skip
         share = float("inf") if memory is None else memory / nworkers
         plan = chunk_rows(share, meta.nchan, len(meta.corr_names), fixed,
                           what=f"a {args.npix}² image")  # fmt: skip
@@ -145,6 +147,7 @@ def run(args) -> int:
             client, source, spec, wt, chunk_rows=rows, algorithm=args.algorithm, params=params,
             device=args.device,
         )  # fmt: skip
+        clean = _clean(args, client, source, spec, wt, res, rows, params, mask)
     from pathlib import Path
 
     import numpy as np
@@ -161,13 +164,16 @@ def run(args) -> int:
         "algorithm": args.algorithm, "params": params, "device": res.device,
         "nvis": res.nvis, "sum_weights": f"{res.sum_weights:.6g}",
         "chunks": f"{res.chunks} of {rows} rows",
+        **({} if clean is None else {"deconvolver": f"{args.deconvolver} niter={args.niter} "
+            f"gain={args.gain} mgain={args.mgain}: {clean.iterations} iterations, "
+            f"{clean.cycles} cycles, stopped by {clean.stop_reason}"}),
     })  # fmt: skip
     common = dict(
         freq_hz=float(meta.freq_hz.mean()), stokes=meta.stokes, history=history,
         bandwidth_hz=float(meta.chan_width_hz * meta.nchan),
         observation=observation_cards(WorkCache().ms_info(args.ms), meta),
     )  # fmt: skip
-    beam = psf_beam(res.psf, spec)
+    beam = clean.beam if clean is not None else psf_beam(res.psf, spec)
     t0 = time.perf_counter()
     with output_set(overwrite=args.force, stale=others):  # all renamed at once, at the end
         files = [
@@ -175,6 +181,8 @@ def run(args) -> int:
                              beam=beam),
             write_image_fits(f"{prefix}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
         ]  # fmt: skip
+        if clean is not None:
+            files += write_clean(prefix, clean, spec, ra, dec, common)
         timing = {**res.timing, "write": time.perf_counter() - t0}
         if not args.no_png:
             files.append(preview(res, spec, meta, f"{prefix}.png"))
@@ -183,6 +191,39 @@ def run(args) -> int:
         f'{args.algorithm} {spec.npix}² × {spec.cell_arcsec:.3g}", {res.nvis} visibilities in '
         f"{res.chunks} chunks, Stokes {meta.stokes}; peak {res.dirty.max():.4g} Jy/beam"
     )
+    if clean is not None:
+        print(
+            f"{args.deconvolver}: {clean.iterations} iterations in {clean.cycles} cycles "
+            f"(stopped by {clean.stop_reason}); residual peak "
+            f"{abs(clean.residual).max():.4g} Jy/beam"
+        )
     for f in files:
         print(f"wrote {f}")
     return 0
+
+
+def _clean_mask(args):
+    """The (N, N) CLEAN mask of ``--mask-box``/``--fits-mask`` (None without them)."""
+    if not args.niter or args.niter <= 0:
+        return None
+    from uvlab.app.commands.clean_mask import output_mask
+
+    return output_mask(args, args.npix, args.npix)
+
+
+def _clean(args, client, source, spec, wt, res, rows, params, mask):
+    """``--niter``'s CLEAN over the cluster (:mod:`uvlab.app.scale.ms_clean`), restored; None
+    without it. The minor cycles run here, every pass over the data on the workers."""
+    if not args.niter or args.niter <= 0:
+        return None
+    from uvlab.app.commands.clean_args import clean_options
+    from uvlab.app.commands.deconvolve import restored_result
+    from uvlab.app.scale.ms_clean import Pass, clean_ms
+
+    job = Pass(client, source, spec, wt, res.totals, rows, args.algorithm, params, args.device)
+    t0 = time.perf_counter()
+    out, psf, major = clean_ms(job, res.dirty, clean_options(args), mask=mask)
+    res.timing["clean"] = time.perf_counter() - t0
+    if major is not None:
+        res.timing["major cycles (read + degrid + grid)"] = major.seconds
+    return restored_result(out, psf, spec.cell_rad)

@@ -50,10 +50,16 @@ class ChunkPlan:
         )
 
 
-def image_bytes(npix: int, algorithm: str, params=None, *, density_npix: int = 0) -> float:
+def image_bytes(
+    npix: int, algorithm: str, params=None, *, density_npix: int = 0, clean: bool = False
+) -> float:
     """The part of one worker that does not grow with the MS: images, grids, the density
-    grid if any, and :data:`WORKER_OVERHEAD_BYTES`."""
+    grid if any, and :data:`WORKER_OVERHEAD_BYTES`; with ``clean``, CLEAN's PSF of side
+    2N made in parts (its grid) and the model each major cycle sends."""
     est = imaging_estimate(npix, algorithm, params, nvis=0, nimages=6).total
+    if clean:
+        est += imaging_estimate(2 * npix, algorithm, params, nvis=0, nimages=2).total
+        est += 2 * 8.0 * npix * npix
     est += WORKER_OVERHEAD_BYTES
     if density_npix:
         est += 3 * 8.0 * (2 * density_npix) ** 2  # its counts, the totals' grid, a lookup

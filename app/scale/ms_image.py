@@ -62,6 +62,9 @@ class PartsImage:
     algorithm: str
     device: str
     timing: dict = field(default_factory=dict)
+    #: The density totals (a future on the cluster) for uniform and Briggs, else None:
+    #: what every later pass over the same data (CLEAN's) weights with.
+    totals: object = None
 
 
 def row_chunks(nrow: int, rows: int) -> list[tuple[int, int]]:
@@ -154,5 +157,6 @@ def image_ms(
     timing["read + grid"] = time.perf_counter() - t0
     dirty, psf_img = total.normalised()
     return PartsImage(
-        dirty, psf_img, total.sum_weights, total.nvis, len(chunks), algorithm, device, timing
-    )
+        dirty, psf_img, total.sum_weights, total.nvis, len(chunks), algorithm, device, timing,
+        totals,
+    )  # fmt: skip

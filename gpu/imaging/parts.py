@@ -120,12 +120,13 @@ class PartImage:
             self.sum_weights + other.sum_weights, self.nvis + other.nvis,
         )  # fmt: skip
 
-    def normalised(self) -> tuple[np.ndarray, np.ndarray | None]:
-        """(dirty, psf) divided by Σw, as :func:`~uvlab.gpu.imaging.imager.make_image` gives."""
-        if not self.sum_weights > 0 or self.dirty is None:
+    def normalised(self) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """(dirty, psf) divided by Σw, as :func:`~uvlab.gpu.imaging.imager.make_image` gives
+        (either None where the parts did not make it)."""
+        if not self.sum_weights > 0 or (self.dirty is None and self.psf is None):
             raise ValueError("the imaging weights sum to zero: nothing to image")
-        psf = None if self.psf is None else self.psf / self.sum_weights
-        return self.dirty / self.sum_weights, psf
+        scale = lambda a: None if a is None else a / self.sum_weights  # noqa: E731
+        return scale(self.dirty), scale(self.psf)
 
 
 def image_part(
@@ -151,3 +152,26 @@ def image_part(
     return PartImage(
         res.dirty * total, None if res.psf is None else res.psf * total, total, res.nvis
     )
+
+
+def psf_part(
+    uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting, totals=None, *,
+    algorithm: str = "conv", params=None, device: str = "cpu",
+) -> PartImage:  # fmt: skip
+    """One part's unnormalised PSF alone (``dirty`` None), with the whole data's weights.
+
+    The CLEAN PSF of an N² image is made at side 2N with the N² image's density cells
+    (``spec`` of side 2N, ``weighting.density_npix`` = N; the same ``totals`` as the N²
+    image's): :func:`~uvlab.gpu.deconvolution.inputs.wide_psf` in parts.
+    """
+    from uvlab.gpu.imaging.imager import make_psf
+
+    wts = part_weights(uvw, freq_hz, vis, weight, flag, spec, weighting, totals)
+    total = float(wts.sum())
+    if not total > 0:
+        return PartImage(None, None, 0.0, 0)
+    psf = make_psf(
+        uvw, freq_hz, vis, wts, spec, flag=flag, weighting=Weighting(), algorithm=algorithm,
+        params=params, device=device,
+    )  # fmt: skip
+    return PartImage(None, psf * total, total, int(np.count_nonzero(wts)))

@@ -40,6 +40,24 @@ def test_chunks_over_local_workers_write_the_same_images(ms, tmp_path, weighting
     assert header["BMAJ"] == pytest.approx(fits.getheader(tmp_path / "one-dirty.fits")["BMAJ"])
 
 
+@pytest.mark.parametrize("deconvolver", ["hogbom", "cotton-schwab"])
+def test_clean_over_local_workers_writes_the_same_images(ms, tmp_path, deconvolver):
+    args = ["image", "--ms", ms, *GEOMETRY, "--weighting", "uniform", "--niter", "30",
+            "--deconvolver", deconvolver, "--mgain", "0.7"]  # fmt: skip
+    code, out, err = run_cli(*args, "--out", tmp_path / "one")
+    assert code == 0, err
+    code, out, err = run_cli(*args, "--workers", "2", "--chunk-rows", "23",
+                             "--out", tmp_path / "many")  # fmt: skip
+    assert code == 0, err
+    assert f"{deconvolver}: 30 iterations" in out
+    for kind in ("model", "residual", "image"):
+        want = fits.getdata(tmp_path / f"one-{kind}.fits")
+        got = fits.getdata(tmp_path / f"many-{kind}.fits")
+        np.testing.assert_allclose(got, want, atol=1e-6 * np.abs(want).max())
+    one = (tmp_path / "one-sources.txt").read_text().splitlines()
+    assert len((tmp_path / "many-sources.txt").read_text().splitlines()) == len(one)
+
+
 def test_chunks_sized_from_abs_mem(ms, tmp_path):
     code, out, err = run_cli("image", "--ms", ms, *GEOMETRY, "--workers", "1", "--abs-mem",
                              "0.2", "--out", tmp_path / "m")  # fmt: skip
@@ -61,7 +79,7 @@ def test_too_little_memory_is_refused_before_any_work(ms, tmp_path):
         (["--workers", "0"], "--workers"),
         (["--abs-mem", "nan"], "--abs-mem"),
         (["--chunk-rows", "-3"], "--chunk-rows"),
-        (["--workers", "2", "--niter", "10"], "--niter"),
+        (["--workers", "2", "--niter", "10", "--gain", "0"], "--gain"),
         (["--workers", "2", "--antenna", "0"], "--antenna"),
     ],
 )

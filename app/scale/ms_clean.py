@@ -1,0 +1,138 @@
+"""CLEAN of a MeasurementSet over row chunks on a Dask cluster (issue 27).
+
+CASA's design for parallel CLEAN: the minor cycles run on the client, on images;
+every pass over the visibilities is map–reduce over row chunks on the workers.
+
+- The CLEAN PSF of side 2N (weighted on the N² image's uv cells, as
+  :func:`~uvlab.gpu.deconvolution.inputs.wide_psf` makes it) is summed from the
+  chunks' :func:`~uvlab.gpu.imaging.parts.psf_part`.
+- Cotton–Schwab's major cycle is a :class:`ClusterMajorCycle`: the model goes to
+  every worker once per cycle, each chunk degrids it, subtracts and grids its residual
+  (:func:`~uvlab.gpu.deconvolution.parts.residual_part`), the parts are added as they
+  come in (:func:`~uvlab.app.scale.ms_image.stream_sum`). Each cycle reads the rows
+  again: no worker keeps more than its chunk, so memory stays bounded whatever the MS.
+
+The loop itself is the engine's one driver
+(:func:`~uvlab.gpu.deconvolution.driver.run_clean`), the one ``uvlab image --niter``
+and the window run in one process: the result equals theirs to rounding.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+from uvlab.app.scale.ms_image import MSRead, row_chunks, stream_sum
+
+
+@dataclass(frozen=True)
+class Pass:
+    """What every pass over the chunks shares: the cluster, the data and the imaging."""
+
+    client: object
+    source: MSRead
+    spec: object
+    weighting: object
+    totals: object
+    chunk_rows: int
+    algorithm: str = "conv"
+    params: object = None
+    device: str = "cpu"
+
+    @property
+    def chunks(self) -> list[tuple[int, int]]:
+        return row_chunks(self.source.count(), self.chunk_rows)
+
+    @property
+    def xp(self):
+        """The array module the client's minor cycles run on (CuPy for ``device`` "gpu")."""
+        from uvlab.gpu.backend import get_xp
+
+        return get_xp(device=self.device)
+
+    @property
+    def window(self) -> int:
+        return 2 * max(1, len(self.client.scheduler_info().get("workers", {})))
+
+    def run(self, fn, *, spec=None, weighting=None, **kwargs):
+        """Σ of ``fn(rows, …)`` over the chunks (a :class:`~uvlab.gpu.imaging.parts.PartImage`);
+        ``spec`` and ``weighting`` default to the imaging's."""
+        return stream_sum(
+            self.client, fn, self.chunks, window=self.window, source=self.source,
+            spec=spec or self.spec, weighting=weighting or self.weighting, totals=self.totals,
+            algorithm=self.algorithm, params=self.params, device=self.device, **kwargs,
+        )  # fmt: skip
+
+
+def _psf(rows, *, source, spec, weighting, totals, algorithm, params, device):
+    from uvlab.gpu.imaging.parts import psf_part
+
+    vd = source.read(rows)
+    return psf_part(
+        vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, totals,
+        algorithm=algorithm, params=params, device=device,
+    )  # fmt: skip
+
+
+def _residual(rows, *, source, spec, weighting, totals, model, algorithm, params, device):
+    from uvlab.gpu.deconvolution.parts import residual_part
+
+    vd = source.read(rows)
+    return residual_part(
+        vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, totals, model,
+        algorithm=algorithm, params=params, device=device,
+    )  # fmt: skip
+
+
+def wide_psf_ms(job: Pass):
+    """The CLEAN PSF of side 2N of ``job``'s N² image, (2N, 2N) float64, peak 1 at [N, N].
+
+    Weighted on the N² image's uv cells (``density_npix`` = N) with the N² image's
+    density totals, as :func:`~uvlab.gpu.deconvolution.inputs.wide_psf` weights it.
+    """
+    from uvlab.gpu.imaging.spec import ImageSpec
+
+    n = job.spec.npix
+    wide = ImageSpec(2 * n, job.spec.cell_rad)
+    _, psf = job.run(_psf, spec=wide, weighting=replace(job.weighting, density_npix=n)).normalised()
+    return psf
+
+
+class ClusterMajorCycle:
+    """Cotton–Schwab's major cycle over the cluster: ``residual(model)`` as
+    :class:`~uvlab.gpu.deconvolution.cotton_schwab.MajorCycle` gives it for all the data.
+
+    ``passes`` counts the passes over the data; ``seconds`` their time.
+    """
+
+    def __init__(self, job: Pass):
+        self.job = job
+        self.passes = 0
+        self.seconds = 0.0
+
+    def residual(self, model):
+        from uvlab.gpu.backend import to_numpy
+
+        t0 = time.perf_counter()
+        scattered = None
+        if model is not None:  # sent to every worker once, not with every chunk task
+            scattered = self.job.client.scatter(to_numpy(model), broadcast=True)
+        dirty, _ = self.job.run(_residual, model=scattered).normalised()
+        self.passes += 1
+        self.seconds += time.perf_counter() - t0
+        return self.job.xp.asarray(dirty)
+
+
+def clean_ms(job: Pass, dirty, opts, *, mask=None):
+    """``opts``' CLEAN of ``job``'s image: (the driver's last CleanCycle, the 2N PSF, major).
+
+    Högbom cleans ``dirty`` (the image of all the data, :func:`~uvlab.app.scale.ms_image.
+    image_ms`); Cotton–Schwab makes every residual from the visibilities over the cluster.
+    """
+    from uvlab.gpu.deconvolution.driver import run_clean
+
+    psf = wide_psf_ms(job)
+    major = ClusterMajorCycle(job) if opts.deconvolver == "cotton-schwab" else None
+    xp = job.xp
+    out = run_clean(xp.asarray(dirty), xp.asarray(psf), opts, mask=mask, major=major)
+    return out, psf, major

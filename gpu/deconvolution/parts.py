@@ -1,0 +1,48 @@
+"""Cotton–Schwab's major cycle in parts: the residual image of a row chunk (issue 27).
+
+The residual image ``Re G(w·(V − D(model))) / Σw`` is linear in the weighted
+visibilities, as the dirty image is (:mod:`uvlab.gpu.imaging.parts`): each part
+degrids the model at its own samples, subtracts and grids what is left with the
+whole data's imaging weights (:func:`~uvlab.gpu.imaging.parts.part_weights`), and the
+parts' *unnormalised* residuals and Σw add. Divided once by the total Σw they are
+what :class:`~uvlab.gpu.deconvolution.cotton_schwab.MajorCycle` makes of all the data
+at once, to rounding — so the one CLEAN driver runs unchanged over row chunks on a
+Dask cluster (:mod:`uvlab.app.scale.ms_clean`).
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from uvlab.gpu.backend import get_xp, to_numpy
+from uvlab.gpu.deconvolution.inputs import major_cycle_for
+from uvlab.gpu.imaging.parts import PartImage, part_weights
+from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.imaging.weighting import Weighting
+
+
+def residual_part(
+    uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting, totals, model, *,
+    algorithm: str = "conv", params=None, device: str = "cpu",
+) -> PartImage:  # fmt: skip
+    """One part's unnormalised residual image (``dirty``) and Σw; ``model`` None: its dirty image.
+
+    Arguments as :func:`~uvlab.gpu.imaging.parts.image_part`; ``model`` (N, N) Jy/pixel.
+    The grid and degrid pair is the imaging's
+    (:func:`~uvlab.gpu.deconvolution.cotton_schwab.major_cycle_pair`), with w where
+    ``params.wstack``.
+    """
+    wts = part_weights(uvw, freq_hz, vis, weight, flag, spec, weighting, totals)
+    if not float(wts.sum()) > 0:
+        return PartImage(None, None, 0.0, 0)
+    xp = get_xp(device=device)
+    data = SimpleNamespace(uvw=uvw, freq_hz=freq_hz, vis=vis, weight=wts, flag=flag)
+    # the weights are the imaging weights already: natural weighting keeps them as they are
+    major = major_cycle_for(data, spec, Weighting(), algorithm, params, xp)
+    image = major.residual(None if model is None else xp.asarray(model, dtype=xp.float64))
+    return PartImage(
+        np.asarray(to_numpy(image), dtype=np.float64) * major.wsum, None, major.wsum,
+        int(np.count_nonzero(wts)),
+    )  # fmt: skip
