@@ -131,8 +131,9 @@ def run(args) -> int:
     wt = weighting(args)
     memory = _memory_bytes(args)
     rows = args.chunk_rows
+    gpus = _local_gpus(args)
     if rows is None:
-        nworkers = args.workers or default_workers()
+        nworkers = args.workers or len(gpus) or default_workers()
         density = args.npix if wt.scheme != "natural" else 0
         fixed = image_bytes(args.npix, args.algorithm, params, density_npix=density,
                             clean=args.niter > 0)  # fmt: skip
@@ -141,8 +142,11 @@ def run(args) -> int:
                           what=f"a {args.npix}² image")  # fmt: skip
         rows = plan.rows
         print(f"uvlab image: {plan.describe()}")
-    with cluster_client(args.scheduler, workers=args.workers, memory_bytes=memory) as client:
-        print(f"uvlab image: {describe(client)}")
+    with cluster_client(
+        args.scheduler, workers=args.workers, memory_bytes=memory, gpus=gpus
+    ) as client:
+        gpu_note = f", one per GPU ({','.join(gpus)})" if gpus else ""
+        print(f"uvlab image: {describe(client)}{gpu_note}")
         res = image_ms(
             client, source, spec, wt, chunk_rows=rows, algorithm=args.algorithm, params=params,
             device=args.device,
@@ -200,6 +204,21 @@ def run(args) -> int:
     for f in files:
         print(f"wrote {f}")
     return 0
+
+
+def _local_gpus(args) -> list[str]:
+    """The GPUs a local cluster pins its workers to: the visible ones when the imaging runs
+    on a GPU (``--device gpu``, or ``auto`` with one) and no scheduler is joined; else none."""
+    from uvlab.app.scale.cluster import SCHEDULER_ENV, visible_gpus
+    from uvlab.gpu.backend import DeviceError, resolve_device
+
+    if args.scheduler or os.environ.get(SCHEDULER_ENV):
+        return []
+    try:
+        on_gpu = resolve_device(args.device) == "gpu"
+    except DeviceError:  # the imaging reports it, with its own message
+        return []
+    return visible_gpus() if on_gpu else []
 
 
 def _clean_mask(args):

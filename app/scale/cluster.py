@@ -7,6 +7,12 @@ ports there, so that several clusters can run side by side), each with an equal
 share of the memory uvlab may use. ``--scheduler ADDRESS`` (or ``UVLAB_SCHEDULER``) joins
 a running cluster instead, e.g. one started by ``dask scheduler`` / ``dask
 worker`` or by dask-jobqueue on Slurm; its workers keep their own limits.
+
+With GPUs (``gpus``: the visible devices, :func:`visible_gpus`) the local cluster has one
+worker per GPU instead (or ``workers`` of them, given round-robin), each a ``Nanny``
+process whose ``CUDA_VISIBLE_DEVICES`` names its GPU alone, so CuPy's device 0 is its own
+(distributed's ``SpecCluster``; dask-cuda's ``LocalCUDACluster`` does the same but pins
+an older dask through ``rapids-dask-dependency``).
 """
 
 from __future__ import annotations
@@ -30,12 +36,70 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def visible_gpus() -> list[str]:
+    """The GPUs this process may use, as ``CUDA_VISIBLE_DEVICES`` entries (none without CuPy).
+
+    The entries of ``CUDA_VISIBLE_DEVICES`` where it is set (a worker pinned to one of
+    them must name it as the parent does), else ``0 … count − 1``.
+    """
+    try:
+        import cupy
+
+        count = int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # no CuPy, no driver, no device: no GPU workers
+        return []
+    named = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if named is not None:
+        return [d.strip() for d in named.split(",") if d.strip()][:count]
+    return [str(i) for i in range(count)]
+
+
+def gpu_worker_specs(gpus: list[str], workers: int | None, limit) -> dict:
+    """``SpecCluster`` worker specs: ``workers`` (default one per GPU) ``Nanny`` processes,
+    GPU ``gpus[k % len(gpus)]`` alone visible to worker k, one thread each, on 127.0.0.1."""
+    from distributed import Nanny
+
+    n = max(1, int(workers or len(gpus)))
+    return {
+        f"gpu{k}-{gpus[k % len(gpus)]}": {
+            "cls": Nanny,
+            "options": {
+                "nthreads": 1, "memory_limit": limit, "host": "127.0.0.1",
+                "env": {"CUDA_VISIBLE_DEVICES": gpus[k % len(gpus)]},
+                "dashboard_address": "127.0.0.1:0", "silence_logs": logging.ERROR,
+            },
+        }
+        for k in range(n)
+    }  # fmt: skip
+
+
+def _local_cluster(workers, memory_bytes, gpus):
+    """A LocalCluster of CPU workers, or a SpecCluster of one worker per GPU."""
+    from distributed import LocalCluster, Scheduler, SpecCluster
+
+    n = max(1, int(workers or (len(gpus) if gpus else default_workers())))
+    limit = "auto" if memory_bytes is None else max(1, int(memory_bytes) // n)
+    if gpus:
+        where = {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"}
+        scheduler = {"cls": Scheduler, "options": where}
+        return SpecCluster(
+            workers=gpu_worker_specs(gpus, n, limit), scheduler=scheduler,
+            silence_logs=logging.ERROR,
+        )  # fmt: skip
+    return LocalCluster(
+        n_workers=n, threads_per_worker=1, processes=True, memory_limit=limit,
+        host="127.0.0.1", dashboard_address="127.0.0.1:0",
+        worker_dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
+    )  # fmt: skip
+
+
 @contextlib.contextmanager
 def cluster_client(
     scheduler: str | None = None,
     *,
     workers: int | None = None,
     memory_bytes: int | None = None,
+    gpus: list[str] | None = None,
 ) -> Iterator[object]:
     """A ``distributed.Client``: of ``scheduler`` (or ``UVLAB_SCHEDULER``), else of a local cluster.
 
@@ -48,8 +112,11 @@ def cluster_client(
     memory_bytes : int, optional
         Memory all local workers together may use (each gets an equal share, and Dask
         pauses and restarts a worker beyond it); default: Dask's own (the machine's).
+    gpus : list of str, optional
+        GPUs for a local cluster (``CUDA_VISIBLE_DEVICES`` entries, :func:`visible_gpus`):
+        one worker pinned to each (``workers`` of them, round-robin, when given).
     """
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     address = scheduler or os.environ.get(SCHEDULER_ENV) or None
     if address:
@@ -59,13 +126,7 @@ def cluster_client(
         finally:
             client.close()
         return
-    n = max(1, int(workers or default_workers()))
-    limit = "auto" if memory_bytes is None else max(1, int(memory_bytes) // n)
-    cluster = LocalCluster(
-        n_workers=n, threads_per_worker=1, processes=True, memory_limit=limit,
-        host="127.0.0.1", dashboard_address="127.0.0.1:0",
-        worker_dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR,
-    )  # fmt: skip
+    cluster = _local_cluster(workers, memory_bytes, gpus)
     client = Client(cluster)
     try:
         yield client

@@ -40,6 +40,11 @@
   demo``'s wall time and the window's first image from a fresh process (see
   :mod:`uvlab.app.commands.bench.startup`).
 
+- ``uvlab bench scale [--ms PATH | --gb G] [--workers 1,2,4] [--device cpu|gpu] [--major]
+  [--json PATH]``: chunked imaging over a local Dask cluster, GB/s, visibilities/s and
+  peak memory per worker against the number of workers (see
+  :mod:`uvlab.app.commands.bench.scale`).
+
 Each benchmark is one sub-action registered in :func:`register`. Heavy
 imports happen inside the run functions, so this works on a machine with only
 NumPy and CuPy.
@@ -71,10 +76,10 @@ def register(subparsers) -> None:
     _register_tune(actions)
     _register_worker(actions)
     _register_startup(actions)
-    from uvlab.app.commands.bench import aliasing, clean, degrid, pareto
+    from uvlab.app.commands.bench import aliasing, clean, degrid, pareto, scale
 
     _register_gui(actions)
-    for module in (aliasing, pareto, clean, degrid):
+    for module in (aliasing, pareto, clean, degrid, scale):
         module.register(actions)
 
 

@@ -1,0 +1,66 @@
+"""One local worker per GPU, each seeing its GPU alone (app/scale/cluster.py).
+
+Checked without a GPU through what each worker process sees (its
+``CUDA_VISIBLE_DEVICES``); with two GPUs or more (``gpu`` marker, the device machine's
+multi-GPU kinds), the workers run CuPy on different devices and the chunked image
+equals the CPU's.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from uvlab.app.scale.cluster import cluster_client, visible_gpus
+
+
+def _visible():
+    return os.environ.get("CUDA_VISIBLE_DEVICES")
+
+
+def test_each_gpu_worker_sees_its_own_gpu_alone():
+    with cluster_client(gpus=["3", "5"]) as client:
+        seen = sorted(client.run(_visible).values())
+    assert seen == ["3", "5"]
+
+
+def test_more_workers_than_gpus_share_them_round_robin():
+    with cluster_client(gpus=["0", "1"], workers=3, memory_bytes=3 * 2**30) as client:
+        seen = sorted(client.run(_visible).values())
+        limits = {w["memory_limit"] for w in client.scheduler_info()["workers"].values()}
+    assert seen == ["0", "0", "1"] and limits == {2**30}
+
+
+def test_visible_gpus_follow_cuda_visible_devices(monkeypatch):
+    cupy = pytest.importorskip("cupy")
+    count = cupy.cuda.runtime.getDeviceCount()
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", ",".join(str(7 - i) for i in range(count)))
+    assert visible_gpus() == [str(7 - i) for i in range(count)]
+
+
+def _bus_id():
+    import cupy
+
+    return cupy.cuda.Device(0).pci_bus_id
+
+
+@pytest.mark.gpu
+def test_workers_on_several_gpus_image_as_the_cpu(tmp_path):
+    from tests.support.ms_factory import make_ms
+    from uvlab.app.scale.ms_image import MSRead, image_ms
+    from uvlab.gpu.imaging.spec import ImageSpec
+    from uvlab.gpu.imaging.weighting import Weighting
+
+    gpus = visible_gpus()
+    if len(gpus) < 2:
+        pytest.skip("needs two GPUs")
+    make_ms(tmp_path / "obs.ms", np.random.default_rng(3), spw_nchan=(4,), ntime=6, nant=6)
+    source, spec, wt = MSRead(str(tmp_path / "obs.ms")), ImageSpec(64, 2e-4), Weighting("uniform")
+    with cluster_client(workers=2) as client:
+        want = image_ms(client, source, spec, wt, chunk_rows=9, device="cpu")
+    with cluster_client(gpus=gpus[:2]) as client:
+        assert len(set(client.run(_bus_id).values())) == 2  # two physical devices
+        got = image_ms(client, source, spec, wt, chunk_rows=9, device="gpu")
+    np.testing.assert_allclose(got.dirty, want.dirty, atol=1e-6 * np.abs(want.dirty).max())
