@@ -59,7 +59,7 @@ def worker_counts(text: str) -> list[int]:
     return counts
 
 
-def simulated_ms(folder: Path, gb: float) -> Path:
+def simulated_ms(folder: Path, gb: float, device: str = "cpu") -> Path:
     """A MeerKAT MS of about ``gb`` GB (64 channels, an 8 h track) made by ``uvlab simulate``."""
     from uvlab.app.cli import main
 
@@ -67,7 +67,7 @@ def simulated_ms(folder: Path, gb: float) -> Path:
     out = folder / "scale.ms"
     argv = ["simulate", "--array", "meerkat", "--ra", "0", "--dec", "-30", "--nchan", "64",
             "--int-s", f"{8 * 3600 / ntime:.6g}", "--sky", "example-field", "--noise-jy", "0.1",
-            "--device", "cpu", "--out", str(out)]  # fmt: skip
+            "--device", device, "--out", str(out)]  # fmt: skip
     if main(argv) != 0:
         raise RuntimeError("uvlab simulate failed")
     return out
@@ -124,7 +124,7 @@ def run(args) -> int:
 
     counts = args.workers
     with tempfile.TemporaryDirectory(prefix="uvlab-scale-") as tmp:
-        path = Path(args.ms) if args.ms else simulated_ms(Path(tmp), args.gb)
+        path = Path(args.ms) if args.ms else simulated_ms(Path(tmp), args.gb, args.device)
         if not (path / "table.dat").is_file():
             args.parser.error(f"--ms {path}: not a MeasurementSet")
         nbytes, rate = read_rate(path)  # also brings the MS into the page cache, for all runs
