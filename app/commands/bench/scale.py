@@ -38,6 +38,7 @@ def register(actions) -> None:
     p.add_argument("--workers", type=worker_counts, default=[1, 2],
                    help="worker counts, comma-separated (default 1,2)")  # fmt: skip
     p.add_argument("--device", default="cpu", choices=("auto", "cpu", "gpu"))
+    p.add_argument("--algorithm", help="gridder (default: the device's, as uvlab image)")
     p.add_argument("--npix", type=COUNTS, default=1024)
     p.add_argument("--cell-arcsec", type=number(0.0, open_lo=True), default=2.0)
     p.add_argument("--chunk-rows", type=COUNTS, default=50_000)
@@ -89,7 +90,8 @@ def _peak_rss() -> int:
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
 
 
-def one_run(source, spec, wt, workers: int, device: str, rows: int, major: bool) -> dict:
+def one_run(source, spec, wt, workers: int, device: str, rows: int, major: bool,
+            algorithm: str) -> dict:  # fmt: skip
     """One worker count on a fresh local cluster: times, rates' inputs, peaks."""
     import numpy as np
 
@@ -100,12 +102,13 @@ def one_run(source, spec, wt, workers: int, device: str, rows: int, major: bool)
     gpus = visible_gpus() if device == "gpu" else []
     with cluster_client(workers=workers, gpus=gpus) as client:
         t0 = time.perf_counter()
-        res = image_ms(client, source, spec, wt, chunk_rows=rows, device=device)
+        res = image_ms(client, source, spec, wt, chunk_rows=rows, device=device,
+                       algorithm=algorithm)  # fmt: skip
         record = {"workers": workers, "image_s": time.perf_counter() - t0, "nvis": res.nvis,
                   "chunks": res.chunks, "peak_jy": float(np.max(res.dirty))}  # fmt: skip
         if major:
-            cycle = ClusterMajorCycle(Pass(client, source, spec, wt, res.totals, rows,
-                                           device=device))  # fmt: skip
+            job = Pass(client, source, spec, wt, res.totals, rows, algorithm, device=device)
+            cycle = ClusterMajorCycle(job)
             model = np.zeros_like(res.dirty)
             model[spec.npix // 2, spec.npix // 2] = record["peak_jy"]
             t0 = time.perf_counter()
@@ -118,11 +121,13 @@ def one_run(source, spec, wt, workers: int, device: str, rows: int, major: bool)
 def run(args) -> int:
     import tempfile
 
+    from uvlab.app.lab.imaging import lab_default_algorithm
     from uvlab.app.scale.ms_image import MSRead
     from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
     from uvlab.gpu.imaging.weighting import Weighting
 
     counts = args.workers
+    algorithm = args.algorithm or lab_default_algorithm(args.device)
     with tempfile.TemporaryDirectory(prefix="uvlab-scale-") as tmp:
         path = Path(args.ms) if args.ms else simulated_ms(Path(tmp), args.gb, args.device)
         if not (path / "table.dat").is_file():
@@ -130,7 +135,7 @@ def run(args) -> int:
         nbytes, rate = read_rate(path)  # also brings the MS into the page cache, for all runs
         source, spec = MSRead(str(path)), ImageSpec(args.npix, args.cell_arcsec * ARCSEC)
         runs = [one_run(source, spec, Weighting("briggs", 0.0), k, args.device,
-                        args.chunk_rows, args.major) for k in counts]  # fmt: skip
+                        args.chunk_rows, args.major, algorithm) for k in counts]  # fmt: skip
     for r in runs:
         r["image_gbps"] = nbytes / 1e9 / r["image_s"] / 2  # two passes: density, imaging
         r["vis_per_s"] = r["nvis"] * 2 / r["image_s"]
@@ -144,6 +149,7 @@ def run(args) -> int:
         "read_gbps": rate / 1e9,
         "cpus": os.cpu_count(),
         "device": args.device,
+        "algorithm": algorithm,
         "npix": args.npix,
         "weighting": "briggs 0",
         "runs": runs,
