@@ -110,7 +110,7 @@ def run(args) -> int:
     from uvlab.app.lab.samples import WorkCache
     from uvlab.app.outputs.fits_io import write_image_fits
     from uvlab.app.scale.budget import chunk_rows, image_bytes
-    from uvlab.app.scale.cluster import cluster_client, default_workers, describe
+    from uvlab.app.scale.cluster import cluster_client, default_worker_count, describe
     from uvlab.app.scale.ms_image import MSRead, image_ms
     from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
 
@@ -133,7 +133,7 @@ def run(args) -> int:
     rows = args.chunk_rows
     gpus = _local_gpus(args)
     if rows is None:
-        nworkers = args.workers or len(gpus) or default_workers()
+        nworkers = args.workers or default_worker_count(gpus)
         density = args.npix if wt.scheme != "natural" else 0
         fixed = image_bytes(args.npix, args.algorithm, params, density_npix=density,
                             clean=args.niter > 0)  # fmt: skip
@@ -145,7 +145,7 @@ def run(args) -> int:
     with cluster_client(
         args.scheduler, workers=args.workers, memory_bytes=memory, gpus=gpus
     ) as client:
-        gpu_note = f", one per GPU ({','.join(gpus)})" if gpus else ""
+        gpu_note = f", on GPUs {','.join(gpus)}" if gpus else ""
         print(f"uvlab image: {describe(client)}{gpu_note}")
         res = image_ms(
             client, source, spec, wt, chunk_rows=rows, algorithm=args.algorithm, params=params,

@@ -8,8 +8,9 @@ share of the memory uvlab may use. ``--scheduler ADDRESS`` (or ``UVLAB_SCHEDULER
 a running cluster instead, e.g. one started by ``dask scheduler`` / ``dask
 worker`` or by dask-jobqueue on Slurm; its workers keep their own limits.
 
-With GPUs (``gpus``: the visible devices, :func:`visible_gpus`) the local cluster has one
-worker per GPU instead (or ``workers`` of them, given round-robin), each a ``Nanny``
+With GPUs (``gpus``: the visible devices, :func:`visible_gpus`) the local cluster's workers
+are pinned to them instead (:func:`default_worker_count`, or ``workers``; the GPUs given
+round-robin), each a ``Nanny``
 process whose ``CUDA_VISIBLE_DEVICES`` names its GPU alone, so CuPy's device 0 is its own
 (distributed's ``SpecCluster``; dask-cuda's ``LocalCUDACluster`` does the same but pins
 an older dask through ``rapids-dask-dependency``).
@@ -54,6 +55,20 @@ def visible_gpus() -> list[str]:
     return [str(i) for i in range(count)]
 
 
+#: Workers per GPU by default: reading and weighting a chunk on the host takes about twice
+#: as long as imaging it on an H200 (50 000 MeerKAT rows: 0.54 + 0.14 s against 0.33 s), so
+#: one worker per GPU leaves it mostly idle (BENCHMARKS.md: 2 → 8 workers on 2 GPUs, 1.62×).
+WORKERS_PER_GPU = 4
+
+
+def default_worker_count(gpus: list[str] | None = None) -> int:
+    """Workers of a local cluster: one per core; with GPUs, :data:`WORKERS_PER_GPU` per GPU
+    (at most one per core, at least one per GPU)."""
+    if not gpus:
+        return default_workers()
+    return max(len(gpus), min(default_workers(), WORKERS_PER_GPU * len(gpus)))
+
+
 def gpu_worker_specs(gpus: list[str], workers: int | None, limit) -> dict:
     """``SpecCluster`` worker specs: ``workers`` (default one per GPU) ``Nanny`` processes,
     GPU ``gpus[k % len(gpus)]`` alone visible to worker k, one thread each, on 127.0.0.1."""
@@ -77,7 +92,7 @@ def _local_cluster(workers, memory_bytes, gpus):
     """A LocalCluster of CPU workers, or a SpecCluster of one worker per GPU."""
     from distributed import LocalCluster, Scheduler, SpecCluster
 
-    n = max(1, int(workers or (len(gpus) if gpus else default_workers())))
+    n = max(1, int(workers or default_worker_count(gpus)))
     limit = "auto" if memory_bytes is None else max(1, int(memory_bytes) // n)
     if gpus:
         where = {"host": "127.0.0.1", "dashboard_address": "127.0.0.1:0"}
@@ -114,7 +129,8 @@ def cluster_client(
         pauses and restarts a worker beyond it); default: Dask's own (the machine's).
     gpus : list of str, optional
         GPUs for a local cluster (``CUDA_VISIBLE_DEVICES`` entries, :func:`visible_gpus`):
-        one worker pinned to each (``workers`` of them, round-robin, when given).
+        workers pinned to them round-robin (:func:`default_worker_count` of them, or
+        ``workers``).
     """
     from distributed import Client
 

@@ -21,7 +21,7 @@ def _visible():
 
 
 def test_each_gpu_worker_sees_its_own_gpu_alone():
-    with cluster_client(gpus=["3", "5"]) as client:
+    with cluster_client(gpus=["3", "5"], workers=2) as client:
         seen = sorted(client.run(_visible).values())
     assert seen == ["3", "5"]
 
