@@ -6,7 +6,7 @@ the exact adjoint of its gridder with the same
 :class:`~uvlab.gpu.gridders.params.GridParams` (correct → pad / FFT →
 interpolate with the same taps; :mod:`uvlab.gpu.gridders.degrid` on the host,
 :mod:`uvlab.gpu.gridders.cuda_degrid` on the GPU), and ``"dft"`` the exact
-direct sum (:mod:`uvlab.gpu.imaging.dft_predict`).
+direct sum (:mod:`uvlab.gpu.gridders.dft_predict`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from uvlab.gpu.backend import get_xp
 from uvlab.gpu.gridders import registry
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.registry import DEGRIDDERS
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 __all__ = ["DEGRIDDERS", "degrid"]
 

@@ -20,7 +20,6 @@ KNOWN = [
         "uvlab.app.gui.lecture_layout",
         "uvlab.app.gui.figure_actions",
     },
-    {"uvlab.gpu.gridders", "uvlab.gpu.imaging"},
 ]
 
 

@@ -1,7 +1,7 @@
 """Where a sky image's pixels sit on the (l, m) arcmin axes of an image view.
 
 uvlab images are ``img[j, i]`` with ``l = −(i − N/2)·cell`` and
-``m = (j − N/2)·cell`` (DESIGN §1, :mod:`uvlab.gpu.imaging.spec`); the views
+``m = (j − N/2)·cell`` (DESIGN §1, :mod:`uvlab.gpu.image_spec`); the views
 draw l and m in arcmin, so each pixel centre is placed at its (l, m) by a
 QTransform instead of rescaling the data (STYLE §4).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from PyQt6 import QtCore, QtGui
 
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 #: One arcminute, radians (direction cosines): the views' axes are in arcmin.
 ARCMIN = np.pi / (180.0 * 60.0)

@@ -11,7 +11,7 @@ from uvlab.widgets._display import format_dms, format_hms
 from uvlab.widgets.image_geometry import ARCMIN
 
 if TYPE_CHECKING:
-    from uvlab.gpu.imaging.spec import ImageSpec
+    from uvlab.gpu.image_spec import ImageSpec
 
 
 def readout_at(

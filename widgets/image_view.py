@@ -1,7 +1,7 @@
 """SkyImageView: a sky image in (l, m) arcmin with East to the left.
 
 uvlab images are ``img[j, i]`` with ``l = −(i − N/2)·cell`` and
-``m = (j − N/2)·cell`` (DESIGN §1, :mod:`uvlab.gpu.imaging.spec`). The view
+``m = (j − N/2)·cell`` (DESIGN §1, :mod:`uvlab.gpu.image_spec`). The view
 places the ImageItem with a QTransform so that each pixel centre sits at its
 (l, m) in arcmin, and inverts the x axis so that l (East) increases to the
 left, as on the sky. Public l, m arguments and signals are direction
@@ -39,7 +39,7 @@ import numpy as np
 from PyQt6 import QtCore, QtGui, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.widgets._display import STRETCHES, make_stretch
 from uvlab.widgets._pg import COLORMAPS, get_colormap, pg, plain_axes
 from uvlab.widgets._save import save_image

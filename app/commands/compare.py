@@ -264,7 +264,7 @@ def write_outputs(cmp, out, ra, dec, freq, params, label):
     from uvlab.app.lab.compare import write_metrics_json
     from uvlab.app.outputs.fits_io import write_image_fits
     from uvlab.app.outputs.report import compare_report
-    from uvlab.gpu.imaging.spec import ImageSpec
+    from uvlab.gpu.image_spec import ImageSpec
 
     spec, k = cmp.spec, cmp.step
     coarse = spec if k == 1 else ImageSpec(spec.npix // k, spec.cell_rad * k)

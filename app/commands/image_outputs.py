@@ -135,14 +135,15 @@ def preview(res, spec, vd, path):
 
 def expected_noise_line(vd, spec, weighting, dirty) -> str:
     """One line for ``uvlab image``: the expected σ beside the dirty image's measured MAD σ."""
-    from uvlab.app.lab.corruptions import _jy, mad_sigma
+    from uvlab.app.lab.corruptions import mad_sigma
     from uvlab.app.ms.expected_noise import expected_image_sigma
+    from uvlab.app.outputs.quantities import format_jy
 
-    measured = f"measured RMS {_jy(mad_sigma(dirty))}/beam (MAD of the dirty image)"
+    measured = f"measured RMS {format_jy(mad_sigma(dirty))}/beam (MAD of the dirty image)"
     if vd.weight_source == "unit":
         return f"noise: no expected value (no WEIGHT or SIGMA in the MS), {measured}"
     sigma, n = expected_image_sigma(vd.uvw, vd.freq_hz, vd.weight, vd.flag, spec, weighting)
     return (
-        f"noise: expected {_jy(sigma)}/beam (√Σw²σ²/Σw, {weighting.scheme} weighting, "
+        f"noise: expected {format_jy(sigma)}/beam (√Σw²σ²/Σw, {weighting.scheme} weighting, "
         f"σ from {vd.weight_source}, N = {n}), {measured}"
     )

@@ -112,7 +112,7 @@ def run(args) -> int:
     from uvlab.app.scale.budget import chunk_rows, image_bytes
     from uvlab.app.scale.cluster import cluster_client, default_worker_count, describe
     from uvlab.app.scale.ms_image import MSRead, image_ms
-    from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
+    from uvlab.gpu.image_spec import ARCSEC, ImageSpec
 
     check(args)
     from uvlab.app.outputs.output_set import check_outputs, output_set

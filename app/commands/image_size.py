@@ -1,6 +1,6 @@
 """``uvlab image --size W H``: non-square images, as the centre of a square one.
 
-uvlab's gridders and image geometry (:class:`uvlab.gpu.imaging.spec.ImageSpec`)
+uvlab's gridders and image geometry (:class:`uvlab.gpu.image_spec.ImageSpec`)
 are square, so a W × H image is imaged at N = max(W, H) on the same cell and
 cropped about the phase centre (:func:`uvlab.app.outputs.fits_io.centre_crop`): the
 centre pixel (N/2, N/2) goes to (W/2, H/2), FITS CRPIX = (W/2 + 1, H/2 + 1),

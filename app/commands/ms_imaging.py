@@ -395,7 +395,7 @@ def choose_geometry(uvw, freq_hz, flag, dish_m: float, npix=None, cell_arcsec=No
 
     from uvlab.gpu.constants import C_LIGHT
     from uvlab.gpu.gridders.params import good_size
-    from uvlab.gpu.imaging.spec import ImageSpec, cell_for_uvw
+    from uvlab.gpu.image_spec import ImageSpec, cell_for_uvw
 
     cell = cell_for_uvw(uvw[~np.all(flag, axis=1)], freq_hz, cell_arcsec)
     if npix is not None:

@@ -204,7 +204,7 @@ def run_render(args, out=None) -> int:
     from uvlab.app.outputs.fits_io import write_image_fits
     from uvlab.app.skymodel import SkyModelError
     from uvlab.app.skymodel.image_sky import load_image_sky
-    from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
+    from uvlab.gpu.image_spec import ARCSEC, ImageSpec
 
     out = out or sys.stdout
     target = Path(args.output)

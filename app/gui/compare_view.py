@@ -161,7 +161,7 @@ class CompareView(OnDemand, QtWidgets.QWidget):
     # ---------------------------------------------------------------- output
     def show_output(self, out: CompareOutput) -> None:
         """Draw a CompareOutput: table, images, error maps, difference, timing."""
-        from uvlab.gpu.imaging.spec import ImageSpec
+        from uvlab.gpu.image_spec import ImageSpec
 
         cmp, labels = out.comparison, out.labels
         self.output, self._computed = out, True

@@ -46,7 +46,7 @@ def analytic_map_coarse(algorithm, spec, params, cancelled=None, max_npix=ANALYT
     (rounded so that N/k is even), checking ``cancelled()`` per block of rows.
     """
     from uvlab.gpu.aliasing import axis_bound_samples, bound_map
-    from uvlab.gpu.imaging.spec import ImageSpec
+    from uvlab.gpu.image_spec import ImageSpec
 
     n = spec.npix
     k = 1

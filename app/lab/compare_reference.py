@@ -36,7 +36,7 @@ def dft_step(npix: int, nvis: int, budget: float) -> int:
 def reference_image(u, v, wvis, sumw: float, spec, step: int, device: str):
     """The (subsampled) DFT image normalised by Σw, and the seconds it took."""
     from uvlab.gpu.backend import to_numpy
-    from uvlab.gpu.imaging.dft import dirty_dft
+    from uvlab.gpu.gridders.dft import dirty_dft
 
     t0 = time.perf_counter()
     n_out = -(-spec.npix // step)

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from uvlab.app.instrument.jones import ANALYTIC, JonesOptions
+from uvlab.app.outputs.quantities import format_jy
 
 #: Pixels across the beam view's map.
 BEAM_MAP_NPIX = 161
@@ -153,27 +154,17 @@ class NoiseReport:
     weighting: str = "natural"
 
     def describe(self) -> str:
-        measured = f"measured RMS {_jy(self.measured_jy)}/beam (MAD of the dirty image)"
+        measured = f"measured RMS {format_jy(self.measured_jy)}/beam (MAD of the dirty image)"
         if self.expected_jy is None:
             return f"noise: {measured}; no thermal noise (SEFD 0)"
         how = "σ/√N" if self.weighting == "natural" else "σ·√Σw²/Σw"
         text = (
-            f"noise: expected {_jy(self.expected_jy)}/beam (radiometer {how}, "
+            f"noise: expected {format_jy(self.expected_jy)}/beam (radiometer {how}, "
             f"{self.weighting} weighting, N = {self.nvis}), {measured}"
         )
         if self.measured_jy > SIDELOBES_DOMINATE * self.expected_jy:
             text += ": the sources' sidelobes dominate it (a blank field shows the noise)"
         return text
-
-
-def _jy(x: float) -> str:
-    if not math.isfinite(x):
-        return "n/a Jy"
-    if abs(x) >= 1:
-        return f"{x:.3g} Jy"
-    if abs(x) >= 1e-3:
-        return f"{1e3 * x:.3g} mJy"
-    return f"{1e6 * x:.3g} µJy"
 
 
 def weighting_label(imaging) -> str:

@@ -20,7 +20,7 @@ def image_note(request: JobRequest, spec) -> str | None:
     Only for the lab's own geometry (no ``request.spec``, previews on): the
     commands choose theirs in :func:`uvlab.app.commands.ms_imaging.choose_geometry`.
     """
-    from uvlab.gpu.imaging.spec import ARCSEC, horizon_note
+    from uvlab.gpu.image_spec import ARCSEC, horizon_note
 
     if request.spec is not None or not request.preview:
         return None

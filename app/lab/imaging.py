@@ -39,7 +39,7 @@ from uvlab.gpu.gridders.registry import algorithm as catalogue_entry
 
 if TYPE_CHECKING:
     from uvlab.gpu.gridders.params import GridParams
-    from uvlab.gpu.imaging.spec import ImageSpec
+    from uvlab.gpu.image_spec import ImageSpec
     from uvlab.gpu.imaging.weighting import Weighting
 
 #: The image side when none is given: the window's, ``uvlab demo``'s, and
@@ -207,7 +207,7 @@ class ImagingOptions:
 
     def image_spec(self, cell_rad: float) -> ImageSpec:
         """The image geometry at pixel size ``cell_rad`` (radians), padded by σ."""
-        from uvlab.gpu.imaging.spec import ImageSpec
+        from uvlab.gpu.image_spec import ImageSpec
 
         return ImageSpec(int(self.npix), float(cell_rad))
 

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from uvlab.app.skymodel.image_sky import ImageSky
     from uvlab.gpu.deconvolution.options import CleanOptions
     from uvlab.gpu.gridders.params import GridParams
-    from uvlab.gpu.imaging.spec import ImageSpec
+    from uvlab.gpu.image_spec import ImageSpec
 
 _JOB_IDS = itertools.count(1)
 

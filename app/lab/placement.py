@@ -58,7 +58,7 @@ def estimate_cell_rad(observation: ObservationSpec, imaging: ImagingOptions) -> 
     """
     from uvlab.app.observing.layouts import ArrayLayout, load_layout
     from uvlab.gpu.constants import C_LIGHT
-    from uvlab.gpu.imaging.spec import ARCSEC, default_cell_rad
+    from uvlab.gpu.image_spec import ARCSEC, default_cell_rad
 
     if imaging.cell_arcsec:
         return imaging.cell_arcsec * ARCSEC

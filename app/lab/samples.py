@@ -232,7 +232,7 @@ def image_spec_for(request, uvw, freq_hz, cache=None, data_key=None):
 
     The imaging's is its npix at the cell of :func:`cell_rad_for`, which keeps
     an automatic cell inside the horizon
-    (:func:`uvlab.gpu.imaging.spec.horizon_note` says when it had to). With a
+    (:func:`uvlab.gpu.image_spec.horizon_note` says when it had to). With a
     ``cache`` and a ``data_key`` that names ``uvw`` and ``freq_hz`` (the
     observation), the cell is remembered for the next job of the same data.
     """
@@ -252,7 +252,7 @@ def cell_rad_for(imaging, uvw, freq_hz) -> float:
     The automatic cell is made finer where ``imaging.npix`` pixels of it would
     reach past the horizon (``npix·cell ≤ 2``); a requested one is kept as it is.
     """
-    from uvlab.gpu.imaging.spec import cell_for_uvw
+    from uvlab.gpu.image_spec import cell_for_uvw
 
     return cell_for_uvw(uvw, freq_hz, imaging.cell_arcsec, npix=imaging.npix)
 

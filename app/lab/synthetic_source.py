@@ -28,6 +28,8 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -36,6 +38,13 @@ from uvlab.app.lab.jobs import Antennas, JobRequest, Partial, Progress, UvData
 from uvlab.app.lab.samples import Samples, WorkCache, check, image_spec_for, uv_rows
 from uvlab.app.lab.sizing import check_job_memory, time_chunks
 from uvlab.app.lab.sky_edits import edit_sources, held_edit
+
+if TYPE_CHECKING:
+    from uvlab.app.lab.corruptions import Corruptions
+    from uvlab.app.observing.observation import Observation
+    from uvlab.gpu.image_spec import ImageSpec
+    from uvlab.gpu.sources import SourceArrays
+    from uvlab.gpu.timing import StageTimer
 
 #: An image sky's degridding counted as this many components when chunking the prediction.
 IMAGE_SKY_WORK = 20
@@ -56,21 +65,10 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     timing's ``predict`` is the time the edit's components took), else every
     component is predicted (``"full"``).
     """
-    from uvlab.app.observing.predict_obs import predict_integrations
-    from uvlab.gpu.backend import get_xp, resolve_device
-    from uvlab.gpu.timing import StageTimer
+    from uvlab.gpu.backend import resolve_device
 
-    im = request.imaging
     dev = resolve_device(request.device)
-    xp = get_xp(device=dev)  # the visibilities stay where they are predicted
-    key = (request.observation, request.sky, request.smearing, im.precision, dev)
-    if request.image_sky is not None:  # last: held_edit compares key[2:], so a new image
-        key = (*key, request.image_sky)  # (or none) is predicted in full
-    corrupt = request.corruptions
-    if corrupt is not None and corrupt.active:  # beam, gains, noise: a change predicts anew
-        key = (*key, corrupt)
-    else:
-        corrupt = None
+    key, corrupt = _prediction_key(request, dev)
     predicted = cache.prediction(key) is not None
     edit = None if predicted else held_edit(cache, key)
     if not predicted and edit is None:
@@ -80,7 +78,6 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     yield Progress(0.0, "uvw")
     obs, t_uvw = cache.observation(request.observation)
     check(cancelled)
-    ntime, nbl, nchan = obs.ntime, obs.nbl, obs.freq_hz.size
     layout = obs.layout
     antennas = Antennas(
         layout.enu(), layout.antenna_names, np.asarray(layout.dish_diameter), layout.subarray
@@ -88,186 +85,308 @@ def iter_synthetic(request: JobRequest, cache: WorkCache, cancelled=None) -> Ite
     spec = image_spec_for(request, obs.uvw, obs.freq_hz, cache, data_key=request.observation)
     if horizon := image_note(request, spec):
         yield Partial("uvw", 0.0, urgent=True, warning=horizon)
-    sources = request.sky.sources_for(obs.ra0_rad, obs.dec0_rad)
-    note = outside_image_note(request.sky, spec, obs.ra0_rad, obs.dec0_rad)
-    uvw = obs.uvw.reshape(-1, 3)
-    flag = obs.flag.reshape(-1)
-    times = obs.time_rows()
+    run = _Run.start(request, cache, cancelled, dev, corrupt, obs, antennas, spec)
     timing = {"uvw": t_uvw} if t_uvw else {}  # cached parts cost nothing this run
-    # CUDA events on the GPU: its prediction stays there, so the time is the device's too
-    timer = StageTimer(gpu=dev == "gpu")
-
-    def rows_until(t: int) -> UvData:
-        r = t * nbl
-        return uv_rows(
-            uvw[:r],
-            times[:r],
-            np.tile(obs.ant1, t),
-            np.tile(obs.ant2, t),
-            layout.nant,
-            obs.freq_hz,
-            ~flag[:r],
-        )
-
-    def uv_until(t: int) -> UvData:
-        """The uv rows of the first t times; all of them are kept for later jobs."""
-        if t < ntime:
-            return rows_until(t)
-        return cache.derived("uv", request.observation, lambda: rows_until(ntime))
-
-    def complete() -> Partial:
-        """All the uv at once (a prediction reused or updated: no chunks to show)."""
-        return Partial(
-            "predict",
-            0.7,
-            uv=uv_until(ntime),
-            spec=spec,
-            antennas=antennas,
-            urgent=note is not None,
-            warning=note,
-        )
-
-    jones_for = {}  # id(components) → their ObservationJones (the beam at their positions)
-
-    def predict(components, sl: slice):
-        """Integrations ``sl`` of ``components``, left where predicted, timed as "predict".
-
-        With the request's beam and gains (:class:`~uvlab.app.instrument.jones.ObservationJones`).
-        """
-        with timer.stage("predict"):
-            jones = None
-            if corrupt is not None and corrupt.jones.active:
-                if id(components) not in jones_for:
-                    from uvlab.app.instrument.jones import ObservationJones
-
-                    jones_for[id(components)] = ObservationJones(
-                        obs, components, corrupt.jones, "scalar"
-                    )
-                jones = jones_for[id(components)]
-            return predict_integrations(
-                obs, components, sl, smearing=request.smearing, dtype=im.dtype, device=dev,
-                host=False, jones=jones,
-            )  # fmt: skip
-
-    noise_sigma = 0.0  # σ_I of the thermal noise per real/imaginary part, Jy
-    if corrupt is not None and corrupt.has_noise:
-        from uvlab.app.lab.corruptions import stokes_i_sigma
-
-        noise_sigma = stokes_i_sigma(corrupt.sefd_jy, obs.chan_width_hz, obs.int_s)
-
-    image = None  # the image sky on its own grid about the phase centre, degridded
-    if request.image_sky is not None:
-        sky_img = request.image_sky
-        ra0, dec0 = math.degrees(obs.ra0_rad), math.degrees(obs.dec0_rad)
-        image = cache.derived(
-            "image-sky-grid", (sky_img, ra0, dec0), lambda: sky_img.native_grid(ra0, dec0)
-        )
-
-    def predict_image(sl: slice, cdtype):
-        """Integrations ``sl`` of the image sky (degridded; no smearing), timed as "predict"."""
-        from uvlab.app.observing.predict_obs import predict_image_integrations
-
-        model, grid = image
-        with timer.stage("predict"):
-            v = predict_image_integrations(
-                obs, model, grid, sl, ref_freq_hz=request.image_sky.ref_freq_hz,
-                spectral_index=request.image_sky.spectral_index, device=dev,
-            )  # fmt: skip
-            return xp.asarray(v.astype(cdtype, copy=False))
-
     vis = cache.prediction(key)
     if vis is None and edit is not None:
-        vis = cache.take_prediction()  # changed in place: a cancelled edit leaves none held
-        delta = edit_sources(edit, request.sky.centre_deg, obs.ra0_rad, obs.dec0_rad)
-        chunks = time_chunks(ntime, nbl * nchan * delta.nsrc, dev) if delta.nsrc else []
-        for k, sl in enumerate(chunks):
-            vis[sl] += predict(delta, sl)
-            check(cancelled)
-            yield Progress(0.05 + 0.65 * (k + 1) / len(chunks), "predict")
-        timing["predict"] = timer.seconds().get("predict", 0.0)
-        cache.store_prediction(key, vis)
-        cache.prediction_edits += 1
-        cache.last_prediction_kind = "incremental"
-        cache.last_prediction_delta = tuple(map(len, edit))
-        yield complete()
+        vis = yield from _iter_edit(run, key, edit, timing)
     elif vis is None:
-        cdtype = np.complex64 if im.precision == "single" else np.complex128
-        vis = xp.zeros((ntime, nbl, nchan), dtype=cdtype)
-        t_prev = 0.0
-        acc, wsum = 0.0, 0.0  # the preview's Σ D_k·W_k (an image once one is made) and Σ W_k
-        shown, last_shown = 0, -math.inf  # times in the preview so far; when it was drawn
-        work = sources.nsrc + (0 if image is None else IMAGE_SKY_WORK)
-        chunks = time_chunks(ntime, nbl * nchan * work, dev)
-        for k, sl in enumerate(chunks):
-            if sources.nsrc:
-                vis[sl] = predict(sources, sl)
-            if image is not None:
-                vis[sl] += predict_image(sl, cdtype)
-            if noise_sigma:  # linear in the sky: an edit later leaves the noise as it is
-                from uvlab.app.lab.corruptions import add_noise
-
-                add_noise(vis, sl, noise_sigma, corrupt.noise_seed, xp)
-            check(cancelled)
-            frac = 0.05 + 0.65 * (k + 1) / len(chunks)
-            yield Progress(frac, "predict")
-            last = k == len(chunks) - 1
-            if not (last or time.monotonic() - last_shown >= PREVIEW_INTERVAL_S):
-                continue
-            preview = None
-            if request.preview:  # image the times predicted since the last preview
-                t0 = time.perf_counter()
-                rows = slice(shown * nbl, sl.stop * nbl)
-                d, w = _preview(
-                    uvw[rows],
-                    obs.freq_hz,
-                    vis[shown : sl.stop].reshape(-1, nchan),
-                    flag[rows],
-                    spec,
-                    im,
-                    dev,
-                )
-                acc, wsum = acc + d * w, wsum + w
-                preview = acc / wsum if wsum > 0 else None
-                t_prev += time.perf_counter() - t0
-                check(cancelled)
-            shown, last_shown = sl.stop, time.monotonic()
-            yield Partial(
-                "predict",
-                frac,
-                uv=uv_until(sl.stop),
-                dirty=preview,
-                spec=spec,
-                antennas=antennas if k == 0 else None,
-                urgent=k == 0 and note is not None,
-                warning=note if k == 0 else None,
-            )
-        timing["predict"] = timer.seconds().get("predict", 0.0)
-        if t_prev:
-            timing["preview"] = t_prev
-        cache.store_prediction(key, vis)
-        cache.prediction_edits = 0
-        cache.last_prediction_kind = "full"
+        vis = yield from _iter_full(run, key, timing)
     else:
         cache.last_prediction_kind = "cached"
-        yield complete()
-    what = f"{layout.name}, {ntime} × {nbl} baselines × {nchan} ch, {sources.nsrc} sources"
+        yield _complete(run)
+    return _samples(run, key, vis, timing)
+
+
+def _prediction_key(request: JobRequest, dev: str) -> tuple[tuple, Corruptions | None]:
+    """(the prediction's cache key, the corruptions that enter it: None when none is on)."""
+    key = (request.observation, request.sky, request.smearing, request.imaging.precision, dev)
+    if request.image_sky is not None:  # last: held_edit compares key[2:], so a new image
+        key = (*key, request.image_sky)  # (or none) is predicted in full
+    corrupt = request.corruptions
+    if corrupt is not None and corrupt.active:  # beam, gains, noise: a change predicts anew
+        return (*key, corrupt), corrupt
+    return key, None
+
+
+@dataclass
+class _Run:
+    """What the steps of one synthetic job share: its request, observation and image.
+
+    ``uvw`` (row, 3) m, ``flag`` (row,) and ``times`` (row,) are the observation's rows
+    (time-major); ``noise_sigma`` is σ_I of the thermal noise per real/imaginary part, Jy
+    (0: none); ``image`` the image sky's (model, grid) about the phase centre, or None;
+    ``jones_for`` maps id(components) → their ObservationJones (the beam at their positions).
+    """
+
+    request: JobRequest
+    cache: WorkCache
+    cancelled: object
+    dev: str
+    xp: object  # the visibilities stay where they are predicted
+    corrupt: Corruptions | None
+    obs: Observation
+    antennas: Antennas
+    spec: ImageSpec
+    sources: SourceArrays
+    note: str | None
+    uvw: np.ndarray
+    flag: np.ndarray
+    times: np.ndarray
+    timer: StageTimer
+    noise_sigma: float
+    image: tuple | None
+    jones_for: dict = field(default_factory=dict)
+
+    @classmethod
+    def start(cls, request, cache, cancelled, dev, corrupt, obs, antennas, spec) -> _Run:
+        """The job's shared inputs, once its observation and image geometry are known."""
+        from uvlab.gpu.backend import get_xp
+        from uvlab.gpu.timing import StageTimer
+
+        sources = request.sky.sources_for(obs.ra0_rad, obs.dec0_rad)
+        note = outside_image_note(request.sky, spec, obs.ra0_rad, obs.dec0_rad)
+        # CUDA events on the GPU: its prediction stays there, so the time is the device's too
+        timer = StageTimer(gpu=dev == "gpu")
+        return cls(
+            request, cache, cancelled, dev, get_xp(device=dev), corrupt, obs, antennas, spec,
+            sources, note, obs.uvw.reshape(-1, 3), obs.flag.reshape(-1), obs.time_rows(), timer,
+            _noise_sigma(obs, corrupt), _image_grid(request, obs, cache),
+        )  # fmt: skip
+
+    @property
+    def ntime(self) -> int:
+        return self.obs.ntime
+
+    @property
+    def nbl(self) -> int:
+        return self.obs.nbl
+
+    @property
+    def nchan(self) -> int:
+        return self.obs.freq_hz.size
+
+
+def _noise_sigma(obs: Observation, corrupt: Corruptions | None) -> float:
+    """σ_I of the thermal noise per real/imaginary part, Jy (0: no noise)."""
+    if corrupt is None or not corrupt.has_noise:
+        return 0.0
+    from uvlab.app.lab.corruptions import stokes_i_sigma
+
+    return stokes_i_sigma(corrupt.sefd_jy, obs.chan_width_hz, obs.int_s)
+
+
+def _image_grid(request: JobRequest, obs: Observation, cache: WorkCache) -> tuple | None:
+    """The image sky on its own grid about the phase centre (model, grid), or None."""
+    if request.image_sky is None:
+        return None
+    sky_img = request.image_sky
+    ra0, dec0 = math.degrees(obs.ra0_rad), math.degrees(obs.dec0_rad)
+    return cache.derived(
+        "image-sky-grid", (sky_img, ra0, dec0), lambda: sky_img.native_grid(ra0, dec0)
+    )
+
+
+def _rows_until(run: _Run, t: int) -> UvData:
+    """The uv rows of the first ``t`` times."""
+    obs, r = run.obs, t * run.nbl
+    return uv_rows(
+        run.uvw[:r],
+        run.times[:r],
+        np.tile(obs.ant1, t),
+        np.tile(obs.ant2, t),
+        obs.layout.nant,
+        obs.freq_hz,
+        ~run.flag[:r],
+    )
+
+
+def _uv_until(run: _Run, t: int) -> UvData:
+    """The uv rows of the first t times; all of them are kept for later jobs."""
+    if t < run.ntime:
+        return _rows_until(run, t)
+    return run.cache.derived("uv", run.request.observation, lambda: _rows_until(run, run.ntime))
+
+
+def _complete(run: _Run) -> Partial:
+    """All the uv at once (a prediction reused or updated: no chunks to show)."""
+    return Partial(
+        "predict",
+        0.7,
+        uv=_uv_until(run, run.ntime),
+        spec=run.spec,
+        antennas=run.antennas,
+        urgent=run.note is not None,
+        warning=run.note,
+    )
+
+
+def _predict(run: _Run, components, sl: slice):
+    """Integrations ``sl`` of ``components``, left where predicted, timed as "predict".
+
+    With the request's beam and gains (:class:`~uvlab.app.instrument.jones.ObservationJones`).
+    """
+    from uvlab.app.observing.predict_obs import predict_integrations
+
+    corrupt = run.corrupt
+    with run.timer.stage("predict"):
+        jones = None
+        if corrupt is not None and corrupt.jones.active:
+            if id(components) not in run.jones_for:
+                from uvlab.app.instrument.jones import ObservationJones
+
+                run.jones_for[id(components)] = ObservationJones(
+                    run.obs, components, corrupt.jones, "scalar"
+                )
+            jones = run.jones_for[id(components)]
+        return predict_integrations(
+            run.obs, components, sl, smearing=run.request.smearing,
+            dtype=run.request.imaging.dtype, device=run.dev, host=False, jones=jones,
+        )  # fmt: skip
+
+
+def _predict_image(run: _Run, sl: slice, cdtype):
+    """Integrations ``sl`` of the image sky (degridded; no smearing), timed as "predict"."""
+    from uvlab.app.observing.predict_obs import predict_image_integrations
+
+    model, grid = run.image
+    with run.timer.stage("predict"):
+        v = predict_image_integrations(
+            run.obs, model, grid, sl, ref_freq_hz=run.request.image_sky.ref_freq_hz,
+            spectral_index=run.request.image_sky.spectral_index, device=run.dev,
+        )  # fmt: skip
+        return run.xp.asarray(v.astype(cdtype, copy=False))
+
+
+def _predict_chunk(run: _Run, vis, sl: slice, cdtype) -> None:
+    """Integrations ``sl`` of the whole sky into ``vis``: components, image sky, noise."""
+    if run.sources.nsrc:
+        vis[sl] = _predict(run, run.sources, sl)
+    if run.image is not None:
+        vis[sl] += _predict_image(run, sl, cdtype)
+    if run.noise_sigma:  # linear in the sky: an edit later leaves the noise as it is
+        from uvlab.app.lab.corruptions import add_noise
+
+        add_noise(vis, sl, run.noise_sigma, run.corrupt.noise_seed, run.xp)
+
+
+def _iter_edit(run: _Run, key, edit, timing: dict) -> Iterator:
+    """Update the held prediction for a sky edit in place; returns it (``yield from``)."""
+    obs, cache = run.obs, run.cache
+    vis = cache.take_prediction()  # changed in place: a cancelled edit leaves none held
+    delta = edit_sources(edit, run.request.sky.centre_deg, obs.ra0_rad, obs.dec0_rad)
+    work = run.nbl * run.nchan * delta.nsrc
+    chunks = time_chunks(run.ntime, work, run.dev) if delta.nsrc else []
+    for k, sl in enumerate(chunks):
+        vis[sl] += _predict(run, delta, sl)
+        check(run.cancelled)
+        yield Progress(0.05 + 0.65 * (k + 1) / len(chunks), "predict")
+    timing["predict"] = run.timer.seconds().get("predict", 0.0)
+    cache.store_prediction(key, vis)
+    cache.prediction_edits += 1
+    cache.last_prediction_kind = "incremental"
+    cache.last_prediction_delta = tuple(map(len, edit))
+    yield _complete(run)
+    return vis
+
+
+def _iter_full(run: _Run, key, timing: dict) -> Iterator:
+    """Predict every component in time chunks, with previews; returns the visibilities."""
+    cdtype = np.complex64 if run.request.imaging.precision == "single" else np.complex128
+    vis = run.xp.zeros((run.ntime, run.nbl, run.nchan), dtype=cdtype)
+    previews = _Previews()
+    work = run.sources.nsrc + (0 if run.image is None else IMAGE_SKY_WORK)
+    chunks = time_chunks(run.ntime, run.nbl * run.nchan * work, run.dev)
+    for k, sl in enumerate(chunks):
+        _predict_chunk(run, vis, sl, cdtype)
+        check(run.cancelled)
+        frac = 0.05 + 0.65 * (k + 1) / len(chunks)
+        yield Progress(frac, "predict")
+        if not previews.due(last=k == len(chunks) - 1):
+            continue
+        preview = previews.update(run, vis, sl.stop)
+        yield Partial(
+            "predict",
+            frac,
+            uv=_uv_until(run, sl.stop),
+            dirty=preview,
+            spec=run.spec,
+            antennas=run.antennas if k == 0 else None,
+            urgent=k == 0 and run.note is not None,
+            warning=run.note if k == 0 else None,
+        )
+    timing["predict"] = run.timer.seconds().get("predict", 0.0)
+    if previews.seconds:
+        timing["preview"] = previews.seconds
+    run.cache.store_prediction(key, vis)
+    run.cache.prediction_edits = 0
+    run.cache.last_prediction_kind = "full"
+    return vis
+
+
+@dataclass
+class _Previews:
+    """The preview image so far: Σ D_k·W_k (an image once one is made) and Σ W_k.
+
+    ``shown``: times in the preview so far; ``last_shown``: when it was drawn
+    (:func:`time.monotonic`); ``seconds``: the time spent imaging previews.
+    """
+
+    acc: object = 0.0
+    wsum: float = 0.0
+    shown: int = 0
+    last_shown: float = -math.inf
+    seconds: float = 0.0
+
+    def due(self, last: bool) -> bool:
+        """Whether to draw now: after the last chunk, else at most every PREVIEW_INTERVAL_S."""
+        return last or time.monotonic() - self.last_shown >= PREVIEW_INTERVAL_S
+
+    def update(self, run: _Run, vis, stop: int) -> np.ndarray | None:
+        """Add the times predicted since the last preview; the preview (None: none asked)."""
+        preview = None
+        if run.request.preview:  # image the times predicted since the last preview
+            t0 = time.perf_counter()
+            rows = slice(self.shown * run.nbl, stop * run.nbl)
+            d, w = _preview(
+                run.uvw[rows],
+                run.obs.freq_hz,
+                vis[self.shown : stop].reshape(-1, run.nchan),
+                run.flag[rows],
+                run.spec,
+                run.request.imaging,
+                run.dev,
+            )
+            self.acc, self.wsum = self.acc + d * w, self.wsum + w
+            preview = self.acc / self.wsum if self.wsum > 0 else None
+            self.seconds += time.perf_counter() - t0
+            check(run.cancelled)
+        self.shown, self.last_shown = stop, time.monotonic()
+        return preview
+
+
+def _samples(run: _Run, key, vis, timing: dict) -> Samples:
+    """The job's imaging-ready samples, described in one line."""
+    request, obs, corrupt = run.request, run.obs, run.corrupt
+    what = f"{obs.layout.name}, {run.ntime} × {run.nbl} baselines × {run.nchan} ch, "
+    what += f"{run.sources.nsrc} sources"
     if request.image_sky is not None:
         what += f" and the image {request.image_sky.name!r}"
     if corrupt is not None:
         what += f"; {corrupt.describe()}"
     return Samples(
         "synthetic",
-        uvw,
+        run.uvw,
         obs.freq_hz,
-        vis.reshape(-1, nchan),
+        vis.reshape(-1, run.nchan),
         1.0,
-        flag[:, None],
-        spec,
+        run.flag[:, None],
+        run.spec,
         obs.ra0_rad,
         obs.dec0_rad,
-        uv_until(ntime),
-        antennas,
-        sources,
+        _uv_until(run, run.ntime),
+        run.antennas,
+        run.sources,
         timing,
         description=what,
         sky_key=(request.sky, request.observation),

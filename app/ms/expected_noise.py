@@ -24,7 +24,7 @@ import numpy as np
 def expected_image_sigma(uvw, freq_hz, weight, flag, spec, weighting) -> tuple[float, int]:
     """(σ_image in Jy/beam, N unflagged samples) for data weights ``weight`` (row, chan).
 
-    ``spec`` is the image's :class:`~uvlab.gpu.imaging.spec.ImageSpec`, ``weighting`` its
+    ``spec`` is the image's :class:`~uvlab.gpu.image_spec.ImageSpec`, ``weighting`` its
     :class:`~uvlab.gpu.imaging.weighting.Weighting`; NaN when no sample has a weight.
     """
     from uvlab.gpu.imaging.reuse import select_samples

@@ -21,7 +21,7 @@ import numpy as np
 
 from uvlab.app._version import __version__
 from uvlab.app.outputs.atomic import atomic_path
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 #: FITS STOKES axis codes (AIPS memo 114 / FITS paper II).
 STOKES_CODES = {

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 
 def image_extent_arcmin(spec: ImageSpec):

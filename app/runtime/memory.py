@@ -327,7 +327,7 @@ def imaging_estimate(
     """
     from uvlab.gpu.gridders import registry
     from uvlab.gpu.gridders.params import GridParams
-    from uvlab.gpu.imaging.spec import ImageSpec
+    from uvlab.gpu.image_spec import ImageSpec
 
     npix = int(npix)
     parts = {"images": 8.0 * npix * npix * nimages, "samples": 128.0 * nvis}

@@ -11,7 +11,7 @@ its own grid, placed one of two ways:
   (:func:`read_fits_sky`).
 
 :meth:`ImageSky.on_grid` samples it on a model grid (an
-:class:`~uvlab.gpu.imaging.spec.ImageSpec` about a phase centre, DESIGN §1:
+:class:`~uvlab.gpu.image_spec.ImageSpec` about a phase centre, DESIGN §1:
 ``img[j, i]`` at ``l_i = −(i − N/2)·cell``, ``m_j = (j − N/2)·cell``, SIN
 projection), conserving surface brightness: each model pixel takes the
 bilinear interpolation of the source at its centre, scaled by the ratio of
@@ -96,7 +96,7 @@ class ImageSky:
         shift of an odd-sized picture), N even and large enough for all of
         the source. SkyModelError when that exceeds ``max_npix``.
         """
-        from uvlab.gpu.imaging.spec import ImageSpec
+        from uvlab.gpu.image_spec import ImageSpec
 
         if self.relative:
             cell = self.pixel_rad
@@ -119,7 +119,7 @@ class ImageSky:
     def on_grid(self, spec, ra0_deg: float, dec0_deg: float) -> tuple[np.ndarray, float]:
         """(model image (N, N) Jy/pixel on ``spec`` about the phase centre, its total flux).
 
-        ``spec`` is an :class:`~uvlab.gpu.imaging.spec.ImageSpec`.
+        ``spec`` is an :class:`~uvlab.gpu.image_spec.ImageSpec`.
         """
         if self.relative:
             return _relative_on_grid(self, spec)

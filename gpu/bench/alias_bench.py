@@ -37,7 +37,7 @@ import numpy as np
 from uvlab.gpu.aliasing import error_map
 from uvlab.gpu.bench import grid_data
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 #: The three algorithms the ranking is about, in expected order of error.
 RANKED = ("pruned-nn", "hybrid", "conv")
@@ -120,8 +120,8 @@ def ranking_holds(metrics: dict, key: str = "rms_central") -> bool:
 def run_alias_bench(ant_eq, size: AliasSize, *, device: str, log=print) -> dict:
     """Measure every (declination, sky, β) case; returns a JSON-ready report."""
     from uvlab.gpu.backend import device_info, get_xp, to_numpy
+    from uvlab.gpu.gridders.dft import dirty_dft
     from uvlab.gpu.gridders.registry import get_gridder
-    from uvlab.gpu.imaging.dft import dirty_dft
 
     xp = get_xp(device=device)
     report = {

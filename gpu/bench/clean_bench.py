@@ -19,7 +19,7 @@ import numpy as np
 from uvlab.gpu.bench import grid_data
 from uvlab.gpu.deconvolution.subminor import ACTIVE_MAX
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 
 def point_vis(u, v, spec: ImageSpec, nsrc: int, seed: int = 5):

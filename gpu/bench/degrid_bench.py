@@ -33,7 +33,7 @@ from uvlab.gpu import ducc_engine
 from uvlab.gpu.bench import grid_data
 from uvlab.gpu.bench.predict_bench import _timer
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.timing import StageTimer
 
 
@@ -137,7 +137,7 @@ def run_degrid_bench(
     peer on the same points.
     """
     from uvlab.gpu.backend import device_info, get_xp, to_numpy
-    from uvlab.gpu.imaging.dft_predict import predict_dft
+    from uvlab.gpu.gridders.dft_predict import predict_dft
 
     xp = get_xp(device=device)
     u, v = grid_data.make_uv(ant_eq, size.ntime, size.nchan, xp)

@@ -34,7 +34,7 @@ import numpy as np
 
 from uvlab.gpu.bench import grid_data
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.timing import StageTimer
 
 #: Stages summed into the image time (sort / bin excluded).

@@ -91,7 +91,7 @@ def sampled_error(img, ref, step: int) -> dict:
 def dft_reference(u, v, vis, spec, step: int) -> np.ndarray:
     """Float64 DFT image on every ``step``-th pixel (host array), on u's device."""
     from uvlab.gpu.backend import to_numpy
-    from uvlab.gpu.imaging.dft import dirty_dft
+    from uvlab.gpu.gridders.dft import dirty_dft
 
     return to_numpy(dirty_dft(u, v, vis, spec, pixels=step))
 
@@ -120,7 +120,7 @@ def time_ducc(u, v, vis, spec, eps: float, repeats: int = 2, nthreads: int = 0):
 
 def cell_for(u, v) -> float:
     """Cell of 3 pixels per synthesised beam (uvlab's default), from the longest baseline."""
-    from uvlab.gpu.imaging.spec import default_cell_rad
+    from uvlab.gpu.image_spec import default_cell_rad
 
     uvmax = math.sqrt(float((u * u + v * v).max()))
     return default_cell_rad(uvmax)

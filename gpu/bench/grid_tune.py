@@ -16,7 +16,7 @@ from uvlab.gpu.bench import grid_data
 from uvlab.gpu.bench.grid_bench import BenchCase, bench_case, conv_case, format_row
 from uvlab.gpu.gridders.cuda_grid import KernelConfig
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 CONFIGS_2D = (
     KernelConfig(tile_2d=(16, 16), maxsub_2d=1024),

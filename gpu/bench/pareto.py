@@ -42,7 +42,7 @@ import numpy as np
 from uvlab.gpu.bench import grid_data
 from uvlab.gpu.bench.fronts import STYLE_ORDER, against_peer, format_point, matched
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 #: The largest uv grid (complex128 bytes) a swept setting may need.
 GRID_BUDGET_BYTES = 2 << 30

@@ -26,7 +26,7 @@ import numpy as np
 from uvlab.gpu.aliasing import point_source_scan
 from uvlab.gpu.bench.alias_bench import RANKED
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 #: Muscat's β in §8.2.2.
 MUSCAT_BETA = 128

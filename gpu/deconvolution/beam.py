@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from uvlab.gpu.backend import to_numpy
-from uvlab.gpu.imaging.spec import ARCSEC
+from uvlab.gpu.image_spec import ARCSEC
 
 #: FWHM² = 4 ln 2 / λ for a Gaussian exp(−λ x²).
 FOUR_LN2 = 4.0 * np.log(2.0)

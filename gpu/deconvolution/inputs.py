@@ -35,8 +35,8 @@ def wide_psf(data, spec, weighting, algorithm: str, params, device: str):
     -------
     (2N, 2N) float64 NumPy array, peak 1 at ``[N, N]``.
     """
+    from uvlab.gpu.image_spec import ImageSpec
     from uvlab.gpu.imaging.imager import make_psf
-    from uvlab.gpu.imaging.spec import ImageSpec
 
     return make_psf(
         data.uvw, data.freq_hz, data.vis, data.weight, ImageSpec(2 * spec.npix, spec.cell_rad),

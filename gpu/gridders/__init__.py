@@ -7,6 +7,8 @@ catalogue, holds one record per algorithm: its name, functions and parameters).
 The NumPy rungs are built from small parts a CuPy version can replace one by
 one:
 
+- :mod:`~uvlab.gpu.gridders.dft` and :mod:`~uvlab.gpu.gridders.dft_predict`: the exact
+  direct sums, the catalogue's reference entry and its degridder;
 - :mod:`~uvlab.gpu.gridders.params`: :class:`GridParams`;
 - :mod:`~uvlab.gpu.gridders.gcf`, :mod:`~uvlab.gpu.gridders.least_misfit`:
   kernels;

@@ -24,7 +24,7 @@ from uvlab.gpu.gridders.params import GridParams, good_size
 from uvlab.gpu.gridders.separable import separable_dirty
 from uvlab.gpu.gridders.tables import gcf_taps
 from uvlab.gpu.gridders.wstack import dirty_wstack
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 
 def conv_axis(spec: ImageSpec, params: GridParams) -> AxisPlan:

@@ -34,7 +34,7 @@ from uvlab.gpu.gridders.cuda_gridders import cached_chain
 from uvlab.gpu.gridders.cuda_rules import GpuChain
 from uvlab.gpu.gridders.degrid import half_plane_coords, image_to_half, read_half
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.timing import timed
 
 log = logging.getLogger(__name__)

@@ -28,7 +28,7 @@ import numpy as np
 from uvlab.gpu.gridders.cuda_grid import KernelConfig, chain_plan, dirty_chain
 from uvlab.gpu.gridders.cuda_rules import GpuChain, gpu_chain
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 log = logging.getLogger(__name__)
 

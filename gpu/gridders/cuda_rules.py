@@ -41,7 +41,7 @@ from uvlab.gpu.gridders.gcf import default_shape
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.pruning import Pruner
 from uvlab.gpu.gridders.tables import ExactTaps, NearestTaps, TableTaps, linear_read
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 #: Rule name → the kernels' template/integer id.
 RULE_IDS = {"es": 0, "table": 1, "nearest": 2, "linear": 3}

@@ -41,7 +41,7 @@ from uvlab.gpu.gridders.half_plane import half_plane_coords
 from uvlab.gpu.gridders.nn import nn_oversampled_plans, nn_plans
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.wstack import predict_wstack
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.timing import timed
 
 

@@ -22,7 +22,7 @@ from uvlab.gpu import ducc_engine
 from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.conv import conv_plans
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.timing import timed
 
 

@@ -21,7 +21,7 @@ from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.pruning import make_pruner
 from uvlab.gpu.gridders.separable import separable_dirty
 from uvlab.gpu.gridders.tables import NearestTaps
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 #: Pruned grids are oversampled ζ = 2 relative to the image (Muscat §2.4.5),
 #: and the least-misfit pruner is optimised for the central |x| ≤ 1/(2ζ).

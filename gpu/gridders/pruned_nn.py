@@ -18,7 +18,7 @@ from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.hybrid import pruned_axis
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.separable import separable_dirty
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 
 def pruned_nn_plans(spec: ImageSpec, params: GridParams) -> tuple[AxisPlan, AxisPlan]:

@@ -40,8 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from uvlab.gpu.gridders import conv, ducc, hybrid, nn, pruned_nn
-from uvlab.gpu.imaging import dft
+from uvlab.gpu.gridders import conv, dft, ducc, hybrid, nn, pruned_nn
 
 #: The CUDA path shared by the separable gridders.
 SEPARABLE_CUDA = "uvlab.gpu.gridders.cuda_gridders:dirty_gpu"
@@ -179,7 +178,7 @@ CATALOGUE: dict[str, Algorithm] = {
             "exact direct Fourier transform (slow; the reference)",
             dft.dirty,
             cuda=None,
-            degrid="uvlab.gpu.imaging.dft_predict:predict",
+            degrid="uvlab.gpu.gridders.dft_predict:predict",
         ),
         Algorithm(
             "conv",

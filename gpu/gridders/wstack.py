@@ -25,7 +25,7 @@ from uvlab.gpu.gridders.gcf import kernel_function
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.separable import grid_half_plane, half_to_image, separable_dirty
 from uvlab.gpu.gridders.tables import ExactTaps
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.timing import timed
 
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from uvlab.gpu.backend import resolve_device, to_numpy
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.imaging.reuse import ImagingCache, select_samples
-from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.imaging.weighting import Weighting
 from uvlab.gpu.timing import StageTimer
 

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.imaging.reuse import select_samples
-from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.imaging.weighting import (
     Weighting,
     density_counts,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from uvlab.gpu.backend import get_xp
-from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
+from uvlab.gpu.image_spec import ARCSEC, ImageSpec
 
 SCHEMES = ("natural", "uniform", "briggs")
 

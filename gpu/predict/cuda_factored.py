@@ -20,6 +20,9 @@ p < q) and writes ``(time, bl, chan[, 2, 2])``.
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
+
 import numpy as np
 
 from uvlab.gpu.constants import C_LIGHT
@@ -139,21 +142,84 @@ def predict_antennas_cuda(
     import cupy
 
     real = np.dtype(dtype)
-    ct = ctype(real)
     cplx = np.dtype(np.result_type(real, np.complex64))
     ant_uvw = cupy.ascontiguousarray(cupy.asarray(ant_uvw, dtype=cupy.float64))
-    ntime, nant = ant_uvw.shape[:2]
+    ntime = ant_uvw.shape[0]
     a1 = cupy.asarray(ant1, dtype=cupy.int32)
     a2 = cupy.asarray(ant2, dtype=cupy.int32)
-    nbl, nchan, nsrc, npol = len(a1), len(freq_hz), prep.nsrc, prep.npol
+    nbl, nchan, nsrc = len(a1), len(freq_hz), prep.nsrc
     shape = (ntime, nbl, nchan) if mode == "scalar" else (ntime, nbl, nchan, 2, 2)
     out = cupy.zeros(shape, dtype=cplx)
     if min(ntime, nbl, nchan, nsrc) == 0:
         return out
+    _check_method(method, mode, beam)
+    ops = _operands(ant_uvw, a1, a2, freq_hz, prep, mode, method, real, cplx, npos, beam)
+    per_time = _bytes_per_time(ops)
+    step = chunk_from_budget(per_time, ntime, device_budget("gpu"))
+    gather = get_kernel("predict_factored.cu", f"gather<{ops.ct}, {MODE_ID[mode]}>")
+    block = functools.partial(_block, ops, gather, out)
+    for _ in iter_chunked(block, ntime, step, what="times", bytes_per_unit=per_time):
+        pass
+    return out
+
+
+def _check_method(method: str, mode: str, beam) -> None:
+    """Refuse what ``"fused"`` cannot do: full polarisation, beams."""
     if method == "fused" and mode != "scalar":
         raise ValueError("method 'fused' is for scalar mode only")
     if method == "fused" and beam is not None:
         raise ValueError("method 'fused' takes no beams; use 'gemm'")
+
+
+@dataclass(frozen=True)
+class _Operands:
+    """One call's arguments on the device, shared by its blocks of times.
+
+    ``ant_uvw`` (time, nant, 3) float64 m; ``a1``, ``a2`` (bl,) int32; ``lmn1``
+    (src, 3) with n − 1 and ``lmn_soa`` its (3, src) transpose; ``chan_k`` (chan,)
+    ν/c in 1/m; ``wts`` the weights of :func:`_weights`; ``nw`` the operand slots per
+    (time, channel) (1, or 5 for I, Q, U, V and K); ``npos`` the sources with I ≥ 0;
+    ``beam`` the voltage beams in ``real`` (multiplied inside ``build_k``:
+    ``real_beam``) or ``cplx``, or None.
+    """
+
+    mode: str
+    method: str
+    real: np.dtype
+    cplx: np.dtype
+    ant_uvw: object
+    a1: object
+    a2: object
+    nant: int
+    nbl: int
+    nchan: int
+    nsrc: int
+    npol: int
+    nw: int
+    npos: int
+    lmn1: object
+    lmn_soa: object
+    chan_k: object
+    wts: object
+    beam: object
+    real_beam: bool
+
+    @property
+    def ct(self) -> str:
+        """The kernels' C type of ``real``."""
+        return ctype(self.real)
+
+    @property
+    def item(self) -> int:
+        """Bytes of one complex value."""
+        return self.cplx.itemsize
+
+
+def _operands(ant_uvw, a1, a2, freq_hz, prep, mode, method, real, cplx, npos, beam) -> _Operands:
+    """The rest of :func:`predict_antennas_cuda`'s arguments on the device, with these."""
+    import cupy
+
+    cbeam, real_beam = None, False
     if beam is not None:
         beam = cupy.asarray(beam)
         cbeam = beam.astype(cplx if beam.dtype.kind == "c" else real, copy=False)
@@ -166,124 +232,127 @@ def predict_antennas_cuda(
     chan_k = cupy.asarray(np.asarray(freq_hz, dtype=np.float64) / C_LIGHT)
     wts = _weights(prep, mode, method, real)
     nw = 1 if (method == "fused" or mode == "scalar") else 5
-    npos = nsrc if npos is None else int(npos)
-    item = cplx.itemsize
-    vbytes = nchan * npol * nant * nant * item
-    xbytes = 0 if method == "fused" else nchan * nw * nant * nsrc * item
-    per_time = vbytes + xbytes
-    step = chunk_from_budget(per_time, ntime, device_budget("gpu"))
-    gather = get_kernel("predict_factored.cu", f"gather<{ct}, {MODE_ID[mode]}>")
+    nsrc = prep.nsrc
+    return _Operands(
+        mode=mode, method=method, real=real, cplx=cplx, ant_uvw=ant_uvw, a1=a1, a2=a2,
+        nant=ant_uvw.shape[1], nbl=len(a1), nchan=len(freq_hz), nsrc=nsrc, npol=prep.npol,
+        nw=nw, npos=nsrc if npos is None else int(npos), lmn1=lmn1, lmn_soa=lmn_soa,
+        chan_k=chan_k, wts=wts, beam=cbeam, real_beam=real_beam,
+    )  # fmt: skip
 
-    def block(sl: slice):
-        nt = sl.stop - sl.start
-        nb = nt * nchan
-        vfull = cupy.empty((nb, npol, nant, nant), dtype=cplx)
-        uvw_t = ant_uvw[sl]
-        if method == "fused":
-            ntile = -(-nant // ANT_TILE)
-            ts = FUSED_SOURCES_PER_TILE[ct]
-            kern = get_kernel("predict_factored.cu", f"vis_fused<{ct}, {ts}>")
-            kern(
-                (nb, ntile * (ntile + 1) // 2),
-                (256,),
-                (uvw_t, lmn1, wts, chan_k, np.int32(nant), np.int32(nsrc), np.int32(nchan), vfull),
-            )
+
+def _bytes_per_time(ops: _Operands) -> int:
+    """Device bytes one time of a block takes: V for every pair, and the gemm operands."""
+    vbytes = ops.nchan * ops.npol * ops.nant * ops.nant * ops.item
+    xbytes = 0 if ops.method == "fused" else ops.nchan * ops.nw * ops.nant * ops.nsrc * ops.item
+    return vbytes + xbytes
+
+
+def _block(ops: _Operands, gather, out, sl: slice) -> None:
+    """Times ``sl``: V = K·diag(B)·Kᴴ per (time, channel), then its rows into ``out[sl]``."""
+    import cupy
+
+    nt = sl.stop - sl.start
+    nb = nt * ops.nchan
+    vfull = cupy.empty((nb, ops.npol, ops.nant, ops.nant), dtype=ops.cplx)
+    uvw_t = ops.ant_uvw[sl]
+    if ops.method == "fused":
+        _fused_products(ops, uvw_t, nb, vfull)
+    else:
+        x = _build_k(ops, uvw_t, sl, nb)
+        handle = cupy.cuda.device.get_cublas_handle()
+        if ops.mode == "scalar":
+            _scalar_products(ops, handle, x, vfull, nb)
         else:
-            x = cupy.empty((nb, nw, nant, nsrc), dtype=cplx)
-            build = get_kernel("predict_factored.cu", f"build_k<{ct}>")
-            nbj = nb * nw
-            grid = (min(-(-nsrc // 256), 64), min(nbj, 65535), min(-(-nbj // 65535), 65535))
-            args = (
-                uvw_t,
-                lmn_soa,
-                wts,
-                chan_k,
-                np.int32(nant),
-                np.int32(nsrc),
-                np.int32(nchan),
-                np.int32(nw),
-                np.int64(nbj),
-                *_beam_args(cbeam if beam is not None and real_beam else None, sl),
-                x,
-            )
-            build(grid, (256,), args)
-            if beam is not None and not real_beam:
-                eb = beam_times(cbeam, sl)
-                eb = cupy.broadcast_to(eb.transpose(0, 2, 1, 3), (nt, nchan, nant, nsrc))
-                x *= eb.reshape(nb, 1, nant, nsrc)
-            handle = cupy.cuda.device.get_cublas_handle()
-            base, vp = x.data.ptr, vfull.data.ptr
-            if mode == "scalar":
-                stride = nant * nsrc
-                groups = [(0, npos, 1.0), (npos, nsrc - npos, -1.0)]
-                beta = 0.0
-                for s0, k, alpha in groups:
-                    if k == 0:
-                        continue
-                    ptr = base + s0 * item
-                    _gemm(
-                        handle,
-                        cplx,
-                        nant,
-                        nant,
-                        k,
-                        alpha,
-                        ptr,
-                        nsrc,
-                        stride,
-                        ptr,
-                        nsrc,
-                        stride,
-                        beta,
-                        vp,
-                        nant,
-                        nant * nant,
-                        nb,
-                    )
-                    beta = 1.0
-            else:
-                stride = nw * nant * nsrc
-                kptr = base + 4 * nant * nsrc * item
-                _gemm(
-                    handle,
-                    cplx,
-                    nant,
-                    4 * nant,
-                    nsrc,
-                    1.0,
-                    kptr,
-                    nsrc,
-                    stride,
-                    base,
-                    nsrc,
-                    stride,
-                    0.0,
-                    vp,
-                    nant,
-                    4 * nant * nant,
-                    nb,
-                )
-            del x
-        dest = out[sl]
-        launch_1d(
-            gather,
-            nt * nbl * nchan,
-            (
-                vfull,
-                a1,
-                a2,
-                np.int32(nant),
-                np.int32(nbl),
-                np.int32(nchan),
-                np.int64(nt * nbl * nchan),
-                dest,
-            ),
-        )
-        return None
+            _polarised_products(ops, handle, x, vfull, nb)
+        del x
+    _gather(ops, gather, vfull, out[sl], nt)
 
-    for _ in iter_chunked(block, ntime, step, what="times", bytes_per_unit=per_time):
-        pass
-    return out
+
+def _fused_products(ops: _Operands, uvw_t, nb: int, vfull) -> None:
+    """``vis_fused``: K tiles in shared memory, V's lower triangle in registers."""
+    ntile = -(-ops.nant // ANT_TILE)
+    ts = FUSED_SOURCES_PER_TILE[ops.ct]
+    kern = get_kernel("predict_factored.cu", f"vis_fused<{ops.ct}, {ts}>")
+    kern(
+        (nb, ntile * (ntile + 1) // 2),
+        (256,),
+        (
+            uvw_t, ops.lmn1, ops.wts, ops.chan_k, np.int32(ops.nant), np.int32(ops.nsrc),
+            np.int32(ops.nchan), vfull,
+        ),
+    )  # fmt: skip
+
+
+def _build_k(ops: _Operands, uvw_t, sl: slice, nb: int):
+    """``build_k``'s operands (nb, nw, nant, src) for times ``sl``, the beams applied."""
+    import cupy
+
+    x = cupy.empty((nb, ops.nw, ops.nant, ops.nsrc), dtype=ops.cplx)
+    build = get_kernel("predict_factored.cu", f"build_k<{ops.ct}>")
+    nbj = nb * ops.nw
+    grid = (min(-(-ops.nsrc // 256), 64), min(nbj, 65535), min(-(-nbj // 65535), 65535))
+    args = (
+        uvw_t,
+        ops.lmn_soa,
+        ops.wts,
+        ops.chan_k,
+        np.int32(ops.nant),
+        np.int32(ops.nsrc),
+        np.int32(ops.nchan),
+        np.int32(ops.nw),
+        np.int64(nbj),
+        *_beam_args(ops.beam if ops.beam is not None and ops.real_beam else None, sl),
+        x,
+    )
+    build(grid, (256,), args)
+    if ops.beam is not None and not ops.real_beam:
+        nt, nchan, nant, nsrc = sl.stop - sl.start, ops.nchan, ops.nant, ops.nsrc
+        eb = beam_times(ops.beam, sl)
+        eb = cupy.broadcast_to(eb.transpose(0, 2, 1, 3), (nt, nchan, nant, nsrc))
+        x *= eb.reshape(nb, 1, nant, nsrc)
+    return x
+
+
+def _scalar_products(ops: _Operands, handle, x, vfull, nb: int) -> None:
+    """V = X₊·X₊ᴴ − X₋·X₋ᴴ over the sources with I ≥ 0 and those with I < 0."""
+    nant, nsrc, npos = ops.nant, ops.nsrc, ops.npos
+    base, vp = x.data.ptr, vfull.data.ptr
+    stride = nant * nsrc
+    groups = [(0, npos, 1.0), (npos, nsrc - npos, -1.0)]
+    beta = 0.0
+    for s0, k, alpha in groups:
+        if k == 0:
+            continue
+        ptr = base + s0 * ops.item
+        _gemm(
+            handle, ops.cplx, nant, nant, k, alpha, ptr, nsrc, stride, ptr, nsrc, stride, beta,
+            vp, nant, nant * nant, nb,
+        )  # fmt: skip
+        beta = 1.0
+
+
+def _polarised_products(ops: _Operands, handle, x, vfull, nb: int) -> None:
+    """[K·I, K·Q, K·U, K·V] stacked, times Kᴴ: the four Stokes products in one gemm."""
+    nant, nsrc = ops.nant, ops.nsrc
+    base, vp = x.data.ptr, vfull.data.ptr
+    stride = ops.nw * nant * nsrc
+    kptr = base + 4 * nant * nsrc * ops.item
+    _gemm(
+        handle, ops.cplx, nant, 4 * nant, nsrc, 1.0, kptr, nsrc, stride, base, nsrc, stride,
+        0.0, vp, nant, 4 * nant * nant, nb,
+    )  # fmt: skip
+
+
+def _gather(ops: _Operands, gather, vfull, dest, nt: int) -> None:
+    """The rows' (p, q) pairs of ``vfull`` into ``dest`` (conjugated for p < q)."""
+    n = nt * ops.nbl * ops.nchan
+    launch_1d(
+        gather,
+        n,
+        (vfull, ops.a1, ops.a2, np.int32(ops.nant), np.int32(ops.nbl), np.int32(ops.nchan),
+         np.int64(n), dest),
+    )  # fmt: skip
 
 
 def _beam_args(beam, sl: slice) -> tuple:

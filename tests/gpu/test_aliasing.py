@@ -18,7 +18,7 @@ from uvlab.gpu.gridders.correction import kernel_ft
 from uvlab.gpu.gridders.gcf import kernel_function
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.registry import ALGORITHMS, CATALOGUE, axis_plans, get_gridder
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 MUSCAT = GridParams.muscat(16)
 #: Every tabulated GCF (support) and every closed-form one evaluated exactly.

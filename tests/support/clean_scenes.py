@@ -15,8 +15,8 @@ import numpy as np
 
 from tests.support.oracles import sky_vis
 from tests.support.scenes import layout_uv, meerkat_spec
-from uvlab.gpu.imaging.dft import dirty_dft
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.gridders.dft import dirty_dft
+from uvlab.gpu.image_spec import ImageSpec
 
 #: Point sources on pixels of a 128² image: (di, dj, Jy); one negative.
 CLEAN_SKY = [(0, 0, 1.0), (17, -9, 0.5), (-25, 20, 0.8), (30, 31, -0.3), (-12, -33, 0.25)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 SPEC = ImageSpec(48, 1e-3)
 

@@ -18,7 +18,7 @@ from uvlab.gpu.gridders.cuda_grid import KernelConfig
 from uvlab.gpu.gridders.cuda_rules import gpu_chain
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.registry import axis_plans
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 SPEC = ImageSpec(32, 1e-3)
 

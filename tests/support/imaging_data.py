@@ -9,8 +9,8 @@ import numpy as np
 from tests.support.oracles import C_LIGHT, sky_vis
 from tests.support.scenes import PIXEL_SKY, layout_uv, meerkat_spec
 from uvlab.gpu.gridders.params import GridParams
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.imaging.imager import make_image
-from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.imaging.weighting import Weighting
 
 FREQ = np.array([1.3e9, 1.4e9, 1.5e9])

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 #: The speed of light (m/s), written out here.
 C_LIGHT = 299792458.0

@@ -19,7 +19,7 @@ import numpy as np
 from tests.support.oracles import C_LIGHT
 from tests.support.paths import ARRAYS
 from uvlab.gpu.geometry import baseline_uvw
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.sources import SourceArrays
 
 #: In-field sources plus bright ones just outside the field: (di, dj, Jy) pixel offsets

@@ -9,7 +9,7 @@ from astropy.coordinates import Angle
 from astropy.wcs import WCS
 from PyQt6 import QtCore, QtGui, QtWidgets
 
-from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
+from uvlab.gpu.image_spec import ARCSEC, ImageSpec
 from uvlab.widgets._pg import get_colormap
 from uvlab.widgets.image_links import link_crosshairs, link_views
 from uvlab.widgets.image_view import ARCMIN, SkyImageView

@@ -175,7 +175,7 @@ def test_the_image_is_the_labs_image_job(sims, tmp_path, extra, algorithm, param
     from uvlab.app.lab.jobs import JobRequest, MSSelection
     from uvlab.app.lab.live import run_job
     from uvlab.gpu.gridders.params import GridParams
-    from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
+    from uvlab.gpu.image_spec import ARCSEC, ImageSpec
 
     ms = sims["linear"]
     dirty, psf, _ = _image(ms, tmp_path / "x", *extra)

@@ -19,7 +19,7 @@ def test_fitted_beam_matches_casa(tmp_path, monkeypatch):
     casatools = pytest.importorskip("casatools")
     from uvlab.app.outputs.fits_io import write_image_fits
     from uvlab.gpu.deconvolution import fit_beam
-    from uvlab.gpu.imaging.spec import ImageSpec
+    from uvlab.gpu.image_spec import ImageSpec
 
     psf, _, spec = meerkat_psf_and_dirty()
     fits = write_image_fits(

@@ -21,7 +21,7 @@ from uvlab.app.lab.compare import (
 from uvlab.app.lab.jobs import Progress
 from uvlab.app.runtime.errors import Cancelled
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 C = 299792458.0
 ALGOS = ["conv", "ducc", "nn", "hybrid", "pruned-nn"]

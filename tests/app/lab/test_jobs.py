@@ -13,7 +13,7 @@ from uvlab.app.lab.placement import demo_sky_for
 from uvlab.app.lab.samples import WorkCache
 from uvlab.app.lab.sources import read_samples
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 
 def _request(imaging, **kw):

@@ -25,8 +25,8 @@ from uvlab.app.lab.session import DEFAULT_SESSION, default_session
 from uvlab.app.observing.elevation import field_visibility, visible_declination_for
 from uvlab.app.observing.observation import simulate_observation
 from uvlab.app.skymodel.text_format import parse_sky_text
+from uvlab.gpu.image_spec import ARCSEC
 from uvlab.gpu.imaging.imager import ImagingError
-from uvlab.gpu.imaging.spec import ARCSEC
 
 SCENES = [(lesson, scene) for lesson in LESSONS for scene in lesson.scenes]
 

@@ -19,7 +19,7 @@ from uvlab.app.lab.live import iter_job, run_job
 from uvlab.app.lab.placement import demo_sky_for
 from uvlab.app.lab.samples import WorkCache, model_image
 from uvlab.app.lab.sizing import FIRST_CHUNK_WORK, time_chunks
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.sources import SourceArrays
 
 

@@ -27,7 +27,7 @@ from uvlab.app.lab.session import (
 )
 from uvlab.app.lab.sources import read_samples
 from uvlab.app.skymodel import Component, SkyModel
-from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
+from uvlab.gpu.image_spec import ARCSEC, ImageSpec
 
 #: The pixel of SMALL_OBS's automatic cell, fixed so that both pointings share the grid.
 IMAGING = ImagingOptions(npix=128, cell_arcsec=81.0)

@@ -88,7 +88,7 @@ def test_paper_xy_images_its_correlation_through_the_lab(ms_copy):
     w = ws[cross][..., 0] * keep
     scale = freq[0][None, :] / C_LIGHT
     u, v = (np.broadcast_to(uvw[cross][:, k, None] * scale, w.shape) for k in range(2))
-    # uvlab's dft reference has no w-term (gpu/imaging/dft.py), nor has this sum
+    # uvlab's dft reference has no w-term (gpu/gridders/dft.py), nor has this sum
     ref = dft_image(u[keep], v[keep], (w * data[cross][..., 0])[keep], out.spec) / w.sum()
     peak = np.abs(ref).max()
     assert peak > 0

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from uvlab.app.ms.expected_noise import expected_image_sigma
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.imaging.weighting import Weighting, imaging_weights
 
 C = 299792458.0

@@ -15,8 +15,8 @@ from casacore import tables
 from tests.support.cli import run_cli
 from tests.support.nonfinite import cross_rows, flag_instead, pick, spoil
 from uvlab.app.ms import open_ms, read_visibilities
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.imaging.imager import make_image
-from uvlab.gpu.imaging.spec import ImageSpec
 
 
 def test_nonfinite_uvw_and_data_are_flagged_and_counted(ms_copy):

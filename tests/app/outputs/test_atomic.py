@@ -22,7 +22,7 @@ from tests.support.cli import run_cli
 from uvlab.app.outputs import atomic
 from uvlab.app.outputs.atomic import DiskFullError, atomic_path, write_bytes, write_text
 from uvlab.app.runtime.diskspace import InsufficientSpaceError
-from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
+from uvlab.gpu.image_spec import ARCSEC, ImageSpec
 
 OLD = b"the old file \x00\xff keeps every byte\n" * 100
 

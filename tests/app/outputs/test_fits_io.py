@@ -8,7 +8,7 @@ from astropy.wcs import WCS
 
 from uvlab.app.outputs.fits_io import read_image_fits, write_image_fits
 from uvlab.gpu.geometry import lmn_to_radec, radec_to_lmn
-from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
+from uvlab.gpu.image_spec import ARCSEC, ImageSpec
 
 
 @pytest.mark.parametrize("dec0", [-60.0, -30.0, 0.0, 45.0, 85.0])

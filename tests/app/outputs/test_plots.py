@@ -5,7 +5,7 @@ import pytest
 from matplotlib.colors import AsinhNorm
 
 from uvlab.app.outputs.plots import show_image, spread_ticks
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 
 @pytest.mark.parametrize("vmin, vmax", [(-0.011, 0.9999), (-3.0, 40.0), (0.0, 2e-4)])

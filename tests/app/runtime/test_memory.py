@@ -127,7 +127,7 @@ def _vm_size_after_imports(env) -> int:
     """VmSize (bytes) of a Python that imported what ``uvlab image`` needs before its check."""
     code = (
         "import uvlab.app.cli, uvlab.app.commands.image, uvlab.app.ms, casacore.tables\n"
-        "import uvlab.gpu.gridders.registry, uvlab.gpu.imaging.spec, uvlab.app.runtime.memory\n"
+        "import uvlab.gpu.gridders.registry, uvlab.gpu.image_spec, uvlab.app.runtime.memory\n"
         "print(open('/proc/self/status').read().split('VmSize:')[1].split()[0])\n"
     )
     out = subprocess.run(

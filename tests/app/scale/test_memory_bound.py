@@ -26,7 +26,7 @@ from uvlab.app.scale.budget import chunk_rows, image_bytes
 from uvlab.app.scale.cluster import cluster_client
 from uvlab.app.scale.ms_image import MSRead, image_ms
 from uvlab.gpu.gridders.registry import default_algorithm
-from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
+from uvlab.gpu.image_spec import ARCSEC, ImageSpec
 from uvlab.gpu.imaging.weighting import Weighting
 
 

@@ -13,8 +13,8 @@ import pytest
 from tests.support.ms_factory import make_ms
 from uvlab.app.ms.reader import read_visibilities
 from uvlab.app.scale.ms_image import MSRead, image_ms, row_chunks
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.imaging.imager import make_image
-from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.imaging.weighting import Weighting
 
 SPEC = ImageSpec(32, 2.0e-4)

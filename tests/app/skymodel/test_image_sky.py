@@ -23,7 +23,7 @@ from uvlab.app.skymodel.image_sky import (
     read_fits_sky,
     read_picture,
 )
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 
 def write_png(path, pixels):

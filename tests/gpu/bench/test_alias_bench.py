@@ -20,7 +20,7 @@ from uvlab.app.observing.layouts import load_layout
 from uvlab.gpu.aliasing import error_map
 from uvlab.gpu.bench import alias_bench
 from uvlab.gpu.bench.alias_bench import AliasSize, run_alias_bench
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 #: Skies of the GPU-scale test: nothing to alias, and emission in the fold-back zone.
 GPU_SKIES = ("in-field", "fold-back")
@@ -93,8 +93,8 @@ def in_field(meerkat):
     """Error images (central half, / DFT peak) of an in-field sky at β = 16."""
     from uvlab.gpu.aliasing import central_half
     from uvlab.gpu.bench.grid_data import cell_for, make_uv
+    from uvlab.gpu.gridders.dft import dirty_dft
     from uvlab.gpu.gridders.registry import get_gridder
-    from uvlab.gpu.imaging.dft import dirty_dft
 
     u, v = make_uv(meerkat, 16, 8, dec_deg=-30.0)
     spec = ImageSpec(64, cell_for(u, v))
@@ -127,9 +127,9 @@ def test_in_field_central_half_is_the_shared_floor(in_field):
 
 def test_report_metrics_are_the_error_map_against_the_dft(meerkat):
     from uvlab.gpu.bench.grid_data import cell_for, make_uv
+    from uvlab.gpu.gridders.dft import dirty_dft
     from uvlab.gpu.gridders.params import GridParams
     from uvlab.gpu.gridders.registry import get_gridder
-    from uvlab.gpu.imaging.dft import dirty_dft
 
     size = AliasSize(32, 4, 2, decs=(-45.0,), betas=(8,), seeds=(5,), skies=("outside",))
     (case,) = run_alias_bench(meerkat, size, device="cpu", log=quiet)["cases"]

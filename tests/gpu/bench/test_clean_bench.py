@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from uvlab.gpu.bench.clean_bench import format_record, point_vis, run_clean_bench
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 
 def test_point_vis_is_the_exact_sum_of_its_sources(rng):

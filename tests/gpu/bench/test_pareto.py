@@ -18,7 +18,7 @@ from uvlab.gpu.bench.fronts import against_peer, front, matched, time_at
 from uvlab.gpu.bench.pareto import ParetoSize, run_pareto, sweep_cases
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.registry import get_gridder
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 
 def pt(alg, err, t, sky="noise", label=None, precision="double"):

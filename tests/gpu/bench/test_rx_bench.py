@@ -14,7 +14,7 @@ from uvlab.app.observing.layouts import load_layout
 from uvlab.gpu.aliasing import point_source_scan
 from uvlab.gpu.bench import grid_data, rx_bench
 from uvlab.gpu.gridders.registry import get_gridder
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 NPIX, BETA, XS = 32, 128, (0, 7, 15)
 

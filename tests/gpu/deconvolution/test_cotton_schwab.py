@@ -15,10 +15,10 @@ from tests.support.oracles import dft_image, sky_vis
 from tests.support.scenes import layout_uv, meerkat_spec
 from uvlab.gpu.deconvolution.cotton_schwab import cotton_schwab
 from uvlab.gpu.degridding import degrid
+from uvlab.gpu.gridders.dft import dirty_dft
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.registry import get_gridder
-from uvlab.gpu.imaging.dft import dirty_dft
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 PARAMS = GridParams.from_eps(1e-9)
 

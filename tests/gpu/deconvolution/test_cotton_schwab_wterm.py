@@ -16,7 +16,7 @@ from tests.support.oracles import dft_image, image_vis
 from tests.support.scenes import layout_uv
 from uvlab.gpu.deconvolution.cotton_schwab import cotton_schwab, major_cycle_pair
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
+from uvlab.gpu.image_spec import ARCSEC, ImageSpec
 
 N = 64
 

@@ -16,9 +16,9 @@ from uvlab.gpu.backend import to_numpy
 from uvlab.gpu.deconvolution.cotton_schwab import MajorCycle, major_cycle_pair
 from uvlab.gpu.deconvolution.driver import iter_clean, run_clean
 from uvlab.gpu.deconvolution.options import CleanOptions
+from uvlab.gpu.gridders.dft import dirty_dft
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.imaging.dft import dirty_dft
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 #: Point sources on pixels of a 64² image: (di, dj, Jy).
 SKY = [(0, 0, 1.0), (9, -5, 0.5), (-12, 10, 0.8), (15, 14, -0.3)]
@@ -143,7 +143,7 @@ def test_major_cycle_for_data_keeps_the_w_term_in_every_residual():
 
     from tests.support.oracles import image_vis
     from uvlab.gpu.deconvolution.inputs import major_cycle_for
-    from uvlab.gpu.imaging.spec import ARCSEC
+    from uvlab.gpu.image_spec import ARCSEC
     from uvlab.gpu.imaging.weighting import Weighting
 
     n = 64

@@ -24,7 +24,7 @@ from uvlab.gpu.gridders.cuda_grid import KernelConfig, plan_layout
 from uvlab.gpu.gridders.cuda_reference import emulate_dirty
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.registry import CATALOGUE, axis_plans, get_gridder
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.timing import StageTimer
 
 COMPRESSIBLE = [(n, p) for n, p in CASES if n != "conv"]

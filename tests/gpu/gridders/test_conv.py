@@ -8,7 +8,7 @@ from tests.support.scenes import PIXEL_SKY, layout_uv, meerkat_spec
 from uvlab.gpu.aliasing import error_map
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.registry import get_gridder
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.timing import StageTimer
 
 

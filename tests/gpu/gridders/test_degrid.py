@@ -20,7 +20,7 @@ from uvlab.gpu.gridders.cuda_rules import gpu_chain
 from uvlab.gpu.gridders.degrid import predict_conv
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.registry import DEGRIDDERS, algorithm, axis_plans, get_gridder
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 
 @pytest.fixture(scope="module")

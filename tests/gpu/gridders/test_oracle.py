@@ -12,7 +12,7 @@ import numpy as np
 from tests.support.oracles import C_LIGHT, dft_image, plain_dft, sky_vis
 from tests.support.paths import ARRAYS
 from tests.support.scenes import layout_uv, meerkat_spec
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 
 def test_dft_image_matches_plain_loop(rng):

@@ -14,7 +14,7 @@ from uvlab.gpu.aliasing import analytic_map
 from uvlab.gpu.gridders.conv import conv_axis
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.tables import TableTaps, gcf_taps
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 
 SPEC = ImageSpec(64, 1e-3)
 #: (kernel, S, β): S·β even and odd, kernels that vanish at ±S/2 and ones that do not.

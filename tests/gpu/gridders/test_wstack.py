@@ -13,7 +13,7 @@ from tests.support.oracles import image_vis
 from uvlab.gpu.gridders.conv import dirty
 from uvlab.gpu.gridders.degrid import predict_conv
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
+from uvlab.gpu.image_spec import ARCSEC, ImageSpec
 
 SPEC = ImageSpec(48, 90.0 * ARCSEC)  # a 1.2° field: w·(n − 1) of several radians
 

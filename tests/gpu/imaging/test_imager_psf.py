@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.imaging.imager import make_image, make_psf
-from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.imaging.weighting import Weighting
 
 N = 32

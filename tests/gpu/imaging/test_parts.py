@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from uvlab.gpu.gridders.registry import NAMES
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.imaging.imager import make_image
 from uvlab.gpu.imaging.parts import (
     PartImage,
@@ -22,7 +23,6 @@ from uvlab.gpu.imaging.parts import (
     needs_density,
     part_counts,
 )
-from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.imaging.weighting import Weighting
 
 N = 32

@@ -18,8 +18,8 @@ from uvlab.gpu import ducc_engine
 from uvlab.gpu.aliasing import error_map
 from uvlab.gpu.gridders.ducc import dirty as dirty_ducc
 from uvlab.gpu.gridders.params import GridParams
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.imaging.reuse import ImagingCache, fingerprint, select_samples
-from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.imaging.weighting import Weighting
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
+from uvlab.gpu.image_spec import ARCSEC, ImageSpec
 from uvlab.gpu.imaging.weighting import Weighting, imaging_weights
 
 

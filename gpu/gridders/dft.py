@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from uvlab.gpu.backend import get_xp
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.timing import timed
 
 

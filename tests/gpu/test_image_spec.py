@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec, cell_for_uvw, default_cell_rad
+from uvlab.gpu.image_spec import ARCSEC, ImageSpec, cell_for_uvw, default_cell_rad
 
 
 def test_axes_follow_design_convention():

@@ -1,7 +1,7 @@
 """The exact reference predict from a model image: a direct Fourier sum, in float64.
 
 ``V_k = Σ_{j,i} img[j, i]·exp(+2πi·(u_k·l_i + v_k·m_j))`` (DESIGN §1 without
-the w-term), the adjoint of :func:`uvlab.gpu.imaging.dft.dirty_dft`.
+the w-term), the adjoint of :func:`uvlab.gpu.gridders.dft.dirty_dft`.
 
 Two exact evaluations: for a dense image the sum is separable,
 ``V_k = Σ_i A[k, i]·(B @ img)[k, i]`` with ``A = exp(2πi u l_i)`` and
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from uvlab.gpu.backend import get_xp
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.timing import timed
 
 

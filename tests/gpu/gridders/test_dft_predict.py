@@ -5,9 +5,9 @@ import pytest
 
 from tests.support.oracles import image_vis
 from uvlab.gpu.backend import to_numpy
-from uvlab.gpu.imaging.dft import dirty_dft
-from uvlab.gpu.imaging.dft_predict import predict, predict_dft
-from uvlab.gpu.imaging.spec import ImageSpec
+from uvlab.gpu.gridders.dft import dirty_dft
+from uvlab.gpu.gridders.dft_predict import predict, predict_dft
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.timing import StageTimer
 
 SPEC = ImageSpec(24, 2e-3)

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from tests.support.oracles import plain_dft
-from uvlab.gpu.imaging.dft import dirty_dft
+from uvlab.gpu.gridders.dft import dirty_dft
+from uvlab.gpu.image_spec import ARCSEC, ImageSpec
 from uvlab.gpu.imaging.imager import ImagingError, make_image
-from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
 
 
 @pytest.mark.parametrize("wterm", [False, True])

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from uvlab.gpu.imaging.spec import (
+from uvlab.gpu.image_spec import (
     ARCSEC,
     ImageSpec,
     cell_for_uvw,
