@@ -90,7 +90,7 @@ def wide_psf_ms(job: Pass):
     Weighted on the N² image's uv cells (``density_npix`` = N) with the N² image's
     density totals, as :func:`~uvlab.gpu.deconvolution.inputs.wide_psf` weights it.
     """
-    from uvlab.gpu.imaging.spec import ImageSpec
+    from uvlab.gpu.image_spec import ImageSpec
 
     n = job.spec.npix
     wide = ImageSpec(2 * n, job.spec.cell_rad)

@@ -18,8 +18,8 @@ import numpy as np
 
 from uvlab.gpu.backend import get_xp, to_numpy
 from uvlab.gpu.deconvolution.inputs import major_cycle_for
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.imaging.parts import PartImage, part_weights
-from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.imaging.weighting import Weighting
 
 

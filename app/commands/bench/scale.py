@@ -123,7 +123,7 @@ def run(args) -> int:
 
     from uvlab.app.lab.imaging import lab_default_algorithm
     from uvlab.app.scale.ms_image import MSRead
-    from uvlab.gpu.imaging.spec import ARCSEC, ImageSpec
+    from uvlab.gpu.image_spec import ARCSEC, ImageSpec
     from uvlab.gpu.imaging.weighting import Weighting
 
     counts = args.workers

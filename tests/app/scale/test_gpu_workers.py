@@ -50,7 +50,7 @@ def _bus_id():
 def test_workers_on_several_gpus_image_as_the_cpu(tmp_path):
     from tests.support.ms_factory import make_ms
     from uvlab.app.scale.ms_image import MSRead, image_ms
-    from uvlab.gpu.imaging.spec import ImageSpec
+    from uvlab.gpu.image_spec import ImageSpec
     from uvlab.gpu.imaging.weighting import Weighting
 
     gpus = visible_gpus()

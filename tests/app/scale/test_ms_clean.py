@@ -19,8 +19,8 @@ from uvlab.app.scale.ms_clean import Pass, clean_ms
 from uvlab.app.scale.ms_image import MSRead, image_ms, row_chunks
 from uvlab.gpu.deconvolution.options import CleanOptions
 from uvlab.gpu.gridders.params import GridParams
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.imaging.imager import make_image
-from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.imaging.weighting import Weighting
 
 SPEC = ImageSpec(32, 2.0e-4)

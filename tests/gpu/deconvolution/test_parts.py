@@ -19,6 +19,7 @@ from tests.gpu.imaging.test_parts import SPEC, data
 from uvlab.gpu.deconvolution.inputs import major_cycle_for, wide_psf
 from uvlab.gpu.deconvolution.parts import residual_part
 from uvlab.gpu.gridders.params import GridParams
+from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.imaging.parts import (
     PartImage,
     density_totals,
@@ -26,7 +27,6 @@ from uvlab.gpu.imaging.parts import (
     part_counts,
     psf_part,
 )
-from uvlab.gpu.imaging.spec import ImageSpec
 from uvlab.gpu.imaging.weighting import Weighting
 
 BOUNDS = [0, 7, 8, 30, 59, 60]
