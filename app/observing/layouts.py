@@ -75,6 +75,7 @@ _BUILTINS: dict[str, _Builtin] = {
     "lofar.full": _Builtin("lofar.itrf.yaml"),
     "askap": _Builtin("askap.itrf.yaml"),
     "gmrt": _Builtin("gmrt.cfg"),
+    "skalow": _Builtin("skalow.geodetic.yaml"),
 }
 
 

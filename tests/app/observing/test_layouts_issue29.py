@@ -14,23 +14,34 @@ import numpy as np
 import pytest
 from astropy.coordinates import EarthLocation
 
+from uvlab.app.ms.subtables import telescope_name
 from uvlab.app.observing.layouts import list_layouts, load_layout
 from uvlab.app.observing.observation import ObservationSpec, simulate_observation
+from uvlab.app.observing.sites import find_observatory
 
 # name: (count, dish/station diameters in m, (min, max) baseline in km allowed,
 #        published (lon_deg, lat_deg) of the site, tolerance km, (min, max) antenna height m)
-# Longest baselines: LOFAR core ~3.5 km and Dutch array ~120 km (van Haarlem et al. 2013,
-# A&A 556, A2); ASKAP ~6 km (CSIRO); GMRT ~25 km (NCRA). Shortest: no two
-# stations overlap, so no baseline is shorter than a dish/station diameter.
-# Sites: LOFAR CS002 (lofarantpos stationinfo: 6.8693028 E, 52.9148472 N); ASKAP ak01
-# (ASKAPsoft cpingest: 116.6314243 E, -26.6970007); GMRT (19°05′47″N 74°02′59″E, NCRA).
+# Longest baselines: SKA-Low AA4 74 km (SKAO, "SKA-Low in numbers"); LOFAR core ~3.5 km
+# and Dutch array ~120 km (van Haarlem et al. 2013, A&A 556, A2); ASKAP ~6 km (CSIRO);
+# GMRT ~25 km (NCRA). Shortest: no two stations overlap, so no baseline is shorter than a
+# dish/station diameter.
+# Sites: SKA-Low's array centre (SKA-TEL-SKO-0000422: 116.7644482 E, -26.82472208);
+# LOFAR CS002 (lofarantpos stationinfo: 6.8693028 E, 52.9148472 N); ASKAP ak01 (ASKAPsoft
+# cpingest: 116.6314243 E, -26.6970007); GMRT (Wikipedia: 19°05′47″N 74°02′59″E).
 EXPECTED = {
-    "lofar.core": (48, {30.8}, (0.030, 4.0), (6.8693028, 52.9148472), 1.0, (30, 80)),
-    "lofar.full": (62, {30.8, 41.0}, (0.030, 130.0), (6.8693028, 52.9148472), 1.0, (20, 80)),
+    "skalow": (512, {38.0}, (0.038, 76.0), (116.7644482, -26.82472208), 0.1, (290, 400)),
+    "lofar.core": (48, {30.8}, (0.0308, 4.0), (6.8693028, 52.9148472), 1.0, (30, 80)),
+    "lofar.full": (62, {30.8, 41.0}, (0.0308, 130.0), (6.8693028, 52.9148472), 1.0, (20, 80)),
     "askap": (36, {12.0}, (0.012, 6.6), (116.6314243, -26.6970007), 2.0, (330, 400)),
     "gmrt": (30, {45.0}, (0.045, 27.0), (74.0497, 19.0964), 2.0, (600, 720)),
 }
-PUBLISHED_MAX_KM = {"lofar.core": 3.5, "lofar.full": 120.0, "askap": 6.0, "gmrt": 25.0}
+PUBLISHED_MAX_KM = {
+    "skalow": 74.0,
+    "lofar.core": 3.5,
+    "lofar.full": 120.0,
+    "askap": 6.0,
+    "gmrt": 25.0,
+}
 
 
 def _baseline_lengths_km(layout):
@@ -48,8 +59,19 @@ def _astropy_site_distance_km(layout, lon_deg, lat_deg):
     return float(np.linalg.norm(delta) / 1e3)
 
 
-def test_new_layouts_are_listed():
+def test_new_layouts_are_listed_and_named_as_casa_names_them():
     assert set(EXPECTED) <= set(list_layouts())
+    for name in EXPECTED:  # the MS's TELESCOPE_NAME is a row of CASA's Observatories table
+        assert find_observatory(telescope_name(name)) is not None, name
+
+
+def test_skalow_core_and_clusters():
+    names = load_layout("skalow").antenna_names
+    core = [n for n in names if n.startswith("C")]
+    assert core == [f"C{k}" for k in range(1, 225)]
+    clusters = {n.split("-")[0] for n in names if not n.startswith("C")}
+    assert clusters == {f"{arm}{k}" for arm in "ENS" for k in range(1, 17)}  # 3 arms x 16
+    assert len(names) - len(core) == 6 * len(clusters)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
