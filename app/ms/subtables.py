@@ -44,6 +44,10 @@ _TELESCOPES = (
     ("ngvla", "ngVLA"),
     ("hera", "HERA"),
     ("mwa", "MWA"),
+    ("lofar", "LOFAR"),
+    ("askap", "ASKAP"),
+    ("gmrt", "GMRT"),
+    ("skalow", "SKA-Low"),
 )
 
 _UNIX_EPOCH_MJD_S = 40587.0 * 86400.0

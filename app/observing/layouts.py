@@ -50,7 +50,9 @@ class _Builtin(NamedTuple):
 #: meerkat.cfg holds an older 80-dish design ("meerkat.design80"). HERA's site:
 #: pyuvdata's telescope location; MWA's: pyuvdata's and astropy's ``of_site('mwa')``
 #: (−26°42′11.94986″, 116°40′14.93485″, 377.827 m). MWA's "dish" is the 4.4 m
-#: side of a 4×4-dipole tile (1.1 m spacing).
+#: side of a 4×4-dipole tile (1.1 m spacing). LOFAR: HBA stations, "core" = the 48
+#: core sub-stations, "full" = those and the 14 remote stations (no international).
+#: Provenance of every file: its header and ``resources/arrays/README.md``.
 _BUILTINS: dict[str, _Builtin] = {
     "meerkat": _Builtin("skamid.geodetic.yaml", "meerkat"),
     "meerkat-plus": _Builtin("skamid.geodetic.yaml", "meerkat-plus"),
@@ -69,6 +71,11 @@ _BUILTINS: dict[str, _Builtin] = {
     "ngvla": _Builtin("ngvla-revD.main.cfg"),
     "hera": _Builtin("hera_ant_pos.csv", None, (21.428303826863, -30.721526120689, 1051.69), 14.0),
     "mwa": _Builtin("mwa_ant_pos.csv", None, (116.670815236111, -26.703319405556, 377.827), 4.4),
+    "lofar.core": _Builtin("lofar.itrf.yaml", "core"),
+    "lofar.full": _Builtin("lofar.itrf.yaml"),
+    "askap": _Builtin("askap.itrf.yaml"),
+    "gmrt": _Builtin("gmrt.cfg"),
+    "skalow": _Builtin("skalow.geodetic.yaml"),
 }
 
 
@@ -89,7 +96,7 @@ def _parse(text: str, suffix: str, source: str, name: str, spec: _Builtin) -> Ar
 
 
 def _stem(filename: str) -> str:
-    return re.sub(r"(\.geodetic)?\.(yaml|yml|cfg|csv)$", "", filename.lower())
+    return re.sub(r"(\.geodetic|\.itrf)?\.(yaml|yml|cfg|csv)$", "", filename.lower())
 
 
 def _builtin_key(key: str) -> str | None:
