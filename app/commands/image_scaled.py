@@ -120,11 +120,13 @@ def run(args) -> int:
     written, others = output_names(args)
     check_outputs([*written, *others], force=args.force)  # exit 2, before anything is read
     channels = parse_channels(args.channels)
-    source = MSRead(
-        args.ms, field_arg(args.field), args.spw, args.column, args.stokes,
-        None if channels is None else (channels.start, channels.stop),
-    )  # fmt: skip
-    meta = source.read((0, 1))  # the selection checked, its metadata, before any work
+    spws = args.spw if isinstance(args.spw, tuple) else (args.spw,)  # resolved by image.run
+    sources = [
+        MSRead(args.ms, field_arg(args.field), spw, args.column, args.stokes, channels)
+        for spw in spws
+    ]  # one per spectral window: tasks are each window's row chunks
+    metas = [s.read((0, 1)) for s in sources]  # each selection checked before any work
+    meta = metas[0]
     spec = ImageSpec(args.npix, args.cell_arcsec * ARCSEC)
     params = grid_params(args) if grids(args.algorithm) else None
     wt = weighting(args)
@@ -135,14 +137,15 @@ def run(args) -> int:
         density = args.npix if wt.scheme != "natural" else 0
         fixed = image_bytes(args.npix, args.algorithm, params, density_npix=density)
         share = float("inf") if memory is None else memory / nworkers
-        plan = chunk_rows(share, meta.nchan, len(meta.corr_names), fixed,
+        nchan = max(m.nchan for m in metas)
+        plan = chunk_rows(share, nchan, len(meta.corr_names), fixed,
                           what=f"a {args.npix}² image")  # fmt: skip
         rows = plan.rows
         print(f"uvlab image: {plan.describe()}")
     with cluster_client(args.scheduler, workers=args.workers, memory_bytes=memory) as client:
         print(f"uvlab image: {describe(client)}")
         res = image_ms(
-            client, source, spec, wt, chunk_rows=rows, algorithm=args.algorithm, params=params,
+            client, sources, spec, wt, chunk_rows=rows, algorithm=args.algorithm, params=params,
             device=args.device,
         )  # fmt: skip
     from pathlib import Path
@@ -154,8 +157,9 @@ def run(args) -> int:
     ra, dec = np.degrees(meta.ra0_rad) % 360.0, np.degrees(meta.dec0_rad)
     history = fits_history({
         "command": "image", "ms": meta.path, "field": f"{meta.field} {meta.field_name}",
-        "spw": meta.spw, "column": meta.column, "stokes": meta.stokes,
-        "channels": f"{args.channels or 'all'} ({meta.nchan} used)", "npix": spec.npix,
+        "spw": ",".join(str(m.spw) for m in metas), "column": meta.column,
+        "stokes": meta.stokes, "npix": spec.npix,
+        "channels": f"{args.channels or 'all'} ({sum(m.nchan for m in metas)} used)",
         "cell_arcsec": f"{spec.cell_arcsec:.6g}",
         "weighting": f"{wt.scheme} robust={wt.robust} taper_arcsec={wt.taper_arcsec}",
         "algorithm": args.algorithm, "params": params, "device": res.device,
@@ -163,8 +167,7 @@ def run(args) -> int:
         "chunks": f"{res.chunks} of {rows} rows",
     })  # fmt: skip
     common = dict(
-        freq_hz=float(meta.freq_hz.mean()), stokes=meta.stokes, history=history,
-        bandwidth_hz=float(meta.chan_width_hz * meta.nchan),
+        **_frequency_cards(metas, res), stokes=meta.stokes, history=history,
         observation=observation_cards(WorkCache().ms_info(args.ms), meta),
     )  # fmt: skip
     beam = psf_beam(res.psf, spec)
@@ -186,3 +189,12 @@ def run(args) -> int:
     for f in files:
         print(f"wrote {f}")
     return 0
+
+
+def _frequency_cards(metas, res) -> dict:
+    """CRVAL3 and CDELT3: one window's mean and width as ``uvlab image``'s, several windows'
+    imaging-weighted mean frequency and covered band (:mod:`uvlab.app.commands.image_spws`)."""
+    from uvlab.app.commands.image_spws import frequency_cards
+    from uvlab.app.ms.spw_set import SpwSet
+
+    return frequency_cards(metas[0] if len(metas) == 1 else SpwSet(tuple(metas)), res)

@@ -20,6 +20,7 @@ import argparse
 import math
 
 from uvlab.app.commands import validate as V
+from uvlab.app.commands.spw_args import spw_list
 from uvlab.app.lab.imaging import DEFAULT_NPIX
 
 NPIX_RANGE = (64, 4096)
@@ -30,7 +31,11 @@ def add_selection_args(p: argparse.ArgumentParser) -> None:
     """--field, --spw, --column, --stokes, --channels."""
     g = p.add_argument_group("selection")
     g.add_argument("--field", default="0", help="field id or name (default 0)")
-    g.add_argument("--spw", type=int, default=0, help="spectral window (default 0)")
+    g.add_argument(
+        "--spw", type=spw_list, metavar="N[,N...]",
+        help="spectral windows (default: every one of the field, imaged together as one "
+        "multi-frequency-synthesis image, as WSClean and tclean specmode='mfs')",
+    )  # fmt: skip
     g.add_argument("--column", default="DATA", help="DATA, CORRECTED_DATA or MODEL_DATA")
     g.add_argument(
         "--stokes",
