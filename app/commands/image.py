@@ -41,11 +41,11 @@ from uvlab.app.commands.ms_imaging import (
     WTERM_HINT_RAD,
     add_imaging_args,
     add_selection_args,
+    check_read_memory,
     choose_geometry,
     fits_history,
     grid_params,
     ms_selection,
-    ms_size,
     read_selected,
     row_selection_note,
     warn,
@@ -234,8 +234,8 @@ def run(args) -> int:
     cache = WorkCache()  # the read, kept for the image job
     with progress_bar("read") as bar:
         if several:  # one multi-frequency-synthesis image of every window
+            dish = check_read_memory(args)
             vd, t_read = read_spw_set(args, args.spw, cache, progress=bar)
-            dish = ms_size(args.ms)[2]
         else:
             vd, dish, t_read = read_selected(args, progress=bar, cache=cache)
     rows_note = row_selection_note(args, vd)

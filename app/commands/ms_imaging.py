@@ -351,18 +351,13 @@ def ms_selection(args):
     )  # fmt: skip
 
 
-def read_selected(args, algorithms=None, progress=None, cache=None):
-    """Check memory, then read the selection: returns (VisData, dish diameter, seconds).
+def check_read_memory(args, algorithms=None) -> float:
+    """Refuse (exit 1) a read, and with ``--npix`` its image, that memory cannot hold.
 
-    With ``--npix`` the imaging memory of each of ``algorithms`` (default
-    ``args.algorithm``) is checked too, before anything is read. The read is
-    the lab's MS source (:func:`uvlab.app.lab.ms_source.iter_measurement_set`),
-    the window's; ``cache`` (a :class:`~uvlab.app.lab.samples.WorkCache`)
-    keeps what was read for a job run on it next.
+    Every row of the MS at its largest window's channels is counted (the bound for one
+    window, and for several read side by side). Returns the median dish diameter (m, 0
+    when unknown).
     """
-    from uvlab.app.lab.imaging import ImagingOptions
-    from uvlab.app.lab.jobs import JobRequest
-    from uvlab.app.lab.sources import read_samples
     from uvlab.app.runtime.memory import check_memory, imaging_estimate, read_estimate
 
     nrow, nchan, dish = ms_size(args.ms)
@@ -376,6 +371,23 @@ def read_selected(args, algorithms=None, progress=None, cache=None):
         )
     what = f"a {args.npix}² image of" if args.npix else "reading"
     check_memory(est, f"{what} {args.ms} ({nrow} rows × {nchan} channels)")
+    return dish
+
+
+def read_selected(args, algorithms=None, progress=None, cache=None):
+    """Check memory, then read the selection: returns (VisData, dish diameter, seconds).
+
+    With ``--npix`` the imaging memory of each of ``algorithms`` (default
+    ``args.algorithm``) is checked too, before anything is read. The read is
+    the lab's MS source (:func:`uvlab.app.lab.ms_source.iter_measurement_set`),
+    the window's; ``cache`` (a :class:`~uvlab.app.lab.samples.WorkCache`)
+    keeps what was read for a job run on it next.
+    """
+    from uvlab.app.lab.imaging import ImagingOptions
+    from uvlab.app.lab.jobs import JobRequest
+    from uvlab.app.lab.sources import read_samples
+
+    dish = check_read_memory(args, algorithms)
     request = JobRequest(
         "ms",
         ImagingOptions(npix=args.npix or DEFAULT_NPIX, cell_arcsec=args.cell_arcsec),
