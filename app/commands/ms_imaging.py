@@ -20,7 +20,6 @@ import argparse
 import math
 
 from uvlab.app.commands import validate as V
-from uvlab.app.commands.spw_args import spw_list
 from uvlab.app.lab.imaging import DEFAULT_NPIX
 
 NPIX_RANGE = (64, 4096)
@@ -81,6 +80,19 @@ def add_row_selection_args(g) -> None:
         help="re-phase to this J2000 centre (uvw rotated as CASA's phaseshift): degrees or "
         "12:34:56.7 -30:12:00 / 12h34m56.7s -30d12m00s; the image is centred on it",
     )  # fmt: skip
+
+
+def spw_list(text: str) -> tuple[int, ...]:
+    """``--spw`` type: ``"N[,N...]"`` → the windows, each an integer ≥ 0, without repeats."""
+    out: list[int] = []
+    for word in text.replace(" ", "").split(","):
+        if not word.isdigit():
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: expected window numbers from 0, e.g. 1 or 0,2"
+            )
+        if int(word) not in out:
+            out.append(int(word))
+    return tuple(out)
 
 
 def timerange_arg(text: str) -> str:

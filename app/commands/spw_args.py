@@ -1,5 +1,8 @@
 """``--spw``: which spectral windows ``uvlab image`` and ``uvlab compare`` read.
 
+The option itself (:func:`~uvlab.app.commands.ms_imaging.spw_list`) is
+:mod:`uvlab.app.commands.ms_imaging`'s, with the other selection options.
+
 Without ``--spw`` every window holding rows of the field is read, and ``uvlab image``
 makes one multi-frequency-synthesis image of them all (WSClean's default, tclean's
 ``specmode='mfs'``); ``--spw 1`` or ``--spw 0,2`` chooses. An unknown window is a usage
@@ -7,21 +10,6 @@ error (exit 2) naming ``--spw`` and listing those the MS holds.
 """
 
 from __future__ import annotations
-
-import argparse
-
-
-def spw_list(text: str) -> tuple[int, ...]:
-    """``--spw`` type: ``"N[,N...]"`` → the windows, each an integer ≥ 0, without repeats."""
-    out: list[int] = []
-    for word in text.replace(" ", "").split(","):
-        if not word.isdigit():
-            raise argparse.ArgumentTypeError(
-                f"{text!r}: expected window numbers from 0, e.g. 1 or 0,2"
-            )
-        if int(word) not in out:
-            out.append(int(word))
-    return tuple(out)
 
 
 def resolve_spws(args) -> tuple[int, ...]:
