@@ -236,3 +236,19 @@ def test_copy_is_untouched(spw_ms, tmp_path):
     before = tree_digest(dst)
     _image(dst, tmp_path / "ro", "--algorithm", "dft")
     assert tree_digest(dst) == before
+
+
+def test_expected_noise_counts_every_window(spw_ms, tmp_path):
+    """σ = √(Σ w²/d) / Σ w over every window's samples (d the data weights, w the imaging's)."""
+    import re
+
+    code, out, err = run_cli("image", "--ms", spw_ms, *IMAGE, "--weighting", "uniform",
+                             "--algorithm", "dft", "--out", tmp_path / "n")  # fmt: skip
+    assert code == 0, err
+    s = _samples(spw_ms)
+    w = _imaging_weights(s, "uniform")
+    sigma = np.sqrt((w * w / s["w"]).sum()) / w.sum()
+    got = re.search(r"noise: expected ([0-9.]+) mJy/beam .*N = (\d+)\)", out)
+    assert got, out
+    assert float(got[1]) * 1e-3 == pytest.approx(sigma, rel=5e-3)
+    assert int(got[2]) == s["w"].size
