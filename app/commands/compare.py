@@ -162,7 +162,13 @@ def _from_ms(args, algorithms):
     import numpy as np
 
     from uvlab.app.commands.ms_imaging import read_selected
+    from uvlab.app.commands.spw_args import resolve_spws
 
+    spws = resolve_spws(args)  # exit 2 for an unknown --spw
+    if len(spws) > 1:
+        _usage(args, f"--spw: {args.ms} holds spectral windows {','.join(map(str, spws))} of "
+               "the field; compare images one (give --spw N; uvlab image makes one image of "
+               "all)")  # fmt: skip
     vd, dish, _ = read_selected(args, algorithms=algorithms)
     vis = vd.vis.astype(np.complex64 if args.precision == "single" else np.complex128)
     label = f"{vd.path}, field {vd.field_name}, spw {vd.spw}, {vd.column}, Stokes {vd.stokes}"

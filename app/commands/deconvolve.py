@@ -42,9 +42,11 @@ def clean(
 
     Parameters
     ----------
-    data : VisData or Samples
+    data : VisData, Samples or SpwSet
         ``uvw``, ``freq_hz``, ``vis``, ``weight``, ``flag``: Cotton–Schwab's visibilities
-        (:func:`~uvlab.gpu.deconvolution.inputs.major_cycle_for`); unused by Högbom.
+        (:func:`~uvlab.gpu.deconvolution.inputs.major_cycle_for`), or ``parts`` of them,
+        one per spectral window (:func:`~uvlab.gpu.deconvolution.inputs.major_cycle_of_parts`);
+        unused by Högbom.
     spec : ImageSpec
     dirty : (N, N) float
         The dirty image (Jy/beam).
@@ -62,7 +64,11 @@ def clean(
 
     xp = get_xp(device=device)
     major = None
-    if opts.deconvolver == "cotton-schwab":
+    if opts.deconvolver == "cotton-schwab" and hasattr(data, "parts"):  # several windows
+        from uvlab.gpu.deconvolution.inputs import major_cycle_of_parts
+
+        major = major_cycle_of_parts(data.parts, spec, weighting, algorithm, params, xp)
+    elif opts.deconvolver == "cotton-schwab":
         from uvlab.gpu.deconvolution.inputs import major_cycle_for
 
         major = major_cycle_for(data, spec, weighting, algorithm, params, xp)

@@ -41,6 +41,7 @@ from uvlab.app.commands.ms_imaging import (
     WTERM_HINT_RAD,
     add_imaging_args,
     add_selection_args,
+    check_read_memory,
     choose_geometry,
     fits_history,
     grid_params,
@@ -196,6 +197,14 @@ def run(args) -> int:
 
     from uvlab.app.commands import image_scaled
     from uvlab.app.commands.clean_args import check_options, clean_options
+    from uvlab.app.commands.image_spws import (
+        clean_psf,
+        frequency_cards,
+        geometry_inputs,
+        image_spw_set,
+        unflagged,
+    )
+    from uvlab.app.commands.spw_args import read_spw_set, resolve_spws
     from uvlab.app.lab.imaging import lab_default_algorithm
     from uvlab.app.lab.live import run_job
     from uvlab.app.lab.samples import WorkCache
@@ -207,6 +216,7 @@ def run(args) -> int:
     complaint = check_options(args)
     if complaint:
         args.parser.error(complaint)  # exit 2, before anything is read
+    several = len(resolve_spws(args)) > 1  # exit 2 for an unknown --spw
     if image_scaled.wanted(args):  # row chunks over a Dask cluster
         return image_scaled.run(args)
     size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing
@@ -223,20 +233,24 @@ def run(args) -> int:
     wt = weighting(args)
     cache = WorkCache()  # the read, kept for the image job
     with progress_bar("read") as bar:
-        vd, dish, t_read = read_selected(args, progress=bar, cache=cache)
+        if several:  # one multi-frequency-synthesis image of every window
+            dish = check_read_memory(args)
+            vd, t_read = read_spw_set(args, args.spw, cache, progress=bar)
+        else:
+            vd, dish, t_read = read_selected(args, progress=bar, cache=cache)
     rows_note = row_selection_note(args, vd)
     if rows_note:
         print(rows_note)
-    spec, rule = choose_geometry(vd.uvw, vd.freq_hz, vd.flag, dish, args.npix, args.cell_arcsec)
+    spec, rule = choose_geometry(*geometry_inputs(vd), dish, args.npix, args.cell_arcsec)
     from uvlab.app.commands.clean_mask import output_mask, square_mask
 
     w_out, h_out = size or (spec.npix, spec.npix)
     clean_mask = square_mask(output_mask(args, w_out, h_out), spec.npix)  # before any write
-    phase = wterm_phase_rad(vd.uvw, vd.freq_hz, vd.flag, spec)
+    phase = wterm_phase_rad(*geometry_inputs(vd), spec)
     if phase > WTERM_HINT_RAD and not args.wstack:
         warn(args, f"the w-term's phase reaches {phase:.2g} rad at the image corner: "
              "sources away from the centre are smeared; --wstack corrects it")  # fmt: skip
-    nvis = int(np.count_nonzero(~vd.flag))
+    nvis = unflagged(vd)
     need = imaging_estimate(spec.npix, args.algorithm, params, nvis=nvis)
     what = f"a {spec.npix}² image with {args.algorithm}"
     if args.niter > 0:  # CLEAN's PSF of side 2N, its images, Cotton–Schwab's copies
@@ -245,13 +259,15 @@ def run(args) -> int:
         )
         what += f" and {args.deconvolver} CLEAN"
     check_memory(need, what)
-    res = run_job(image_request(args, spec), cache)  # the lab's image task, the window's
+    if several:
+        res = image_spw_set(args, vd, spec, params, wt)
+    else:
+        res = run_job(image_request(args, spec), cache)  # the lab's image task, the window's
     clean = None
     if args.niter > 0:  # all of it before the first file is written
         from uvlab.app.commands.deconvolve import clean as run_clean
-        from uvlab.app.commands.deconvolve import wide_psf
 
-        psf2 = wide_psf(vd, spec, wt, args.algorithm, params, res.device)
+        psf2 = clean_psf(vd, spec, wt, args.algorithm, params, res.device)
         clean = run_clean(vd, spec, res.dirty, psf2, clean_options(args), params, wt, res.device,
                           algorithm=args.algorithm, mask=clean_mask)  # fmt: skip
     prefix = Path(args.out)
@@ -260,10 +276,9 @@ def run(args) -> int:
     ra, dec = np.degrees(vd.ra0_rad) % 360.0, np.degrees(vd.dec0_rad)
     history = _history(args, vd, spec, rule, size, rows_note, params, wt, res, clean)
     common = dict(
-        freq_hz=float(vd.freq_hz.mean()),
+        **frequency_cards(vd, res),
         stokes=vd.stokes,
         history=history,
-        bandwidth_hz=float(vd.chan_width_hz * vd.nchan),
         observation=observation_cards(cache.ms_info(args.ms), vd),
         cropped=size is not None,
     )
@@ -318,13 +333,14 @@ def _print_summary(args, spec, size, rule, res, vd, wt, clean) -> None:
 def _history(args, vd, spec, rule, size, rows_note, params, wt, res, clean) -> dict:
     """The FITS history of ``uvlab image``: every parameter of the run, and CLEAN's outcome."""
     from uvlab.app.commands.clean_args import clean_opts_text
+    from uvlab.app.commands.image_spws import spw_history
 
     return fits_history(
         {
             "command": "image",
             "ms": vd.path,
             "field": f"{vd.field} {vd.field_name}",
-            "spw": vd.spw,
+            "spw": spw_history(vd, res),
             "column": vd.column,
             "stokes": vd.stokes,
             "channels": f"{args.channels or 'all'} ({vd.nchan} used)",

@@ -142,7 +142,12 @@ def expected_noise_line(vd, spec, weighting, dirty) -> str:
     measured = f"measured RMS {format_jy(mad_sigma(dirty))}/beam (MAD of the dirty image)"
     if vd.weight_source == "unit":
         return f"noise: no expected value (no WEIGHT or SIGMA in the MS), {measured}"
-    sigma, n = expected_image_sigma(vd.uvw, vd.freq_hz, vd.weight, vd.flag, spec, weighting)
+    if hasattr(vd, "parts"):  # several spectral windows
+        from uvlab.app.ms.expected_noise import expected_sigma_of_parts
+
+        sigma, n = expected_sigma_of_parts(vd.parts, spec, weighting)
+    else:
+        sigma, n = expected_image_sigma(vd.uvw, vd.freq_hz, vd.weight, vd.flag, spec, weighting)
     return (
         f"noise: expected {format_jy(sigma)}/beam (√Σw²σ²/Σw, {weighting.scheme} weighting, "
         f"σ from {vd.weight_source}, N = {n}), {measured}"

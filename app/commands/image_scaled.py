@@ -120,11 +120,13 @@ def run(args) -> int:
     written, others = output_names(args)
     check_outputs([*written, *others], force=args.force)  # exit 2, before anything is read
     channels = parse_channels(args.channels)
-    source = MSRead(
-        args.ms, field_arg(args.field), args.spw, args.column, args.stokes,
-        None if channels is None else (channels.start, channels.stop),
-    )  # fmt: skip
-    meta = source.read((0, 1))  # the selection checked, its metadata, before any work
+    spws = args.spw if isinstance(args.spw, tuple) else (args.spw,)  # resolved by image.run
+    sources = [
+        MSRead(args.ms, field_arg(args.field), spw, args.column, args.stokes, channels)
+        for spw in spws
+    ]  # one per spectral window: tasks are each window's row chunks
+    metas = [s.read((0, 1)) for s in sources]  # each selection checked before any work
+    meta = metas[0]
     mask = _clean_mask(args)  # a bad mask is refused before any work too
     spec = ImageSpec(args.npix, args.cell_arcsec * ARCSEC)
     params = grid_params(args) if grids(args.algorithm) else None
@@ -138,7 +140,8 @@ def run(args) -> int:
         fixed = image_bytes(args.npix, args.algorithm, params, density_npix=density,
                             clean=args.niter > 0)  # fmt: skip
         share = float("inf") if memory is None else memory / nworkers
-        plan = chunk_rows(share, meta.nchan, len(meta.corr_names), fixed,
+        nchan = max(m.nchan for m in metas)
+        plan = chunk_rows(share, nchan, len(meta.corr_names), fixed,
                           what=f"a {args.npix}² image")  # fmt: skip
         rows = plan.rows
         print(f"uvlab image: {plan.describe()}")
@@ -148,10 +151,10 @@ def run(args) -> int:
         gpu_note = f", on GPUs {','.join(gpus)}" if gpus else ""
         print(f"uvlab image: {describe(client)}{gpu_note}")
         res = image_ms(
-            client, source, spec, wt, chunk_rows=rows, algorithm=args.algorithm, params=params,
+            client, sources, spec, wt, chunk_rows=rows, algorithm=args.algorithm, params=params,
             device=args.device,
         )  # fmt: skip
-        clean = _clean(args, client, source, spec, wt, res, rows, params, mask)
+        clean = _clean(args, client, sources, spec, wt, res, rows, params, mask)
     from pathlib import Path
 
     import numpy as np
@@ -161,8 +164,9 @@ def run(args) -> int:
     ra, dec = np.degrees(meta.ra0_rad) % 360.0, np.degrees(meta.dec0_rad)
     history = fits_history({
         "command": "image", "ms": meta.path, "field": f"{meta.field} {meta.field_name}",
-        "spw": meta.spw, "column": meta.column, "stokes": meta.stokes,
-        "channels": f"{args.channels or 'all'} ({meta.nchan} used)", "npix": spec.npix,
+        "spw": ",".join(str(m.spw) for m in metas), "column": meta.column,
+        "stokes": meta.stokes, "npix": spec.npix,
+        "channels": f"{args.channels or 'all'} ({sum(m.nchan for m in metas)} used)",
         "cell_arcsec": f"{spec.cell_arcsec:.6g}",
         "weighting": f"{wt.scheme} robust={wt.robust} taper_arcsec={wt.taper_arcsec}",
         "algorithm": args.algorithm, "params": params, "device": res.device,
@@ -173,8 +177,7 @@ def run(args) -> int:
             f"{clean.cycles} cycles, stopped by {clean.stop_reason}"}),
     })  # fmt: skip
     common = dict(
-        freq_hz=float(meta.freq_hz.mean()), stokes=meta.stokes, history=history,
-        bandwidth_hz=float(meta.chan_width_hz * meta.nchan),
+        **_frequency_cards(metas, res), stokes=meta.stokes, history=history,
         observation=observation_cards(WorkCache().ms_info(args.ms), meta),
     )  # fmt: skip
     beam = clean.beam if clean is not None else psf_beam(res.psf, spec)
@@ -230,7 +233,7 @@ def _clean_mask(args):
     return output_mask(args, args.npix, args.npix)
 
 
-def _clean(args, client, source, spec, wt, res, rows, params, mask):
+def _clean(args, client, sources, spec, wt, res, rows, params, mask):
     """``--niter``'s CLEAN over the cluster (:mod:`uvlab.app.scale.ms_clean`), restored; None
     without it. The minor cycles run here, every pass over the data on the workers."""
     if not args.niter or args.niter <= 0:
@@ -239,10 +242,21 @@ def _clean(args, client, source, spec, wt, res, rows, params, mask):
     from uvlab.app.commands.deconvolve import restored_result
     from uvlab.app.scale.ms_clean import Pass, clean_ms
 
-    job = Pass(client, source, spec, wt, res.totals, rows, args.algorithm, params, args.device)
+    job = Pass(
+        client, tuple(sources), spec, wt, res.totals, rows, args.algorithm, params, args.device
+    )
     t0 = time.perf_counter()
     out, psf, major = clean_ms(job, res.dirty, clean_options(args), mask=mask)
     res.timing["clean"] = time.perf_counter() - t0
     if major is not None:
         res.timing["major cycles (read + degrid + grid)"] = major.seconds
     return restored_result(out, psf, spec.cell_rad)
+
+
+def _frequency_cards(metas, res) -> dict:
+    """CRVAL3 and CDELT3: one window's mean and width as ``uvlab image``'s, several windows'
+    imaging-weighted mean frequency and covered band (:mod:`uvlab.app.commands.image_spws`)."""
+    from uvlab.app.commands.image_spws import frequency_cards
+    from uvlab.app.ms.spw_set import SpwSet
+
+    return frequency_cards(metas[0] if len(metas) == 1 else SpwSet(tuple(metas)), res)

@@ -30,7 +30,11 @@ def add_selection_args(p: argparse.ArgumentParser) -> None:
     """--field, --spw, --column, --stokes, --channels."""
     g = p.add_argument_group("selection")
     g.add_argument("--field", default="0", help="field id or name (default 0)")
-    g.add_argument("--spw", type=int, default=0, help="spectral window (default 0)")
+    g.add_argument(
+        "--spw", type=spw_list, metavar="N[,N...]",
+        help="spectral windows (default: every one of the field, imaged together as one "
+        "multi-frequency-synthesis image, as WSClean and tclean specmode='mfs')",
+    )  # fmt: skip
     g.add_argument("--column", default="DATA", help="DATA, CORRECTED_DATA or MODEL_DATA")
     g.add_argument(
         "--stokes",
@@ -76,6 +80,19 @@ def add_row_selection_args(g) -> None:
         help="re-phase to this J2000 centre (uvw rotated as CASA's phaseshift): degrees or "
         "12:34:56.7 -30:12:00 / 12h34m56.7s -30d12m00s; the image is centred on it",
     )  # fmt: skip
+
+
+def spw_list(text: str) -> tuple[int, ...]:
+    """``--spw`` type: ``"N[,N...]"`` → the windows, each an integer ≥ 0, without repeats."""
+    out: list[int] = []
+    for word in text.replace(" ", "").split(","):
+        if not word.isdigit():
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: expected window numbers from 0, e.g. 1 or 0,2"
+            )
+        if int(word) not in out:
+            out.append(int(word))
+    return tuple(out)
 
 
 def timerange_arg(text: str) -> str:
@@ -346,18 +363,13 @@ def ms_selection(args):
     )  # fmt: skip
 
 
-def read_selected(args, algorithms=None, progress=None, cache=None):
-    """Check memory, then read the selection: returns (VisData, dish diameter, seconds).
+def check_read_memory(args, algorithms=None) -> float:
+    """Refuse (exit 1) a read, and with ``--npix`` its image, that memory cannot hold.
 
-    With ``--npix`` the imaging memory of each of ``algorithms`` (default
-    ``args.algorithm``) is checked too, before anything is read. The read is
-    the lab's MS source (:func:`uvlab.app.lab.ms_source.iter_measurement_set`),
-    the window's; ``cache`` (a :class:`~uvlab.app.lab.samples.WorkCache`)
-    keeps what was read for a job run on it next.
+    Every row of the MS at its largest window's channels is counted (the bound for one
+    window, and for several read side by side). Returns the median dish diameter (m, 0
+    when unknown).
     """
-    from uvlab.app.lab.imaging import ImagingOptions
-    from uvlab.app.lab.jobs import JobRequest
-    from uvlab.app.lab.sources import read_samples
     from uvlab.app.runtime.memory import check_memory, imaging_estimate, read_estimate
 
     nrow, nchan, dish = ms_size(args.ms)
@@ -371,6 +383,23 @@ def read_selected(args, algorithms=None, progress=None, cache=None):
         )
     what = f"a {args.npix}² image of" if args.npix else "reading"
     check_memory(est, f"{what} {args.ms} ({nrow} rows × {nchan} channels)")
+    return dish
+
+
+def read_selected(args, algorithms=None, progress=None, cache=None):
+    """Check memory, then read the selection: returns (VisData, dish diameter, seconds).
+
+    With ``--npix`` the imaging memory of each of ``algorithms`` (default
+    ``args.algorithm``) is checked too, before anything is read. The read is
+    the lab's MS source (:func:`uvlab.app.lab.ms_source.iter_measurement_set`),
+    the window's; ``cache`` (a :class:`~uvlab.app.lab.samples.WorkCache`)
+    keeps what was read for a job run on it next.
+    """
+    from uvlab.app.lab.imaging import ImagingOptions
+    from uvlab.app.lab.jobs import JobRequest
+    from uvlab.app.lab.sources import read_samples
+
+    dish = check_read_memory(args, algorithms)
     request = JobRequest(
         "ms",
         ImagingOptions(npix=args.npix or DEFAULT_NPIX, cell_arcsec=args.cell_arcsec),

@@ -37,3 +37,24 @@ def expected_image_sigma(uvw, freq_hz, weight, flag, spec, weighting) -> tuple[f
     if not total > 0:
         return math.nan, 0
     return math.sqrt(float((w * w / d).sum())) / total, int(d.size)
+
+
+def expected_sigma_of_parts(parts, spec, weighting) -> tuple[float, int]:
+    """:func:`expected_image_sigma` of several spectral windows imaged as one.
+
+    The imaging weights are the whole band's (:func:`~uvlab.gpu.imaging.mfs.mfs_weights`:
+    uniform and Briggs count every window's samples in a uv cell).
+    """
+    from uvlab.gpu.imaging.mfs import mfs_weights
+
+    num = total = 0.0
+    n = 0
+    for p, w in zip(parts, mfs_weights(parts, spec, weighting), strict=True):
+        d = np.broadcast_to(np.asarray(p.weight, dtype=np.float64), w.shape)
+        used = w > 0
+        num += float((w[used] ** 2 / d[used]).sum())
+        total += float(w[used].sum())
+        n += int(np.count_nonzero(used))
+    if not total > 0:
+        return math.nan, 0
+    return math.sqrt(num) / total, n

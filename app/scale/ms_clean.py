@@ -30,7 +30,7 @@ class Pass:
     """What every pass over the chunks shares: the cluster, the data and the imaging."""
 
     client: object
-    source: MSRead
+    source: MSRead | tuple[MSRead, ...]
     spec: object
     weighting: object
     totals: object
@@ -40,8 +40,10 @@ class Pass:
     device: str = "cpu"
 
     @property
-    def chunks(self) -> list[tuple[int, int]]:
-        return row_chunks(self.source.count(), self.chunk_rows)
+    def chunks(self) -> list[tuple[MSRead, tuple[int, int]]]:
+        """(source, rows) of every chunk: each spectral window's row chunks."""
+        sources = (self.source,) if isinstance(self.source, MSRead) else self.source
+        return [(s, rows) for s in sources for rows in row_chunks(s.count(), self.chunk_rows)]
 
     @property
     def xp(self):
@@ -55,18 +57,20 @@ class Pass:
         return 2 * max(1, len(self.client.scheduler_info().get("workers", {})))
 
     def run(self, fn, *, spec=None, weighting=None, **kwargs):
-        """Σ of ``fn(rows, …)`` over the chunks (a :class:`~uvlab.gpu.imaging.parts.PartImage`);
-        ``spec`` and ``weighting`` default to the imaging's."""
+        """Σ of ``fn((source, rows), …)`` over the chunks, a
+        :class:`~uvlab.gpu.imaging.parts.PartImage`; ``spec`` and ``weighting`` default to
+        the imaging's."""
         return stream_sum(
-            self.client, fn, self.chunks, window=self.window, source=self.source,
-            spec=spec or self.spec, weighting=weighting or self.weighting, totals=self.totals,
+            self.client, fn, self.chunks, window=self.window, spec=spec or self.spec,
+            weighting=weighting or self.weighting, totals=self.totals,
             algorithm=self.algorithm, params=self.params, device=self.device, **kwargs,
         )  # fmt: skip
 
 
-def _psf(rows, *, source, spec, weighting, totals, algorithm, params, device):
+def _psf(chunk, *, spec, weighting, totals, algorithm, params, device):
     from uvlab.gpu.imaging.parts import psf_part
 
+    source, rows = chunk
     vd = source.read(rows)
     return psf_part(
         vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, totals,
@@ -74,9 +78,10 @@ def _psf(rows, *, source, spec, weighting, totals, algorithm, params, device):
     )  # fmt: skip
 
 
-def _residual(rows, *, source, spec, weighting, totals, model, algorithm, params, device):
+def _residual(chunk, *, spec, weighting, totals, model, algorithm, params, device):
     from uvlab.gpu.deconvolution.parts import residual_part
 
+    source, rows = chunk
     vd = source.read(rows)
     return residual_part(
         vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, totals, model,

@@ -10,6 +10,10 @@ divides once. Uniform and Briggs weighting take a first pass over the chunks for
 the density of all the data (:func:`uvlab.gpu.imaging.parts.part_counts`), whose
 totals every task of the second pass receives. No process ever holds the whole
 selection: a worker holds its chunk and the image-sized part.
+
+Several spectral windows (one :class:`MSRead` each) make one multi-frequency-synthesis
+image: the tasks are the windows' row chunks, every one imaged at its own window's
+frequencies with the density of all the windows (:mod:`uvlab.gpu.imaging.mfs`).
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ class PartsImage:
     algorithm: str
     device: str
     timing: dict = field(default_factory=dict)
+    mean_freq_hz: float = float("nan")
     #: The density totals (a future on the cluster) for uniform and Briggs, else None:
     #: what every later pass over the same data (CLEAN's) weights with.
     totals: object = None
@@ -73,16 +78,18 @@ def row_chunks(nrow: int, rows: int) -> list[tuple[int, int]]:
     return [(a, min(a + rows, nrow)) for a in range(0, nrow, rows)]
 
 
-def _counts(rows, *, source: MSRead, spec, weighting):
+def _counts(chunk, *, spec, weighting):
     from uvlab.gpu.imaging.parts import part_counts
 
+    source, rows = chunk
     vd = source.read(rows)
     return part_counts(vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting)
 
 
-def _image(rows, *, source: MSRead, spec, weighting, totals, algorithm, params, device, psf):
+def _image(chunk, *, spec, weighting, totals, algorithm, params, device, psf):
     from uvlab.gpu.imaging.parts import image_part
 
+    source, rows = chunk
     vd = source.read(rows)
     return image_part(
         vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, totals,
@@ -129,34 +136,37 @@ def stream_sum(client, fn, chunks, *, window: int, **kwargs):
 
 
 def image_ms(
-    client, source: MSRead, spec, weighting, *, chunk_rows: int, algorithm: str = "conv",
+    client, source, spec, weighting, *, chunk_rows: int, algorithm: str = "conv",
     params=None, device: str = "cpu", psf: bool = True,
 ) -> PartsImage:  # fmt: skip
     """Image ``source`` in chunks of ``chunk_rows`` rows on ``client``'s cluster.
 
-    Equal to :func:`~uvlab.gpu.imaging.imager.make_image` of the whole selection read
-    at once, to rounding. Raises ``ValueError`` when nothing is left to image.
+    ``source`` is an :class:`MSRead` or a sequence of them (spectral windows, one
+    image of all). Equal to :func:`~uvlab.gpu.imaging.imager.make_image` of the whole
+    selection read at once (:func:`~uvlab.gpu.imaging.mfs.mfs_image` of the windows),
+    to rounding. Raises ``ValueError`` when nothing is left to image.
     """
     from uvlab.gpu.imaging.parts import density_totals, needs_density
 
     timing: dict[str, float] = {}
-    chunks = row_chunks(source.count(), chunk_rows)
+    sources = (source,) if isinstance(source, MSRead) else tuple(source)
+    chunks = [(s, rows) for s in sources for rows in row_chunks(s.count(), chunk_rows)]
     window = 2 * max(1, len(client.scheduler_info().get("workers", {})))
     totals = None
     if needs_density(weighting):
         t0 = time.perf_counter()
-        counts = stream_sum(client, _counts, chunks, window=window, source=source, spec=spec,
+        counts = stream_sum(client, _counts, chunks, window=window, spec=spec,
                             weighting=weighting)  # fmt: skip
         totals = client.scatter(density_totals(counts), broadcast=True)
         timing["read + density"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     total = stream_sum(
-        client, _image, chunks, window=window, source=source, spec=spec, weighting=weighting,
+        client, _image, chunks, window=window, spec=spec, weighting=weighting,
         totals=totals, algorithm=algorithm, params=params, device=device, psf=psf,
     )  # fmt: skip
     timing["read + grid"] = time.perf_counter() - t0
     dirty, psf_img = total.normalised()
     return PartsImage(
         dirty, psf_img, total.sum_weights, total.nvis, len(chunks), algorithm, device, timing,
-        totals,
+        total.mean_freq_hz, totals,
     )  # fmt: skip

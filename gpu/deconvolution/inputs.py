@@ -65,3 +65,60 @@ def major_cycle_for(data, spec, weighting, algorithm: str, params, xp) -> MajorC
     grid, degrid_fn = major_cycle_pair(algorithm, params, xp)
     w_lambda = s.w if params is not None and params.wstack else None
     return MajorCycle(s.u, s.v, vis, w, spec, grid, degrid_fn, w=w_lambda)
+
+
+def wide_psf_of_parts(parts, spec, weighting, algorithm: str, params, device: str, totals=None):
+    """:func:`wide_psf` of several parts imaged as one (spectral windows, as in ``mfs``).
+
+    Each part's samples carry the whole band's imaging weights on the N² image's density
+    cells (``totals``: :func:`~uvlab.gpu.imaging.mfs.mfs_totals` on ``spec``); the parts'
+    PSFs are summed with their Σw and divided once, as the dirty image was.
+
+    Returns
+    -------
+    (2N, 2N) float64 NumPy array, peak 1 at ``[N, N]``.
+    """
+    from uvlab.gpu.image_spec import ImageSpec
+    from uvlab.gpu.imaging.imager import make_psf
+    from uvlab.gpu.imaging.mfs import mfs_weights
+    from uvlab.gpu.imaging.weighting import Weighting
+
+    spec2 = ImageSpec(2 * spec.npix, spec.cell_rad)
+    wt2 = replace(weighting, density_npix=spec.npix)  # the density cells of the N² image
+    total, wsum = None, 0.0
+    for p, wts in zip(parts, mfs_weights(parts, spec2, wt2, totals), strict=True):
+        s = float(wts.sum())
+        if not s > 0:
+            continue
+        psf = make_psf(
+            p.uvw, p.freq_hz, p.vis, wts, spec2, flag=p.flag, weighting=Weighting(),
+            algorithm=algorithm, params=params, device=device,
+        ) * s  # fmt: skip
+        total, wsum = (psf if total is None else total + psf), wsum + s
+    if total is None:
+        raise ValueError("the imaging weights sum to zero: nothing to clean")
+    return total / wsum
+
+
+def major_cycle_of_parts(parts, spec, weighting, algorithm: str, params, xp, totals=None):
+    """:func:`major_cycle_for` over several parts: their samples in one major cycle.
+
+    Each part (a spectral window) is selected at its own frequencies with the whole
+    band's imaging weights (``totals`` as :func:`wide_psf_of_parts`'s); the selected
+    samples (u, v, w in wavelengths, visibilities, weights: 1-D) are joined, so the
+    major cycle grids and degrids every window at once.
+    """
+    from uvlab.gpu.imaging.mfs import mfs_weights
+    from uvlab.gpu.imaging.reuse import select_samples
+
+    cols: dict[str, list] = {"u": [], "v": [], "w": [], "vis": [], "wt": []}
+    for p, wts in zip(parts, mfs_weights(parts, spec, weighting, totals), strict=True):
+        vis_all = xp.asarray(p.vis)
+        s = select_samples(p.uvw, p.freq_hz, wts, p.flag, vis=vis_all, xp=xp)
+        for key, arr in (("u", s.u), ("v", s.v), ("w", s.w), ("wt", s.weight)):
+            cols[key].append(arr)
+        cols["vis"].append(xp.asarray(s.take(vis_all), dtype=xp.complex128))
+    u, v, w, vis, wt = (xp.concatenate(cols[k]) for k in ("u", "v", "w", "vis", "wt"))
+    grid, degrid_fn = major_cycle_pair(algorithm, params, xp)
+    w_lambda = w if params is not None and params.wstack else None
+    return MajorCycle(u, v, vis, wt, spec, grid, degrid_fn, w=w_lambda)

@@ -104,12 +104,16 @@ class PartImage:
     sum_weights : float
     nvis : int
         Samples with nonzero weight.
+    sum_weighted_freq_hz : float
+        ``Σ w·f`` over those samples (imaging weights w, frequencies f):
+        :attr:`mean_freq_hz` is the imaging-weighted centre frequency, as WSClean writes.
     """
 
     dirty: np.ndarray | None
     psf: np.ndarray | None
     sum_weights: float
     nvis: int
+    sum_weighted_freq_hz: float = 0.0
 
     def __add__(self, other: PartImage) -> PartImage:
         def add(a, b):
@@ -118,7 +122,13 @@ class PartImage:
         return PartImage(
             add(self.dirty, other.dirty), add(self.psf, other.psf),
             self.sum_weights + other.sum_weights, self.nvis + other.nvis,
+            self.sum_weighted_freq_hz + other.sum_weighted_freq_hz,
         )  # fmt: skip
+
+    @property
+    def mean_freq_hz(self) -> float:
+        """The imaging-weighted mean frequency ``Σ w·f / Σ w``, Hz (NaN with no weight)."""
+        return self.sum_weighted_freq_hz / self.sum_weights if self.sum_weights > 0 else np.nan
 
     def normalised(self) -> tuple[np.ndarray | None, np.ndarray | None]:
         """(dirty, psf) divided by Σw, as :func:`~uvlab.gpu.imaging.imager.make_image` gives
@@ -149,8 +159,9 @@ def image_part(
     except ImagingError:  # nothing usable in this part
         return PartImage(None, None, 0.0, 0)
     total = res.sum_weights
+    wfreq = float(wts.sum(axis=0) @ np.asarray(freq_hz, dtype=np.float64))
     return PartImage(
-        res.dirty * total, None if res.psf is None else res.psf * total, total, res.nvis
+        res.dirty * total, None if res.psf is None else res.psf * total, total, res.nvis, wfreq
     )
 
 

@@ -294,7 +294,6 @@ def test_bad_paths(tmp_path, ms_copy_of):
     "extra, message",
     [
         (("--field", "3"), "no field 3; it has 1 field: 0 'uvlab'"),
-        (("--spw", "1"), "no spectral window 1"),
         (("--column", "MODEL_DATA"), "no MODEL_DATA column"),
         (("--channels", "5:9"), "is empty; spectral window 0 has 2 channels"),
         (("--npix", "200000"), "a 200000² image of"),
