@@ -23,6 +23,29 @@ from uvlab.app.lab.samples import (
 )
 
 
+def check_read_memory(request: JobRequest, info) -> None:
+    """Refuse, before reading, an MS the memory cannot hold with its image (one line).
+
+    Counted as ``uvlab image`` counts it: every row at the largest window's channels, the
+    read's arrays and the imaging of ``request``'s algorithm. The message names the
+    command that images an MS of any size in row chunks.
+    Raises :class:`~uvlab.app.runtime.memory.InsufficientMemoryError`.
+    """
+    from uvlab.app.runtime.memory import check_memory, imaging_estimate, read_estimate
+
+    im = request.imaging
+    nrow, nchan = int(info.nrows), max((s.nchan for s in info.spws), default=1)
+    est = read_estimate(nrow, nchan) + imaging_estimate(
+        im.npix, im.algorithm, im.grid_params(), nvis=nrow * nchan
+    )
+    name = os.path.basename(os.path.normpath(info.path))
+    check_memory(
+        est, f"opening {name} ({nrow} rows × {nchan} channels) with a {im.npix}² image",
+        hint=f"image it in row chunks of bounded memory from the command line: uvlab image "
+        f"--ms {info.path} --npix N --cell-arcsec C --abs-mem GB (docs/scaling.md)",
+    )  # fmt: skip
+
+
 def iter_measurement_set(
     request: JobRequest, cache: WorkCache, cancelled=None, report=None
 ) -> Iterator:
@@ -34,6 +57,8 @@ def iter_measurement_set(
     antennas = antennas_from_ecef(info.antenna_positions, info.antenna_names, info.dish_diameter_m)
     yield Partial("read MS", 0.0, info=info, antennas=antennas, urgent=True)
     check(cancelled)
+    if not cache.has_ms_data(sel):
+        check_read_memory(request, info)
     data, t_read = cache.ms_data(
         sel, progress=lambda f: report(0.6 * f, "read MS"), cancelled=cancelled
     )

@@ -124,6 +124,10 @@ class WorkCache:
             self._ms_info = {key: open_ms(path)}
         return self._ms_info[key]
 
+    def has_ms_data(self, sel: MSSelection) -> bool:
+        """Whether :meth:`ms_data` has ``sel`` already (nothing would be read)."""
+        return self._ms_data[0] == ms_key(sel)
+
     def ms_data(self, sel: MSSelection, progress=None, cancelled=None) -> tuple[object, float]:
         """(VisData, seconds spent) for a selection; read unless it is the last one."""
         key = ms_key(sel)
