@@ -37,7 +37,8 @@ def unflagged(vd) -> int:
 
 
 def image_spw_set(args, vd, spec, params, weighting):
-    """The :class:`~uvlab.gpu.imaging.mfs.MfsImage` of every window of ``vd`` (an SpwSet)."""
+    """The multi-frequency-synthesis image (:func:`~uvlab.gpu.imaging.mfs.mfs_image`) of every
+    window of ``vd`` (an SpwSet)."""
     from uvlab.gpu.imaging.mfs import mfs_image
 
     return mfs_image(

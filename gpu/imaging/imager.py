@@ -50,6 +50,10 @@ class ImageResult:
         Samples with nonzero weight.
     timing : dict
         Stage → seconds.
+    mean_freq_hz : float
+        The imaging-weighted mean frequency ``Σ w·f / Σ w`` (WSClean's centre frequency),
+        where it was computed (a multi-frequency-synthesis image,
+        :func:`~uvlab.gpu.imaging.mfs.mfs_image`); NaN otherwise.
     """
 
     dirty: np.ndarray
@@ -59,6 +63,7 @@ class ImageResult:
     algorithm: str
     device: str
     timing: dict = field(default_factory=dict)
+    mean_freq_hz: float = float("nan")
 
     @property
     def grid_rate(self) -> float:

@@ -17,11 +17,9 @@ A part is anything with ``uvw`` (row, 3) metres, ``freq_hz`` (chan,), ``vis``,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-
-import numpy as np
 
 from uvlab.gpu.image_spec import ImageSpec
+from uvlab.gpu.imaging.imager import ImageResult
 from uvlab.gpu.imaging.parts import (
     DensityTotals,
     PartImage,
@@ -31,32 +29,6 @@ from uvlab.gpu.imaging.parts import (
     part_counts,
 )
 from uvlab.gpu.imaging.weighting import Weighting
-
-
-@dataclass(frozen=True, eq=False)
-class MfsImage:
-    """The dirty image and PSF of all the parts, normalised as ``make_image``'s.
-
-    Attributes
-    ----------
-    dirty, psf : (N, N) float64 (``psf`` None when not made)
-    sum_weights : float
-    nvis : int
-    mean_freq_hz : float
-        The imaging-weighted mean frequency ``Σ w·f / Σ w`` (WSClean's centre frequency).
-    algorithm, device : str
-    timing : dict
-        Stage → seconds.
-    """
-
-    dirty: np.ndarray
-    psf: np.ndarray | None
-    sum_weights: float
-    nvis: int
-    mean_freq_hz: float
-    algorithm: str
-    device: str
-    timing: dict = field(default_factory=dict)
 
 
 def mfs_totals(parts: Sequence, spec: ImageSpec, weighting: Weighting) -> DensityTotals | None:
@@ -73,8 +45,9 @@ def mfs_totals(parts: Sequence, spec: ImageSpec, weighting: Weighting) -> Densit
 def mfs_image(
     parts: Sequence, spec: ImageSpec, weighting: Weighting, totals=None, *,
     algorithm: str = "conv", params=None, device: str = "cpu", psf: bool = True,
-) -> MfsImage:  # fmt: skip
-    """The multi-frequency-synthesis image of ``parts`` (one dirty image and PSF).
+) -> ImageResult:  # fmt: skip
+    """The multi-frequency-synthesis image of ``parts`` (one dirty image and PSF), with
+    its ``mean_freq_hz``.
 
     Arguments as :func:`~uvlab.gpu.imaging.parts.image_part`; ``totals``
     (:func:`mfs_totals`) is computed here when None and the weighting needs it.
@@ -99,9 +72,9 @@ def mfs_image(
         )  # fmt: skip
     timing["grid"] = time.perf_counter() - t0
     dirty, psf_img = total.normalised()
-    return MfsImage(
-        dirty, psf_img, total.sum_weights, total.nvis, total.mean_freq_hz, algorithm,
-        resolve_device(device), timing,
+    return ImageResult(
+        dirty, psf_img, total.sum_weights, total.nvis, algorithm, resolve_device(device),
+        timing, total.mean_freq_hz,
     )  # fmt: skip
 
 
