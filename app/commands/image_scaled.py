@@ -11,11 +11,14 @@ image and PSF through :func:`uvlab.app.scale.ms_image.image_ms`; like WSClean's
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 
 from uvlab.app.commands.validate import number
 from uvlab.gpu.gridders.registry import grids
+
+log = logging.getLogger(__name__)
 
 COUNT = number(1, integer=True)
 GIGABYTES = number(0.0, open_lo=True, unit="GB")
@@ -109,6 +112,7 @@ def run(args) -> int:
     )
     from uvlab.app.lab.samples import WorkCache
     from uvlab.app.outputs.fits_io import write_image_fits
+    from uvlab.app.runtime.progress import progress_bar
     from uvlab.app.scale.budget import chunk_rows, image_bytes
     from uvlab.app.scale.cluster import cluster_client, default_workers, describe
     from uvlab.app.scale.ms_image import MSRead, image_ms
@@ -138,9 +142,9 @@ def run(args) -> int:
         plan = chunk_rows(share, meta.nchan, len(meta.corr_names), fixed,
                           what=f"a {args.npix}² image")  # fmt: skip
         rows = plan.rows
-        print(f"uvlab image: {plan.describe()}")
+        log.info("%s", plan.describe())
     with cluster_client(args.scheduler, workers=args.workers, memory_bytes=memory) as client:
-        print(f"uvlab image: {describe(client)}")
+        log.info("%s", describe(client))
         res = image_ms(
             client, source, spec, wt, chunk_rows=rows, algorithm=args.algorithm, params=params,
             device=args.device,
@@ -169,7 +173,7 @@ def run(args) -> int:
     )  # fmt: skip
     beam = psf_beam(res.psf, spec)
     t0 = time.perf_counter()
-    with output_set(overwrite=args.force, stale=others):  # all renamed at once, at the end
+    with progress_bar("write"), output_set(overwrite=args.force, stale=others):
         files = [
             write_image_fits(f"{prefix}-dirty.fits", res.dirty, spec, ra, dec, **common,
                              beam=beam),
