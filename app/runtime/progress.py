@@ -31,6 +31,9 @@ log = logging.getLogger(__name__)
 #: Seconds between plain progress lines when stderr is not a terminal.
 PLAIN_SECONDS = 5.0
 
+#: Seconds between redraws of a terminal's bar at least.
+BAR_SECONDS = 0.1
+
 
 def _is_tty(stream) -> bool:
     try:
@@ -88,7 +91,7 @@ class _TqdmBar:
         self.total = float(total) if total else 100.0
         self._bar = tqdm(
             total=self.total, desc=desc, unit=unit if total else "%", file=sys.stderr,
-            leave=False, dynamic_ncols=True, unit_scale=bool(total),
+            leave=False, dynamic_ncols=True, unit_scale=bool(total), mininterval=BAR_SECONDS,
             bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}, "
             "{rate_fmt}]{postfix}",
         )  # fmt: skip
