@@ -58,8 +58,9 @@ def test_log_file_holds_every_stage_timestamped_and_is_appended(ms, tmp_path):
     assert len(cycles) >= 2 and [int(c) for c, _ in cycles] == list(range(1, len(cycles) + 1))
     assert int(cycles[-1][1]) >= 2
     first = len(_log_lines(log))
-    code, _, err = run_cli("image", "--ms", ms, *IMAGE, "--out", tmp_path / "b",
-                           "--log-file", log)  # fmt: skip  (after the subcommand too)
+    code, _, err = run_cli(
+        "image", "--ms", ms, *IMAGE, "--out", tmp_path / "b", "--log-file", log
+    )  # after the subcommand too
     assert code == 0, err
     lines = _log_lines(log)
     assert len(lines) > first and "command line: uvlab image" in lines[first]  # appended
@@ -86,6 +87,7 @@ def test_verbose_shows_debug_lines_and_the_cluster_line(ms, tmp_path):
     assert code == 0, err
     assert "uvlab image: debug: CLEAN cycle 1:" in err
     assert "uvlab image: debug: stage FFT:" in err and "wrote " not in err
+    assert "CLEAN: 60 iterations" in out and "debug:" not in out
     code, _, err = run_cli("image", "--ms", ms, *IMAGE, "--workers", "1", "-v",
                            "--out", tmp_path / "w")  # fmt: skip
     assert code == 0, err
@@ -133,8 +135,9 @@ def test_a_bad_log_file_is_a_usage_error_naming_it(ms, tmp_path, where):
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and f"--log-file {bad}" in err
     assert not (tmp_path / "x-dirty.fits").exists()
-    code, _, err = run_cli("image", "--ms", ms, *IMAGE, "--out", tmp_path / "y",
-                           "--log-file", tmp_path)  # fmt: skip  (a folder)
+    code, _, err = run_cli(
+        "image", "--ms", ms, *IMAGE, "--out", tmp_path / "y", "--log-file", tmp_path
+    )  # a folder
     assert code == 2 and len(err.strip().splitlines()) == 1 and "--log-file" in err
 
 
