@@ -201,11 +201,14 @@ def _main(argv: list[str] | None, state: dict | None = None) -> int:
     code = _configure_logs(args, words)
     if code:
         return code
+    code = None
     try:
-        return _run(args)
+        code = _run(args)
+        return code
     finally:
-        from uvlab.app.runtime.logs import shutdown
+        from uvlab.app.runtime.logs import shutdown, to_file
 
+        to_file(f"exit code {code}" if code is not None else "stopped by an exception")
         shutdown()
 
 
@@ -238,6 +241,7 @@ def _run(args) -> int:
         # which of "rolled back" / "completed after the commit point" / nothing written
         code, line = interrupt_report(exc, f"uvlab {args.command}")
         print(line, file=sys.stderr)
+        _to_log_file(line)
         if _seen is not None:  # reported here, once: main() must not report it again
             _seen.acknowledge()
         return code
@@ -262,8 +266,19 @@ def _run(args) -> int:
             raise
         from uvlab.app.runtime.errors import UsageError
 
-        print(f"uvlab {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        line = f"uvlab {args.command}: error: {_one_line(exc)}"
+        print(line, file=sys.stderr)
+        _to_log_file(line)
         return 2 if isinstance(exc, UsageError) else 1
+
+
+def _to_log_file(line: str) -> None:
+    """An error line printed on stderr, also into --log-file (it has no logger of its own)."""
+    import logging
+
+    from uvlab.app.runtime.logs import to_file
+
+    to_file(line, logging.ERROR)
 
 
 def one_line_warning(message, category, filename, lineno, line=None) -> str:

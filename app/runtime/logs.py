@@ -137,6 +137,15 @@ def shutdown() -> None:
     logger.propagate = True
 
 
+def to_file(line: str, level: int = logging.INFO) -> None:
+    """``line`` into --log-file only (the CLI's final line, already printed on stderr)."""
+    logger = logging.getLogger(__name__)
+    record = logger.makeRecord(logger.name, level, __file__, 0, "%s", (line,), None)
+    for handler in logging.getLogger(ROOT).handlers:
+        if isinstance(handler, logging.FileHandler) and getattr(handler, "_uvlab", False):
+            handler.handle(record)
+
+
 def configured() -> bool:
     """True while :func:`configure`'s handlers are in place (a command of the CLI runs)."""
     return any(getattr(h, "_uvlab", False) for h in logging.getLogger(ROOT).handlers)

@@ -64,6 +64,7 @@ def test_log_file_holds_every_stage_timestamped_and_is_appended(ms, tmp_path):
     assert code == 0, err
     lines = _log_lines(log)
     assert len(lines) > first and "command line: uvlab image" in lines[first]  # appended
+    assert lines[first - 1].endswith("exit code 0") and lines[-1].endswith("exit code 0")
 
 
 def test_quiet_prints_no_progress_or_notes_but_the_results(ms, tmp_path, monkeypatch):
@@ -151,3 +152,13 @@ def test_the_logger_is_left_as_it_was(ms, tmp_path):
     run_cli("--log-file", tmp_path / "l.log", "arrays")
     root = logging.getLogger("uvlab")
     assert not root.handlers and root.level == logging.NOTSET and root.propagate
+
+
+def test_an_error_reaches_the_log_file_too(tmp_path):
+    log = tmp_path / "e.log"
+    code, _, err = run_cli("image", "--ms", tmp_path / "none.ms", *IMAGE, "--out",
+                           tmp_path / "n", "--log-file", log)  # fmt: skip
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    lines = _log_lines(log)
+    assert " ERROR " in lines[-2] and lines[-2].endswith(err.strip())
+    assert lines[-1].endswith("exit code 1")
