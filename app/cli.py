@@ -53,18 +53,38 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"uvlab {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    from uvlab.app.runtime.logs import add_options
+
+    add_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for name in _commands_to_register(argv):
         _fault("cli-importing")
         importlib.import_module(f"uvlab.app.commands.{name}").register(sub)
+    _add_global_options(sub)
     return parser
 
 
+def _add_global_options(sub) -> None:
+    """The logging options on every subcommand (and theirs), after or before its own."""
+    from uvlab.app.runtime.logs import add_options
+
+    for command in dict.fromkeys(sub.choices.values()):  # aliases share a parser
+        add_options(command, suppress=True)
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _add_global_options(action)
+
+
+#: The global flags that may come before the subcommand (--log-file takes a value).
+GLOBAL_FLAGS = ("--debug", "-q", "--quiet", "-v", "--verbose")
+
+
 def _commands_to_register(argv: list[str] | None) -> tuple[str, ...]:
-    """The subcommand ``argv`` starts with (``--debug`` may come first), or all of them."""
+    """The subcommand ``argv`` starts with (global flags may come first), or all of them."""
     words = [str(w) for w in argv or ()]
-    while words[:1] == ["--debug"]:
-        words.pop(0)
+    while words[:1] and (words[0] in GLOBAL_FLAGS or words[0].startswith("--log-file")):
+        skip = 2 if words[0] == "--log-file" else 1
+        del words[:skip]
     return (words[0],) if words and words[0] in COMMANDS else COMMANDS
 
 
@@ -178,7 +198,38 @@ def _main(argv: list[str] | None, state: dict | None = None) -> int:
         argv = [command, "--force"] if command == "demo" else [command]  # its own folder
         args = parser.parse_args(["--debug", *argv] if args.debug else argv)
     state["command"], state["phase"] = args.command, "running"
-    return _run(args)
+    code = _configure_logs(args, words)
+    if code:
+        return code
+    code = None
+    try:
+        code = _run(args)
+        return code
+    finally:
+        from uvlab.app.runtime.logs import shutdown, to_file
+
+        to_file(f"exit code {code}" if code is not None else "stopped by an exception")
+        shutdown()
+
+
+def _configure_logs(args, argv: list[str]) -> int:
+    """--quiet / --verbose / --log-file in force (:mod:`uvlab.app.runtime.logs`); 0, or 2."""
+    from uvlab.app.runtime.logs import configure
+
+    prog = f"uvlab {args.command}"
+    quiet, verbose = getattr(args, "quiet", False), getattr(args, "verbose", False)
+    if quiet and verbose:
+        print(f"{prog}: error: give --quiet or --verbose, not both", file=sys.stderr)
+        return 2
+    path = getattr(args, "log_file", None)
+    try:
+        configure(args.command, quiet=quiet, verbose=verbose, log_file=path, argv=argv)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        print(f"{prog}: error: --log-file {path}: cannot append to it ({reason})",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    return 0
 
 
 def _run(args) -> int:
@@ -190,6 +241,7 @@ def _run(args) -> int:
         # which of "rolled back" / "completed after the commit point" / nothing written
         code, line = interrupt_report(exc, f"uvlab {args.command}")
         print(line, file=sys.stderr)
+        _to_log_file(line)
         if _seen is not None:  # reported here, once: main() must not report it again
             _seen.acknowledge()
         return code
@@ -214,8 +266,19 @@ def _run(args) -> int:
             raise
         from uvlab.app.runtime.errors import UsageError
 
-        print(f"uvlab {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        line = f"uvlab {args.command}: error: {_one_line(exc)}"
+        print(line, file=sys.stderr)
+        _to_log_file(line)
         return 2 if isinstance(exc, UsageError) else 1
+
+
+def _to_log_file(line: str) -> None:
+    """An error line printed on stderr, also into --log-file (it has no logger of its own)."""
+    import logging
+
+    from uvlab.app.runtime.logs import to_file
+
+    to_file(line, logging.ERROR)
 
 
 def one_line_warning(message, category, filename, lineno, line=None) -> str:

@@ -1,9 +1,17 @@
-"""Per-stage timing (DESIGN §4): CUDA events on the GPU, perf_counter on the CPU."""
+"""Per-stage timing (DESIGN §4): CUDA events on the GPU, perf_counter on the CPU.
+
+Each stage is also logged at DEBUG as it ends (``uvlab.gpu.timing``; the CLI's
+``--verbose`` and ``--log-file`` show it), with its time on the CPU; on the GPU only its
+name, since the time is known only after a synchronisation.
+"""
 
 from __future__ import annotations
 
+import logging
 import time
 from contextlib import contextmanager, nullcontext
+
+log = logging.getLogger(__name__)
 
 #: Stage names in pipeline order (DESIGN §4).
 STAGES = (
@@ -60,12 +68,15 @@ class StageTimer:
             finally:
                 stop.record()
                 self._events.append((name, start, stop))
+            log.debug("stage %s: queued on the GPU", name)
         else:
             t0 = time.perf_counter()
             try:
                 yield
             finally:
-                self._cpu[name] = self._cpu.get(name, 0.0) + time.perf_counter() - t0
+                seconds = time.perf_counter() - t0
+                self._cpu[name] = self._cpu.get(name, 0.0) + seconds
+            log.debug("stage %s: %.3f s", name, seconds)
 
     def add(self, name: str, seconds: float) -> None:
         """Add an externally measured duration to a stage."""

@@ -9,12 +9,15 @@ its end on the image's data (:func:`clean`) and restores the result
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import numpy as np
 
 from uvlab.gpu.deconvolution.inputs import wide_psf
 from uvlab.gpu.deconvolution.options import DECONVOLVERS, CleanOptions
+
+log = logging.getLogger(__name__)
 
 __all__ = ["DECONVOLVERS", "CleanOptions", "Deconvolved", "clean", "restored_result", "wide_psf"]
 
@@ -60,7 +63,6 @@ def clean(
         Components only where True (boxes, a FITS mask), with ``opts.mask_boxes``.
     """
     from uvlab.gpu.backend import get_xp
-    from uvlab.gpu.deconvolution.driver import run_clean
 
     xp = get_xp(device=device)
     major = None
@@ -72,11 +74,33 @@ def clean(
         from uvlab.gpu.deconvolution.inputs import major_cycle_for
 
         major = major_cycle_for(data, spec, weighting, algorithm, params, xp)
-    out = run_clean(
-        xp.asarray(dirty, dtype=xp.float64), psf, opts, mask=mask,
-        major=major,
-    )  # fmt: skip
+    out = drive(xp.asarray(dirty, dtype=xp.float64), psf, opts, mask=mask, major=major)
     return restored_result(out, psf, spec.cell_rad)
+
+
+def drive(dirty, psf, opts: CleanOptions, **kw):
+    """:func:`~uvlab.gpu.deconvolution.driver.iter_clean` to its end, each cycle shown and logged.
+
+    The progress is the iterations done out of ``opts.niter``; each cycle's end is a
+    DEBUG line (``--verbose``, ``--log-file``). Returns the last ``CleanCycle``.
+    """
+    from uvlab.app.runtime.progress import progress_bar
+    from uvlab.gpu.deconvolution.driver import iter_clean
+
+    niter = max(1, int(opts.niter))
+    last, logged = None, 0
+    with progress_bar(f"CLEAN ({opts.deconvolver})", total=niter, unit="it") as bar:
+        for last in iter_clean(dirty, psf, opts, **kw):
+            bar(last.iterations / niter, f"cycle {last.cycles}")
+            if last.cycles > logged:
+                logged = last.cycles
+                log.debug(
+                    "CLEAN cycle %d: %d iterations, %d major, residual peak %.4g Jy/beam",
+                    last.cycles, last.iterations, last.majors, float(last.peak[-1]),
+                )  # fmt: skip
+    log.debug("CLEAN stopped (%s) after %d iterations in %d cycle(s)",
+              last.stop_reason, last.iterations, last.cycles)  # fmt: skip
+    return last
 
 
 def restored_result(out, psf, cell_rad: float) -> Deconvolved:

@@ -24,6 +24,7 @@ The options and reading shared with ``uvlab compare`` are
 
 from __future__ import annotations
 
+import logging
 import time
 
 from uvlab.app.commands.image_outputs import (
@@ -55,6 +56,8 @@ from uvlab.app.commands.ms_imaging import (
 from uvlab.app.commands.validate import MAX_NITER, NITER, check_image_side, number
 from uvlab.gpu.gridders.registry import NAMES as ALGORITHM_NAMES
 from uvlab.gpu.gridders.registry import grids
+
+log = logging.getLogger(__name__)
 
 
 def imaging_record(args, spec):
@@ -206,7 +209,6 @@ def run(args) -> int:
     )
     from uvlab.app.commands.spw_args import read_spw_set, resolve_spws
     from uvlab.app.lab.imaging import lab_default_algorithm
-    from uvlab.app.lab.live import run_job
     from uvlab.app.lab.samples import WorkCache
     from uvlab.app.outputs.fits_io import write_image_fits
     from uvlab.app.runtime.memory import check_memory, clean_estimate, imaging_estimate
@@ -240,7 +242,7 @@ def run(args) -> int:
             vd, dish, t_read = read_selected(args, progress=bar, cache=cache)
     rows_note = row_selection_note(args, vd)
     if rows_note:
-        print(rows_note)
+        log.info("%s", rows_note)
     spec, rule = choose_geometry(*geometry_inputs(vd), dish, args.npix, args.cell_arcsec)
     from uvlab.app.commands.clean_mask import output_mask, square_mask
 
@@ -262,12 +264,13 @@ def run(args) -> int:
     if several:
         res = image_spw_set(args, vd, spec, params, wt)
     else:
-        res = run_job(image_request(args, spec), cache)  # the lab's image task, the window's
+        res = image_job(image_request(args, spec), cache)  # the lab's image task, the window's
     clean = None
     if args.niter > 0:  # all of it before the first file is written
         from uvlab.app.commands.deconvolve import clean as run_clean
 
-        psf2 = clean_psf(vd, spec, wt, args.algorithm, params, res.device)
+        with progress_bar("PSF for CLEAN"):
+            psf2 = clean_psf(vd, spec, wt, args.algorithm, params, res.device)
         clean = run_clean(vd, spec, res.dirty, psf2, clean_options(args), params, wt, res.device,
                           algorithm=args.algorithm, mask=clean_mask)  # fmt: skip
     prefix = Path(args.out)
@@ -285,7 +288,7 @@ def run(args) -> int:
     beam = clean.beam if clean is not None else psf_beam(res.psf, spec)
     res, clean = crop_outputs(res, clean, size)
     t0 = time.perf_counter()
-    with output_set(overwrite=args.force, stale=others):  # all renamed at once, at the end
+    with progress_bar("write"), output_set(overwrite=args.force, stale=others):
         files = [  # a fitted beam on every image, the dirty one too, as CASA writes them
             write_image_fits(f"{prefix}-dirty.fits", res.dirty, spec, ra, dec, **common,
                              beam=beam),
@@ -308,6 +311,28 @@ def run(args) -> int:
     for f in files:
         print(f"wrote {f}")
     return 0
+
+
+def image_job(request, cache):
+    """The lab's image task run to its end, its progress shown; its ImageResult.
+
+    The task's own stages (weighting, sort / bin, grid, FFT, correct) are logged by
+    the engine's timer as they end (``--verbose``, ``--log-file``), their times here.
+    """
+    from uvlab.app.lab.jobs import Done, Progress
+    from uvlab.app.lab.live import iter_job
+    from uvlab.app.runtime.progress import progress_bar
+
+    out = None
+    with progress_bar(f"image ({request.imaging.algorithm})") as bar:
+        for event in iter_job(request, cache):
+            if isinstance(event, Progress):
+                bar(event.fraction, event.stage)
+            elif isinstance(event, Done):
+                out = event.output
+    times = ", ".join(f"{k} {v:.3f} s" for k, v in getattr(out, "timing", {}).items())
+    log.debug("image stages: %s", times)
+    return out
 
 
 def _print_summary(args, spec, size, rule, res, vd, wt, clean) -> None:

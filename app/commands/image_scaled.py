@@ -11,11 +11,14 @@ image and PSF through :func:`uvlab.app.scale.ms_image.image_ms`; like WSClean's
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 
 from uvlab.app.commands.validate import number
 from uvlab.gpu.gridders.registry import grids
+
+log = logging.getLogger(__name__)
 
 COUNT = number(1, integer=True)
 GIGABYTES = number(0.0, open_lo=True, unit="GB")
@@ -109,6 +112,7 @@ def run(args) -> int:
     )
     from uvlab.app.lab.samples import WorkCache
     from uvlab.app.outputs.fits_io import write_image_fits
+    from uvlab.app.runtime.progress import progress_bar
     from uvlab.app.scale.budget import chunk_rows, image_bytes
     from uvlab.app.scale.cluster import cluster_client, default_worker_count, describe
     from uvlab.app.scale.ms_image import MSRead, image_ms
@@ -144,12 +148,12 @@ def run(args) -> int:
         plan = chunk_rows(share, nchan, len(meta.corr_names), fixed,
                           what=f"a {args.npix}² image")  # fmt: skip
         rows = plan.rows
-        print(f"uvlab image: {plan.describe()}")
+        log.info("%s", plan.describe())
     with cluster_client(
         args.scheduler, workers=args.workers, memory_bytes=memory, gpus=gpus
     ) as client:
         gpu_note = f", on GPUs {','.join(gpus)}" if gpus else ""
-        print(f"uvlab image: {describe(client)}{gpu_note}")
+        log.info("%s%s", describe(client), gpu_note)
         res = image_ms(
             client, sources, spec, wt, chunk_rows=rows, algorithm=args.algorithm, params=params,
             device=args.device,
@@ -182,7 +186,7 @@ def run(args) -> int:
     )  # fmt: skip
     beam = clean.beam if clean is not None else psf_beam(res.psf, spec)
     t0 = time.perf_counter()
-    with output_set(overwrite=args.force, stale=others):  # all renamed at once, at the end
+    with progress_bar("write"), output_set(overwrite=args.force, stale=others):
         files = [
             write_image_fits(f"{prefix}-dirty.fits", res.dirty, spec, ra, dec, **common,
                              beam=beam),
@@ -239,14 +243,14 @@ def _clean(args, client, sources, spec, wt, res, rows, params, mask):
     if not args.niter or args.niter <= 0:
         return None
     from uvlab.app.commands.clean_args import clean_options
-    from uvlab.app.commands.deconvolve import restored_result
+    from uvlab.app.commands.deconvolve import drive, restored_result
     from uvlab.app.scale.ms_clean import Pass, clean_ms
 
     job = Pass(
         client, tuple(sources), spec, wt, res.totals, rows, args.algorithm, params, args.device
     )
     t0 = time.perf_counter()
-    out, psf, major = clean_ms(job, res.dirty, clean_options(args), mask=mask)
+    out, psf, major = clean_ms(job, res.dirty, clean_options(args), mask=mask, driver=drive)
     res.timing["clean"] = time.perf_counter() - t0
     if major is not None:
         res.timing["major cycles (read + degrid + grid)"] = major.seconds

@@ -21,13 +21,12 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    import sys
-
+    from uvlab.app.commands.ms_imaging import warn
     from uvlab.app.ms import open_ms
 
     info = open_ms(args.ms)
     if note := nonfinite_note(info):
-        print(f"uvlab info: warning: {note}", file=sys.stderr)
+        warn(args, note)
     if args.json:
         print(json.dumps(info.to_dict(), indent=2))
     else:

@@ -259,15 +259,22 @@ def channels_arg(text: str) -> str:
 
 
 def warn(args, message: str) -> None:
-    """Print ``uvlab CMD: warning: message`` as one line on stderr (over any progress bar)."""
+    """``uvlab CMD: warning: message`` as one line on stderr (over any progress bar).
+
+    Through :mod:`logging` (and so into --log-file too); printed as before where the
+    command runs without :func:`uvlab.app.runtime.logs.configure` (called directly).
+    """
+    import logging
+
+    from uvlab.app.runtime.logs import configured
+
+    if configured():
+        logging.getLogger(__name__).warning("%s", message)
+        return
     import sys
 
-    try:
-        erase = "\r\x1b[K" if sys.stderr.isatty() else ""  # start of a progress bar's line
-    except (AttributeError, ValueError):
-        erase = ""
     command = getattr(args, "command", None) or "image"
-    print(f"{erase}uvlab {command}: warning: {message}", file=sys.stderr)
+    print(f"uvlab {command}: warning: {message}", file=sys.stderr)
 
 
 #: The accuracy of the commands' gridding when no kernel flag is given (support 7 at σ = 2).

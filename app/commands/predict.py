@@ -114,13 +114,10 @@ def _run(args) -> int:
             seed=args.seed,
         )
     if res.nonfinite_rows:
-        import sys
+        from uvlab.app.commands.ms_imaging import warn
 
-        print(
-            f"uvlab predict: warning: {res.path}: {res.nonfinite_rows} row(s) have non-finite "
-            f"UVW; their {res.column} is 0",
-            file=sys.stderr,
-        )
+        warn(args, f"{res.path}: {res.nonfinite_rows} row(s) have non-finite UVW; "
+             f"their {res.column} is 0")  # fmt: skip
     if args.sefd_jy is not None:
         print(
             f"added thermal noise for SEFD {args.sefd_jy:g} Jy: σ = {res.noise_sigma_jy:.4g} Jy "

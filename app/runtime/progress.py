@@ -1,18 +1,38 @@
-"""A terminal progress bar for the headless commands.
+"""Progress of the headless commands' stages: one helper for every stage of every command.
 
-:func:`progress_bar` returns a context manager whose value is a callback
-``update(fraction, stage="")``, the signature the engines take. It draws with
-tqdm when it is importable, else with a small bar of its own, on stderr; when
-stdout is not a terminal (a pipe, a file, a test) it draws nothing.
+:func:`progress_bar` is a context manager around one stage (read, weights, grid, FFT,
+CLEAN, write, ...) whose value is a callback ``update(fraction, stage="")``, the
+signature the engines take. What it shows depends on where stderr goes
+(:mod:`uvlab.app.runtime.logs` sets the options):
+
+- stderr a terminal: a tqdm bar with the rate and the time left, on stderr;
+- stderr not a terminal (a pipe, a file, a batch job): a plain ``INFO`` line
+  ``uvlab CMD: read 40% (12 s, about 18 s left)`` every :data:`PLAIN_SECONDS` seconds
+  (``UVLAB_PROGRESS_SECONDS`` sets another period; 0: every update), no carriage returns;
+- ``--quiet``: nothing.
+
+Whatever is shown, each stage logs its start and its time at ``DEBUG`` (``--verbose``,
+``--log-file``). tqdm was chosen over rich because it writes to any stream with no
+console object to share with logging, and degrades to nothing on a non-terminal.
 """
 
 from __future__ import annotations
 
+import logging
+import math
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TextIO
+
+log = logging.getLogger(__name__)
+
+#: Seconds between plain progress lines when stderr is not a terminal.
+PLAIN_SECONDS = 5.0
+
+#: Seconds between redraws of a terminal's bar at least.
+BAR_SECONDS = 0.1
 
 
 def _is_tty(stream) -> bool:
@@ -22,43 +42,63 @@ def _is_tty(stream) -> bool:
         return False
 
 
-class _SimpleBar:
-    """A one-line ``desc [#####-----] 42% stage`` bar, redrawn at most 10 times a second."""
+def _plain_seconds() -> float:
+    text = os.environ.get("UVLAB_PROGRESS_SECONDS", "")
+    try:
+        return max(0.0, float(text)) if text else PLAIN_SECONDS
+    except ValueError:
+        return PLAIN_SECONDS
 
-    def __init__(self, desc: str, stream: TextIO, width: int = 30):
-        self.desc, self.stream, self.width = desc, stream, width
-        self._last = 0.0
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.0f} s" if seconds >= 10 else f"{seconds:.1f} s"
+    minutes, s = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {s:02d} s"
+    return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+class _PlainLines:
+    """``desc 40% (12 s, about 18 s left)`` as a log line every ``period`` seconds."""
+
+    def __init__(self, desc: str, period: float):
+        self.desc, self.period = desc, period
+        self._t0 = self._last = time.monotonic()
 
     def update(self, fraction: float, stage: str = "") -> None:
         now = time.monotonic()
-        if fraction < 1.0 and now - self._last < 0.1:
+        if now - self._last < self.period or fraction >= 1.0:
             return
         self._last = now
-        done = round(self.width * fraction)
-        bar = "#" * done + "-" * (self.width - done)
-        self.stream.write(f"\r{self.desc} [{bar}] {100 * fraction:3.0f}% {stage:<20}")
-        self.stream.flush()
+        elapsed = now - self._t0
+        left = elapsed * (1 - fraction) / fraction if fraction > 0 else math.nan
+        when = f"{_duration(elapsed)}" + (
+            f", about {_duration(left)} left" if math.isfinite(left) else ""
+        )
+        log.info("%s %3.0f%% (%s)%s", self.desc, 100 * fraction, when, f" {stage}" if stage else "")
 
     def close(self) -> None:
-        self.stream.write("\n")
-        self.stream.flush()
+        return None
 
 
 class _TqdmBar:
-    def __init__(self, desc: str, stream: TextIO):
+    """A tqdm bar over ``total`` units (percent when there is no natural unit)."""
+
+    def __init__(self, desc: str, total: float | None, unit: str):
         from tqdm import tqdm
 
+        self.total = float(total) if total else 100.0
         self._bar = tqdm(
-            total=1000,
-            desc=desc,
-            file=stream,
-            leave=True,
-            bar_format="{desc} {bar} {percentage:3.0f}% {postfix} [{elapsed}]",
-        )
+            total=self.total, desc=desc, unit=unit if total else "%", file=sys.stderr,
+            leave=False, dynamic_ncols=True, unit_scale=bool(total), mininterval=BAR_SECONDS,
+            bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}, "
+            "{rate_fmt}]{postfix}",
+        )  # fmt: skip
         self._stage = ""
 
     def update(self, fraction: float, stage: str = "") -> None:
-        target = round(1000 * min(max(fraction, 0.0), 1.0))
+        target = self.total * min(max(float(fraction), 0.0), 1.0)
         if stage != self._stage:
             self._stage = stage
             self._bar.set_postfix_str(stage, refresh=False)
@@ -73,32 +113,41 @@ def _noop(fraction: float, stage: str = "") -> None:
     return None
 
 
+def _display(desc: str, total: float | None, unit: str):
+    from uvlab.app.runtime.logs import quiet
+
+    if quiet():
+        return None
+    if _is_tty(sys.stderr):
+        try:
+            return _TqdmBar(desc, total, unit)
+        except ImportError:  # tqdm is a dependency; a broken install still runs
+            pass
+    return _PlainLines(desc, _plain_seconds())
+
+
 @contextmanager
 def progress_bar(
-    desc: str, *, enabled: bool | None = None, stream: TextIO | None = None
+    desc: str, *, total: float | None = None, unit: str = "it"
 ) -> Iterator[Callable[..., None]]:
-    """A progress callback ``update(fraction, stage="")`` drawing a bar while in use.
+    """Progress of one stage: a callback ``update(fraction, stage="")`` while in use.
 
     Parameters
     ----------
     desc : str
-        Label in front of the bar.
-    enabled : bool, optional
-        Force drawing on or off; by default on only when stdout is a terminal.
-    stream : file, optional
-        Where to draw (default stderr).
+        The stage ("read", "grid + FFT", "CLEAN", "write", ...), in front of the bar
+        and in the log lines.
+    total : float, optional
+        The stage's size in ``unit`` (CLEAN's ``niter``, rows): the bar's rate is in
+        ``unit``/s; by default the rate is in percent per second.
+    unit : str
     """
-    if enabled is None:
-        enabled = _is_tty(sys.stdout)
-    if not enabled:
-        yield _noop
-        return
-    stream = stream or sys.stderr
+    log.debug("%s: started", desc)
+    t0 = time.perf_counter()
+    display = _display(desc, total, unit)
     try:
-        bar = _TqdmBar(desc, stream)
-    except ImportError:
-        bar = _SimpleBar(desc, stream)
-    try:
-        yield bar.update
+        yield _noop if display is None else display.update
     finally:
-        bar.close()
+        if display is not None:
+            display.close()
+    log.debug("%s: done in %.3f s", desc, time.perf_counter() - t0)

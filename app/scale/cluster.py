@@ -152,14 +152,20 @@ def cluster_client(
 
 
 def describe(client) -> str:
-    """One line: where the work runs (the dashboard's address when there is one)."""
+    """One line: where the work runs, and the dashboard's address (or that it is off).
+
+    The dashboard is named only when the scheduler serves one and bokeh, which its
+    pages need, is importable here; otherwise the line says it is off.
+    """
+    import importlib.util
+
     info = client.scheduler_info()
     nworkers = len(info.get("workers", {}))
+    bokeh = importlib.util.find_spec("bokeh") is not None  # the status pages need it
     link = None
-    if info.get("services", {}).get("dashboard"):
-        import importlib.util
-
-        if importlib.util.find_spec("bokeh") is not None:  # the status pages need it
-            link = getattr(client, "dashboard_link", None)
-    where = f"Dask cluster {client.scheduler.address}, {nworkers} workers"
-    return where + (f"; dashboard {link}" if link else "")
+    if bokeh and info.get("services", {}).get("dashboard"):
+        link = getattr(client, "dashboard_link", None)
+    where = f"Dask cluster {client.scheduler.address}, {nworkers} workers; "
+    if link:
+        return where + f"dashboard {link}"
+    return where + ("dashboard off" if bokeh else "dashboard off (bokeh is not installed)")

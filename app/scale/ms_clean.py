@@ -128,16 +128,18 @@ class ClusterMajorCycle:
         return self.job.xp.asarray(dirty)
 
 
-def clean_ms(job: Pass, dirty, opts, *, mask=None):
+def clean_ms(job: Pass, dirty, opts, *, mask=None, driver=None):
     """``opts``' CLEAN of ``job``'s image: (the driver's last CleanCycle, the 2N PSF, major).
 
     Högbom cleans ``dirty`` (the image of all the data, :func:`~uvlab.app.scale.ms_image.
     image_ms`); Cotton–Schwab makes every residual from the visibilities over the cluster.
+    ``driver(dirty, psf, opts, mask=, major=)`` runs the cycles to their end (default
+    :func:`~uvlab.gpu.deconvolution.driver.run_clean`; the command line's shows progress).
     """
     from uvlab.gpu.deconvolution.driver import run_clean
 
     psf = wide_psf_ms(job)
     major = ClusterMajorCycle(job) if opts.deconvolver == "cotton-schwab" else None
     xp = job.xp
-    out = run_clean(xp.asarray(dirty), xp.asarray(psf), opts, mask=mask, major=major)
+    out = (driver or run_clean)(xp.asarray(dirty), xp.asarray(psf), opts, mask=mask, major=major)
     return out, psf, major

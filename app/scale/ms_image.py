@@ -97,12 +97,13 @@ def _image(chunk, *, spec, weighting, totals, algorithm, params, device, psf):
     )  # fmt: skip
 
 
-def stream_sum(client, fn, chunks, *, window: int, **kwargs):
+def stream_sum(client, fn, chunks, *, window: int, progress=None, **kwargs):
     """Σ of ``fn(chunk, **kwargs)`` over ``chunks``, on the workers, with bounded memory.
 
     At most ``window`` chunk tasks are in flight; as results come in they are added
     pairwise on the workers (a tree reduction that runs as the map does), so no more
     than a few partial results exist at once, however many chunks there are.
+    ``progress(fraction)``, if given, is called as each chunk's task ends.
     """
     from distributed import as_completed
 
@@ -117,12 +118,15 @@ def stream_sum(client, fn, chunks, *, window: int, **kwargs):
     for _ in range(max(1, int(window))):
         submit_next(queue)
     sums: set[str] = set()  # the additions' keys: one ending starts no new chunk
-    waiting = None
+    waiting, finished = None, 0
     for done in queue:
         if done.status == "error":
             done.result()  # raises the task's exception here
         if done.key not in sums:
             submit_next(queue)
+            finished += 1
+            if progress is not None:
+                progress(finished / max(1, len(chunks)))
         if waiting is None:
             waiting = done
             continue
@@ -146,6 +150,7 @@ def image_ms(
     selection read at once (:func:`~uvlab.gpu.imaging.mfs.mfs_image` of the windows),
     to rounding. Raises ``ValueError`` when nothing is left to image.
     """
+    from uvlab.app.runtime.progress import progress_bar
     from uvlab.gpu.imaging.parts import density_totals, needs_density
 
     timing: dict[str, float] = {}
@@ -155,15 +160,18 @@ def image_ms(
     totals = None
     if needs_density(weighting):
         t0 = time.perf_counter()
-        counts = stream_sum(client, _counts, chunks, window=window, spec=spec,
-                            weighting=weighting)  # fmt: skip
+        with progress_bar("read + weights", total=len(chunks), unit="chunk") as bar:
+            counts = stream_sum(client, _counts, chunks, window=window, spec=spec,
+                                weighting=weighting, progress=bar)  # fmt: skip
         totals = client.scatter(density_totals(counts), broadcast=True)
         timing["read + density"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    total = stream_sum(
-        client, _image, chunks, window=window, spec=spec, weighting=weighting,
-        totals=totals, algorithm=algorithm, params=params, device=device, psf=psf,
-    )  # fmt: skip
+    with progress_bar("read + grid + FFT", total=len(chunks), unit="chunk") as bar:
+        total = stream_sum(
+            client, _image, chunks, window=window, spec=spec, weighting=weighting,
+            totals=totals, algorithm=algorithm, params=params, device=device, psf=psf,
+            progress=bar,
+        )  # fmt: skip
     timing["read + grid"] = time.perf_counter() - t0
     dirty, psf_img = total.normalised()
     return PartsImage(

@@ -26,12 +26,12 @@ def ms(tmp_path_factory):
 @pytest.mark.parametrize("weighting", ["natural", "uniform"])
 def test_chunks_over_local_workers_write_the_same_images(ms, tmp_path, weighting):
     args = ["image", "--ms", ms, *GEOMETRY, "--weighting", weighting]
-    code, out, err = run_cli(*args, "--out", tmp_path / "one")
+    code, _, err = run_cli(*args, "--out", tmp_path / "one")
     assert code == 0, err
-    code, out, err = run_cli(*args, "--workers", "2", "--chunk-rows", "17",
+    code, _, err = run_cli(*args, "--workers", "2", "--chunk-rows", "17",
                              "--out", tmp_path / "many")  # fmt: skip
     assert code == 0, err
-    assert "Dask cluster tcp://127.0.0.1:" in out and "2 workers" in out
+    assert "Dask cluster tcp://127.0.0.1:" in err and "2 workers" in err
     for kind in ("dirty", "psf"):
         want = fits.getdata(tmp_path / f"one-{kind}.fits")
         got = fits.getdata(tmp_path / f"many-{kind}.fits")
@@ -59,10 +59,10 @@ def test_clean_over_local_workers_writes_the_same_images(ms, tmp_path, deconvolv
 
 
 def test_chunks_sized_from_abs_mem(ms, tmp_path):
-    code, out, err = run_cli("image", "--ms", ms, *GEOMETRY, "--workers", "1", "--abs-mem",
-                             "0.2", "--out", tmp_path / "m")  # fmt: skip
+    code, _, err = run_cli("image", "--ms", ms, *GEOMETRY, "--workers", "1", "--abs-mem",
+                           "0.2", "--out", tmp_path / "m")  # fmt: skip
     assert code == 0, err
-    assert "rows per chunk" in out and "image-sized per worker" in out
+    assert "rows per chunk" in err and "image-sized per worker" in err
 
 
 def test_too_little_memory_is_refused_before_any_work(ms, tmp_path):

@@ -209,24 +209,3 @@ def test_a_sky_file_with_a_bad_line(tmp_path):
     assert err.count("\n") == 1 and "bad.txt, line 3" in err and "13 columns" in err
     assert sky.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.txt"]
-
-
-def test_progress_bar_draws_only_when_asked_or_on_a_terminal(monkeypatch):
-    import io
-    import sys
-
-    import uvlab.app.runtime.progress as progress
-
-    stream = io.StringIO()
-    with progress.progress_bar("job", stream=stream) as update:  # stdout is not a TTY here
-        update(0.5, "half")
-    assert stream.getvalue() == ""
-    with progress.progress_bar("job", enabled=True, stream=stream) as update:
-        update(0.25, "predict")
-        update(1.0, "done")
-    assert "job" in stream.getvalue() and "100%" in stream.getvalue()
-    monkeypatch.setitem(sys.modules, "tqdm", None)  # no tqdm: the small bar of our own
-    plain = io.StringIO()
-    with progress.progress_bar("job", enabled=True, stream=plain) as update:
-        update(1.0, "done")
-    assert "[##############################] 100% done" in plain.getvalue()
