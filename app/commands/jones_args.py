@@ -79,6 +79,12 @@ def add_jones_args(p: argparse.ArgumentParser, *, noise: bool = True) -> None:
         "--gains", metavar="FILE",
         help="antenna gains from a table: antenna, time, freq_hz, amp, phase_deg[, feed]",
     )  # fmt: skip
+    g.add_argument(
+        "--feed-rotation", action="store_true",
+        help="P-Jones: turn the feeds of the alt-az dishes by the parallactic angle plus "
+        "the receptor angle, as real data have it (polarised predicts; default off: the "
+        "data look as after a parallactic-angle correction)",
+    )  # fmt: skip
     if noise:
         g.add_argument(
             "--sefd-jy", type=number(0.0, MAX_NOISE_JY, open_lo=True, unit="Jy"), metavar="S",
@@ -104,6 +110,7 @@ def jones_options(args):
         gain_corr_time_s=args.gain_corr_time_s,
         gain_seed=args.gain_seed,
         gains_file=args.gains,
+        feed_rotation=bool(getattr(args, "feed_rotation", False)),
     )
 
 

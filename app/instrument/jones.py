@@ -54,6 +54,8 @@ class JonesOptions:
     gain_corr_time_s : float — correlation time of the random gains
     gain_seed : int or None
     gains_file : str or None — a gains table instead of random gains
+    feed_rotation : bool — P-Jones: the feeds of alt-az dishes turn by the parallactic
+        angle plus the receptor angle (:mod:`uvlab.gpu.predict.feed_rotation`)
     """
 
     primary_beam: str = "none"
@@ -64,6 +66,7 @@ class JonesOptions:
     gain_corr_time_s: float = 3600.0
     gain_seed: int | None = None
     gains_file: str | None = None
+    feed_rotation: bool = False
 
     @property
     def has_beam(self) -> bool:
@@ -75,7 +78,7 @@ class JonesOptions:
 
     @property
     def active(self) -> bool:
-        return self.has_beam or self.has_gains
+        return self.has_beam or self.has_gains or self.feed_rotation
 
     def load_cube(self):
         """The FITS beam cube (a Jones cube for a pattern), or None for an analytic model.
@@ -128,6 +131,18 @@ def check_beam_feeds(cube, feeds: str) -> None:
         f"{cube.source}: a beam of {cube.feeds} feeds ({', '.join(CORRELATIONS[cube.feeds])}) "
         f"cannot predict {feeds} feeds; give a {feeds}-feed beam or predict {cube.feeds} feeds"
     )
+
+
+def check_feed_rotation(cube, feeds: str) -> None:
+    """Refuse feed rotation where it cannot join the gains: a Stokes-I predict, or a 2×2
+    beam pattern (sampled in the feeds' frame, P would sit between E and the sky)."""
+    if feeds not in ("linear", "circular"):
+        raise ValueError("--feed-rotation needs a polarised predict (linear or circular feeds)")
+    if cube is not None and cube.jones:
+        raise ValueError(
+            f"{cube.source}: --feed-rotation with a 2×2 beam pattern is not supported yet "
+            "(give a scalar beam cube or an analytic beam)"
+        )
 
 
 def _file_stamps(beam: str) -> tuple:
@@ -213,9 +228,14 @@ class ObservationJones:
     feeds : "scalar", "linear" or "circular" — the predict mode; random gains are one
         scalar per antenna in "scalar", independent per feed otherwise; a Jones beam
         must be of ``feeds``' basis (any for "scalar": :func:`check_beam_feeds`)
+    receptor_angle_rad : float — the first receptor's angle (FEED::RECEPTOR_ANGLE), added
+        to the parallactic angle with ``options.feed_rotation``
     """
 
-    def __init__(self, obs: Observation, sources: SourceArrays, options: JonesOptions, feeds: str):
+    def __init__(
+        self, obs: Observation, sources: SourceArrays, options: JonesOptions, feeds: str,
+        receptor_angle_rad: float = 0.0,
+    ):  # fmt: skip
         self.obs, self.sources, self.options = obs, sources, options
         self._cube = options.load_cube()
         check_beam_feeds(self._cube, feeds)
@@ -240,6 +260,9 @@ class ObservationJones:
         elif options.has_gains:  # one channel: a flat bandpass, broadcast in gains()
             rel = obs.times_mjd_s - obs.times_mjd_s[0]
             self._gains = options.random_gains(rel, obs.layout.nant, 1 if feeds == "scalar" else 2)
+        self._feeds, self._receptor = feeds, float(receptor_angle_rad)
+        if options.feed_rotation:
+            check_feed_rotation(self._cube, feeds)
 
     @property
     def beam_feeds(self) -> str | None:
@@ -257,14 +280,22 @@ class ObservationJones:
         )
 
     def gains(self, times: slice):
-        """(time, ant, chan) or (time, ant, chan, 2, 2) gains of ``times``, or None."""
-        if self._gains is None:
-            return None
-        g = self._gains[times]
+        """(time, ant, chan) or (time, ant, chan, 2, 2) gains of ``times``, or None.
+
+        With feed rotation, ``G·P`` (:func:`~uvlab.gpu.predict.feed_rotation.rotated_gains`):
+        every dish alt-az, χ plus the first receptor's angle (``receptor_angle_rad``, what
+        the MS's FEED table says).
+        """
         nchan = self.obs.freq_hz.size
-        if g.shape[2] != nchan:  # contiguous: CuPy copies it to the device as it is
+        g = None if self._gains is None else self._gains[times]
+        if g is not None and g.shape[2] != nchan:  # contiguous: CuPy copies it as it is
             g = np.ascontiguousarray(np.broadcast_to(g, (*g.shape[:2], nchan, *g.shape[3:])))
-        return g
+        if not self.options.feed_rotation:
+            return g
+        from uvlab.gpu.predict.feed_rotation import feed_rotation, rotated_gains
+
+        chi = antenna_parallactic(self.obs, times) + self._receptor
+        return rotated_gains(g, feed_rotation(chi, self._feeds), nchan)
 
 
 class RowJones:

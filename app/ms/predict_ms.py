@@ -407,6 +407,9 @@ def _row_jones(path: str, options):
     """The :class:`~uvlab.app.instrument.jones.RowJones` of the MS at ``path`` (ANTENNA, TIME)."""
     from uvlab.app.instrument.jones import RowJones
 
+    if options.feed_rotation:  # the MOUNT and RECEPTOR_ANGLE columns are not read yet
+        raise MSError(f"{path}: --feed-rotation is not supported by uvlab predict yet "
+                      "(uvlab simulate applies it)")  # fmt: skip
     with MSTables(path) as ms:
         ant = ms.sub("ANTENNA")
         with translated(ms.path):

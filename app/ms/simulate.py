@@ -361,8 +361,9 @@ def simulate_ms(
     jterms = None
     if jones is not None and jones.active:
         from uvlab.app.instrument.jones import ObservationJones
+        from uvlab.app.ms.columns import RECEPTOR_ANGLES
 
-        jterms = ObservationJones(obs, sources, jones, feeds)
+        jterms = ObservationJones(obs, sources, jones, feeds, RECEPTOR_ANGLES[feeds][0])
     image = None
     if image_sky is not None:
         from uvlab.gpu.backend import get_xp
