@@ -102,3 +102,19 @@ def test_odd_npix_is_a_usage_error(capsys):
         main(["bench", "algorithms", "--npix", "65"])
     assert exc.value.code == 2
     assert "--npix" in capsys.readouterr().err
+
+
+@pytest.mark.gpu
+def test_gpu_measures_every_algorithm(report):
+    """On a CUDA device every algorithm runs (the DFT within the GPU's budget), and the
+    errors rank as on the CPU (the CPU run of the same scene for scale)."""
+    from uvlab.app.commands.bench.algorithms import bench_algorithms
+
+    gpu = bench_algorithms("gpu", NPIX, 1)
+    assert gpu["device"] == "gpu" and list(gpu["algorithms"]) == list(NAMES)
+    err = {name: r["error"] for name, r in gpu["algorithms"].items()}
+    assert err[REFERENCE] < 1e-9  # the DFT against the DFT
+    assert all(np.isfinite(e) for e in err.values())
+    assert err["conv"] < 1e-4 and err["ducc"] < 1e-4  # ε = 1e-5, whatever the precision
+    assert err["nn"] == pytest.approx(report["algorithms"]["nn"]["error"], rel=0.5)
+    assert err["nn"] > 100 * max(err["conv"], err["ducc"])
