@@ -36,6 +36,11 @@
   ducc0's dirty2vis and cuFINUFFT type 2 on the same data (see
   :mod:`uvlab.app.commands.bench.degrid` and :mod:`uvlab.gpu.bench.degrid_bench`).
 
+- ``uvlab bench algorithms [--device cpu|gpu] [--npix N] [--repeats R] [--json PATH]``:
+  every catalogue algorithm on the lab's default scene, the median time of an
+  imaging-only change and its error against Compare's float64 DFT reference
+  (see :mod:`uvlab.app.commands.bench.algorithms`).
+
 - ``uvlab bench startup [--repeats N] [--no-gui] [--json PATH]``: ``uvlab
   demo``'s wall time and the window's first image from a fresh process (see
   :mod:`uvlab.app.commands.bench.startup`).
@@ -76,10 +81,10 @@ def register(subparsers) -> None:
     _register_tune(actions)
     _register_worker(actions)
     _register_startup(actions)
-    from uvlab.app.commands.bench import aliasing, clean, degrid, pareto, scale
+    from uvlab.app.commands.bench import algorithms, aliasing, clean, degrid, pareto, scale
 
     _register_gui(actions)
-    for module in (aliasing, pareto, clean, degrid, scale):
+    for module in (aliasing, pareto, clean, degrid, algorithms, scale):
         module.register(actions)
 
 

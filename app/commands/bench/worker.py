@@ -55,22 +55,45 @@ def added_source(sky):
     )
 
 
-def bench_worker(device: str = "auto", npix: int = 1024, repeats: int = 3) -> dict:
-    """Time the worker's job on the default scene; returns a JSON-ready dict."""
+def timed_job(request, cache):
+    """``(seconds, output)`` of one job run to its end with ``cache`` (a fresh job id)."""
     from uvlab.app.lab.jobs import next_job_id
     from uvlab.app.lab.live import run_job
+
+    t0 = time.perf_counter()
+    out = run_job(replace(request, job_id=next_job_id()), cache)
+    return time.perf_counter() - t0, out
+
+
+def change_samples(base, request, cache, repeats: int, alternate: bool = True) -> list:
+    """``repeats`` timed runs of ``request``, each a real change from ``base`` (untimed between).
+
+    With ``alternate`` the base request runs before every sample but the
+    first (the caller has run it, or another change, just before), so every
+    sample finds the cache as a change from the base finds it; without, the
+    request repeats. Returns the :func:`timed_job` pairs.
+    """
+    samples = []
+    for k in range(repeats):
+        if alternate and k:
+            timed_job(base, cache)
+        samples.append(timed_job(request, cache))
+    return samples
+
+
+def median_sample(samples: list):
+    """The ``(seconds, output)`` pair of median time (the upper one of an even count)."""
+    return sorted(samples, key=lambda s: s[0])[len(samples) // 2]
+
+
+def bench_worker(device: str = "auto", npix: int = 1024, repeats: int = 3) -> dict:
+    """Time the worker's job on the default scene; returns a JSON-ready dict."""
     from uvlab.app.lab.samples import WorkCache
 
     base = default_request(device, npix)
     cache = WorkCache()
-
-    def timed(request):
-        t0 = time.perf_counter()
-        out = run_job(replace(request, job_id=next_job_id()), cache)
-        return time.perf_counter() - t0, out
-
     runs = {}
-    wall, out = timed(base)
+    wall, out = timed_job(base, cache)
     runs["cold"] = {"latency_s": wall, "timing_s": out.timing}
     briggs = replace(base, imaging=replace(base.imaging, weighting="briggs", robust=0.0))
     cell = replace(base, imaging=replace(base.imaging, cell_arcsec=CELL_ARCSEC))
@@ -85,13 +108,8 @@ def bench_worker(device: str = "auto", npix: int = 1024, repeats: int = 3) -> di
         ("declination", other_dec),
     )
     for name, request in cases:
-        samples = []
-        for k in range(repeats):
-            # alternate with the base request so every sample is a real change
-            if name != "repeat" and k:
-                timed(base)
-            samples.append(timed(request))
-        best = sorted(samples, key=lambda s: s[0])[len(samples) // 2]
+        samples = change_samples(base, request, cache, repeats, alternate=name != "repeat")
+        best = median_sample(samples)
         runs[name] = {
             "latency_s": best[0],
             "latency_all_s": [s[0] for s in samples],
