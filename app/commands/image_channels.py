@@ -121,14 +121,18 @@ def image_channels(vd, spec, n: int, weighting, algorithm, params, device, clean
     mask : (N, N) bool, optional
         The CLEAN mask, the same for every channel.
     """
-    from uvlab.gpu.imaging.imager import make_image
+    from uvlab.gpu.imaging.imager import ImagingError, make_image
 
     out = []
     for k, (start, stop) in enumerate(channel_ranges(vd.nchan, n)):
         part = channel_data(vd, start, stop)
-        res = make_image(part.uvw, part.freq_hz, part.vis, part.weight, spec, flag=part.flag,
-                         weighting=weighting, algorithm=algorithm, params=params,
-                         device=device)  # fmt: skip
+        try:
+            res = make_image(part.uvw, part.freq_hz, part.vis, part.weight, spec,
+                             flag=part.flag, weighting=weighting, algorithm=algorithm,
+                             params=params, device=device)  # fmt: skip
+        except ImagingError as exc:  # e.g. every sample of this output channel flagged
+            raise ImagingError(f"--channels-out: output channel {k} (input channels "
+                               f"{start}-{stop - 1}): {exc}") from None  # fmt: skip
         clean = None
         if clean_opts is not None:
             clean = _clean_one(part, spec, res, clean_opts, params, weighting, algorithm, mask)

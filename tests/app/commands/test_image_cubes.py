@@ -10,6 +10,7 @@ frequency computed here.
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -216,3 +217,31 @@ def test_an_existing_set_is_refused_and_force_replaces_the_single_image(two_sour
     _image(two_sources, prefix, "--force")
     assert not Path(f"{prefix}-dirty.fits").exists()  # no file of the older set stays
     assert Path(f"{prefix}-0003-dirty.fits").is_file()
+
+
+@pytest.mark.parametrize(
+    ("nchan", "n", "sizes"), [(8, 4, [2, 2, 2, 2]), (10, 4, [2, 3, 2, 3]), (5, 5, [1] * 5)]
+)
+def test_channel_ranges_split_as_wsclean(nchan, n, sizes):
+    from uvlab.app.commands.image_channels import channel_ranges
+
+    ranges = channel_ranges(nchan, n)
+    assert [b - a for a, b in ranges] == sizes
+    assert ranges[0][0] == 0 and ranges[-1][1] == nchan
+    assert all(a1 == b0 for (_, b0), (a1, _) in itertools.pairwise(ranges))
+
+
+def test_an_all_flagged_output_channel_is_named(two_sources):
+    from dataclasses import replace
+
+    from uvlab.app.commands.image_channels import image_channels
+    from uvlab.app.ms.reader import read_visibilities
+    from uvlab.gpu.imaging.imager import ImagingError
+    from uvlab.gpu.imaging.weighting import Weighting
+
+    vd = read_visibilities(str(two_sources))
+    flag = vd.flag.copy()
+    flag[:, 2:4] = True
+    with pytest.raises(ImagingError, match=r"output channel 1 \(input channels 2-3\): every"):
+        image_channels(replace(vd, flag=flag), ImageSpec(NPIX, CELL), NOUT, Weighting(),
+                       "ducc", None, "cpu")  # fmt: skip
