@@ -28,6 +28,7 @@ import time
 
 from uvlab.app.commands.image_channels import (
     add_channel_args,
+    channels_estimate,
     check_channel_args,
     crop_channels,
     mfs_clean,
@@ -256,6 +257,9 @@ def run(args) -> int:
             spec.npix, args.algorithm, params, nvis=nvis, deconvolver=args.deconvolver
         )
         what += f" and {args.deconvolver} CLEAN"
+    if args.channels_out > 1:  # every output channel's images, held until written
+        need = need + channels_estimate(args.channels_out, spec.npix, args.niter > 0)
+        what += f" in {args.channels_out} output channels"
     check_memory(need, what)
     res = run_job(image_request(args, spec), cache)  # the lab's image task, the window's
     cube = args.channels_out > 1

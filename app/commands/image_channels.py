@@ -288,3 +288,15 @@ def run_channels(args, vd, spec, weighting, params, device, mask) -> list[Output
     opts = clean_options(args) if args.niter > 0 else None
     return image_channels(vd, spec, args.channels_out, weighting, args.algorithm, params,
                           device, opts, mask)  # fmt: skip
+
+
+def channels_estimate(n: int, npix: int, clean: bool):
+    """The memory the ``n`` output channels' images take until they are written.
+
+    Each float64 (N, N): dirty and PSF, with CLEAN also model, residual and restored.
+    Each channel is imaged (and CLEANed) in turn, in the memory the MFS image needed.
+    """
+    from uvlab.app.runtime.memory import MemoryEstimate
+
+    per = len(DIRTY_KINDS + CLEAN_KINDS) if clean else len(DIRTY_KINDS)
+    return MemoryEstimate({"output channel images": float(n) * per * npix * npix * 8})

@@ -245,3 +245,22 @@ def test_an_all_flagged_output_channel_is_named(two_sources):
     with pytest.raises(ImagingError, match=r"output channel 1 \(input channels 2-3\): every"):
         image_channels(replace(vd, flag=flag), ImageSpec(NPIX, CELL), NOUT, Weighting(),
                        "ducc", None, "cpu")  # fmt: skip
+
+
+def test_the_memory_check_counts_every_output_channel(two_sources, tmp_path, monkeypatch):
+    from uvlab.app.commands.image_channels import channels_estimate
+    from uvlab.app.runtime import memory
+
+    assert channels_estimate(4, 64, clean=False).total == 4 * 2 * 64 * 64 * 8
+    assert channels_estimate(4, 64, clean=True).total == 4 * 5 * 64 * 64 * 8
+    calls = []  # the read passes; the check before imaging finds 1 MiB
+
+    def available():
+        calls.append(1)
+        return memory.Available(2**40 if len(calls) == 1 else 2**20, "test")
+
+    monkeypatch.setattr(memory, "available_memory", available)
+    code, _, err = run_cli("image", "--ms", two_sources, *IMAGE, "--channels-out", NOUT,
+                           "--out", tmp_path / "m")  # fmt: skip
+    assert code != 0 and "in 4 output channels" in err and "output channel images" in err
+    assert not list(tmp_path.iterdir())
