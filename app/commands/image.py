@@ -267,7 +267,7 @@ def run(args) -> int:
     if cube:  # each output channel imaged (and CLEANed) alone; the MFS CLEAN their mean
         channels = run_channels(args, vd, spec, wt, params, res.device, clean_mask)
         if args.niter > 0:
-            clean = mfs_clean(channels, psf_beam(res.psf, spec))
+            clean = mfs_clean(channels, psf_beam(res.psf, spec), joined=args.join_channels)
     t_chan = {"output channels": time.perf_counter() - t_chan} if cube else {}
     if args.niter > 0 and not cube:  # all of it before the first file is written
         from uvlab.app.commands.deconvolve import clean as run_clean
@@ -335,6 +335,7 @@ def _print_summary(args, spec, size, rule, res, vd, wt, clean) -> None:
     if clean is not None:
         b = clean.beam
         what = "CLEAN" if args.channels_out == 1 else "CLEAN (MFS: the channels' weighted mean)"
+        what = "joined " + what if args.channels_out > 1 and args.join_channels else what
         print(
             f"{what}: {clean.iterations} iterations ({clean.stop_reason}), model flux "
             f"{clean.model.sum():.4g} Jy, residual peak {np.abs(clean.residual).max():.4g} "

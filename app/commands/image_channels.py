@@ -103,8 +103,12 @@ def channel_data(vd, start: int, stop: int):
 
 
 def image_channels(vd, spec, n: int, weighting, algorithm, params, device, clean_opts=None,
-                   mask=None) -> list[OutputChannel]:  # fmt: skip
-    """The ``n`` output channels of ``vd``, each imaged (and with ``clean_opts`` CLEANed) alone.
+                   mask=None, join: bool = False) -> list[OutputChannel]:  # fmt: skip
+    """The ``n`` output channels of ``vd``, each imaged (and with ``clean_opts`` CLEANed).
+
+    Without ``join`` each channel is weighted and CLEANed alone; with it (``--join-channels``)
+    the weights of all channels share one density grid (:func:`mf_weights`) and the
+    channels are CLEANed together (:func:`joined_clean`).
 
     Parameters
     ----------
@@ -117,15 +121,21 @@ def image_channels(vd, spec, n: int, weighting, algorithm, params, device, clean
     algorithm, params, device
         The imaging's (:func:`uvlab.gpu.imaging.imager.make_image`).
     clean_opts : CleanOptions, optional
-        CLEAN each output channel with its own PSF (WSClean without ``-join-channels``).
+        CLEAN each output channel with its own PSF.
     mask : (N, N) bool, optional
         The CLEAN mask, the same for every channel.
+    join : bool
+        WSClean's ``-join-channels``: MF weighting and joined CLEAN.
     """
     from uvlab.gpu.imaging.imager import ImagingError, make_image
+    from uvlab.gpu.imaging.weighting import Weighting
 
+    data = vd  # CRVAL3 from the data weights, with MF weighting too
+    if join:  # the imaging weights made once on all channels, then used as they are
+        vd, weighting = replace(vd, weight=mf_weights(vd, spec, weighting)), Weighting()
     out = []
     for k, (start, stop) in enumerate(channel_ranges(vd.nchan, n)):
-        part = channel_data(vd, start, stop)
+        part, own = channel_data(vd, start, stop), channel_data(data, start, stop)
         try:
             res = make_image(part.uvw, part.freq_hz, part.vis, part.weight, spec,
                              flag=part.flag, weighting=weighting, algorithm=algorithm,
@@ -134,16 +144,67 @@ def image_channels(vd, spec, n: int, weighting, algorithm, params, device, clean
             raise ImagingError(f"--channels-out: output channel {k} (input channels "
                                f"{start}-{stop - 1}): {exc}") from None  # fmt: skip
         clean = None
-        if clean_opts is not None:
+        if clean_opts is not None and not join:
             clean = _clean_one(part, spec, res, clean_opts, params, weighting, algorithm, mask)
         out.append(
             OutputChannel(
-                k, start, stop, centre_frequency(part.freq_hz, part.weight, part.flag),
+                k, start, stop, centre_frequency(own.freq_hz, own.weight, own.flag),
                 bandwidth(part.freq_hz, vd.chan_width_hz), res.dirty, res.psf,
                 float(res.sum_weights), int(res.nvis), clean,
             )
         )  # fmt: skip
+    if join and clean_opts is not None:
+        out = joined_clean(out, vd, spec, clean_opts, algorithm, params, device, mask)
     return out
+
+
+def mf_weights(vd, spec, weighting) -> np.ndarray:
+    """(row, chan) imaging weights of all channels on one density grid (WSClean's MF weighting).
+
+    Uniform and Briggs count the density of every selected channel's samples together, as
+    the MFS image does, so that the channel images' weighted mean is the MFS image; the
+    taper is applied too. Zero where a sample is flagged or has no usable weight.
+    """
+    from uvlab.gpu.constants import C_LIGHT
+    from uvlab.gpu.imaging.weighting import imaging_weights
+
+    w = np.broadcast_to(np.asarray(vd.weight, dtype=np.float64), vd.flag.shape)
+    ok = ~np.asarray(vd.flag) & np.isfinite(w) & (w > 0)
+    scale = np.asarray(vd.freq_hz, dtype=np.float64)[None, :] / C_LIGHT
+    u, v = (np.asarray(vd.uvw[:, k], dtype=np.float64)[:, None] * scale for k in (0, 1))
+    out = np.zeros(vd.flag.shape)
+    out[ok] = imaging_weights(u[ok], v[ok], w[ok], spec, weighting)
+    return out
+
+
+def joined_clean(channels, vd, spec, opts, algorithm, params, device, mask):
+    """The channels CLEANed together (:func:`~uvlab.gpu.deconvolution.joined.joined_hogbom`).
+
+    ``vd`` carries the MF imaging weights (natural weighting reads them as they are); each
+    channel's PSF of side 2N is its own, and so is its restoring beam.
+    """
+    from uvlab.app.commands.deconvolve import Deconvolved, wide_psf
+    from uvlab.gpu.backend import to_numpy
+    from uvlab.gpu.deconvolution import fit_beam, restore
+    from uvlab.gpu.deconvolution.joined import joined_hogbom
+    from uvlab.gpu.imaging.weighting import Weighting
+
+    psfs = [wide_psf(channel_data(vd, c.start, c.stop), spec, Weighting(), algorithm, params,
+                     device) for c in channels]  # fmt: skip
+    out = joined_hogbom(
+        np.stack([c.dirty for c in channels]), np.stack(psfs), [c.sum_weights for c in channels],
+        gain=opts.gain, niter=opts.niter, threshold=opts.threshold_jy, mask=mask,
+    )  # fmt: skip
+    models, residuals = to_numpy(out.models), to_numpy(out.residuals)
+    done = []
+    for k, c in enumerate(channels):
+        beam = fit_beam(psfs[k], spec.cell_rad)
+        restored = to_numpy(restore(models[k], residuals[k], beam, spec.cell_rad))
+        rms = np.full(out.peaks.shape, np.nan)  # not tracked by the joined loop
+        clean = Deconvolved(models[k], residuals[k], restored, beam, out.iterations, 1,
+                            out.stop_reason, out.peaks, rms)  # fmt: skip
+        done.append(replace(c, clean=clean))
+    return done
 
 
 def _clean_one(part, spec, res, opts, params, weighting, algorithm, mask):
@@ -161,11 +222,12 @@ def mfs_mean(images, weights) -> np.ndarray:
     return np.tensordot(w / w.sum(), np.asarray(images, dtype=np.float64), axes=1)
 
 
-def mfs_clean(channels: list[OutputChannel], beam):
+def mfs_clean(channels: list[OutputChannel], beam, joined: bool = False):
     """The MFS model, residual and restored image: the channels' weighted means.
 
     ``beam``: the MFS PSF's fitted beam, written on the MFS image. The iterations are
-    the channels' total; the stop reason each channel's, joined.
+    the channels' total (``joined``: the joined CLEAN's, the same in every channel); the
+    stop reason each channel's, joined.
     """
     cleans = [c.clean for c in channels]
     w = [c.sum_weights for c in channels]
@@ -175,7 +237,7 @@ def mfs_clean(channels: list[OutputChannel], beam):
         residual=mfs_mean([c.residual for c in cleans], w),
         restored=mfs_mean([c.restored for c in cleans], w),
         beam=beam,
-        iterations=sum(c.iterations for c in cleans),
+        iterations=cleans[0].iterations if joined else sum(c.iterations for c in cleans),
         cycles=max(c.cycles for c in cleans),
         stop_reason="; ".join(sorted({c.stop_reason for c in cleans})),
     )
@@ -264,15 +326,28 @@ def add_channel_args(p) -> None:
     )  # fmt: skip
     g.add_argument(
         "--join-channels", action="store_true",
-        help="WSClean's -join-channels (not yet: each output channel is deconvolved alone)",
+        help="WSClean's -join-channels: one density grid for all channels' weights (MF "
+        "weighting), and Högbom CLEAN's peaks found on the channels' weighted mean, a "
+        "component per channel at each",
     )  # fmt: skip
 
 
+#: What ``--join-channels`` does not take yet: (attribute, flag, given).
+JOIN_UNSUPPORTED = (
+    ("deconvolver", "--deconvolver cotton-schwab", lambda v: v == "cotton-schwab"),
+    ("multiscale", "--multiscale", bool),
+    ("auto_threshold", "--auto-threshold", lambda v: v is not None),
+    ("auto_mask", "--auto-mask", lambda v: v is not None),
+    ("mgain", "--mgain", lambda v: v is not None and v != 1.0),
+)
+
+
 def check_channel_args(args, nchan: int | None = None) -> None:
-    """Usage errors (exit 2, one line): --join-channels; N above the ``nchan`` selected."""
+    """Usage errors (exit 2, one line): what --join-channels does not take; N above ``nchan``."""
     if getattr(args, "join_channels", False):
-        args.parser.error("--join-channels: not yet supported; without it each output "
-                          "channel is deconvolved on its own (docs/cubes.md)")  # fmt: skip
+        for attr, flag, given in JOIN_UNSUPPORTED:
+            if given(getattr(args, attr, None)):
+                args.parser.error(f"--join-channels with {flag}: not yet supported")
     n = getattr(args, "channels_out", 1)
     if n > 1 and getattr(args, "pb_correct", False):
         args.parser.error("--pb-correct with --channels-out: not yet supported")
@@ -287,7 +362,7 @@ def run_channels(args, vd, spec, weighting, params, device, mask) -> list[Output
 
     opts = clean_options(args) if args.niter > 0 else None
     return image_channels(vd, spec, args.channels_out, weighting, args.algorithm, params,
-                          device, opts, mask)  # fmt: skip
+                          device, opts, mask, join=args.join_channels)  # fmt: skip
 
 
 def channels_estimate(n: int, npix: int, clean: bool):

@@ -79,16 +79,22 @@ def _uniform(u, v, w, spec: ImageSpec) -> np.ndarray:
     return w / density[inverse.ravel()[: u.size]]
 
 
-def _oracle(ms: Path, start: int, stop: int, weighting: str):
-    """(dirty image, Σ imaging weights) of input channels start … stop−1: the direct sum."""
+def _oracle(ms: Path, start: int, stop: int, weighting: str, mf: bool = False):
+    """(dirty image, Σ imaging weights) of input channels start … stop−1: the direct sum.
+
+    ``mf``: uniform weights from the density of all channels' samples (MF weighting).
+    """
     spec = ImageSpec(NPIX, CELL)
     uvw, vis, w, usable, freq = _read(ms)
+    u, v = (uvw[:, None, k] * freq / C_LIGHT for k in (0, 1))
+    keep = usable & (w > 0)
+    if weighting == "uniform" and mf:
+        w = w.copy()
+        w[keep] = _uniform(u[keep], v[keep], w[keep], spec)
     sl = slice(start, stop)
-    scale = freq[sl] / C_LIGHT
-    u, v = (uvw[:, None, k] * scale for k in (0, 1))
-    keep = usable[:, sl] & (w[:, sl] > 0)
-    u, v, wk, vk = u[keep], v[keep], w[:, sl][keep], vis[:, sl][keep]
-    if weighting == "uniform":
+    keep = keep[:, sl]
+    u, v, wk, vk = u[:, sl][keep], v[:, sl][keep], w[:, sl][keep], vis[:, sl][keep]
+    if weighting == "uniform" and not mf:
         wk = _uniform(u, v, wk, spec)
     return dft_image(u, v, wk * vk, spec) / wk.sum(), wk.sum()
 
@@ -194,7 +200,14 @@ def test_clean_per_channel_and_the_mfs_weighted_mean(two_sources, tmp_path):
         (("--channels-out", "0"), "--channels-out"),
         (("--channels-out", "9"), "--channels-out: 9 output channels, but only 8"),
         (("--channels", "0:4", "--channels-out", "5"), "--channels-out: 5 output channels"),
-        (("--channels-out", "2", "--join-channels"), "--join-channels: not yet"),
+        (
+            ("--channels-out", "2", "--join-channels", "--deconvolver", "cotton-schwab"),
+            "--join-channels with --deconvolver cotton-schwab: not yet",
+        ),
+        (
+            ("--channels-out", "2", "--join-channels", "--multiscale"),
+            "--join-channels with --multiscale: not yet",
+        ),
         (("--channels-out", "2", "--workers", "1"), "--channels-out is not supported"),
     ],
 )
@@ -264,3 +277,41 @@ def test_the_memory_check_counts_every_output_channel(two_sources, tmp_path, mon
                            "--out", tmp_path / "m")  # fmt: skip
     assert code != 0 and "in 4 output channels" in err and "output channel images" in err
     assert not list(tmp_path.iterdir())
+
+
+def test_join_channels_weights_every_channel_on_one_density_grid(two_sources, tmp_path):
+    """WSClean's MF weighting: the channels' weighted mean is then the MFS image."""
+    prefix = tmp_path / "mf"
+    _image(two_sources, prefix, "--weighting", "uniform", "--join-channels")
+    dirty, weights = [], []
+    for k in range(NOUT):
+        image, _ = _fits(f"{prefix}-{k:04d}-dirty.fits")
+        want, wsum = _oracle(two_sources, 2 * k, 2 * k + 2, "uniform", mf=True)
+        assert np.abs(image - want).max() <= 1e-6 * np.abs(want).max(), k
+        dirty.append(image)
+        weights.append(wsum)
+    mfs, _ = _fits(f"{prefix}-MFS-dirty.fits")
+    mean = np.tensordot(np.array(weights) / np.sum(weights), dirty, 1)
+    assert np.abs(mfs - mean).max() <= 1e-6 * np.abs(mfs).max()
+
+
+def test_joined_clean_puts_components_at_the_same_pixels_with_each_channels_flux(
+    two_sources, tmp_path
+):
+    prefix, threshold = tmp_path / "j", 1e-3
+    out = _image(two_sources, prefix, "--join-channels", "--niter", 3000, "--threshold-jy",
+                 threshold)  # fmt: skip
+    assert "joined CLEAN" in out
+    _, _, w, _, freq = _read(two_sources)
+    models = [_fits(f"{prefix}-{k:04d}-model.fits")[0] for k in range(NOUT)]
+    support = {tuple(map(tuple, np.argwhere(m != 0))) for m in models}
+    assert len(support) == 1  # the same pixels in every channel
+    for k, model in enumerate(models):
+        sl = slice(2 * k, 2 * k + 2)
+        wc = w[:, sl].sum(axis=0)
+        for _, di, dj, flux, alpha in SOURCES:
+            want = (wc * flux * (freq[sl] / 1.4e9) ** alpha).sum() / wc.sum()
+            j, i = NPIX // 2 + dj, NPIX // 2 + di
+            assert model[j - 1 : j + 2, i - 1 : i + 2].sum() == pytest.approx(want, rel=0.01)
+    residual, _ = _fits(f"{prefix}-MFS-residual.fits")
+    assert np.abs(residual).max() <= threshold * (1 + 1e-6)
