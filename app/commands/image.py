@@ -31,7 +31,6 @@ from uvlab.app.commands.image_channels import (
     channels_estimate,
     check_channel_args,
     crop_channels,
-    mfs_clean,
     run_channels,
     summary_lines,
     write_channels,
@@ -258,17 +257,14 @@ def run(args) -> int:
         )
         what += f" and {args.deconvolver} CLEAN"
     if args.channels_out > 1:  # every output channel's images, held until written
-        need = need + channels_estimate(args.channels_out, spec.npix, args.niter > 0)
+        need = need + channels_estimate(args, spec.npix)
         what += f" in {args.channels_out} output channels"
     check_memory(need, what)
     res = run_job(image_request(args, spec), cache)  # the lab's image task, the window's
-    cube = args.channels_out > 1
-    clean, channels, t_chan = None, None, time.perf_counter()
-    if cube:  # each output channel imaged (and CLEANed) alone; the MFS CLEAN their mean
-        channels = run_channels(args, vd, spec, wt, params, res.device, clean_mask)
-        if args.niter > 0:
-            clean = mfs_clean(channels, psf_beam(res.psf, spec), joined=args.join_channels)
-    t_chan = {"output channels": time.perf_counter() - t_chan} if cube else {}
+    cube = args.channels_out > 1  # the output channels, and the MFS CLEAN their mean
+    channels, clean, t_chan = (
+        run_channels(args, vd, spec, wt, params, res, clean_mask) if cube else (None, None, {})
+    )
     if args.niter > 0 and not cube:  # all of it before the first file is written
         from uvlab.app.commands.deconvolve import clean as run_clean
         from uvlab.app.commands.deconvolve import wide_psf

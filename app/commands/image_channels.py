@@ -356,22 +356,40 @@ def check_channel_args(args, nchan: int | None = None) -> None:
                           "channels are selected")  # fmt: skip
 
 
-def run_channels(args, vd, spec, weighting, params, device, mask) -> list[OutputChannel]:
-    """:func:`image_channels` with ``uvlab image``'s options (CLEAN with ``--niter`` > 0)."""
+def run_channels(args, vd, spec, weighting, params, res, mask):
+    """``uvlab image``'s output channels: (channels, the MFS CLEAN or None, stage timing).
+
+    :func:`image_channels` with the options (CLEAN with ``--niter`` > 0, on ``res``'s
+    device); the MFS CLEAN images are the channels' weighted means (:func:`mfs_clean`) with
+    the beam fitted to ``res``'s (the MFS image's) PSF.
+    """
+    import time
+
     from uvlab.app.commands.clean_args import clean_options
+    from uvlab.app.commands.image_outputs import psf_beam
 
+    t0 = time.perf_counter()
     opts = clean_options(args) if args.niter > 0 else None
-    return image_channels(vd, spec, args.channels_out, weighting, args.algorithm, params,
-                          device, opts, mask, join=args.join_channels)  # fmt: skip
+    channels = image_channels(vd, spec, args.channels_out, weighting, args.algorithm, params,
+                              res.device, opts, mask, join=args.join_channels)  # fmt: skip
+    clean = None
+    if opts is not None:
+        clean = mfs_clean(channels, psf_beam(res.psf, spec), joined=args.join_channels)
+    return channels, clean, {"output channels": time.perf_counter() - t0}
 
 
-def channels_estimate(n: int, npix: int, clean: bool):
-    """The memory the ``n`` output channels' images take until they are written.
+def channels_estimate(args, npix: int):
+    """The memory ``--channels-out N``'s images take until they are written.
 
-    Each float64 (N, N): dirty and PSF, with CLEAN also model, residual and restored.
-    Each channel is imaged (and CLEANed) in turn, in the memory the MFS image needed.
+    Each float64 (N, N) per output channel: dirty and PSF, with CLEAN also model, residual
+    and restored; the joined CLEAN also holds every channel's PSF of side 2N (four images)
+    and its copies of the models and residuals. Each channel is imaged (and CLEANed
+    alone) in turn, in the memory the MFS image needed.
     """
     from uvlab.app.runtime.memory import MemoryEstimate
 
+    clean = (args.niter or 0) > 0
     per = len(DIRTY_KINDS + CLEAN_KINDS) if clean else len(DIRTY_KINDS)
-    return MemoryEstimate({"output channel images": float(n) * per * npix * npix * 8})
+    if clean and getattr(args, "join_channels", False):
+        per += 4 + 2
+    return MemoryEstimate({"output channel images": float(args.channels_out) * per * npix**2 * 8})

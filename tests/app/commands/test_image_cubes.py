@@ -261,11 +261,14 @@ def test_an_all_flagged_output_channel_is_named(two_sources):
 
 
 def test_the_memory_check_counts_every_output_channel(two_sources, tmp_path, monkeypatch):
+    from argparse import Namespace
+
     from uvlab.app.commands.image_channels import channels_estimate
     from uvlab.app.runtime import memory
 
-    assert channels_estimate(4, 64, clean=False).total == 4 * 2 * 64 * 64 * 8
-    assert channels_estimate(4, 64, clean=True).total == 4 * 5 * 64 * 64 * 8
+    for niter, join, per in ((0, False, 2), (10, False, 5), (10, True, 11), (0, True, 2)):
+        args = Namespace(channels_out=4, niter=niter, join_channels=join)
+        assert channels_estimate(args, 64).total == 4 * per * 64 * 64 * 8
     calls = []  # the read passes; the check before imaging finds 1 MiB
 
     def available():
