@@ -27,6 +27,15 @@ from __future__ import annotations
 import logging
 import time
 
+from uvlab.app.commands.image_channels import (
+    add_channel_args,
+    channels_estimate,
+    check_channel_args,
+    crop_channels,
+    run_channels,
+    summary_lines,
+    write_channels,
+)
 from uvlab.app.commands.image_outputs import (
     check_outputs_space,
     expected_noise_line,
@@ -128,6 +137,7 @@ def register(sub) -> None:
         "ducc on the CPU)",
     )
     add_size_arg(p)
+    add_channel_args(p)
     add_clean_args(p)
     from uvlab.app.commands.pb_correct import add_pb_args
 
@@ -224,6 +234,10 @@ def run(args) -> int:
     size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing
     if size is None:  # exit 2: an image too small for the kernel
         check_image_side(args.parser, args.npix, args.support, "--npix")
+    check_channel_args(args)  # --join-channels, --pb-correct with --channels-out
+    if several and args.channels_out > 1:
+        args.parser.error("--channels-out with several spectral windows is not supported yet: "
+                          "give one with --spw N")  # fmt: skip
     from uvlab.app.outputs.output_set import check_outputs, output_set
 
     written, others = output_names(args)
@@ -240,6 +254,7 @@ def run(args) -> int:
             vd, t_read = read_spw_set(args, args.spw, cache, progress=bar)
         else:
             vd, dish, t_read = read_selected(args, progress=bar, cache=cache)
+            check_channel_args(args, vd.nchan)  # exit 2: more output channels than selected
     rows_note = row_selection_note(args, vd)
     if rows_note:
         log.info("%s", rows_note)
@@ -260,13 +275,19 @@ def run(args) -> int:
             spec.npix, args.algorithm, params, nvis=nvis, deconvolver=args.deconvolver
         )
         what += f" and {args.deconvolver} CLEAN"
+    if args.channels_out > 1:  # every output channel's images, held until written
+        need = need + channels_estimate(args, spec.npix)
+        what += f" in {args.channels_out} output channels"
     check_memory(need, what)
     if several:
         res = image_spw_set(args, vd, spec, params, wt)
     else:
         res = image_job(image_request(args, spec), cache)  # the lab's image task, the window's
-    clean = None
-    if args.niter > 0:  # all of it before the first file is written
+    cube = args.channels_out > 1  # the output channels, and the MFS CLEAN their mean
+    channels, clean, t_chan = (
+        run_channels(args, vd, spec, wt, params, res, clean_mask) if cube else (None, None, {})
+    )
+    if args.niter > 0 and not cube:  # all of it before the first file is written
         from uvlab.app.commands.deconvolve import clean as run_clean
 
         with progress_bar("PSF for CLEAN"):
@@ -275,7 +296,7 @@ def run(args) -> int:
                           algorithm=args.algorithm, mask=clean_mask)  # fmt: skip
     prefix = Path(args.out)
     prefix.parent.mkdir(parents=True, exist_ok=True)
-    check_outputs_space(prefix, spec.npix, clean)
+    check_outputs_space(prefix, spec.npix, clean, sets=args.channels_out + 1 if cube else 1)
     ra, dec = np.degrees(vd.ra0_rad) % 360.0, np.degrees(vd.dec0_rad)
     history = _history(args, vd, spec, rule, size, rows_note, params, wt, res, clean)
     common = dict(
@@ -287,27 +308,31 @@ def run(args) -> int:
     )
     beam = clean.beam if clean is not None else psf_beam(res.psf, spec)
     res, clean = crop_outputs(res, clean, size)
+    channels = crop_channels(channels, size) if cube else None
+    mfs = f"{prefix}-MFS" if cube else f"{prefix}"  # WSClean's names
     t0 = time.perf_counter()
     with progress_bar("write"), output_set(overwrite=args.force, stale=others):
-        files = [  # a fitted beam on every image, the dirty one too, as CASA writes them
-            write_image_fits(f"{prefix}-dirty.fits", res.dirty, spec, ra, dec, **common,
-                             beam=beam),
-            write_image_fits(f"{prefix}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
-        ]  # fmt: skip
+        files = write_channels(prefix, channels, spec, ra, dec, common) if cube else []
+        files += [  # a fitted beam on every image, the dirty one too, as CASA writes them
+            write_image_fits(f"{mfs}-dirty.fits", res.dirty, spec, ra, dec, **common, beam=beam),
+            write_image_fits(f"{mfs}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
+        ]
         if clean is not None:
-            files += write_clean(prefix, clean, spec, ra, dec, common)
+            files += write_clean(mfs, clean, spec, ra, dec, common, f"{prefix}-sources.txt")
         if getattr(args, "pb_correct", False):
             image = clean.restored if clean is not None else res.dirty
             files += pb_correct.write_pb_files(
                 args, pb_cube, prefix, image, spec, ra, dec, common, vd.freq_hz, dish
             )
-        timing = {"read MS": t_read, **res.timing, "write": time.perf_counter() - t0}
+        timing = {"read MS": t_read, **res.timing, **t_chan, "write": time.perf_counter() - t0}
         if not args.no_png:
             t0 = time.perf_counter()
             files.append(preview(res, spec, vd, f"{prefix}.png"))
             timing["png"] = time.perf_counter() - t0
         files.append(write_timing(f"{prefix}-timing.json", timing, res, spec, passes=2))
     _print_summary(args, spec, size, rule, res, vd, wt, clean)
+    for line in summary_lines(channels) if cube else ():
+        print(line)
     for f in files:
         print(f"wrote {f}")
     return 0
@@ -348,8 +373,9 @@ def _print_summary(args, spec, size, rule, res, vd, wt, clean) -> None:
     print(expected_noise_line(vd, spec, wt, res.dirty))
     if clean is not None:
         b = clean.beam
+        what = "CLEAN" if args.channels_out == 1 else "CLEAN (MFS: the channels' weighted mean)"
         print(
-            f"CLEAN: {clean.iterations} iterations ({clean.stop_reason}), model flux "
+            f"{what}: {clean.iterations} iterations ({clean.stop_reason}), model flux "
             f"{clean.model.sum():.4g} Jy, residual peak {np.abs(clean.residual).max():.4g} "
             f'Jy/beam; beam {b.bmaj_arcsec:.3g}" x {b.bmin_arcsec:.3g}" PA {b.bpa_deg:.3g} deg'
         )
@@ -369,6 +395,7 @@ def _history(args, vd, spec, rule, size, rows_note, params, wt, res, clean) -> d
             "column": vd.column,
             "stokes": vd.stokes,
             "channels": f"{args.channels or 'all'} ({vd.nchan} used)",
+            **({"channels_out": args.channels_out} if args.channels_out > 1 else {}),
             **({"rows": rows_note} if rows_note else {}),
             **(
                 {"phase_center": f"{args.phase_center[0]:.9g} {args.phase_center[1]:.9g} deg"}

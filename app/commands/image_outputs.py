@@ -16,13 +16,25 @@ PREVIEW_FIGSIZE, PREVIEW_DPI = (12, 5.4), 90
 
 
 def output_names(args) -> tuple[list[str], list[str]]:
-    """(files this run writes, the set's other files) for ``--out PREFIX``."""
+    """(files this run writes, the set's other files) for ``--out PREFIX``.
+
+    With ``--channels-out N`` > 1 the FITS images are the cube's
+    (:func:`~uvlab.app.commands.image_channels.cube_names`) and the single image's
+    names are the set's other files.
+    """
+    from uvlab.app.commands.image_channels import cube_names
+
     p = args.out
+    niter = (args.niter or 0) > 0
     clean = [f"{p}-model.fits", f"{p}-residual.fits", f"{p}-image.fits", f"{p}-sources.txt"]
     pb = [f"{p}-pb.fits", f"{p}-image-pb.fits"]
     written = [f"{p}-dirty.fits", f"{p}-psf.fits", f"{p}-timing.json"]
     others = []
-    (written if (args.niter or 0) > 0 else others).extend(clean)
+    if getattr(args, "channels_out", 1) > 1:
+        others = [*written[:2], *clean[:3]]
+        written = [*cube_names(p, args.channels_out, niter), f"{p}-timing.json"]
+        clean = clean[3:]  # the MFS model's component list
+    (written if niter else others).extend(clean)
     (written if getattr(args, "pb_correct", False) else others).extend(pb)
     (others if args.no_png else written).append(f"{p}.png")
     return written, others
@@ -52,8 +64,11 @@ def psf_beam(psf, spec):
         return None
 
 
-def write_clean(prefix, clean, spec, ra, dec, common) -> list:
-    """PREFIX-model.fits (Jy/pixel), -residual.fits, -image.fits (with the beam), -sources.txt."""
+def write_clean(prefix, clean, spec, ra, dec, common, sources=None) -> list:
+    """PREFIX-model.fits (Jy/pixel), -residual.fits, -image.fits (with the beam), -sources.txt.
+
+    ``sources``: the component list's path (default ``PREFIX-sources.txt``).
+    """
     from uvlab.app.outputs.fits_io import image_header, write_image_fits
     from uvlab.app.skymodel.wsclean_write import write_component_list
 
@@ -64,14 +79,17 @@ def write_clean(prefix, clean, spec, ra, dec, common) -> list:
         write_image_fits(f"{prefix}-image.fits", clean.restored, spec, ra, dec, **common,
                          beam=clean.beam),
         write_component_list(
-            f"{prefix}-sources.txt", clean.model, image_header(spec, ra, dec,
+            sources or f"{prefix}-sources.txt", clean.model, image_header(spec, ra, dec,
             freq_hz=common["freq_hz"], shape=clean.model.shape), common["freq_hz"],
         ),
     ]  # fmt: skip
 
 
-def check_outputs_space(prefix, npix: int, clean=None) -> None:
-    """Refuse (InsufficientSpaceError) before writing when the disk cannot hold all outputs."""
+def check_outputs_space(prefix, npix: int, clean=None, sets: int = 1) -> None:
+    """Refuse (InsufficientSpaceError) before writing when the disk cannot hold all outputs.
+
+    ``sets``: how many sets of FITS images (with ``--channels-out N``: N + 1).
+    """
     import numpy as np
 
     from uvlab.app.outputs.atomic import png_size_bound
@@ -79,7 +97,7 @@ def check_outputs_space(prefix, npix: int, clean=None) -> None:
     from uvlab.app.runtime.diskspace import check_space
 
     width, height = (round(s * PREVIEW_DPI) for s in PREVIEW_FIGSIZE)
-    nfits = 2 if clean is None else 5
+    nfits = (2 if clean is None else 5) * sets
     lines = 0 if clean is None else int(np.count_nonzero(clean.model)) + 1
     need = nfits * image_fits_bytes(npix) + png_size_bound(width, height) + 2**16 + 160 * lines
     what = f"the {nfits} FITS images, the PNG and the JSON" + (

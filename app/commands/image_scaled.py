@@ -33,6 +33,8 @@ UNSUPPORTED = (
     ("minuv_l", "--minuv-l", lambda v: v is not None),
     ("maxuv_l", "--maxuv-l", lambda v: v is not None),
     ("size", "--size", bool),
+    ("channels_out", "--channels-out", lambda v: v and v > 1),
+    ("join_channels", "--join-channels", bool),
 )
 
 

@@ -1,0 +1,354 @@
+"""``uvlab image --channels-out N``: the selected channels imaged as N output channels.
+
+WSClean's spectral imaging (``-channels-out``, without ``-join-channels``):
+
+- the selected channels are divided into N output channels of (near) equal
+  numbers of input channels, WSClean's split: output channel k holds input
+  channels ``⌊k·n/N⌋ … ⌊(k+1)·n/N⌋ − 1`` of the n selected (:func:`channel_ranges`);
+- each output channel is imaged on its own, with its own uniform/Briggs density
+  (WSClean's default, ``-no-mf-weighting``: "the weights of each imaged channel
+  are gridded on a separate grid") and its own PSF, and with ``--niter`` is
+  deconvolved on its own (:func:`image_channels`);
+- its FITS files carry CRVAL3, the weighted centre frequency of its channels
+  (:func:`centre_frequency`), and CDELT3, its bandwidth (:func:`bandwidth`);
+- the MFS model, residual and restored images are the weighted mean of the
+  channel images (:func:`mfs_clean`), as WSClean's ``PREFIX-MFS-*.fits`` ("the
+  weighted sum over all images", each weighted by its sum of imaging weights,
+  WSClean's WSCIMGWG). The MFS dirty image and PSF are the image of all the
+  selected channels together, as ``uvlab image`` writes without the flag.
+
+The files: ``PREFIX-0000-dirty.fits`` … ``PREFIX-{N−1:04d}-dirty.fits`` and ``-psf``
+(with CLEAN ``-model``, ``-residual``, ``-image``) per output channel, and
+``PREFIX-MFS-*.fits`` (:func:`cube_names`); docs/cubes.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+#: The images of one output channel, and with CLEAN those of the MFS set too.
+DIRTY_KINDS = ("dirty", "psf")
+CLEAN_KINDS = ("model", "residual", "image")
+
+
+@dataclass(frozen=True)
+class OutputChannel:
+    """One output channel's images.
+
+    Attributes
+    ----------
+    index : int
+        Output channel k, from 0.
+    start, stop : int
+        Its input channels ``start … stop − 1`` of the selection.
+    freq_hz : float
+        The weighted centre frequency (:func:`centre_frequency`).
+    bandwidth_hz : float
+    dirty, psf : (N, N) float64
+        Normalised by its own Σw (DESIGN §1).
+    sum_weights : float
+        Σ of its imaging weights: its weight in the MFS mean.
+    nvis : int
+    clean : Deconvolved or None
+    """
+
+    index: int
+    start: int
+    stop: int
+    freq_hz: float
+    bandwidth_hz: float
+    dirty: np.ndarray
+    psf: np.ndarray
+    sum_weights: float
+    nvis: int
+    clean: object = None
+
+
+def channel_ranges(nchan: int, n: int) -> list[tuple[int, int]]:
+    """WSClean's split of ``nchan`` channels into ``n`` output channels: (start, stop) each.
+
+    Output channel k holds ``⌊k·nchan/n⌋ … ⌊(k+1)·nchan/n⌋ − 1``: sizes differ by at most one.
+    """
+    if not 1 <= n <= nchan:
+        raise ValueError(f"{n} output channels of {nchan} channels")
+    return [(k * nchan // n, (k + 1) * nchan // n) for k in range(n)]
+
+
+def centre_frequency(freq_hz, weight, flag) -> float:
+    """Σ_c W_c·ν_c / Σ_c W_c, W_c the data weight of channel c's unflagged samples (Hz).
+
+    The plain mean of ``freq_hz`` where every sample has zero weight.
+    """
+    w = np.where(np.asarray(flag), 0.0, np.asarray(weight, dtype=np.float64))
+    w = np.where(np.isfinite(w) & (w > 0), w, 0.0)
+    wc = np.broadcast_to(w, np.shape(flag)).sum(axis=0)
+    freq = np.asarray(freq_hz, dtype=np.float64)
+    return float((wc * freq).sum() / wc.sum()) if wc.sum() > 0 else float(freq.mean())
+
+
+def bandwidth(freq_hz, chan_width_hz: float) -> float:
+    """The band the channels cover: from the lowest channel's lower edge to the highest's upper."""
+    freq = np.asarray(freq_hz, dtype=np.float64)
+    return float(freq.max() - freq.min() + abs(chan_width_hz))
+
+
+def channel_data(vd, start: int, stop: int):
+    """``vd`` (a VisData) restricted to input channels ``start … stop − 1``."""
+    sl = slice(start, stop)
+    weight = vd.weight if np.ndim(vd.weight) < 2 else vd.weight[:, sl]
+    return replace(vd, freq_hz=vd.freq_hz[sl], vis=vd.vis[:, sl], weight=weight,
+                   flag=vd.flag[:, sl])  # fmt: skip
+
+
+def image_channels(vd, spec, n: int, weighting, algorithm, params, device, clean_opts=None,
+                   mask=None, join: bool = False) -> list[OutputChannel]:  # fmt: skip
+    """The ``n`` output channels of ``vd``, each imaged (and with ``clean_opts`` CLEANed).
+
+    Each channel is CLEANed alone; without ``join`` each is also weighted alone, with it
+    (``--join-channels``) the weights of all channels share one density grid
+    (:func:`mf_weights`).
+
+    Parameters
+    ----------
+    vd : VisData
+    spec : ImageSpec
+    n : int
+        Output channels, 1 … ``vd.nchan``.
+    weighting : Weighting
+        Its density counted on each output channel's own samples.
+    algorithm, params, device
+        The imaging's (:func:`uvlab.gpu.imaging.imager.make_image`).
+    clean_opts : CleanOptions, optional
+        CLEAN each output channel with its own PSF.
+    mask : (N, N) bool, optional
+        The CLEAN mask, the same for every channel.
+    join : bool
+        WSClean's ``-join-channels``: MF weighting (its joined CLEAN is refused, not yet).
+    """
+    from uvlab.gpu.imaging.imager import ImagingError, make_image
+    from uvlab.gpu.imaging.weighting import Weighting
+
+    data = vd  # CRVAL3 from the data weights, with MF weighting too
+    if join:  # the imaging weights made once on all channels, then used as they are
+        vd, weighting = replace(vd, weight=mf_weights(vd, spec, weighting)), Weighting()
+    out = []
+    for k, (start, stop) in enumerate(channel_ranges(vd.nchan, n)):
+        part, own = channel_data(vd, start, stop), channel_data(data, start, stop)
+        try:
+            res = make_image(part.uvw, part.freq_hz, part.vis, part.weight, spec,
+                             flag=part.flag, weighting=weighting, algorithm=algorithm,
+                             params=params, device=device)  # fmt: skip
+        except ImagingError as exc:  # e.g. every sample of this output channel flagged
+            raise ImagingError(f"--channels-out: output channel {k} (input channels "
+                               f"{start}-{stop - 1}): {exc}") from None  # fmt: skip
+        clean = None
+        if clean_opts is not None:
+            clean = _clean_one(part, spec, res, clean_opts, params, weighting, algorithm, mask)
+        out.append(
+            OutputChannel(
+                k, start, stop, centre_frequency(own.freq_hz, own.weight, own.flag),
+                bandwidth(part.freq_hz, vd.chan_width_hz), res.dirty, res.psf,
+                float(res.sum_weights), int(res.nvis), clean,
+            )
+        )  # fmt: skip
+    return out
+
+
+def mf_weights(vd, spec, weighting) -> np.ndarray:
+    """(row, chan) imaging weights of all channels on one density grid (WSClean's MF weighting).
+
+    Uniform and Briggs count the density of every selected channel's samples together, as
+    the MFS image does, so that the channel images' weighted mean is the MFS image; the
+    taper is applied too. Zero where a sample is flagged or has no usable weight.
+    """
+    from uvlab.gpu.constants import C_LIGHT
+    from uvlab.gpu.imaging.weighting import imaging_weights
+
+    w = np.broadcast_to(np.asarray(vd.weight, dtype=np.float64), vd.flag.shape)
+    ok = ~np.asarray(vd.flag) & np.isfinite(w) & (w > 0)
+    scale = np.asarray(vd.freq_hz, dtype=np.float64)[None, :] / C_LIGHT
+    u, v = (np.asarray(vd.uvw[:, k], dtype=np.float64)[:, None] * scale for k in (0, 1))
+    out = np.zeros(vd.flag.shape)
+    out[ok] = imaging_weights(u[ok], v[ok], w[ok], spec, weighting)
+    return out
+
+
+def _clean_one(part, spec, res, opts, params, weighting, algorithm, mask):
+    """One output channel's CLEAN: its own PSF of side 2N, its own major cycles."""
+    from uvlab.app.commands.deconvolve import clean, wide_psf
+
+    psf2 = wide_psf(part, spec, weighting, algorithm, params, res.device)
+    return clean(part, spec, res.dirty, psf2, opts, params, weighting, res.device,
+                 algorithm=algorithm, mask=mask)  # fmt: skip
+
+
+def mfs_mean(images, weights) -> np.ndarray:
+    """Σ_k W_k·I_k / Σ_k W_k: WSClean's MFS image of the channel images ``images``."""
+    w = np.asarray(weights, dtype=np.float64)
+    return np.tensordot(w / w.sum(), np.asarray(images, dtype=np.float64), axes=1)
+
+
+def mfs_clean(channels: list[OutputChannel], beam):
+    """The MFS model, residual and restored image: the channels' weighted means.
+
+    ``beam``: the MFS PSF's fitted beam, written on the MFS image. The iterations are
+    the channels' total; the stop reason each channel's, joined.
+    """
+    cleans = [c.clean for c in channels]
+    w = [c.sum_weights for c in channels]
+    return replace(
+        cleans[0],
+        model=mfs_mean([c.model for c in cleans], w),
+        residual=mfs_mean([c.residual for c in cleans], w),
+        restored=mfs_mean([c.restored for c in cleans], w),
+        beam=beam,
+        iterations=sum(c.iterations for c in cleans),
+        cycles=max(c.cycles for c in cleans),
+        stop_reason="; ".join(sorted({c.stop_reason for c in cleans})),
+    )
+
+
+def cube_names(prefix, n: int, clean: bool) -> list[str]:
+    """The FITS files of ``--channels-out n`` (n > 1), WSClean's names, channels then MFS."""
+    kinds = DIRTY_KINDS + (CLEAN_KINDS if clean else ())
+    tags = [f"{k:04d}" for k in range(n)] + ["MFS"]
+    return [f"{prefix}-{tag}-{kind}.fits" for tag in tags for kind in kinds]
+
+
+def crop_channels(channels: list[OutputChannel], size) -> list[OutputChannel]:
+    """Every channel's images cropped to ``size`` (W, H); unchanged when None."""
+    from uvlab.app.commands.image_size import crop_outputs
+
+    if size is None:
+        return channels
+    out = []
+    for c in channels:
+        cropped, clean = crop_outputs(c, c.clean, size)
+        out.append(replace(cropped, clean=clean))
+    return out
+
+
+def write_channels(prefix, channels: list[OutputChannel], spec, ra, dec, common) -> list:
+    """Write each output channel's FITS files, with its own CRVAL3 and CDELT3 and beam."""
+    from uvlab.app.commands.image_outputs import psf_beam
+    from uvlab.app.outputs.fits_io import write_image_fits
+
+    files = []
+    for c in channels:
+        what = f"{c.index} of {len(channels)}: input channels {c.start}-{c.stop - 1}"
+        history = {**common["history"], "output_channel": f"{what}, sum_weights "
+                   f"{c.sum_weights:.6g}"}  # fmt: skip
+        own = {**common, "freq_hz": c.freq_hz, "bandwidth_hz": c.bandwidth_hz, "history": history}
+        name = f"{prefix}-{c.index:04d}"
+        beam = c.clean.beam if c.clean is not None else psf_beam(c.psf, spec)
+        files += [
+            write_image_fits(f"{name}-dirty.fits", c.dirty, spec, ra, dec, **own, beam=beam),
+            write_image_fits(f"{name}-psf.fits", c.psf, spec, ra, dec, **own, beam=beam),
+        ]
+        if c.clean is not None:
+            files += [
+                write_image_fits(f"{name}-model.fits", c.clean.model, spec, ra, dec, **own,
+                                 bunit="Jy/pixel"),
+                write_image_fits(f"{name}-residual.fits", c.clean.residual, spec, ra, dec, **own),
+                write_image_fits(f"{name}-image.fits", c.clean.restored, spec, ra, dec, **own,
+                                 beam=c.clean.beam),
+            ]  # fmt: skip
+    return files
+
+
+def summary_lines(channels: list[OutputChannel]) -> list[str]:
+    """One line per output channel for stdout: its channels, frequency, peak and CLEAN."""
+    lines = []
+    for c in channels:
+        line = (
+            f"channel {c.index:04d}: input channels {c.start}-{c.stop - 1}, "
+            f"{c.freq_hz / 1e6:.6g} MHz (width {c.bandwidth_hz / 1e6:.4g} MHz), "
+            f"{c.nvis} visibilities, peak {c.dirty.max():.4g} Jy/beam"
+        )
+        if c.clean is not None:
+            line += (
+                f"; CLEAN {c.clean.iterations} iterations ({c.clean.stop_reason}), residual "
+                f"peak {np.abs(c.clean.residual).max():.4g} Jy/beam"
+            )
+        lines.append(line)
+    return lines
+
+
+def add_channel_args(p) -> None:
+    """--channels-out and --join-channels (WSClean's names)."""
+    from uvlab.app.commands.validate import number
+
+    g = p.add_argument_group(
+        "spectral imaging",
+        "with --channels-out N > 1 write PREFIX-0000-dirty.fits … per output channel and "
+        "PREFIX-MFS-*.fits (docs/cubes.md)",
+    )
+    g.add_argument(
+        "--channels-out", type=number(1, integer=True), default=1, metavar="N",
+        help="divide the selected channels into N output channels of (near) equal numbers "
+        "of channels, each imaged (and CLEANed) on its own, as WSClean's -channels-out "
+        "(default 1: one image)",
+    )  # fmt: skip
+    g.add_argument(
+        "--join-channels", action="store_true",
+        help="WSClean's -join-channels: one density grid for all channels' weights (MF "
+        "weighting); its joined CLEAN is not supported yet (--niter is refused with it)",
+    )  # fmt: skip
+
+
+#: What ``--join-channels`` does not take yet: (attribute, flag, given). Its joined CLEAN
+#: (peaks on the channels' weighted mean, a component in every channel) waits for the one
+#: CLEAN driver (:mod:`uvlab.gpu.deconvolution.driver`) to take a stack of channels.
+JOIN_UNSUPPORTED = (("niter", "--niter (joined CLEAN)", lambda v: v is not None and v > 0),)
+
+
+def check_channel_args(args, nchan: int | None = None) -> None:
+    """Usage errors (exit 2, one line): what --join-channels does not take; N above ``nchan``."""
+    if getattr(args, "join_channels", False):
+        for attr, flag, given in JOIN_UNSUPPORTED:
+            if given(getattr(args, attr, None)):
+                args.parser.error(f"--join-channels with {flag}: not yet supported")
+    n = getattr(args, "channels_out", 1)
+    if n > 1 and getattr(args, "pb_correct", False):
+        args.parser.error("--pb-correct with --channels-out: not yet supported")
+    if nchan is not None and n > nchan:
+        args.parser.error(f"--channels-out: {n} output channels, but only {nchan} "
+                          "channels are selected")  # fmt: skip
+
+
+def run_channels(args, vd, spec, weighting, params, res, mask):
+    """``uvlab image``'s output channels: (channels, the MFS CLEAN or None, stage timing).
+
+    :func:`image_channels` with the options (CLEAN with ``--niter`` > 0, on ``res``'s
+    device); the MFS CLEAN images are the channels' weighted means (:func:`mfs_clean`) with
+    the beam fitted to ``res``'s (the MFS image's) PSF.
+    """
+    import time
+
+    from uvlab.app.commands.clean_args import clean_options
+    from uvlab.app.commands.image_outputs import psf_beam
+
+    t0 = time.perf_counter()
+    opts = clean_options(args) if args.niter > 0 else None
+    channels = image_channels(vd, spec, args.channels_out, weighting, args.algorithm, params,
+                              res.device, opts, mask, join=args.join_channels)  # fmt: skip
+    clean = None
+    if opts is not None:
+        clean = mfs_clean(channels, psf_beam(res.psf, spec))
+    return channels, clean, {"output channels": time.perf_counter() - t0}
+
+
+def channels_estimate(args, npix: int):
+    """The memory ``--channels-out N``'s images take until they are written.
+
+    Each float64 (N, N) per output channel: dirty and PSF, with CLEAN also model, residual
+    and restored. Each channel is imaged (and CLEANed alone) in turn, in the memory the MFS
+    image needed.
+    """
+    from uvlab.app.runtime.memory import MemoryEstimate
+
+    clean = (args.niter or 0) > 0
+    per = len(DIRTY_KINDS + CLEAN_KINDS) if clean else len(DIRTY_KINDS)
+    return MemoryEstimate({"output channel images": float(args.channels_out) * per * npix**2 * 8})
