@@ -91,3 +91,20 @@ def test_feed_rotation_needs_a_polarised_predict():
 
     with pytest.raises(ValueError, match="--feed-rotation needs a polarised predict"):
         check_feed_rotation(None, "scalar")
+
+
+@pytest.mark.gpu
+def test_feed_rotation_on_the_gpu_equals_the_cpu(tmp_path):
+    from casacore import tables
+
+    from uvlab.app.ms.simulate import simulate_ms
+
+    sky = SkyModel([Component("p", "point", OBS.ra_deg, OBS.dec_deg + 0.2, IQUV, OBS.freq_hz)])
+    out = {}
+    for device in ("cpu", "gpu"):
+        path = tmp_path / f"{device}.ms"
+        simulate_ms(OBS, sky, path, feeds="linear", device=device,
+                    jones=JonesOptions(feed_rotation=True))  # fmt: skip
+        with tables.table(str(path), ack=False) as t:
+            out[device] = t.getcol("DATA")
+    np.testing.assert_allclose(out["gpu"], out["cpu"], atol=1e-5)
