@@ -244,9 +244,9 @@ def test_info_reports_a_pending_write_and_changes_nothing(tmp_path):
     before = tree_digest(ms)
     r = _uvlab("info", ms)
     assert r.returncode == 0, r.stderr
-    assert r.stderr == (
-        f"{ms}: an interrupted uvlab write of DATA is pending; run `uvlab repair {ms}` "
-        "(reading the MeasurementSet as it is on disk)\n"
+    assert r.stderr == (  # one warning line, as every command's warnings (app/runtime/logs)
+        f"uvlab info: warning: {ms}: an interrupted uvlab write of DATA is pending; run "
+        f"`uvlab repair {ms}` (reading the MeasurementSet as it is on disk)\n"
     )
     assert tree_digest(ms) == before
 

@@ -146,9 +146,9 @@ def test_the_next_run_reports_the_rollback_on_one_line(tmp_path, big):
     pending = _tree_digest(ms)
     r = uvlab("info", ms)
     assert r.returncode == 0
-    assert r.stderr == (
-        f"{ms}: an interrupted uvlab write of DATA is pending; run `uvlab repair {ms}` "
-        "(reading the MeasurementSet as it is on disk)\n"
+    assert r.stderr == (  # one warning line, as every command's warnings (app/runtime/logs)
+        f"uvlab info: warning: {ms}: an interrupted uvlab write of DATA is pending; run "
+        f"`uvlab repair {ms}` (reading the MeasurementSet as it is on disk)\n"
     )
     assert _tree_digest(ms) == pending
     r = uvlab("repair", ms)

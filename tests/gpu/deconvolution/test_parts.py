@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from tests.gpu.imaging.test_parts import SPEC, data
+from tests.support.parts_data import SPEC, data
 from uvlab.gpu.deconvolution.inputs import major_cycle_for, wide_psf
 from uvlab.gpu.deconvolution.parts import residual_part
 from uvlab.gpu.gridders.params import GridParams

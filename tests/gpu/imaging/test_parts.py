@@ -13,8 +13,8 @@ import itertools
 import numpy as np
 import pytest
 
+from tests.support.parts_data import SPEC, data
 from uvlab.gpu.gridders.registry import NAMES
-from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.imaging.imager import make_image
 from uvlab.gpu.imaging.parts import (
     PartImage,
@@ -24,21 +24,6 @@ from uvlab.gpu.imaging.parts import (
     part_counts,
 )
 from uvlab.gpu.imaging.weighting import Weighting
-
-N = 32
-SPEC = ImageSpec(N, 1.0 / (2.4 * 1700 * 1.1e9 / 3e8))
-
-
-def data(seed=4, nrow=60, nchan=3):
-    rng = np.random.default_rng(seed)
-    uvw = np.column_stack([rng.normal(0, 400, nrow), rng.normal(0, 400, nrow),
-                           rng.normal(0, 20, nrow)])  # fmt: skip
-    freq = np.array([1.0e9, 1.05e9, 1.1e9])[:nchan]
-    vis = rng.normal(size=(nrow, nchan)) + 1j * rng.normal(size=(nrow, nchan))
-    weight = rng.uniform(0.5, 1.5, (nrow, nchan))
-    flag = rng.random((nrow, nchan)) < 0.1
-    flag[7] = True  # a whole row flagged: a one-row part with nothing usable
-    return uvw, freq, vis, weight, flag
 
 
 def in_parts(bounds, weighting, algorithm="conv", **kw):
