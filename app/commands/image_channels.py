@@ -19,7 +19,7 @@ WSClean's spectral imaging (``-channels-out``, without ``-join-channels``):
 
 The files: ``PREFIX-0000-dirty.fits`` … ``PREFIX-{N−1:04d}-dirty.fits`` and ``-psf``
 (with CLEAN ``-model``, ``-residual``, ``-image``) per output channel, and
-``PREFIX-MFS-*.fits`` (:func:`cube_names`); docs/cubes.md.
+``PREFIX-MFS-*.fits`` (:func:`~uvlab.app.commands.image_outputs.cube_names`); docs/cubes.md.
 """
 
 from __future__ import annotations
@@ -29,8 +29,6 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 #: The images of one output channel, and with CLEAN those of the MFS set too.
-DIRTY_KINDS = ("dirty", "psf")
-CLEAN_KINDS = ("model", "residual", "image")
 
 
 @dataclass(frozen=True)
@@ -210,13 +208,6 @@ def mfs_clean(channels: list[OutputChannel], beam):
     )
 
 
-def cube_names(prefix, n: int, clean: bool) -> list[str]:
-    """The FITS files of ``--channels-out n`` (n > 1), WSClean's names, channels then MFS."""
-    kinds = DIRTY_KINDS + (CLEAN_KINDS if clean else ())
-    tags = [f"{k:04d}" for k in range(n)] + ["MFS"]
-    return [f"{prefix}-{tag}-{kind}.fits" for tag in tags for kind in kinds]
-
-
 def crop_channels(channels: list[OutputChannel], size) -> list[OutputChannel]:
     """Every channel's images cropped to ``size`` (W, H); unchanged when None."""
     from uvlab.app.commands.image_size import crop_outputs
@@ -347,6 +338,7 @@ def channels_estimate(args, npix: int):
     and restored. Each channel is imaged (and CLEANed alone) in turn, in the memory the MFS
     image needed.
     """
+    from uvlab.app.commands.image_outputs import CLEAN_KINDS, DIRTY_KINDS
     from uvlab.app.runtime.memory import MemoryEstimate
 
     clean = (args.niter or 0) > 0

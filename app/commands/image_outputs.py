@@ -14,16 +14,24 @@ import json
 #: The preview PNG: figure size (inches) and resolution.
 PREVIEW_FIGSIZE, PREVIEW_DPI = (12, 5.4), 90
 
+DIRTY_KINDS = ("dirty", "psf")
+CLEAN_KINDS = ("model", "residual", "image")
+
+
+def cube_names(prefix, n: int, clean: bool) -> list[str]:
+    """The FITS files of ``--channels-out n`` (n > 1), WSClean's names, channels then MFS."""
+    kinds = DIRTY_KINDS + (CLEAN_KINDS if clean else ())
+    tags = [f"{k:04d}" for k in range(n)] + ["MFS"]
+    return [f"{prefix}-{tag}-{kind}.fits" for tag in tags for kind in kinds]
+
 
 def output_names(args) -> tuple[list[str], list[str]]:
     """(files this run writes, the set's other files) for ``--out PREFIX``.
 
     With ``--channels-out N`` > 1 the FITS images are the cube's
-    (:func:`~uvlab.app.commands.image_channels.cube_names`) and the single image's
+    (:func:`cube_names`) and the single image's
     names are the set's other files.
     """
-    from uvlab.app.commands.image_channels import cube_names
-
     p = args.out
     niter = (args.niter or 0) > 0
     clean = [f"{p}-model.fits", f"{p}-residual.fits", f"{p}-image.fits", f"{p}-sources.txt"]
