@@ -114,6 +114,7 @@ def run(args) -> int:
     )
     from uvlab.app.lab.samples import WorkCache
     from uvlab.app.outputs.fits_io import write_image_fits
+    from uvlab.app.runtime.memory import format_bytes
     from uvlab.app.runtime.progress import progress_bar
     from uvlab.app.scale.budget import chunk_rows, image_bytes
     from uvlab.app.scale.cluster import cluster_client, default_worker_count, describe
@@ -140,12 +141,15 @@ def run(args) -> int:
     memory = _memory_bytes(args)
     rows = args.chunk_rows
     gpus = _local_gpus(args)
+    held = _held_bytes(args, sources, metas, memory)
+    if held:
+        log.info("CLEAN keeps the selection's data on the workers (%s)", format_bytes(held))
     if rows is None:
         nworkers = args.workers or default_worker_count(gpus)
         density = args.npix if wt.scheme != "natural" else 0
         fixed = image_bytes(args.npix, args.algorithm, params, density_npix=density,
                             clean=args.niter > 0)  # fmt: skip
-        share = float("inf") if memory is None else memory / nworkers
+        share = float("inf") if memory is None else (memory - held) / nworkers
         nchan = max(m.nchan for m in metas)
         plan = chunk_rows(share, nchan, len(meta.corr_names), fixed,
                           what=f"a {args.npix}² image")  # fmt: skip
@@ -160,7 +164,7 @@ def run(args) -> int:
             client, sources, spec, wt, chunk_rows=rows, algorithm=args.algorithm, params=params,
             device=args.device,
         )  # fmt: skip
-        clean = _clean(args, client, sources, spec, wt, res, rows, params, mask)
+        clean = _clean(args, client, sources, spec, wt, res, rows, params, mask, held > 0)
     from pathlib import Path
 
     import numpy as np
@@ -239,18 +243,36 @@ def _clean_mask(args):
     return output_mask(args, args.npix, args.npix)
 
 
-def _clean(args, client, sources, spec, wt, res, rows, params, mask):
+def _held_bytes(args, sources, metas, memory) -> float:
+    """The bytes of the selection's data CLEAN keeps on the workers between its passes
+    (:func:`~uvlab.app.scale.ms_clean.hold`); 0 (each pass reads again) without
+    ``--niter``, when the memory is not known, or when they would take more than
+    :data:`~uvlab.app.scale.budget.HOLD_FRACTION` of it."""
+    from uvlab.app.scale.budget import HOLD_FRACTION, held_bytes
+
+    if not args.niter or args.niter <= 0 or memory is None:
+        return 0.0
+    need = sum(
+        held_bytes(s.count(), m.nchan, m.vis.itemsize) for s, m in zip(sources, metas)
+    )  # fmt: skip
+    return need if need <= HOLD_FRACTION * memory else 0.0
+
+
+def _clean(args, client, sources, spec, wt, res, rows, params, mask, keep: bool):
     """``--niter``'s CLEAN over the cluster (:mod:`uvlab.app.scale.ms_clean`), restored; None
-    without it. The minor cycles run here, every pass over the data on the workers."""
+    without it. The minor cycles run here, every pass over the data on the workers, which
+    keep the data between passes when ``keep``."""
     if not args.niter or args.niter <= 0:
         return None
     from uvlab.app.commands.clean_args import clean_options
     from uvlab.app.commands.deconvolve import drive, restored_result
-    from uvlab.app.scale.ms_clean import Pass, clean_ms
+    from uvlab.app.scale.ms_clean import Pass, clean_ms, hold
 
     job = Pass(
         client, tuple(sources), spec, wt, res.totals, rows, args.algorithm, params, args.device
     )
+    if keep:
+        job = hold(job)
     t0 = time.perf_counter()
     out, psf, major = clean_ms(job, res.dirty, clean_options(args), mask=mask, driver=drive)
     res.timing["clean"] = time.perf_counter() - t0

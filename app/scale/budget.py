@@ -21,6 +21,12 @@ BYTES_PER_SAMPLE_CORR = 21
 BYTES_PER_SAMPLE = 21 + 8 + 128
 #: Bytes per row besides its samples (uvw, time, antennas, row numbers).
 BYTES_PER_ROW = 64
+#: Bytes per row of a chunk's data held between CLEAN's passes besides its samples
+#: (uvw, time, the two antennas, the row numbers: ``VisData``'s row arrays).
+HELD_BYTES_PER_ROW = 48
+#: The most of the memory uvlab may use that held data may take: the rest is for the
+#: chunks read and imaged while it is held, and Dask spills held data to disk beyond it.
+HOLD_FRACTION = 0.5
 #: Rows per chunk at most (a chunk is also the unit of progress and of cancel).
 MAX_CHUNK_ROWS = 1 << 20
 #: What a worker holds besides images and chunks while it reads and images: casacore's
@@ -86,3 +92,10 @@ def chunk_rows(
             "or make a smaller image"
         )
     return ChunkPlan(float(fixed_bytes), row, int(min(MAX_CHUNK_ROWS, left // row)))
+
+
+def held_bytes(nrow: int, nchan: int, vis_itemsize: int = 8) -> float:
+    """Bytes of ``nrow`` rows' data held between CLEAN's passes: the Stokes product read
+    (``vis_itemsize`` bytes a sample), its float32 weight and bool flag, and the rows'
+    arrays (:data:`HELD_BYTES_PER_ROW`)."""
+    return float(nrow) * (float(nchan) * (vis_itemsize + 4 + 1) + HELD_BYTES_PER_ROW)

@@ -9,8 +9,11 @@ every pass over the visibilities is map–reduce over row chunks on the workers.
 - Cotton–Schwab's major cycle is a :class:`ClusterMajorCycle`: the model goes to
   every worker once per cycle, each chunk degrids it, subtracts and grids its residual
   (:func:`~uvlab.gpu.deconvolution.parts.residual_part`), the parts are added as they
-  come in (:func:`~uvlab.app.scale.ms_image.stream_sum`). Each cycle reads the rows
-  again: no worker keeps more than its chunk, so memory stays bounded whatever the MS.
+  come in (:func:`~uvlab.app.scale.ms_image.stream_sum`).
+- Where the selection's data fit the memory uvlab may use, :func:`hold` reads every
+  chunk once and the workers keep it (Dask futures) for all of CLEAN's passes; where
+  they do not, each pass reads the rows again, and no worker keeps more than its
+  chunk, so memory stays bounded whatever the MS.
 
 The loop itself is the engine's one driver
 (:func:`~uvlab.gpu.deconvolution.driver.run_clean`), the one ``uvlab image --niter``
@@ -22,7 +25,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
-from uvlab.app.scale.ms_image import MSRead, row_chunks, stream_sum
+from uvlab.app.scale.ms_image import MSRead, chunk_data, row_chunks, stream_sum
 
 
 @dataclass(frozen=True)
@@ -38,10 +41,15 @@ class Pass:
     algorithm: str = "conv"
     params: object = None
     device: str = "cpu"
+    #: The chunks' data held on the workers (futures, :func:`hold`), or None: read per pass.
+    held: tuple | None = None
 
     @property
-    def chunks(self) -> list[tuple[MSRead, tuple[int, int]]]:
-        """(source, rows) of every chunk: each spectral window's row chunks."""
+    def chunks(self) -> list:
+        """Every chunk: its data held on the workers, else (source, rows) of each
+        spectral window's row chunks, read by the task."""
+        if self.held is not None:
+            return list(self.held)
         sources = (self.source,) if isinstance(self.source, MSRead) else self.source
         return [(s, rows) for s in sources for rows in row_chunks(s.count(), self.chunk_rows)]
 
@@ -67,11 +75,23 @@ class Pass:
         )  # fmt: skip
 
 
+def hold(job: Pass) -> Pass:
+    """``job`` with every chunk read once and kept on the workers for all later passes.
+
+    The reads are submitted here and run as the workers can; the data stay while the
+    returned Pass (its futures) lives. Call it only where :func:`~uvlab.app.scale.budget.
+    held_bytes` of the selection fits the memory the workers may use.
+    """
+    if job.held is not None:
+        return job
+    futures = tuple(job.client.submit(chunk_data, c, pure=False) for c in job.chunks)
+    return replace(job, held=futures)
+
+
 def _psf(chunk, *, spec, weighting, totals, algorithm, params, device):
     from uvlab.gpu.imaging.parts import psf_part
 
-    source, rows = chunk
-    vd = source.read(rows)
+    vd = chunk_data(chunk)
     return psf_part(
         vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, totals,
         algorithm=algorithm, params=params, device=device,
@@ -81,8 +101,7 @@ def _psf(chunk, *, spec, weighting, totals, algorithm, params, device):
 def _residual(chunk, *, spec, weighting, totals, model, algorithm, params, device):
     from uvlab.gpu.deconvolution.parts import residual_part
 
-    source, rows = chunk
-    vd = source.read(rows)
+    vd = chunk_data(chunk)
     return residual_part(
         vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, totals, model,
         algorithm=algorithm, params=params, device=device,

@@ -78,19 +78,26 @@ def row_chunks(nrow: int, rows: int) -> list[tuple[int, int]]:
     return [(a, min(a + rows, nrow)) for a in range(0, nrow, rows)]
 
 
+def chunk_data(chunk):
+    """The data of a chunk: ``(source, rows)`` read now, or a chunk's data held already
+    on the worker (:func:`~uvlab.app.scale.ms_clean.hold`, a future Dask resolved)."""
+    if isinstance(chunk, tuple):
+        source, rows = chunk
+        return source.read(rows)
+    return chunk
+
+
 def _counts(chunk, *, spec, weighting):
     from uvlab.gpu.imaging.parts import part_counts
 
-    source, rows = chunk
-    vd = source.read(rows)
+    vd = chunk_data(chunk)
     return part_counts(vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting)
 
 
 def _image(chunk, *, spec, weighting, totals, algorithm, params, device, psf):
     from uvlab.gpu.imaging.parts import image_part
 
-    source, rows = chunk
-    vd = source.read(rows)
+    vd = chunk_data(chunk)
     return image_part(
         vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, totals,
         algorithm=algorithm, params=params, device=device, psf=psf,

@@ -50,6 +50,7 @@ def test_clean_over_local_workers_writes_the_same_images(ms, tmp_path, deconvolv
                              "--out", tmp_path / "many")  # fmt: skip
     assert code == 0, err
     assert f"{deconvolver}: 30 iterations" in out
+    assert "CLEAN keeps the selection's data on the workers" in err  # read once, then held
     for kind in ("model", "residual", "image"):
         want = fits.getdata(tmp_path / f"one-{kind}.fits")
         got = fits.getdata(tmp_path / f"many-{kind}.fits")

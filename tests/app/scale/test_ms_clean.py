@@ -83,3 +83,43 @@ def test_every_chunk_is_read_once_per_major_cycle(client, ms):
     # the first pass is the dirty image of all the data
     first = job.run(ms_clean._residual, model=None).normalised()[0]
     np.testing.assert_allclose(first, dirty.dirty, atol=1e-9 * np.abs(dirty.dirty).max())
+
+
+def test_held_data_serve_every_pass_without_the_ms(client, tmp_path):
+    """Data kept on the workers (hold) give the CLEAN of data read per pass (to the
+    rounding of the order the parts come in), and the passes no longer read the MS:
+    moved away once held, CLEAN still runs."""
+    import shutil
+
+    from distributed import wait
+
+    path = tmp_path / "held.ms"
+    make_ms(path, np.random.default_rng(11), spw_nchan=(3,), ntime=4, nant=5, flag_rows=(1,))
+    source = MSRead(str(path))
+    wt = Weighting("uniform")
+    opts = CleanOptions("cotton-schwab", niter=80, mgain=0.3, active_max=None)
+    dirty = image_ms(client, source, SPEC, wt, chunk_rows=6)
+    job = Pass(client, source, SPEC, wt, dirty.totals, 6)
+    want, want_psf, want_major = clean_ms(job, dirty.dirty, opts)
+    held = ms_clean.hold(job)
+    assert len(held.held) == len(job.chunks) > 2 and ms_clean.hold(held) is held
+    wait(list(held.held))
+    shutil.move(str(path), str(tmp_path / "moved.ms"))  # no pass can read it now
+    got, psf, major = clean_ms(held, dirty.dirty, opts)
+    np.testing.assert_allclose(psf, want_psf, atol=1e-12)
+    np.testing.assert_allclose(got.model, want.model, atol=1e-9 * np.abs(want.model).max())
+    peak = np.abs(want.residual).max()
+    np.testing.assert_allclose(got.residual, want.residual, atol=1e-9 * peak)
+    assert got.iterations == want.iterations and got.stop_reason == want.stop_reason
+    assert got.majors == want.majors >= 2 and major.passes == want_major.passes
+    with pytest.raises(Exception):  # the MS is gone: a pass that reads fails
+        clean_ms(job, dirty.dirty, opts)
+
+
+def test_held_bytes_are_what_a_chunk_of_data_takes(ms):
+    """The estimate that decides whether CLEAN holds the data is the reader's arrays' size."""
+    from uvlab.app.scale.budget import held_bytes
+
+    vd = ms.read((0, 9))
+    arrays = (vd.vis, vd.weight, vd.flag, vd.uvw, vd.time, vd.ant1, vd.ant2, vd.rows)
+    assert held_bytes(vd.nrow, vd.nchan, vd.vis.itemsize) == sum(a.nbytes for a in arrays)

@@ -39,6 +39,8 @@ def test_each_worker_count_makes_the_same_image(ms, tmp_path):
     assert two["peak_jy"] == pytest.approx(one["peak_jy"], rel=1e-12)
     assert len(two["worker_peak_bytes"]) == 2 and min(two["worker_peak_bytes"]) > 2**20
     assert one["major_s"] > 0 and report["ms_bytes"] > 0
+    assert one["major_held_equal"] and two["major_held_equal"]  # held data: the same residual
+    assert one["major_held_s"] > 0
     assert "workers  image s" in text
 
 
