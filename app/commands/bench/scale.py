@@ -97,10 +97,9 @@ def one_run(source, spec, wt, workers: int, device: str, rows: int, major: bool,
             algorithm: str) -> dict:  # fmt: skip
     """One worker count on a fresh local cluster: times, rates' inputs, peaks."""
     import numpy as np
-
-    from uvlab.app.scale.cluster import cluster_client, visible_gpus
     from distributed import wait
 
+    from uvlab.app.scale.cluster import cluster_client, visible_gpus
     from uvlab.app.scale.ms_clean import ClusterMajorCycle, Pass, hold
     from uvlab.app.scale.ms_image import image_ms
 

@@ -13,6 +13,7 @@ import pytest
 
 from tests.support.ms_factory import make_ms
 from uvlab.app.commands.deconvolve import clean, wide_psf
+from uvlab.app.ms.errors import MSError
 from uvlab.app.ms.reader import read_visibilities
 from uvlab.app.scale import ms_clean
 from uvlab.app.scale.ms_clean import Pass, clean_ms
@@ -112,7 +113,7 @@ def test_held_data_serve_every_pass_without_the_ms(client, tmp_path):
     np.testing.assert_allclose(got.residual, want.residual, atol=1e-9 * peak)
     assert got.iterations == want.iterations and got.stop_reason == want.stop_reason
     assert got.majors == want.majors >= 2 and major.passes == want_major.passes
-    with pytest.raises(Exception):  # the MS is gone: a pass that reads fails
+    with pytest.raises(MSError):  # the MS is gone: a pass that reads fails
         clean_ms(job, dirty.dirty, opts)
 
 
