@@ -82,8 +82,9 @@ def add_jones_args(p: argparse.ArgumentParser, *, noise: bool = True) -> None:
     g.add_argument(
         "--feed-rotation", action="store_true",
         help="P-Jones: turn the feeds of the alt-az dishes by the parallactic angle plus "
-        "the receptor angle, as real data have it (polarised predicts; default off: the "
-        "data look as after a parallactic-angle correction)",
+        "the receptor angle, as real data have it (predict: each antenna's MOUNT, alt-az or "
+        "equatorial, and FEED::RECEPTOR_ANGLE from the MS; polarised predicts; default "
+        "off: the data look as after a parallactic-angle correction)",
     )  # fmt: skip
     if noise:
         g.add_argument(

@@ -308,9 +308,13 @@ class RowJones:
     dish_m : (nant,) float — its DISH_DIAMETER (replaced by ``options.dish_diameter_m``)
     ecef : (nant, 3) float — its POSITION (ITRF, metres), for the parallactic angles
     times_mjd_s : (ntime,) — every distinct TIME of the MS, for random gains
+    feeds : FeedGeometry, optional — the mounts and receptor angles
+        (:mod:`uvlab.app.ms.feeds`); needed with ``options.feed_rotation``
     """
 
-    def __init__(self, options: JonesOptions, antenna_names, dish_m, ecef, times_mjd_s):
+    def __init__(
+        self, options: JonesOptions, antenna_names, dish_m, ecef, times_mjd_s, feeds=None
+    ):  # fmt: skip
         from uvlab.app.observing.sites import ecef_to_geodetic
 
         self.options = options
@@ -324,6 +328,9 @@ class RowJones:
         lon, lat, _ = ecef_to_geodetic(np.asarray(ecef, dtype=np.float64))
         self.lon, self.lat = np.atleast_1d(lon), np.atleast_1d(lat)
         self.cube = options.load_cube()
+        if options.feed_rotation and feeds is None:
+            raise ValueError("feed rotation needs the antennas' mounts and receptor angles")
+        self.feeds = feeds
         self.times = np.unique(np.asarray(times_mjd_s, dtype=np.float64))
         self.table = None
         self.random = None
@@ -352,15 +359,30 @@ class RowJones:
         chi = parallactic_angles(times, ra0, dec0, self.lon, self.lat)
         return self.cube.sample(sources.lmn, freq_hz, chi), index, a1, a2
 
-    def row_gains(self, freq_hz, time_mjd_s, a1, a2, interval_s: float = 0.0):
-        """(g_p, g_q) per row: (row, chan, 2, 2) or (row, chan) complex, or None."""
-        if self.table is None and self.random is None:
+    def row_gains(self, freq_hz, time_mjd_s, a1, a2, interval_s: float = 0.0, *, rotation=None):
+        """(g_p, g_q) per row: (row, chan, 2, 2) or (row, chan) complex, or None.
+
+        With feed rotation, ``rotation`` is (ra0_rad, dec0_rad, feeds, spw) of the rows
+        and the gains are ``G·P`` (:func:`~uvlab.gpu.predict.feed_rotation.rotated_gains`):
+        P by the parallactic angle where the antenna's mount turns its feeds, plus its
+        receptor angle (``self.feeds``).
+        """
+        turn = self.options.feed_rotation
+        if self.table is None and self.random is None and not turn:
             return None
         t = np.asarray(time_mjd_s, dtype=np.float64)
         times, index = np.unique(t, return_inverse=True)
+        g = None
         if self.table is not None:
             g = self.table.evaluate(times, freq_hz, len(self.names), tolerance_s=interval_s / 2)
-        else:
+        elif self.random is not None:
             g = self.random[np.searchsorted(self.times, times)]
             g = np.broadcast_to(g, (len(times), g.shape[1], len(freq_hz), 2, 2))
+        if turn:
+            from uvlab.gpu.predict.feed_rotation import feed_rotation, rotated_gains
+
+            ra0, dec0, feeds, spw = rotation
+            chi = parallactic_angles(times, ra0, dec0, self.lon, self.lat)
+            p = feed_rotation(self.feeds.angles(chi, spw), feeds)
+            g = rotated_gains(g, p, len(freq_hz))
         return g[index, np.asarray(a1)], g[index, np.asarray(a2)]

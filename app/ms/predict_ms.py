@@ -228,7 +228,7 @@ def _predict_locked(
     dev = resolve_device(device)
     rows_jones = _row_jones(path, jones) if jones is not None and jones.active else None
     if rows_jones is not None:
-        _check_beam_cube(rows_jones.cube, setup)
+        _check_jones(rows_jones, setup)
     chunks = _ChunkPredict(
         path=path, col=col, setup=setup,
         sources={f.id: sky.to_source_arrays(f.ra_rad, f.dec_rad) for f in setup.fields},
@@ -255,13 +255,17 @@ def _predict_locked(
     )
 
 
-def _check_beam_cube(cube, setup: _Setup) -> None:
-    """Refuse a Jones beam cube not of the MS's feed basis or far from its frequencies."""
+def _check_jones(rows_jones, setup: _Setup) -> None:
+    """Refuse a Jones beam cube not of the MS's feed basis or far from its frequencies,
+    and feed rotation with a 2×2 beam pattern."""
     from uvlab.app.instrument.beam_cube import check_cube_frequencies
-    from uvlab.app.instrument.jones import check_beam_feeds
+    from uvlab.app.instrument.jones import check_beam_feeds, check_feed_rotation
 
+    cube = rows_jones.cube
     for basis in sorted(set(setup.pol_feeds.values())):
         check_beam_feeds(cube, basis)
+        if rows_jones.options.feed_rotation:
+            check_feed_rotation(cube, basis)
     for spw in setup.spws:
         check_cube_frequencies(cube, spw.freq_hz)
 
@@ -331,7 +335,7 @@ class _ChunkPredict:
         for s, nrow in row_chunks(count, step):
             yield first + s, nrow
 
-    def _jones_terms(self, tab, r0: int, nrow: int, fid: int, spw, int_s: float):
+    def _jones_terms(self, tab, r0: int, nrow: int, fid: int, spw, int_s: float, feeds: str):
         """(row beam, row gains) of these rows, or (None, None) without Jones options."""
         if self.rows_jones is None:
             return None, None
@@ -341,7 +345,9 @@ class _ChunkPredict:
         row_beam = self.rows_jones.row_beam(
             self.sources[fid], spw.freq_hz, t, a1, a2, field.ra_rad, field.dec_rad
         )
-        return row_beam, self.rows_jones.row_gains(spw.freq_hz, t, a1, a2, int_s)
+        rotation = (field.ra_rad, field.dec_rad, feeds, spw.id)
+        gains = self.rows_jones.row_gains(spw.freq_hz, t, a1, a2, int_s, rotation=rotation)
+        return row_beam, gains
 
     def _predict_chunk(self, tab, name, r0, nrow, fid, dd, has_interval) -> None:
         from uvlab.gpu.predict import Smearing, predict_rows
@@ -361,7 +367,7 @@ class _ChunkPredict:
         if self.smearing:
             dec0 = setup.fields[fid].dec_rad
             smear = Smearing(np.abs(spw.chan_width_hz), int_s, dec0, time=int_s > 0)
-        row_beam, gains = self._jones_terms(tab, r0, nrow, fid, spw, int_s)
+        row_beam, gains = self._jones_terms(tab, r0, nrow, fid, spw, int_s, basis)
         with np.errstate(over="ignore", invalid="ignore"):  # check_chunk reports them
             b = predict_rows(
                 uvw, spw.freq_hz, self.sources[fid], mode=basis, smearing=smear,
@@ -406,10 +412,8 @@ def column_bytes(nrows: int, cell: int, itemsize: int = 8) -> float:
 def _row_jones(path: str, options):
     """The :class:`~uvlab.app.instrument.jones.RowJones` of the MS at ``path`` (ANTENNA, TIME)."""
     from uvlab.app.instrument.jones import RowJones
+    from uvlab.app.ms.feeds import read_feed_geometry
 
-    if options.feed_rotation:  # the MOUNT and RECEPTOR_ANGLE columns are not read yet
-        raise MSError(f"{path}: --feed-rotation is not supported by uvlab predict yet "
-                      "(uvlab simulate applies it)")  # fmt: skip
     with MSTables(path) as ms:
         ant = ms.sub("ANTENNA")
         with translated(ms.path):
@@ -418,14 +422,15 @@ def _row_jones(path: str, options):
             dish = ant.getcol("DISH_DIAMETER") if "DISH_DIAMETER" in cols else np.zeros(len(names))
             ecef = ant.getcol("POSITION")
             times = np.unique(ms.main.getcol("TIME"))
-    if not names:
-        raise MSError(f"{path}: the ANTENNA table is empty")
+        if not names:
+            raise MSError(f"{path}: the ANTENNA table is empty")
+        feeds = read_feed_geometry(ms, names) if options.feed_rotation else None
     if options.has_beam and options.dish_diameter_m is None and not np.all(dish > 0):
         raise MSError(
             f"{path}: the ANTENNA table has no DISH_DIAMETER > 0 for every antenna; "
             "give --dish-diameter-m"
         )
-    return RowJones(options, names, dish, ecef, times)
+    return RowJones(options, names, dish, ecef, times, feeds)
 
 
 def _image_grids(image_sky, fields, device) -> dict:

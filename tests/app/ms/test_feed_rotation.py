@@ -1,4 +1,5 @@
-"""Feed rotation (P-Jones) in ``uvlab simulate``: the feeds of alt-az dishes turn with χ.
+"""Feed rotation (P-Jones) in ``uvlab simulate`` and ``uvlab predict``: the feeds of alt-az
+dishes turn with χ (plus the FEED table's receptor angle), an equatorial mount's do not.
 
 Oracle: a polarised point source at the phase centre without smearing has the brightness
 matrix B of its Stokes parameters on every baseline (checked first, unrotated); with
@@ -108,3 +109,58 @@ def test_feed_rotation_on_the_gpu_equals_the_cpu(tmp_path):
         with tables.table(str(path), ack=False) as t:
             out[device] = t.getcol("DATA")
     np.testing.assert_allclose(out["gpu"], out["cpu"], atol=1e-5)
+
+
+@pytest.mark.parametrize("feeds", ["linear", "circular"])
+def test_predict_into_an_ms_turns_the_feeds_by_its_mounts_and_receptor_angles(tmp_path, feeds):
+    """``predict --feed-rotation`` reads ANTENNA::MOUNT and FEED::RECEPTOR_ANGLE: antenna 1
+    made equatorial (no χ) and antenna 2 given a receptor angle of 0.4 rad."""
+    from casacore import tables
+
+    from uvlab.app.ms.predict_ms import predict_to_ms
+
+    _, a1, a2, time, pos = simulate(tmp_path, feeds, False)
+    path = tmp_path / f"{feeds}-False.ms"
+    with tables.table(str(path / "ANTENNA"), readonly=False, ack=False) as t:
+        t.putcell("MOUNT", 1, "EQUATORIAL")
+    with tables.table(str(path / "FEED"), readonly=False, ack=False) as t:
+        row = int(np.nonzero(t.getcol("ANTENNA_ID") == 2)[0][0])
+        angles = t.getcell("RECEPTOR_ANGLE", row)
+        t.putcell("RECEPTOR_ANGLE", row, angles + 0.4)
+    sky = SkyModel([Component("p", "point", OBS.ra_deg, OBS.dec_deg, IQUV, OBS.freq_hz)])
+    predict_to_ms(path, sky, column="MODEL_DATA", smearing=False, device="cpu",
+                  jones=JonesOptions(feed_rotation=True))  # fmt: skip
+    with tables.table(str(path), ack=False) as t:
+        model = t.getcol("MODEL_DATA")[:, 0].reshape(-1, 2, 2)
+    b = brightness(feeds)
+
+    def chi(ant, r):
+        if ant == 1:
+            return 0.0
+        return astropy_chi(pos[ant], time[r], OBS.ra_deg, OBS.dec_deg) + (0.4 if ant == 2 else 0)
+
+    picked = [r for r in np.nonzero(a1 != a2)[0] if {a1[r], a2[r]} & {1, 2}][::2]
+    picked += list(np.nonzero((a1 != a2) & (a1 > 2))[0][::5])
+    for r in picked:
+        p, q = rotation(chi(a1[r], r), feeds), rotation(chi(a2[r], r), feeds)
+        np.testing.assert_allclose(model[r], p @ b @ q.conj().T, atol=1e-4)
+    assert len(picked) > 10
+
+
+def test_predict_refuses_a_mount_it_cannot_turn(tmp_path):
+    from casacore import tables
+
+    from uvlab.app.ms.errors import MSError
+    from uvlab.app.ms.predict_ms import predict_to_ms
+
+    simulate(tmp_path, "linear", False)
+    path = tmp_path / "linear-False.ms"
+    with tables.table(str(path / "ANTENNA"), readonly=False, ack=False) as t:
+        t.putcell("MOUNT", 0, "X-Y")
+        name = t.getcell("NAME", 0)
+    sky = SkyModel([Component("p", "point", OBS.ra_deg, OBS.dec_deg, IQUV, OBS.freq_hz)])
+    with pytest.raises(MSError, match=f"antenna {name} has MOUNT 'X-Y'"):
+        predict_to_ms(path, sky, column="MODEL_DATA", smearing=False, device="cpu",
+                      jones=JonesOptions(feed_rotation=True))  # fmt: skip
+    with tables.table(str(path), ack=False) as t:
+        assert "MODEL_DATA" not in t.colnames()  # refused before anything was written
