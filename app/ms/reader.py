@@ -26,8 +26,9 @@ I/O thread (see :mod:`uvlab.app.ms.tables`). The MS is opened read-only.
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -116,10 +117,61 @@ class VisData:
         return int(self.vis.shape[1])
 
 
-def _slice_args(sel: Selection, ncorr: int) -> tuple[list[int], list[int], list[int]]:
+@dataclass(frozen=True)
+class _Corrs:
+    """The correlations a read takes: every ``step``-th from ``first`` to ``last``."""
+
+    first: int
+    last: int
+    step: int
+
+    @property
+    def count(self) -> int:
+        return (self.last - self.first) // self.step + 1
+
+    def local(self, indices) -> list[int]:
+        """Positions of the MS's correlation ``indices`` among those read."""
+        return [(i - self.first) // self.step for i in indices]
+
+
+def _corrs(used, ncorr: int) -> _Corrs:
+    """The fewest correlations one strided read holding ``used`` takes (Stokes I from XX
+    and YY of four: the first and the fourth, half the data)."""
+    used = sorted(set(int(i) for i in used))
+    if len(used) == 1:
+        return _Corrs(used[0], used[0], 1)
+    steps = set(np.diff(used).tolist())
+    if len(steps) == 1:
+        return _Corrs(used[0], used[-1], steps.pop())
+    return _Corrs(0, ncorr - 1, 1)
+
+
+def _slice_args(sel: Selection, corrs: _Corrs) -> tuple[list[int], list[int], list[int]]:
     c = sel.chan
     last = c.start + (len(range(c.start, c.stop, c.step)) - 1) * c.step
-    return [c.start, 0], [last, ncorr - 1], [c.step, 1]
+    return [c.start, corrs.first], [last, corrs.last], [c.step, corrs.step]
+
+
+#: casacore column types → NumPy, for reading whole cells into an array of our own.
+_NUMPY_TYPES = {"complex": np.complex64, "dcomplex": np.complex128, "boolean": np.bool_,
+                "float": np.float32, "double": np.float64}  # fmt: skip
+
+
+def _cells(tab, col: str, sel: Selection, corrs: _Corrs, start: int, nrow: int) -> np.ndarray:
+    """(nrow, chan, corr) of ``col``: the selected channels and the correlations ``corrs``.
+
+    Where every channel is selected, the whole cells are read into an array of our own
+    (``getcolnp``, about three times faster than a strided ``getcolslice`` here) and the
+    correlations taken as a view; otherwise the slice is read.
+    """
+    whole = sel.chan == slice(0, sel.spw.nchan, 1)
+    dtype = _NUMPY_TYPES.get(tab.coldatatype(col))
+    if not whole or dtype is None:
+        return tab.getcolslice(col, *_slice_args(sel, corrs), start, nrow)
+    ncorr = len(sel.corr_names)
+    out = np.empty((nrow, sel.spw.nchan, ncorr), dtype=dtype)
+    tab.getcolnp(col, out, start, nrow)
+    return out[..., corrs.first : corrs.last + 1 : corrs.step]
 
 
 def _first_positive(tab, col: str, start: int, nrow: int, getter) -> bool:
@@ -130,7 +182,7 @@ def _first_positive(tab, col: str, start: int, nrow: int, getter) -> bool:
 
 
 def _weight_source(tab, sel: Selection, start: int, nrow: int) -> str:
-    blc, trc, inc = _slice_args(sel, len(sel.corr_names))
+    blc, trc, inc = _slice_args(sel, _Corrs(0, len(sel.corr_names) - 1, 1))
 
     def spectrum(col):
         return tab.getcolslice(col, blc, trc, inc, start, nrow)
@@ -147,20 +199,20 @@ def _weight_source(tab, sel: Selection, start: int, nrow: int) -> str:
     return "unit"
 
 
-def _weights(tab, source: str, sel: Selection, start: int, nrow: int, nchan: int) -> np.ndarray:
-    """(nrow, nchan, ncorr) float32 weights per correlation."""
-    ncorr = len(sel.corr_names)
+def _weights(tab, source: str, sel: Selection, corrs: _Corrs, start: int, nrow: int):
+    """Float32 weights of the correlations read: (nrow, nchan, ncorr) from WEIGHT_SPECTRUM,
+    else (nrow, 1, ncorr), the same in every channel (broadcast, never repeated)."""
+    take = slice(corrs.first, corrs.last + 1, corrs.step)
     if source == "WEIGHT_SPECTRUM":
-        w = tab.getcolslice("WEIGHT_SPECTRUM", *_slice_args(sel, ncorr), start, nrow)
+        w = _cells(tab, "WEIGHT_SPECTRUM", sel, corrs, start, nrow)
     elif source == "WEIGHT":
-        w = np.broadcast_to(tab.getcol("WEIGHT", start, nrow)[:, None, :], (nrow, nchan, ncorr))
+        w = tab.getcol("WEIGHT", start, nrow)[:, None, take]
     elif source == "SIGMA":
-        s = tab.getcol("SIGMA", start, nrow).astype(np.float64)
+        s = tab.getcol("SIGMA", start, nrow)[:, take].astype(np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
-            w = np.where(np.isfinite(s) & (s > 0), 1.0 / s**2, 0.0)
-        w = np.broadcast_to(w[:, None, :], (nrow, nchan, ncorr))
+            w = np.where(np.isfinite(s) & (s > 0), 1.0 / s**2, 0.0)[:, None, :]
     else:
-        w = np.ones((nrow, nchan, ncorr))
+        w = np.ones((nrow, 1, corrs.count))
     w = np.asarray(w, dtype=np.float32)
     return np.where(np.isfinite(w) & (w > 0), w, np.float32(0))
 
@@ -209,15 +261,82 @@ def _check_readable(ms: MSTables, sel: Selection, tab, time_range) -> None:
         raise MSError(f"{ms.path}: column {sel.column} holds no data for {_describe(sel)}")
 
 
-def _row_part(tab, row_range: tuple[int, int] | None):
-    """(table, rows) of the part ``row_range`` of the selection (all of it for None)."""
-    n = tab.nrows()
-    if row_range is None:
-        return tab, n
+@dataclass(frozen=True)
+class _Plan:
+    """A selection and where its rows lie in the main table: runs of consecutive rows."""
+
+    sel: Selection
+    starts: np.ndarray  # (run,) int64, main-table row of each run's first row
+    ends: np.ndarray  # (run,) int64, the selection's row count at each run's end
+
+    @property
+    def nrows(self) -> int:
+        return int(self.ends[-1]) if self.ends.size else 0
+
+    def main_rows(self, first: int, stop: int) -> tuple[int, int] | np.ndarray:
+        """The main-table rows of selection rows ``first`` … ``stop``: (start, count)
+        where they are consecutive, else their row numbers."""
+        i = int(np.searchsorted(self.ends, first, side="right"))
+        begin = self.ends[i - 1] if i else 0
+        if stop <= self.ends[i]:
+            return int(self.starts[i] + first - begin), stop - first
+        j = int(np.searchsorted(self.ends, stop, side="left"))
+        rows = [
+            np.arange(
+                self.starts[k], self.starts[k] + self.ends[k] - (self.ends[k - 1] if k else 0)
+            )
+            for k in range(i, j + 1)
+        ]
+        return np.concatenate(rows)[first - begin : stop - begin]
+
+
+def _runs(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first row of each run of consecutive ``rows``, the count at each run's end)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if rows.size == 0:
+        return rows, rows
+    breaks = np.flatnonzero(np.diff(rows) != 1) + 1
+    return rows[np.r_[0, breaks]], np.r_[breaks, rows.size].astype(np.int64)
+
+
+#: Per process, the latest selections read in parts, by (path, row count, the newest
+#: change of the main table's files, the selection): a worker reading chunk after chunk
+#: of one selection runs its TaQL query and opens the subtables once (a query scans the
+#: whole main table). Any change to the main table's files makes a new plan.
+_PLANS: OrderedDict = OrderedDict()
+_PLANS_KEPT = 8
+
+
+def _plan(ms: MSTables, time_range, **selection) -> _Plan:
+    with os.scandir(ms.path) as files:
+        changed = max(f.stat().st_mtime_ns for f in files if f.name.startswith("table.")
+                      and f.name != "table.lock" and f.is_file())  # fmt: skip
+    key = (os.path.realpath(ms.path), ms.main.nrows(), changed, time_range,
+           tuple(sorted((k, repr(v)) for k, v in selection.items())))  # fmt: skip
+    plan = _PLANS.get(key)
+    if plan is None:
+        sel, tab = _selected(ms, time_range=time_range, **selection)
+        _check_readable(ms, sel, tab, time_range)
+        plan = _Plan(sel, *_runs(tab.rownumbers()))
+        _PLANS[key] = plan
+        while len(_PLANS) > _PLANS_KEPT:
+            _PLANS.popitem(last=False)
+    _PLANS.move_to_end(key)
+    return plan
+
+
+def _row_part(ms: MSTables, plan: _Plan, row_range: tuple[int, int]):
+    """(table, first row in it, rows) of the part ``row_range`` of the selection: the
+    main table itself where the part's rows are consecutive there."""
+    n = plan.nrows
     first, stop = int(row_range[0]), int(row_range[1])
     if not 0 <= first < stop <= n:
         raise ValueError(f"row range {row_range} is not within 0 … {n}")
-    return tab.selectrows(list(range(first, stop))), stop - first
+    rows = plan.main_rows(first, stop)
+    if isinstance(rows, tuple):
+        return ms.main, rows[0], rows[1]
+    with translated(ms.path):
+        return ms.main.selectrows(rows), 0, stop - first
 
 
 @dataclass
@@ -234,13 +353,13 @@ class _Chunk:
     interval: np.ndarray | None
 
 
-def _read_chunk(tab, sel: Selection, source: str, start: int, nrow: int) -> _Chunk:
-    """Rows ``start`` … ``start + nrow`` of the selection (FLAG and FLAG_ROW folded in)."""
+def _read_chunk(tab, sel: Selection, corrs: _Corrs, source: str, start: int, nrow: int) -> _Chunk:
+    """Rows ``start`` … ``start + nrow`` of the selection, the correlations ``corrs``
+    (FLAG and FLAG_ROW folded in)."""
     cols = tab.colnames()
-    blc, trc, inc = _slice_args(sel, len(sel.corr_names))
-    data = tab.getcolslice(sel.column, blc, trc, inc, start, nrow)
+    data = _cells(tab, sel.column, sel, corrs, start, nrow)
     f = (
-        tab.getcolslice("FLAG", blc, trc, inc, start, nrow)
+        _cells(tab, "FLAG", sel, corrs, start, nrow)
         if "FLAG" in cols and tab.iscelldefined("FLAG", start)
         else np.zeros(data.shape, dtype=bool)
     )
@@ -249,7 +368,7 @@ def _read_chunk(tab, sel: Selection, source: str, start: int, nrow: int) -> _Chu
     return _Chunk(
         data=data,
         flag=f,
-        weight=_weights(tab, source, sel, start, nrow, sel.freq_hz.size),
+        weight=_weights(tab, source, sel, corrs, start, nrow),
         uvw=tab.getcol("UVW", start, nrow),
         time=tab.getcol("TIME", start, nrow),
         ant1=tab.getcol("ANTENNA1", start, nrow),
@@ -337,12 +456,15 @@ def read_visibilities(
         When ``cancelled()`` returns True.
     """
     with MSTables(path) as ms:
-        sel, tab = _selected(
-            ms, field=field, spw=spw, column=column, stokes=stokes, channels=channels,
-            time_range=time_range,
-        )  # fmt: skip
-        _check_readable(ms, sel, tab, time_range)
-        tab, n = _row_part(tab, row_range)
+        selection = dict(field=field, spw=spw, column=column, stokes=stokes, channels=channels)
+        if row_range is None:
+            sel, tab = _selected(ms, time_range=time_range, **selection)
+            _check_readable(ms, sel, tab, time_range)
+            offset, n = 0, tab.nrows()
+        else:  # a part: the selection's rows found once per process
+            plan = _plan(ms, time_range, **selection)
+            sel = plan.sel
+            tab, offset, n = _row_part(ms, plan, row_range)
         nchan, ncorr = sel.freq_hz.size, len(sel.corr_names)
         step = chunk_rows or max(1, CHUNK_BYTES // (sel.spw.nchan * ncorr * 16))
         dtype = np.complex128 if tab.coldatatype(sel.column) == "dcomplex" else np.complex64
@@ -352,14 +474,16 @@ def read_visibilities(
         uvw, time = np.empty((n, 3)), np.empty(n)
         ant1, ant2 = np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32)
         source, intervals = None, []
-        used = list(sel.recipe.indices)
+        corrs = _corrs(sel.recipe.indices, ncorr)
+        used = corrs.local(sel.recipe.indices)  # among the correlations read
+        local = replace(sel.recipe, indices=tuple(used))
         bad_uvw_rows = bad_vis_samples = 0
         for start, nrow in row_chunks(n, step):
             if cancelled is not None and cancelled():
                 raise Cancelled(f"reading {ms.path} cancelled")
             with translated(ms.path):
-                source = source or _weight_source(tab, sel, start, nrow)
-                chunk = _read_chunk(tab, sel, source, start, nrow)
+                source = source or _weight_source(tab, sel, offset + start, nrow)
+                chunk = _read_chunk(tab, sel, corrs, source, offset + start, nrow)
             bad_rows, bad_samples = _flag_nonfinite(chunk, used)
             bad_uvw_rows, bad_vis_samples = bad_uvw_rows + bad_rows, bad_vis_samples + bad_samples
             rows = slice(start, start + nrow)
@@ -368,11 +492,14 @@ def read_visibilities(
             if chunk.interval is not None:
                 intervals.append(chunk.interval)
             vis[rows], weight[rows], flag[rows] = combine(
-                sel.recipe, chunk.data, chunk.flag, chunk.weight
+                local, chunk.data, chunk.flag, chunk.weight
             )
             if progress is not None:
                 progress((start + nrow) / n)
-        row_numbers = np.asarray(tab.rownumbers(), dtype=np.int64)
+        if tab is ms.main:
+            row_numbers = np.arange(offset, offset + n, dtype=np.int64)
+        else:
+            row_numbers = np.asarray(tab.rownumbers(), dtype=np.int64)
     if flag.all() and row_range is None:
         nonfinite = ""
         if bad_uvw_rows or bad_vis_samples:
