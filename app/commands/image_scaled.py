@@ -25,14 +25,12 @@ GIGABYTES = number(0.0, open_lo=True, unit="GB")
 
 #: Options the chunked path does not take yet (each a usage error with it).
 UNSUPPORTED = (
-    ("pb_correct", "--pb-correct", bool),
     ("timerange", "--timerange", bool),
     ("interval", "--interval", bool),
     ("antenna", "--antenna", bool),
     ("phase_center", "--phase-center", bool),
     ("minuv_l", "--minuv-l", lambda v: v is not None),
     ("maxuv_l", "--maxuv-l", lambda v: v is not None),
-    ("size", "--size", bool),
     ("channels_out", "--channels-out", lambda v: v and v > 1),
     ("join_channels", "--join-channels", bool),
 )
@@ -97,6 +95,7 @@ def _memory_bytes(args) -> int | None:
 
 
 def run(args) -> int:
+    from uvlab.app.commands import pb_correct
     from uvlab.app.commands.image_outputs import (
         observation_cards,
         output_names,
@@ -105,10 +104,12 @@ def run(args) -> int:
         write_clean,
         write_timing,
     )
+    from uvlab.app.commands.image_size import crop_outputs, resolve_size
     from uvlab.app.commands.ms_imaging import (
         field_arg,
         fits_history,
         grid_params,
+        ms_size,
         parse_channels,
         weighting,
     )
@@ -121,6 +122,7 @@ def run(args) -> int:
     from uvlab.app.scale.ms_image import MSRead, image_ms
     from uvlab.gpu.image_spec import ARCSEC, ImageSpec
 
+    size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing
     check(args)
     from uvlab.app.outputs.output_set import check_outputs, output_set
 
@@ -134,7 +136,8 @@ def run(args) -> int:
     ]  # one per spectral window: tasks are each window's row chunks
     metas = [s.read((0, 1)) for s in sources]  # each selection checked before any work
     meta = metas[0]
-    mask = _clean_mask(args)  # a bad mask is refused before any work too
+    mask = _clean_mask(args, size)  # a bad mask is refused before any work too
+    pb_cube = pb_correct.prepare(args)  # a beam cube is read and checked before imaging
     spec = ImageSpec(args.npix, args.cell_arcsec * ARCSEC)
     params = grid_params(args) if grids(args.algorithm) else None
     wt = weighting(args)
@@ -191,6 +194,8 @@ def run(args) -> int:
         observation=observation_cards(WorkCache().ms_info(args.ms), meta),
     )  # fmt: skip
     beam = clean.beam if clean is not None else psf_beam(res.psf, spec)
+    common["cropped"] = size is not None
+    res, clean = crop_outputs(res, clean, size)
     t0 = time.perf_counter()
     with progress_bar("write"), output_set(overwrite=args.force, stale=others):
         files = [
@@ -200,6 +205,12 @@ def run(args) -> int:
         ]  # fmt: skip
         if clean is not None:
             files += write_clean(prefix, clean, spec, ra, dec, common)
+        if getattr(args, "pb_correct", False):
+            files += pb_correct.write_pb_files(
+                args, pb_cube, prefix, clean.restored if clean is not None else res.dirty,
+                spec, ra, dec, common, np.concatenate([m.freq_hz for m in metas]),
+                ms_size(args.ms)[2],
+            )  # fmt: skip
         timing = {**res.timing, "write": time.perf_counter() - t0}
         if not args.no_png:
             files.append(preview(res, spec, meta, f"{prefix}.png"))
@@ -234,13 +245,15 @@ def _local_gpus(args) -> list[str]:
     return visible_gpus() if on_gpu else []
 
 
-def _clean_mask(args):
-    """The (N, N) CLEAN mask of ``--mask-box``/``--fits-mask`` (None without them)."""
+def _clean_mask(args, size):
+    """The (N, N) CLEAN mask of ``--mask-box``/``--fits-mask`` (None without them), given
+    on the written image (``--size`` W × H, the centre of the N² one)."""
     if not args.niter or args.niter <= 0:
         return None
-    from uvlab.app.commands.clean_mask import output_mask
+    from uvlab.app.commands.clean_mask import output_mask, square_mask
 
-    return output_mask(args, args.npix, args.npix)
+    w, h = size or (args.npix, args.npix)
+    return square_mask(output_mask(args, w, h), args.npix)
 
 
 def _held_bytes(args, sources, metas, memory) -> float:

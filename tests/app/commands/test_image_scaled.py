@@ -59,6 +59,26 @@ def test_clean_over_local_workers_writes_the_same_images(ms, tmp_path, deconvolv
     assert len((tmp_path / "many-sources.txt").read_text().splitlines()) == len(one)
 
 
+def test_size_and_pb_correct_in_chunks_write_the_same_images(ms, tmp_path):
+    """--size W H and --pb-correct on the chunked path: the in-memory path's files."""
+    geometry = [g for g in GEOMETRY if g not in ("--npix", "64")]
+    args = ["image", "--ms", ms, *geometry, "--size", "48", "32", "--niter", "20",
+            "--mask-box", "4", "4", "44", "28", "--pb-correct", "--pb-model", "airy",
+            "--pb-dish-diameter-m", "13.5"]  # fmt: skip
+    code, _, err = run_cli(*args, "--out", tmp_path / "one")
+    assert code == 0, err
+    code, _, err = run_cli(*args, "--workers", "2", "--chunk-rows", "19",
+                           "--out", tmp_path / "many")  # fmt: skip
+    assert code == 0, err
+    for kind in ("dirty", "psf", "model", "residual", "image", "pb", "image-pb"):
+        want = fits.getdata(tmp_path / f"one-{kind}.fits")
+        got = fits.getdata(tmp_path / f"many-{kind}.fits")
+        assert got.shape[-2:] == (32, 48), kind
+        np.testing.assert_allclose(got, want, atol=1e-6 * np.nanmax(np.abs(want)), err_msg=kind)
+        head = fits.getheader(tmp_path / f"many-{kind}.fits")
+        assert (head["CRPIX1"], head["CRPIX2"]) == (25, 17)
+
+
 def test_chunks_sized_from_abs_mem(ms, tmp_path):
     code, _, err = run_cli("image", "--ms", ms, *GEOMETRY, "--workers", "1", "--abs-mem",
                            "0.2", "--out", tmp_path / "m")  # fmt: skip
@@ -82,6 +102,7 @@ def test_too_little_memory_is_refused_before_any_work(ms, tmp_path):
         (["--chunk-rows", "-3"], "--chunk-rows"),
         (["--workers", "2", "--niter", "10", "--gain", "0"], "--gain"),
         (["--workers", "2", "--antenna", "0"], "--antenna"),
+        (["--workers", "2", "--size", "48", "48"], "--npix"),
     ],
 )
 def test_bad_or_unsupported_options_are_usage_errors(ms, tmp_path, extra, named):
