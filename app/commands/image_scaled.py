@@ -25,12 +25,7 @@ GIGABYTES = number(0.0, open_lo=True, unit="GB")
 
 #: Options the chunked path does not take yet (each a usage error with it).
 UNSUPPORTED = (
-    ("timerange", "--timerange", bool),
     ("interval", "--interval", bool),
-    ("antenna", "--antenna", bool),
-    ("phase_center", "--phase-center", bool),
-    ("minuv_l", "--minuv-l", lambda v: v is not None),
-    ("maxuv_l", "--maxuv-l", lambda v: v is not None),
     ("channels_out", "--channels-out", lambda v: v and v > 1),
     ("join_channels", "--join-channels", bool),
 )
@@ -130,8 +125,9 @@ def run(args) -> int:
     check_outputs([*written, *others], force=args.force)  # exit 2, before anything is read
     channels = parse_channels(args.channels)
     spws = args.spw if isinstance(args.spw, tuple) else (args.spw,)  # resolved by image.run
+    rows_sel = _row_selection(args)  # checked before any chunk is read
     sources = [
-        MSRead(args.ms, field_arg(args.field), spw, args.column, args.stokes, channels)
+        MSRead(args.ms, field_arg(args.field), spw, args.column, args.stokes, channels, **rows_sel)
         for spw in spws
     ]  # one per spectral window: tasks are each window's row chunks
     metas = [s.read((0, 1)) for s in sources]  # each selection checked before any work
@@ -228,6 +224,32 @@ def run(args) -> int:
     for f in files:
         print(f"wrote {f}")
     return 0
+
+
+def _row_selection(args) -> dict:
+    """MSRead's row selection of ``--timerange``, ``--antenna``, ``--phase-center`` and
+    ``--minuv-l``/``--maxuv-l``, parsed and checked here (MSError, naming the MS) before
+    any chunk is read, as :func:`~uvlab.app.commands.ms_imaging.ms_selection` gives them."""
+    import numpy as np
+
+    from uvlab.app.commands.ms_imaging import ms_selection
+    from uvlab.app.lab.samples import WorkCache
+    from uvlab.app.ms.errors import MSError
+    from uvlab.app.ms.rowselect import antenna_mask
+
+    sel = ms_selection(args)
+    out = dict(phase_centre=sel.phase_centre, uvrange=sel.uvrange)
+    cache = WorkCache()
+    if sel.timerange:
+        out["time_range"] = cache.time_range(sel)
+    if sel.antenna:
+        names = tuple(cache.ms_info(args.ms).antenna_names)
+        try:
+            antenna_mask(sel.antenna, names, np.zeros(0, int), np.zeros(0, int))
+        except ValueError as exc:
+            raise MSError(f"{args.ms}: --antenna {sel.antenna!r}: {exc}") from None
+        out.update(antenna=sel.antenna, antenna_names=names)
+    return out
 
 
 def _local_gpus(args) -> list[str]:

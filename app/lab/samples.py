@@ -143,7 +143,7 @@ class WorkCache:
             column=sel.column,
             stokes=sel.stokes,
             channels=sel.channels,
-            time_range=self._time_range(sel),
+            time_range=self.time_range(sel),
             progress=progress,
             cancelled=cancelled,
         )
@@ -157,11 +157,13 @@ class WorkCache:
 
             data = shift_phase_centre(data, *sel.phase_centre)
         if sel.uvrange is not None:
+            from uvlab.app.ms.rowselect import uv_range_flagged
+
             data = uv_range_flagged(data, *sel.uvrange)
         self._ms_data = (key, data)
         return data, time.perf_counter() - t0
 
-    def _time_range(self, sel: MSSelection):
+    def time_range(self, sel: MSSelection):
         """The (start, end) MJD seconds of ``sel.timerange``, or None (MSError when malformed)."""
         if not sel.timerange:
             return None
@@ -172,18 +174,6 @@ class WorkCache:
             return parse_timerange(sel.timerange, self.ms_info(sel.path).time_start_mjd_s)
         except ValueError as exc:
             raise MSError(f"{sel.path}: --timerange {exc}") from None
-
-
-def uv_range_flagged(data, min_l: float, max_l: float | None):
-    """``data`` (VisData) with the samples outside min_l ≤ √(u²+v²)/λ ≤ max_l flagged too."""
-    from uvlab.gpu.constants import C_LIGHT
-
-    uv_m = np.hypot(data.uvw[:, 0], data.uvw[:, 1])[:, None]
-    uv_l = uv_m * np.asarray(data.freq_hz)[None, :] / C_LIGHT  # (row, chan)
-    out = uv_l < min_l
-    if max_l is not None:
-        out |= uv_l > max_l
-    return replace(data, flag=data.flag | out)
 
 
 def ms_key(sel: MSSelection) -> tuple:

@@ -15,7 +15,8 @@
   table's row, from 0: CASA's and WSClean's index) or a name, with shell
   wildcards (``ea0*``). With only ``!`` items, every other antenna is kept.
 
-:func:`select_rows` applies them to a :class:`~uvlab.app.ms.reader.VisData`.
+:func:`select_rows` applies them to a :class:`~uvlab.app.ms.reader.VisData`;
+:func:`uv_range_flagged` flags the samples outside a uv range (``--minuv-l``, ``--maxuv-l``).
 """
 
 from __future__ import annotations
@@ -177,3 +178,15 @@ def select_rows(data, *, antenna=None, interval=None, names=()):
     if out.flag.all():
         raise MSError(f"{data.path}: every visibility with {' and '.join(what)} is flagged")
     return out
+
+
+def uv_range_flagged(data, min_l: float, max_l: float | None):
+    """``data`` (VisData) with the samples outside min_l ≤ √(u²+v²)/λ ≤ max_l flagged too."""
+    from uvlab.gpu.constants import C_LIGHT
+
+    uv_m = np.hypot(data.uvw[:, 0], data.uvw[:, 1])[:, None]
+    uv_l = uv_m * np.asarray(data.freq_hz)[None, :] / C_LIGHT  # (row, chan)
+    out = uv_l < min_l
+    if max_l is not None:
+        out |= uv_l > max_l
+    return replace(data, flag=data.flag | out)

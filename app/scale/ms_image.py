@@ -27,7 +27,12 @@ import numpy as np
 
 @dataclass(frozen=True)
 class MSRead:
-    """What to read of a MeasurementSet: ``read_visibilities``'s selection arguments."""
+    """What to read of a MeasurementSet: ``read_visibilities``'s selection arguments, and
+    what each chunk read then goes through, as the window's and ``uvlab image``'s reads do
+    (:mod:`uvlab.app.ms.rowselect`, :mod:`uvlab.app.ms.phaseshift`): the rows of
+    ``antenna`` (CASA syntax, over ``antenna_names``; the others are flagged, so that
+    every chunk keeps its rows), a new phase centre (RA, Dec degrees) and a uv range
+    (min, max wavelengths; max None: none)."""
 
     path: str
     field: int | str = 0
@@ -36,6 +41,10 @@ class MSRead:
     stokes: str = "auto"
     channels: tuple[int, int] | None = None
     time_range: tuple[float, float] | None = None
+    antenna: str | None = None
+    antenna_names: tuple[str, ...] = ()
+    phase_centre: tuple[float, float] | None = None
+    uvrange: tuple[float, float | None] | None = None
 
     def kwargs(self) -> dict:
         return dict(
@@ -44,9 +53,22 @@ class MSRead:
         )  # fmt: skip
 
     def read(self, rows: tuple[int, int] | None = None):
-        from uvlab.app.ms.reader import read_visibilities
+        from dataclasses import replace
 
-        return read_visibilities(self.path, **self.kwargs(), row_range=rows)
+        from uvlab.app.ms.reader import read_visibilities
+        from uvlab.app.ms.rowselect import antenna_mask, uv_range_flagged
+
+        data = read_visibilities(self.path, **self.kwargs(), row_range=rows)
+        if self.antenna:
+            keep = antenna_mask(self.antenna, self.antenna_names, data.ant1, data.ant2)
+            data = replace(data, flag=data.flag | ~keep[:, None])
+        if self.phase_centre is not None:
+            from uvlab.app.ms.phaseshift import shift_phase_centre
+
+            data = shift_phase_centre(data, *self.phase_centre)
+        if self.uvrange is not None:
+            data = uv_range_flagged(data, *self.uvrange)
+        return data
 
     def count(self) -> int:
         from uvlab.app.ms.reader import count_rows

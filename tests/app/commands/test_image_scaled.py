@@ -79,6 +79,35 @@ def test_size_and_pb_correct_in_chunks_write_the_same_images(ms, tmp_path):
         assert (head["CRPIX1"], head["CRPIX2"]) == (25, 17)
 
 
+def test_row_selections_in_chunks_write_the_same_images(ms, tmp_path):
+    """--antenna, --timerange, --phase-center and --minuv-l/--maxuv-l on the chunked path:
+    the in-memory path's images (rows left out there are flagged in the chunks)."""
+    from casacore import tables
+
+    with tables.table(str(ms), ack=False) as t:
+        t0 = float(np.unique(t.getcol("TIME"))[2])
+    day_s = np.floor(t0 % 86400.0 * 1e3) / 1e3  # just before timestep 2
+    start = f"{int(day_s // 3600):02d}:{int(day_s % 3600 // 60):02d}:{day_s % 60:06.3f}"
+    args = ["image", "--ms", ms, *GEOMETRY, "--weighting", "uniform", "--antenna", "!1",
+            "--timerange", f">{start}", "--phase-center", "57.9", "-28.2",
+            "--minuv-l", "5", "--maxuv-l", "4000"]  # fmt: skip
+    code, out_one, err = run_cli(*args, "--out", tmp_path / "one")
+    assert code == 0, err
+    code, out_many, err = run_cli(*args, "--workers", "2", "--chunk-rows", "7",
+                                  "--out", tmp_path / "many")  # fmt: skip
+    assert code == 0, err
+    nvis = [int(o.split(" visibilities")[0].split()[-1]) for o in (out_one, out_many)]
+    assert nvis[0] == nvis[1] > 0
+    for kind in ("dirty", "psf"):
+        want = fits.getdata(tmp_path / f"one-{kind}.fits")
+        got = fits.getdata(tmp_path / f"many-{kind}.fits")
+        np.testing.assert_allclose(got, want, atol=1e-6 * np.abs(want).max(), err_msg=kind)
+    for key in ("CRVAL1", "CRVAL2"):
+        assert fits.getheader(tmp_path / "many-dirty.fits")[key] == pytest.approx(
+            fits.getheader(tmp_path / "one-dirty.fits")[key], abs=1e-9
+        )  # fmt: skip
+
+
 def test_chunks_sized_from_abs_mem(ms, tmp_path):
     code, _, err = run_cli("image", "--ms", ms, *GEOMETRY, "--workers", "1", "--abs-mem",
                            "0.2", "--out", tmp_path / "m")  # fmt: skip
@@ -101,7 +130,7 @@ def test_too_little_memory_is_refused_before_any_work(ms, tmp_path):
         (["--abs-mem", "nan"], "--abs-mem"),
         (["--chunk-rows", "-3"], "--chunk-rows"),
         (["--workers", "2", "--niter", "10", "--gain", "0"], "--gain"),
-        (["--workers", "2", "--antenna", "0"], "--antenna"),
+        (["--workers", "2", "--interval", "0", "2"], "--interval"),
         (["--workers", "2", "--size", "48", "48"], "--npix"),
     ],
 )
