@@ -25,7 +25,6 @@ GIGABYTES = number(0.0, open_lo=True, unit="GB")
 
 #: Options the chunked path does not take yet (each a usage error with it).
 UNSUPPORTED = (
-    ("interval", "--interval", bool),
     ("channels_out", "--channels-out", lambda v: v and v > 1),
     ("join_channels", "--join-channels", bool),
 )
@@ -127,9 +126,12 @@ def run(args) -> int:
     spws = args.spw if isinstance(args.spw, tuple) else (args.spw,)  # resolved by image.run
     rows_sel = _row_selection(args)  # checked before any chunk is read
     sources = [
-        MSRead(args.ms, field_arg(args.field), spw, args.column, args.stokes, channels, **rows_sel)
+        _with_interval(
+            args, MSRead(args.ms, field_arg(args.field), spw, args.column, args.stokes,
+                         channels, **rows_sel)
+        )
         for spw in spws
-    ]  # one per spectral window: tasks are each window's row chunks
+    ]  # one per spectral window: tasks are each window's row chunks  # fmt: skip
     metas = [s.read((0, 1)) for s in sources]  # each selection checked before any work
     meta = metas[0]
     mask = _clean_mask(args, size)  # a bad mask is refused before any work too
@@ -250,6 +252,28 @@ def _row_selection(args) -> dict:
             raise MSError(f"{args.ms}: --antenna {sel.antenna!r}: {exc}") from None
         out.update(antenna=sel.antenna, antenna_names=names)
     return out
+
+
+def _with_interval(args, source):
+    """``source`` with ``--interval A B`` made its time range: the A-th to the (B−1)-th of
+    the distinct TIMEs it reads (those of its field, window and ``--timerange``), the
+    timesteps the in-memory read keeps (:func:`~uvlab.app.ms.rowselect.interval_mask`)."""
+    if getattr(args, "interval", None) is None:
+        return source
+    from dataclasses import replace
+
+    from uvlab.app.ms.errors import MSError
+    from uvlab.app.ms.reader import selection_times
+    from uvlab.app.ms.rowselect import interval_mask
+
+    times = selection_times(source.path, **source.kwargs())
+    start, stop = args.interval
+    try:
+        interval_mask(times, start, stop)  # its checks and messages
+    except ValueError as exc:
+        raise MSError(f"{source.path}: --interval {exc}") from None
+    last = times[min(stop, times.size) - 1]  # B past the end: to the last, as a slice
+    return replace(source, time_range=(float(times[start]), float(last)))
 
 
 def _local_gpus(args) -> list[str]:

@@ -248,6 +248,18 @@ def count_rows(
         return int(tab.nrows())
 
 
+def selection_times(path: str | os.PathLike, **selection) -> np.ndarray:
+    """The distinct TIMEs (sorted, MJD seconds) of the rows :func:`read_visibilities` reads
+    with ``selection`` (its keyword arguments but the row range), found by TaQL."""
+    with MSTables(path) as ms:
+        sel, _tab = _selected(ms, **selection)
+        with translated(ms.path):
+            return np.asarray(
+                ms.query(sel.where).query("", sortlist="UNIQUE TIME", columns="TIME")
+                .getcol("TIME"), dtype=np.float64,
+            )  # fmt: skip
+
+
 def _describe(sel: Selection) -> str:
     return f"field {sel.field.id} '{sel.field.name}', spectral window {sel.spw.id}"
 

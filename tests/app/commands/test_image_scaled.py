@@ -108,6 +108,22 @@ def test_row_selections_in_chunks_write_the_same_images(ms, tmp_path):
         )  # fmt: skip
 
 
+def test_interval_in_chunks_keeps_the_same_timesteps(ms, tmp_path):
+    args = ["image", "--ms", ms, *GEOMETRY, "--interval", "1", "9", "--antenna", "0,2,3"]
+    code, out_one, err = run_cli(*args, "--out", tmp_path / "one")
+    assert code == 0, err
+    code, out_many, err = run_cli(*args, "--workers", "2", "--chunk-rows", "5",
+                                  "--out", tmp_path / "many")  # fmt: skip
+    assert code == 0, err
+    want = fits.getdata(tmp_path / "one-dirty.fits")
+    np.testing.assert_allclose(fits.getdata(tmp_path / "many-dirty.fits"), want,
+                               atol=1e-6 * np.abs(want).max())  # fmt: skip
+    code, _, err = run_cli(*args[:-5], "--interval", "7", "9", "--workers", "2",
+                           "--out", tmp_path / "bad")  # fmt: skip
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert "--interval" in err and "6 timesteps" in err
+
+
 def test_chunks_sized_from_abs_mem(ms, tmp_path):
     code, _, err = run_cli("image", "--ms", ms, *GEOMETRY, "--workers", "1", "--abs-mem",
                            "0.2", "--out", tmp_path / "m")  # fmt: skip
@@ -130,7 +146,7 @@ def test_too_little_memory_is_refused_before_any_work(ms, tmp_path):
         (["--abs-mem", "nan"], "--abs-mem"),
         (["--chunk-rows", "-3"], "--chunk-rows"),
         (["--workers", "2", "--niter", "10", "--gain", "0"], "--gain"),
-        (["--workers", "2", "--interval", "0", "2"], "--interval"),
+        (["--workers", "2", "--channels-out", "2"], "--channels-out"),
         (["--workers", "2", "--size", "48", "48"], "--npix"),
     ],
 )
