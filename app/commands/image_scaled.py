@@ -125,13 +125,10 @@ def run(args) -> int:
     channels = parse_channels(args.channels)
     spws = args.spw if isinstance(args.spw, tuple) else (args.spw,)  # resolved by image.run
     rows_sel = _row_selection(args)  # checked before any chunk is read
-    sources = [
-        _with_interval(
-            args, MSRead(args.ms, field_arg(args.field), spw, args.column, args.stokes,
-                         channels, **rows_sel)
-        )
-        for spw in spws
-    ]  # one per spectral window: tasks are each window's row chunks  # fmt: skip
+    field = field_arg(args.field)
+    col, stokes = args.column, args.stokes
+    reads = [MSRead(args.ms, field, s, col, stokes, channels, **rows_sel) for s in spws]
+    sources = [_with_interval(args, r) for r in reads]  # a window each: chunks of each
     metas = [s.read((0, 1)) for s in sources]  # each selection checked before any work
     meta = metas[0]
     mask = _clean_mask(args, size)  # a bad mask is refused before any work too

@@ -110,9 +110,9 @@ def test_row_selections_in_chunks_write_the_same_images(ms, tmp_path):
 
 def test_interval_in_chunks_keeps_the_same_timesteps(ms, tmp_path):
     args = ["image", "--ms", ms, *GEOMETRY, "--interval", "1", "9", "--antenna", "0,2,3"]
-    code, out_one, err = run_cli(*args, "--out", tmp_path / "one")
+    code, _, err = run_cli(*args, "--out", tmp_path / "one")
     assert code == 0, err
-    code, out_many, err = run_cli(*args, "--workers", "2", "--chunk-rows", "5",
+    code, _, err = run_cli(*args, "--workers", "2", "--chunk-rows", "5",
                                   "--out", tmp_path / "many")  # fmt: skip
     assert code == 0, err
     want = fits.getdata(tmp_path / "one-dirty.fits")
