@@ -8,7 +8,8 @@ from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
 
 #: View tabs ``--tab`` can bring to the front (``uvlab.app.gui.compare_mode.TAB_TITLES``).
 TABS = (
-    "overview", "sky", "fourier", "beam", "deconvolution", "aliasing", "compare", "timing", "log",
+    "overview", "sky", "fourier", "beam", "deconvolution", "aliasing", "compare", "pinned",
+    "timing", "log",
 )  # fmt: skip
 
 

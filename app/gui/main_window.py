@@ -31,6 +31,7 @@ from uvlab.app.gui.panels import (
     RunPanel,
     SkyPanel,
 )
+from uvlab.app.gui.pin_actions import PinActions
 from uvlab.app.gui.screen_fit import dock_width, fit_window
 from uvlab.app.gui.settings import AppSettings
 from uvlab.app.gui.stale import StaleViews
@@ -55,6 +56,7 @@ TAB_TITLES = {
     "deconvolution": "Deconvolution",
     "aliasing": "Aliasing",
     "compare": "Compare",
+    "pinned": "Pinned",
     "timing": "Timing",
     "log": "Log",
 }
@@ -118,6 +120,7 @@ class MainWindow(SessionMixin, EditsMixin, JobEventsMixin, PlayMixin, QtWidgets.
         self.stale = StaleViews(self.views, self.controller)  # old pictures marked as such
         self.files = FileActions(self)
         self.figures = FigureActions(self)  # Save figure…: captioned PNG/SVG/PDF
+        self.pins = PinActions(self)  # Edit → Pin this state; the Pinned tab
         self._playing = False
         self._play_target = 0.0
         self._last_warning: str | None = None  # a job's warning is logged once, not per job

@@ -4,9 +4,9 @@ Tabs: *Overview* (array layout, uv coverage, dirty image, PSF), *Sky model*
 (the components and the image sky rendered on the image grid), *Fourier plane*
 (|FT(sky)| with the uv samples over it), *Primary beam* (the power beam |E|² over the
 field with the components on it, when the Instrument tab has a beam), *Deconvolution*
-(CLEAN, on request),
-*Aliasing*, *Timing* (the last CPU run and the last GPU run side by side) and
-*Log*. The dirty, PSF and sky-model views share zoom and crosshair.
+(CLEAN, on request), *Aliasing*, *Pinned* (a state kept aside, beside the current one:
+:mod:`uvlab.app.gui.pin_view`), *Timing* (the last CPU run and the last GPU run side by
+side) and *Log*. The dirty, PSF and sky-model views share zoom and crosshair.
 
 While a job streams, the growing uv tracks are drawn as a one-colour density of
 the first channel's samples so far (at most :data:`UV_LIVE_ROWS` rows; redrawn
@@ -35,6 +35,7 @@ from PyQt6 import QtCore, QtWidgets
 from uvlab.app.gui.aliasing_view import AliasingView
 from uvlab.app.gui.boxes import boxed
 from uvlab.app.gui.deconvolution_view import DeconvolutionView
+from uvlab.app.gui.pin_view import PinView
 from uvlab.app.lab.fourier_plane import MAX_NPIX as FT_MAX_NPIX
 from uvlab.app.lab.jobs import AliasingOutput, ImageOutput, JobResult, Partial
 from uvlab.widgets import (
@@ -109,6 +110,8 @@ class ViewTabs(QtWidgets.QTabWidget):
         # not scrolled either: its two maps and R(X) side by side fit 1366×768
         self.aliasing_tab = self.aliasing_view
         self.addTab(self.aliasing_tab, "Aliasing")
+        self.pin_view = PinView()  # a pinned state's image beside the current one
+        self.addTab(self.pin_view, "Pinned")
         self.addTab(self.timing_view, "Timing")
         self.addTab(self.log_view, "Log")
         self._runs: dict[str, tuple[str, dict]] = {}
@@ -250,6 +253,7 @@ class ViewTabs(QtWidgets.QTabWidget):
                 self.aliasing_view.show_output(out)
             return time.perf_counter() - t0
         self.last_image = out
+        self.pin_view.follow(out, result.request)
         radec = (out.ra0_rad, out.dec0_rad)
         self.dirty_view.set_image(
             out.dirty,

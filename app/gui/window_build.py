@@ -1,7 +1,7 @@
 """Build the main window's controls dock and its menu bar.
 
 The dock holds the control panels as tabs standing on its left edge, with the
-run panel below them; the menus are File (open and save), Edit (undo, redo and
+run panel below them; the menus are File (open and save), Edit (undo, redo, pin and
 reset the lab's state), Run, View (show or hide the controls) and Help (lessons
 and hints).
 """
@@ -94,6 +94,9 @@ def build_menus(window: MainWindow) -> tuple[QtGui.QAction, QtWidgets.QMenu]:
     add_action(e, "Redo", window.redo, "Ctrl+Shift+Z")
     e.addSeparator()
     add_action(e, "Reset to the default scene", window.reset)
+    e.addSeparator()
+    add_action(e, "Pin this state", window.pins.pin, "Ctrl+P")
+    add_action(e, "Restore the pinned state", window.pins.restore)
     r = bar.addMenu("&Run")
     # lambdas: triggered(bool) must not reach submit()'s ``task`` argument
     run_action = add_action(r, "Run", lambda: window.controller.submit(), "Ctrl+R")
