@@ -11,7 +11,7 @@ nothing: the caller gives the numbers and the axis titles.
 from __future__ import annotations
 
 import numpy as np
-from PyQt6 import QtWidgets
+from PyQt6 import QtCore, QtWidgets
 
 from uvlab.widgets._pg import PALETTE, pg, plain_axes
 
@@ -19,6 +19,69 @@ from uvlab.widgets._pg import PALETTE, pg, plain_axes
 SYMBOL_SIZE = 10
 #: Colour of the reference curve.
 CURVE_COLOR = "#888888"
+
+
+#: Where a label may sit against its marker (TextItem anchors), in order of preference:
+#: above right, above left, below right, below left, right, left; then a line further
+#: up or down (crowded markers).
+LABEL_ANCHORS = (
+    (0, 1), (1, 1), (0, 0), (1, 0), (-0.1, 0.5), (1.1, 0.5), (0, 2), (1, 2), (0, -1), (1, -1),
+)  # fmt: skip
+
+
+def _overlap(a: QtCore.QRectF, b: QtCore.QRectF) -> float:
+    """Area two rectangles share (0 when apart)."""
+    c = a.intersected(b)
+    return max(c.width(), 0.0) * max(c.height(), 0.0)
+
+
+def _label_box(mark, anchor) -> QtCore.QRectF:
+    (at, size), (ax, ay) = mark, anchor
+    return QtCore.QRectF(
+        at.x() - ax * size.width(), at.y() - ay * size.height(), size.width(), size.height()
+    )
+
+
+def place_labels(marks, area: QtCore.QRectF, budget: int = 3_000) -> tuple[list, float]:
+    """Anchors (of :data:`LABEL_ANCHORS`) for labels that overlap least, inside ``area``.
+
+    ``marks``: (pixel position, size) of each label. A depth-first search, in
+    the anchors' order of preference, for an arrangement where no label
+    overlaps another or leaves ``area`` (at most ``budget`` steps); failing
+    that, each label in turn takes the anchor that overlaps the labels before
+    it least. Returns the anchors and the total overlap (pixels², with the
+    part of a label outside ``area``).
+    """
+    boxes = [[_label_box(m, a) for a in LABEL_ANCHORS] for m in marks]
+
+    def cost(k: int, i: int, chosen) -> float:
+        box = boxes[k][i]
+        apart = sum(_overlap(box, boxes[j][c]) for j, c in enumerate(chosen))
+        return apart + box.width() * box.height() - _overlap(box, area)
+
+    steps = 0
+
+    def search(chosen: list[int]) -> list[int] | None:
+        nonlocal steps
+        if len(chosen) == len(marks):
+            return chosen
+        for i in range(len(LABEL_ANCHORS)):
+            steps += 1
+            if steps > budget:
+                return None
+            if cost(len(chosen), i, chosen) == 0:
+                found = search([*chosen, i])
+                if found is not None:
+                    return found
+        return None
+
+    chosen = search([])
+    if chosen is None:  # crowded: each label where it overlaps those before it least
+        chosen = []
+        for k in range(len(marks)):
+            chosen.append(min(range(len(LABEL_ANCHORS)), key=lambda i, k=k: cost(k, i, chosen)))
+    total = sum(cost(k, i, chosen[:k]) for k, i in enumerate(chosen))
+    return [LABEL_ANCHORS[i] for i in chosen], total
 
 
 def log_ticks(lo: float = -15.0, hi: float = 5.0) -> list[list[tuple[float, str]]]:
@@ -89,6 +152,8 @@ class AccuracyTimeView(QtWidgets.QWidget):
         layout.addWidget(self.plot_widget, 1)
         layout.addWidget(self.note)
         self.note.hide()
+        self.plot_item.vb.sigResized.connect(self._place_labels)
+        self.plot_item.vb.sigRangeChanged.connect(self._place_labels)
 
     def set_points(self, time_s, error, labels) -> None:
         """One marker per run at (time, error), labelled; non-positive values are left out.
@@ -118,6 +183,7 @@ class AccuracyTimeView(QtWidgets.QWidget):
                 symbolPen=pg.mkPen("k", width=0.5), symbolBrush=color, name=labels[k],
             )  # fmt: skip
             # a label reads away from the plot's nearer side edge, so none is cut off
+            # (:meth:`_place_labels` moves it where it would overlap another or the edge)
             text = pg.TextItem(
                 labels[k], color=color, anchor=(1 if np.log10(t[k]) >= lt_mid else 0, 1)
             )
@@ -130,6 +196,7 @@ class AccuracyTimeView(QtWidgets.QWidget):
         self.note.setText(f"Not shown (error or time not > 0): {', '.join(left)}" if left else " ")
         self.note.setVisible(bool(left))
         self._fit()
+        self._place_labels()
 
     def set_curve(self, time_s=(), error=(), labels=()) -> None:
         """A reference curve through (time, error) (empty: none), its points labelled."""
@@ -146,6 +213,18 @@ class AccuracyTimeView(QtWidgets.QWidget):
             self.plot_item.addItem(text)
             self.curve_labels.append(text)
         self._fit()
+
+    def _place_labels(self, *_args) -> None:
+        """Each marker's label beside it, clear of the other labels and inside the plot."""
+        vb = self.plot_item.vb
+        area = vb.sceneBoundingRect()
+        marks = []
+        for text, point in zip(self.labels, self.points):
+            at = vb.mapViewToScene(QtCore.QPointF(*np.log10([point.xData[0], point.yData[0]])))
+            marks.append((at, text.textItem.boundingRect().size()))
+        anchors, _overlap_px2 = place_labels(marks, area)
+        for text, anchor in zip(self.labels, anchors):
+            text.setAnchor(anchor)
 
     def point_data(self) -> tuple[np.ndarray, np.ndarray]:
         """(time, error) of the markers shown, in :meth:`set_points` order."""

@@ -8,11 +8,11 @@ from PyQt6 import QtCore, QtWidgets
 
 #: Known metric keys → column header, in display order (DESIGN §3 and §4).
 COLUMNS = {
-    "rms_central": "RMS error (central half)",
-    "rms_full": "RMS error (full)",
-    "max_error": "max error",
-    "rate_vis_per_s": "rate (vis/s)",
-}
+    "rms_central": "RMS error\n(central half)",
+    "rms_full": "RMS error\n(full)",
+    "max_error": "max\nerror",
+    "rate_vis_per_s": "rate\n(vis/s)",
+}  # two lines each: narrow columns, so that six entries' table fits beside two plots
 
 
 def format_metric(key: str, value) -> str:
@@ -54,6 +54,7 @@ class MetricsTable(QtWidgets.QTableWidget):
         self.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.setAlternatingRowColors(True)
         self.horizontalHeader().setStretchLastSection(True)
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)  # compact rows
 
     def set_metrics(self, metrics: dict[str, dict[str, float]]) -> None:
         """Show ``{algorithm: {metric: value}}``; missing metrics stay blank."""

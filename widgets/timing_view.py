@@ -2,7 +2,8 @@
 
 Stages are drawn left to right in DESIGN §4 order (``uvlab.gpu.timing.STAGES``)
 with one colour per stage that never changes between updates, so CPU and GPU
-runs, or several algorithms, can be compared side by side. New runs with the
+runs, or several algorithms, can be compared side by side; the legend sits
+beside the plot, so that it never covers a bar. New runs with the
 same stages only move the bars (the legend stays); ``set_runs(..., defer=True)``
 draws at :meth:`TimingView.flush` or when the view is next shown.
 """
@@ -10,7 +11,7 @@ draws at :meth:`TimingView.flush` or when the view is next shown.
 from __future__ import annotations
 
 import numpy as np
-from PyQt6 import QtWidgets
+from PyQt6 import QtGui, QtWidgets
 
 from uvlab.gpu.timing import STAGES
 from uvlab.widgets._pg import pg, plain_axes
@@ -21,6 +22,10 @@ STAGE_COLORS = (
     "#4e79a7", "#f28e2b", "#59a14f", "#ff9da7", "#17becf", "#8c564b",
 )  # fmt: skip
 BAR_HEIGHT = 0.6
+#: Point size of the legend's stage names.
+LEGEND_PT = 8
+#: Height a legend row is given (its colour sample is 20 px), pixels.
+LEGEND_ROW_PX = 21
 
 
 def stage_color(stage: str, extra: list[str]) -> str:
@@ -37,6 +42,11 @@ def stage_order(runs: dict[str, dict[str, float]]) -> tuple[list[str], list[str]
     seen = {s for r in runs.values() for s in r}
     extra = list(dict.fromkeys(s for r in runs.values() for s in r if s not in STAGES))
     return [s for s in STAGES if s in seen] + extra, extra
+
+
+def total_text(ms: float) -> str:
+    """A run's total time as written at its bar's end: ``83.1 ms``, ``2.99 s``."""
+    return f"{ms:.3g} ms" if ms < 999.5 else f"{ms / 1e3:.3g} s"
 
 
 def _si(x: float) -> str:
@@ -57,14 +67,25 @@ class TimingView(QtWidgets.QWidget):
         plain_axes(self.plot_item)
         self.plot_item.showGrid(x=True, alpha=0.25)
         self.plot_item.setMouseEnabled(y=False)
-        self.legend = self.plot_item.addLegend(offset=(-10, 10), labelTextSize="8pt")
+        # the legend beside the plot, in a view of its own: it never covers a bar
+        self.legend = pg.LegendItem(labelTextSize=f"{LEGEND_PT}pt", frame=False)
+        self.legend_view = pg.GraphicsView()
+        self.legend.layout.setContentsMargins(0, 0, 0, 0)
+        self.legend_view.scene().addItem(self.legend)
+        self.legend_view.setFixedWidth(1)
         self._bars: dict[str, pg.BarGraphItem] = {}
+        #: One text per run, at its bar's end: the run's total time.
+        self.totals: list[pg.TextItem] = []
         self._runs: dict[str, dict[str, float]] = {}
         self._pending = False
         self.throughput_label = QtWidgets.QLabel(" ")
+        plots = QtWidgets.QHBoxLayout()
+        plots.setSpacing(0)
+        plots.addWidget(self.plot_widget, 1)
+        plots.addWidget(self.legend_view)
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
-        layout.addWidget(self.plot_widget, 1)
+        layout.addLayout(plots, 1)
         layout.addWidget(self.throughput_label)
 
     def set_runs(self, runs: dict[str, dict[str, float]], *, defer: bool = False) -> None:
@@ -121,17 +142,49 @@ class TimingView(QtWidgets.QWidget):
                 self.plot_item.addItem(item)
                 self.legend.addItem(item, stage)
                 self._bars[stage] = item
+            self._fit_legend()
         y = -np.arange(len(labels), dtype=float)  # first run on top
         left = np.zeros(len(labels))
         for stage in stages:
             ms = np.array([self._runs[k].get(stage, 0.0) * 1e3 for k in labels])
             self._bars[stage].setOpts(x0=left.copy(), y=y, width=ms)
             left += ms
-        ticks = [(yy, f"{k}\n{tot:.3g} ms") for yy, k, tot in zip(y, labels, left)]
-        self.plot_item.getAxis("left").setTicks([ticks])
+        # one line per run on the axis, its total at its bar's end: six runs fit a short plot
+        self.plot_item.getAxis("left").setTicks([list(zip(y, labels))])
+        for item in self.totals[len(labels) :]:
+            self.plot_item.removeItem(item)
+        del self.totals[len(labels) :]
+        while len(self.totals) < len(labels):
+            self.totals.append(
+                pg.TextItem("", color=pg.getConfigOption("foreground"), anchor=(0, 0.5))
+            )
+            self.plot_item.addItem(self.totals[-1])
+        for item, yy, tot in zip(self.totals, y, left):
+            item.setText(total_text(tot))
+            item.setPos(tot, yy)
         if labels:
             self.plot_item.setYRange(y.min() - 0.6, 0.6, padding=0)
             self.plot_item.setXRange(0, max(float(left.max()), 1e-3) * 1.3, padding=0)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_legend()
+
+    def _fit_legend(self) -> None:
+        """As many legend columns as the view's height needs, and as wide as they are."""
+        stages = list(self._bars)
+        if not stages:
+            self.legend_view.setFixedWidth(1)
+            return
+        rows = max(1, self.plot_widget.height() // LEGEND_ROW_PX)
+        columns = -(-len(stages) // rows)
+        if self.legend.columnCount != columns:
+            self.legend.setColumnCount(columns)
+        font = QtGui.QFont(self.font())
+        font.setPointSizeF(LEGEND_PT)
+        metrics = QtGui.QFontMetrics(font)
+        text = max(metrics.horizontalAdvance(s) for s in stages)
+        self.legend_view.setFixedWidth(columns * (text + 40) + 8)
 
     def stage_widths_ms(self, stage: str) -> np.ndarray:
         """Bar widths of one stage, ms, one per run in set_runs order."""

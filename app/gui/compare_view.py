@@ -1,16 +1,24 @@
-"""The Compare tab: entries side by side against the DFT, with metrics and timing.
+"""The Compare tab: entries against the DFT, one entry's images at a time, all entries' numbers.
 
-One column per entry: its dirty image above its error map
-``|I − I_DFT| / peak(I_DFT)``; a last column with the difference of two
-chosen entries and the per-stage timing bars. Every image view shares zoom,
-pan and crosshair; dirty images share one linear colour scale and the error
-maps one logarithmic scale, so colours compare across columns. The metrics
-table holds the RMS error over the central half and the full image, the
-maximum error and the gridding rate; beside it, each entry's RMS error (full
-image) against its total time, log-log, as ``uvlab bench pareto`` plots its
-fronts (with the conv candidates of a match, :mod:`uvlab.app.lab.conv_match`,
-as a dashed curve). Nothing is computed until *Compare* is
-pressed; the report PNG and ``metrics.json`` are those of ``uvlab compare``.
+The tab fits a laptop screen (1366×768) for up to six entries, each image
+view at least 300 px, with no scroll bar: instead of one column per entry it
+shows
+
+- a row of entry tabs (the *shown entry*) and the two entries of the difference;
+- three large image views side by side: the shown entry's dirty image, its
+  error map ``|I − I_DFT| / peak(I_DFT)``, and the difference A − B;
+- a strip with every entry at once: the metrics table (RMS error over the
+  central half and the full image, maximum error, gridding rate; clicking a
+  row shows that entry), each entry's RMS error (full image) against its
+  total time, log-log, as ``uvlab bench pareto`` plots its fronts (a match's
+  conv candidates, :mod:`uvlab.app.lab.conv_match`, as a dashed curve), and
+  the per-stage timing bars.
+
+The three views share zoom, pan and crosshair. Dirty images share one linear
+colour scale and error maps one logarithmic scale over all entries, so
+colours compare as the shown entry changes. Nothing is computed until
+*Compare* is pressed; the report PNG and ``metrics.json`` are those of
+``uvlab compare``.
 """
 
 from __future__ import annotations
@@ -23,10 +31,19 @@ from uvlab.app.gui.boxes import boxed
 from uvlab.app.gui.on_demand import OnDemand
 from uvlab.app.lab.compare_task import CompareOutput
 from uvlab.app.lab.conv_match import MATCH_METRIC
-from uvlab.widgets import AccuracyTimeView, MetricsTable, SkyImageView, TimingView, follow_zoom
+from uvlab.widgets import (
+    AccuracyTimeView,
+    MetricsTable,
+    SkyImageView,
+    TimingView,
+    link_crosshairs,
+    link_zoom,
+)
 
-#: Height of the metrics row (table and accuracy-time plot), pixels.
-HEAD_HEIGHT = 190
+#: Smallest height of the strip with every entry's numbers (table and plots), pixels.
+STRIP_MIN_HEIGHT = 180
+#: Share of the spare height the image row takes, against the strip's (1).
+IMAGE_STRETCH = 3
 #: Dynamic range of the shared logarithmic colour scale of the error maps.
 ERROR_RANGE = 1e-6
 NOT_COMPUTED = (
@@ -36,9 +53,33 @@ NOT_COMPUTED = (
 
 
 def _compact(view: SkyImageView) -> SkyImageView:
-    """A column's view: its FITS entry hidden (the comparison exports a report instead)."""
+    """An image view of the tab: its FITS entry hidden (the comparison exports a report)."""
     view.fits_action.setVisible(False)
     return view
+
+
+def shared_levels(results) -> tuple[tuple[float, float], tuple[float, float] | None]:
+    """Colour levels every entry shares: the dirty images' (min, max), the error maps' log10 range.
+
+    The error maps' range runs from the 1st percentile of the positive errors
+    (at least ``ERROR_RANGE`` × the largest) to the largest; None when all are 0.
+    """
+    lo = min(float(r.image.min()) for r in results)
+    hi = max(float(r.image.max()) for r in results)
+    top = max(float(r.error.max()) for r in results)
+    if not top > 0:
+        return (lo, hi), None
+    positive = np.concatenate([r.error[r.error > 0].ravel() for r in results])
+    floor = max(float(np.percentile(positive, 1)), top * ERROR_RANGE, 1e-300)
+    return (lo, hi), (float(np.log10(floor)), float(np.log10(top)))
+
+
+def _entry_combo() -> QtWidgets.QComboBox:
+    combo = QtWidgets.QComboBox()
+    policy = QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+    combo.setSizeAdjustPolicy(policy)
+    combo.setMinimumContentsLength(10)  # long labels are elided, not widening the row
+    return combo
 
 
 class CompareView(OnDemand, QtWidgets.QWidget):
@@ -57,6 +98,7 @@ class CompareView(OnDemand, QtWidgets.QWidget):
         super().__init__(parent)
         self.output: CompareOutput | None = None
         self._computed = False
+        self._levels: tuple[tuple[float, float], tuple[float, float] | None] | None = None
         self.compute_button = QtWidgets.QPushButton("Compare")
         self.report_button = QtWidgets.QPushButton("Save report PNG…")
         self.metrics_button = QtWidgets.QPushButton("Save metrics.json…")
@@ -64,92 +106,87 @@ class CompareView(OnDemand, QtWidgets.QWidget):
             b.setEnabled(False)
         self.note = QtWidgets.QLabel(NOT_COMPUTED)
         self.note.setWordWrap(True)
+        # the shown entry: tabs that shrink (labels elided, full label as tooltip), no scrolling
+        self.entry_bar = QtWidgets.QTabBar()
+        self.entry_bar.setElideMode(QtCore.Qt.TextElideMode.ElideRight)
+        self.entry_bar.setUsesScrollButtons(False)
+        self.entry_bar.setDrawBase(False)
+        self.diff_a, self.diff_b = _entry_combo(), _entry_combo()
+        self.image_view = _compact(SkyImageView(colormap="inferno", stretch="linear"))
+        self.error_view = _compact(SkyImageView(colormap="magma", stretch="log"))
+        self.diff_view = _compact(SkyImageView(colormap="blue-red", stretch="linear"))
+        link_zoom(*self.all_views())
+        link_crosshairs(*self.all_views())
+        self._image_box = boxed("Dirty image", self.image_view)
+        self._error_box = boxed("|I − I_DFT| / peak", self.error_view)
+        self._diff_box = boxed("Difference A − B", self.diff_view)
         self.metrics_table = MetricsTable()
         self.accuracy_view = AccuracyTimeView(
             "RMS |I − I_DFT| / peak", "total time (s): sum of stages"
         )
-        self._metrics_row = QtWidgets.QWidget()
-        row = QtWidgets.QHBoxLayout(self._metrics_row)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.metrics_table, 3)
-        row.addWidget(self.accuracy_view, 2)
-        self._metrics_row.setFixedHeight(HEAD_HEIGHT)
-        self.image_views: list[SkyImageView] = []
-        self.error_views: list[SkyImageView] = []
-        self._image_boxes: list[QtWidgets.QGroupBox] = []
-        self._error_boxes: list[QtWidgets.QGroupBox] = []
-        self.diff_a, self.diff_b = QtWidgets.QComboBox(), QtWidgets.QComboBox()
-        self.diff_view = self._new_view("blue-red", "linear")
-        pick = QtWidgets.QHBoxLayout()
-        for text, w in (("A", self.diff_a), ("B", self.diff_b)):
-            pick.addWidget(QtWidgets.QLabel(text))
-            pick.addWidget(w, 1)
-        self._diff_box = boxed("Difference A − B", pick, self.diff_view)
         self.timing_view = TimingView()
         self._timing_box = boxed("Timing per stage", self.timing_view)
-        self._grid = QtWidgets.QGridLayout()
-        self._grid.setContentsMargins(0, 0, 0, 0)
-        body = QtWidgets.QWidget()
-        body.setLayout(self._grid)
-        scroll = QtWidgets.QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setWidget(body)
+        self._layout()
+        self.compute_button.clicked.connect(self.compute_requested)
+        self.report_button.clicked.connect(self._ask_report)
+        self.metrics_button.clicked.connect(self._ask_metrics)
+        self.entry_bar.currentChanged.connect(self._show_entry)
+        self.metrics_table.cellClicked.connect(self._on_table_click)
+        self.diff_a.currentIndexChanged.connect(self._show_difference)
+        self.diff_b.currentIndexChanged.connect(self._show_difference)
+
+    def _layout(self) -> None:
         head = QtWidgets.QHBoxLayout()
         head.addWidget(self.compute_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
         head.addWidget(self.note, 1)
         for b in (self.report_button, self.metrics_button):
             head.addWidget(b, 0, QtCore.Qt.AlignmentFlag.AlignTop)
+        pick = QtWidgets.QHBoxLayout()
+        pick.addWidget(QtWidgets.QLabel("Shown entry:"))
+        pick.addWidget(self.entry_bar, 1)
+        pick.addSpacing(12)
+        pick.addWidget(QtWidgets.QLabel("Difference A"))
+        pick.addWidget(self.diff_a)
+        pick.addWidget(QtWidgets.QLabel("− B"))
+        pick.addWidget(self.diff_b)
+        images = QtWidgets.QHBoxLayout()
+        for box in (self._image_box, self._error_box, self._diff_box):
+            images.addWidget(box, 1)
+        self._strip = QtWidgets.QWidget()
+        strip = QtWidgets.QHBoxLayout(self._strip)
+        strip.setContentsMargins(0, 0, 0, 0)
+        strip.addWidget(self.metrics_table)  # as wide as its columns (show_output)
+        strip.addWidget(self.accuracy_view, 2)
+        strip.addWidget(self._timing_box, 3)
+        self._strip.setMinimumHeight(STRIP_MIN_HEIGHT)
+        self._body = QtWidgets.QWidget()
+        body = QtWidgets.QVBoxLayout(self._body)
+        body.setContentsMargins(0, 0, 0, 0)
+        body.addLayout(pick)
+        body.addLayout(images, IMAGE_STRETCH)
+        body.addWidget(self._strip, 1)
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addLayout(head)
-        lay.addWidget(self._metrics_row)
-        lay.addWidget(scroll, 1)
-        self._metrics_row.hide()
-        self._layout_columns(0)
-        self.compute_button.clicked.connect(self.compute_requested)
-        self.report_button.clicked.connect(self._ask_report)
-        self.metrics_button.clicked.connect(self._ask_metrics)
-        self.diff_a.currentIndexChanged.connect(self._show_difference)
-        self.diff_b.currentIndexChanged.connect(self._show_difference)
+        lay.addWidget(self._body, 1)
+        self._body.hide()  # until the first comparison
 
     # ---------------------------------------------------------------- views
-    def _new_view(self, colormap: str, stretch: str) -> SkyImageView:
-        view = _compact(SkyImageView(colormap=colormap, stretch=stretch))
-        follow_zoom(view, self.all_views)
-        view.crosshair_moved.connect(lambda l, m, v=view: self._cross(v, l, m))
-        return view
-
     def all_views(self) -> list[SkyImageView]:
-        """The image views in use: dirty images, error maps, the difference."""
-        n = len(self.output.labels) if self.output else 0
-        return self.image_views[:n] + self.error_views[:n] + [self.diff_view]
+        """The image views: the shown entry's dirty image and error map, the difference."""
+        return [self.image_view, self.error_view, self.diff_view]
 
-    def _cross(self, src: SkyImageView, l: float, m: float) -> None:
-        for dst in self.all_views():
-            if dst is not src:
-                dst.set_crosshair(l, m)
+    def shown_entry(self) -> str | None:
+        """The label of the entry whose images are shown (None before a comparison)."""
+        k = self.entry_bar.currentIndex()
+        return self.output.labels[k] if self.output is not None and k >= 0 else None
 
-    def _layout_columns(self, n: int) -> None:
-        """One column per entry, then the difference and timing column."""
-        while len(self.image_views) < n:
-            self.image_views.append(self._new_view("inferno", "linear"))
-            self.error_views.append(self._new_view("magma", "log"))
-            self._image_boxes.append(boxed("", self.image_views[-1]))
-            self._error_boxes.append(boxed("", self.error_views[-1]))
-        for w in self._image_boxes + self._error_boxes + [self._diff_box, self._timing_box]:
-            self._grid.removeWidget(w)
-        for k, (a, b) in enumerate(zip(self._image_boxes, self._error_boxes)):
-            a.setVisible(k < n)
-            b.setVisible(k < n)
-            if k < n:
-                self._grid.addWidget(a, 0, k)
-                self._grid.addWidget(b, 1, k)
-        self._grid.addWidget(self._diff_box, 0, n)
-        self._grid.addWidget(self._timing_box, 1, n)
-        for k in range(self._grid.columnCount()):
-            self._grid.setColumnStretch(k, 1 if k <= n else 0)
+    def show_entry(self, label: str) -> None:
+        """Show this entry's dirty image and error map (ValueError if not in the comparison)."""
+        labels = self.output.labels if self.output is not None else []
+        if label not in labels:
+            raise ValueError(f"no entry {label!r} in the comparison; entries: {labels}")
+        self.entry_bar.setCurrentIndex(labels.index(label))
 
     # ---------------------------------------------------------------- state
     def set_running(self, running: bool) -> None:
@@ -160,35 +197,28 @@ class CompareView(OnDemand, QtWidgets.QWidget):
 
     # ---------------------------------------------------------------- output
     def show_output(self, out: CompareOutput) -> None:
-        """Draw a CompareOutput: table, images, error maps, difference, timing."""
-        from uvlab.gpu.image_spec import ImageSpec
-
+        """Draw a CompareOutput: table, plots, the first entry's images, the difference."""
         cmp, labels = out.comparison, out.labels
         self.output, self._computed = out, True
-        self._layout_columns(len(labels))
+        self._levels = shared_levels([cmp.results[lab] for lab in labels])
         table = self.metrics_table
         table.set_metrics(out.table())
-        self._metrics_row.show()
+        # as wide as its columns, so that none is cut off (no scroll bar)
+        header = table.horizontalHeader()
+        header.setStretchLastSection(False)
+        table.resizeColumnsToContents()
+        table.setFixedWidth(header.length() + 2 * table.frameWidth())
+        header.setStretchLastSection(True)
+        self._body.show()
         self._plot(out)
-        spec, k = cmp.spec, cmp.step
-        coarse = spec if k == 1 else ImageSpec(spec.npix // k, spec.cell_rad * k)
-        radec = (out.ra0_rad, out.dec0_rad)
-        results = [cmp.results[lab] for lab in labels]
-        lo = min(float(r.image.min()) for r in results)
-        hi = max(float(r.image.max()) for r in results)
-        top = max(float(r.error.max()) for r in results)
-        positive = np.concatenate([r.error[r.error > 0].ravel() for r in results])
-        floor = float(np.percentile(positive, 1)) if positive.size else top * ERROR_RANGE
-        floor = max(floor, top * ERROR_RANGE, 1e-300)
-        views = zip(self.image_views, self.error_views, self._image_boxes, self._error_boxes)
-        for lab, r, (iv, ev, ib, eb) in zip(labels, results, views):
-            ib.setTitle(f"{lab}: dirty image")
-            iv.set_image(r.image, spec, *radec)
-            iv.set_levels(lo, hi)
-            eb.setTitle(f"{lab}: |I − I_DFT| / peak")  # no plot title: it would widen the plot
-            ev.set_image(r.error, coarse, *radec, units="fraction of peak")
-            if top > 0:
-                ev.set_levels(np.log10(floor), np.log10(top))
+        with QtCore.QSignalBlocker(self.entry_bar):
+            while self.entry_bar.count():
+                self.entry_bar.removeTab(0)
+            for k, lab in enumerate(labels):
+                self.entry_bar.addTab(f"{k + 1} {lab}")
+                self.entry_bar.setTabToolTip(k, f"Entry {k + 1}: {lab}")
+            self.entry_bar.setCurrentIndex(0)
+        self._show_entry(0)
         for combo, index in ((self.diff_a, 0), (self.diff_b, 1)):
             with QtCore.QSignalBlocker(combo):
                 combo.clear()
@@ -196,15 +226,49 @@ class CompareView(OnDemand, QtWidgets.QWidget):
                 combo.setCurrentIndex(min(index, len(labels) - 1))
         self._show_difference()
         self.timing_view.set_runs({lab: cmp.results[lab].timing for lab in labels})
+        spec = cmp.spec
         self.note.setText(
             f"{len(labels)} entries, {spec.npix}² pixels of {spec.cell_arcsec:.3g}″, "
             f"{cmp.nvis} visibilities: {out.description}. Reference: {cmp.reference_label} "
             f"({cmp.reference_timing.get('dft', 0.0):.2f} s on the "
-            f"{cmp.reference_device.upper()}); error maps on a shared log scale."
+            f"{cmp.reference_device.upper()}); colours on scales shared by all entries."
             + (f" Match: {out.match.describe()}." if out.match is not None else "")
         )
         for b in (self.report_button, self.metrics_button):
             b.setEnabled(True)
+
+    def _show_entry(self, index: int) -> None:
+        """Draw entry ``index``'s dirty image and error map on the shared scales."""
+        from uvlab.gpu.image_spec import ImageSpec
+
+        out = self.output
+        if out is None or not 0 <= index < len(out.labels):
+            return
+        cmp, label = out.comparison, out.labels[index]
+        r = cmp.results[label]
+        spec, k = cmp.spec, cmp.step
+        coarse = spec if k == 1 else ImageSpec(spec.npix // k, spec.cell_rad * k)
+        radec = (out.ra0_rad, out.dec0_rad)
+        (lo, hi), log_levels = self._levels
+        self._image_box.setTitle(f"{label}: dirty image")
+        self.image_view.set_image(r.image, spec, *radec)
+        self.image_view.set_levels(lo, hi)
+        self._error_box.setTitle(f"{label}: |I − I_DFT| / peak")  # no plot title: narrower
+        self.error_view.set_image(r.error, coarse, *radec, units="fraction of peak")
+        if log_levels is not None:
+            self.error_view.set_levels(*log_levels)
+        table = self.metrics_table
+        rows = [r for r in range(table.rowCount()) if table.item(r, 0).text() == label]
+        with QtCore.QSignalBlocker(table):
+            if rows:
+                table.selectRow(rows[0])
+            else:
+                table.clearSelection()
+
+    def _on_table_click(self, row: int, _column: int) -> None:
+        item = self.metrics_table.item(row, 0)
+        if item is not None and self.output is not None and item.text() in self.output.labels:
+            self.show_entry(item.text())
 
     def _plot(self, out: CompareOutput) -> None:
         """Each entry's error against its total time; a match's conv candidates as a curve."""

@@ -61,3 +61,27 @@ def test_reference_curve_is_sorted_by_time(view):
     view.set_curve()
     assert view.curve.xData is None or view.curve.xData.size == 0
     assert not view.curve_labels
+
+
+def test_labels_of_close_markers_neither_overlap_nor_leave_the_plot(view, qtbot):
+    """Six runs in a short plot (the Compare tab's strip), two at the same point, one on top."""
+    from PyQt6 import QtWidgets
+
+    t = np.array([0.02, 0.3, 1.4, 0.4, 0.05, 1.4])
+    e = np.array([2e-3, 2.3e-8, 7.3e-5, 4.9e-5, 1.5e-9, 7.3e-5])
+    names = ["nn", "conv", "pruned-nn", "hybrid", "ducc", "nn-oversampled"]
+    view.resize(300, 180)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_points(t, e, names)
+    QtWidgets.QApplication.processEvents()
+    area = view.plot_item.vb.sceneBoundingRect()
+    boxes = [label.sceneBoundingRect() for label in view.labels]
+    for k, box in enumerate(boxes):
+        assert area.contains(box), (names[k], box, area)
+        for j in range(k):
+            assert not box.intersects(boxes[j]), (names[k], names[j])
+    for label, item in zip(view.labels, view.points):  # each still at its marker
+        np.testing.assert_allclose(
+            [label.pos().x(), label.pos().y()], np.log10([item.xData[0], item.yData[0]])
+        )

@@ -32,7 +32,7 @@ def test_cells_show_formatted_numbers(qtbot):
     assert [cell(t, r, 0) for r in range(2)] == ["conv", "nn"]
     assert [cell(t, 0, c) for c in range(1, 5)] == ["1.23e-06", "3.40e-05", "2.00e-04", "650 M"]
     assert [cell(t, 1, c) for c in range(1, 6)] == ["", "0.0312", "0.2", "—", "1"]
-    assert t.horizontalHeaderItem(4).text() == "rate (vis/s)"
+    assert t.horizontalHeaderItem(4).text() == "rate\n(vis/s)"  # two lines: a narrow column
     assert t.item(0, 1).data(QtCore.Qt.ItemDataRole.UserRole) == 1.234e-6
 
 

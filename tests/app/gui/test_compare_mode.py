@@ -101,9 +101,16 @@ def test_compare_mode_with_three_algorithms_produces_the_metrics_table(
     assert rows["conv"]["rms_central"][0] < rows["hybrid"]["rms_central"][0] / 10
 
     view = w.compare.view
-    for k, name in enumerate(THREE):
-        np.testing.assert_allclose(view.image_views[k].image(), cmp.results[name].image, atol=1e-9)
-        np.testing.assert_allclose(view.error_views[k].image(), cmp.results[name].error, atol=1e-9)
+    assert view.shown_entry() == THREE[0]
+    for k, name in enumerate(THREE):  # each entry's images, chosen by its tab or its table row
+        if k % 2:
+            view.entry_bar.setCurrentIndex(k)
+        else:
+            row = next(r for r in range(3) if view.metrics_table.item(r, 0).text() == name)
+            view.metrics_table.cellClicked.emit(row, 1)
+        assert view.shown_entry() == name and view.entry_bar.currentIndex() == k
+        np.testing.assert_allclose(view.image_view.image(), cmp.results[name].image, atol=1e-9)
+        np.testing.assert_allclose(view.error_view.image(), cmp.results[name].error, atol=1e-9)
     diff = 1e3 * (cmp.results["conv"].image - cmp.results["hybrid"].image)  # mJy/beam
     np.testing.assert_allclose(view.diff_view.image(), diff, atol=1e-6)
     view.diff_b.setCurrentText("pruned-nn")
