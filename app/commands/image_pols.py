@@ -116,7 +116,7 @@ def _check_formable(args, pols, shown) -> None:
                     recipe(names, p)
                 except MSError as exc:
                     where = f" in spw {spw}" if len(spws) > 1 else ""
-                    args.parser.error(f"--pol {shown}{where}: {exc}")
+                    args.parser.error(f"--pol {shown}: {args.ms}{where}: {exc}")
 
 
 def pol_args(args, pols) -> list[argparse.Namespace]:
