@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.support.cli import run_cli, write_sky
+from tests.support.cli import error_line, run_cli, write_sky
 from tests.support.observations import SMALL_OBS
 from tests.support.oracles import C_LIGHT, dft_image, pixel_radec
 from uvlab.gpu.image_spec import ImageSpec
@@ -174,9 +174,7 @@ def test_clean_runs_on_each_polarisation(linear, tmp_path):
 def _refused(*argv) -> str:
     code, out, err = run_cli("image", *argv)
     assert code == 2, (out, err)
-    lines = err.strip().splitlines()
-    assert len(lines) <= 3  # argparse: usage line(s), then one error line
-    return lines[-1]
+    return error_line(err)
 
 
 def test_a_product_the_correlations_cannot_give_is_refused(tmp_path):
@@ -206,4 +204,47 @@ def test_unsupported_combinations_are_refused(circular, tmp_path, extra, words):
 
 def test_a_correlation_of_the_other_feeds_is_refused(circular, tmp_path):
     line = _refused("--ms", circular, *IMAGE, "--pol", "xx,yy", "--out", tmp_path / "r")
-    assert "cannot" in line or "XX" in line
+    assert line.startswith("uvlab image: error: --pol xx,yy: ")
+    assert "'XX'" in line and "RR RL LR LL" in line
+    assert not list(tmp_path.glob("r*"))
+
+
+def test_an_existing_file_of_any_polarisation_is_refused_before_reading(linear, tmp_path):
+    (tmp_path / "e-V-psf.fits").write_text("kept")
+    line = _refused("--ms", linear, *IMAGE, "--pol", "iquv", "--out", tmp_path / "e")
+    assert "e-V-psf.fits" in line
+    assert [p.name for p in tmp_path.iterdir()] == ["e-V-psf.fits"]
+
+
+def test_a_sample_counts_only_where_all_its_correlations_are_unflagged(linear, tmp_path):
+    """XY flagged on some rows, YY on others: U and V lose the first, I the second."""
+    import shutil
+
+    from casacore import tables
+
+    ms = tmp_path / "flagged.ms"
+    shutil.copytree(linear, ms)
+    rng = np.random.default_rng(29)
+    with tables.table(str(ms), readonly=False, ack=False) as t:
+        flag = t.getcol("FLAG")
+        names = [CORR[int(c)] for c in tables.table(str(ms / "POLARIZATION"), ack=False)
+                 .getcell("CORR_TYPE", 0)]  # fmt: skip
+        pick = rng.random(flag.shape[0])
+        flag[pick < 0.3, :, names.index("XY")] = True
+        flag[pick > 0.7, :, names.index("YY")] = True
+        t.putcol("FLAG", flag)
+    prefix = tmp_path / "f"
+    out = _image(ms, prefix, "--pol", "iuv")
+    nvis = [int(ln.split(" visibilities")[0].split()[-1]) for ln in out.splitlines()
+            if " visibilities" in ln]  # fmt: skip
+    for product in "IUV":
+        dirty, _ = _fits(f"{prefix}-{product}-dirty.fits")
+        want = _oracle(ms, "linear", product)
+        assert np.abs(dirty - want).max() <= 1e-6 * IQUV[0], product
+    used = {
+        product: int((~flag[..., [names.index(n) for n in COMBINATION["linear"][product]]]
+                      .any(axis=-1)).sum())
+        for product in "IUV"
+    }  # fmt: skip
+    assert nvis == [used["I"], used["U"], used["V"]]
+    assert used["I"] != used["U"] and min(used.values()) > 0.5 * flag.shape[0] * flag.shape[1]
