@@ -69,7 +69,7 @@ def resolve(args) -> tuple[str, ...] | None:
     One polarisation becomes ``args.stokes`` (the single-product run, no tag). Usage
     errors exit 2 before anything is read (see the module docstring).
     """
-    if args.pol is None:
+    if getattr(args, "pol", None) is None:
         return None
     try:
         pols = parse_pols(args.pol)

@@ -248,3 +248,48 @@ def test_a_sample_counts_only_where_all_its_correlations_are_unflagged(linear, t
     }  # fmt: skip
     assert nvis == [used["I"], used["U"], used["V"]]
     assert used["I"] != used["U"] and min(used.values()) > 0.5 * flag.shape[0] * flag.shape[1]
+
+
+def test_every_spectral_window_in_each_polarisation(tmp_path):
+    """Two windows, all four correlations: I and V of both windows, each against the DFT."""
+    from casacore import tables
+
+    from tests.support.ms_factory import make_ms
+
+    ms = make_ms(tmp_path / "two.ms", np.random.default_rng(3), spw_nchan=(2, 3)).path
+    cell = 20.0
+    code, _, err = run_cli("image", "--ms", ms, "--npix", NPIX, "--cell-arcsec", cell, "--eps",
+                           "1e-7", "--device", "cpu", "--no-png", "--pol", "i,v",
+                           "--out", tmp_path / "s")  # fmt: skip
+    assert code == 0, err
+    with tables.table(str(ms), ack=False) as t:
+        rows = [{c: t.getcell(c, r) for c in ("UVW", "DATA", "FLAG", "WEIGHT", "DATA_DESC_ID",
+                                              "FLAG_ROW", "ANTENNA1", "ANTENNA2")}
+                for r in range(t.nrows())]  # fmt: skip
+    with tables.table(str(ms / "SPECTRAL_WINDOW"), ack=False) as s:
+        freqs = [s.getcell("CHAN_FREQ", k) for k in range(s.nrows())]
+    with tables.table(str(ms / "POLARIZATION"), ack=False) as p:
+        names = [CORR[int(c)] for c in p.getcell("CORR_TYPE", 0)]
+    assert {int(r["DATA_DESC_ID"]) for r in rows} == {0, 1}
+    for product in "IV":
+        parts = COMBINATION["linear"][product]
+        idx = [names.index(n) for n in parts]
+        c = np.array(list(parts.values()), dtype=complex)
+        u, v, wv, ws = [], [], [], []
+        for r in rows:
+            if r["ANTENNA1"] == r["ANTENNA2"] or r["FLAG_ROW"]:
+                continue
+            f = freqs[int(r["DATA_DESC_ID"])]  # DATA_DESCRIPTION k is window k here
+            w = 1.0 / (np.abs(c) ** 2 / r["WEIGHT"][idx].astype(np.float64)).sum()
+            keep = ~r["FLAG"][:, idx].any(axis=-1)
+            vis = (r["DATA"][:, idx].astype(np.complex128) * c).sum(axis=-1)
+            u.append(r["UVW"][0] * f[keep] / C_LIGHT)
+            v.append(r["UVW"][1] * f[keep] / C_LIGHT)
+            wv.append(w * vis[keep])
+            ws.append(np.full(keep.sum(), w))
+        ws = np.concatenate(ws)
+        spec = ImageSpec(NPIX, np.radians(cell / 3600))
+        want = dft_image(np.concatenate(u), np.concatenate(v), np.concatenate(wv), spec) / ws.sum()
+        dirty, header = _fits(f"{tmp_path}/s-{product}-dirty.fits")
+        assert header["CRVAL4"] == CODES[product]
+        assert np.abs(dirty - want).max() <= 1e-6 * np.abs(want).max(), product
