@@ -1,5 +1,8 @@
 """``uvlab image``: image one field, window and Stokes product of a MeasurementSet.
 
+With ``--pol`` several products, each in its own run of this one
+(:mod:`uvlab.app.commands.image_pols`, WSClean's names ``PREFIX-I-dirty.fits`` …).
+
 Writes ``PREFIX-dirty.fits``, ``PREFIX-psf.fits`` (DESIGN §1 WCS; the FITS
 history holds every parameter), ``PREFIX-timing.json`` and a ``PREFIX.png``
 preview.
@@ -138,6 +141,9 @@ def register(sub) -> None:
     )
     add_size_arg(p)
     add_channel_args(p)
+    from uvlab.app.commands.image_pols import add_pol_arg
+
+    add_pol_arg(p)
     add_clean_args(p)
     from uvlab.app.commands.pb_correct import add_pb_args
 
@@ -228,6 +234,11 @@ def run(args) -> int:
     complaint = check_options(args)
     if complaint:
         args.parser.error(complaint)  # exit 2, before anything is read
+    from uvlab.app.commands import image_pols
+
+    pols = image_pols.resolve(args)  # --pol: one is --stokes; several, each its own run
+    if pols:
+        return image_pols.run(args, pols, run)
     several = len(resolve_spws(args)) > 1  # exit 2 for an unknown --spw
     if image_scaled.wanted(args):  # row chunks over a Dask cluster
         return image_scaled.run(args)
