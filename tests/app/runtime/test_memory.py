@@ -119,8 +119,16 @@ def test_refusal_names_the_binding_limit(tmp_path, monkeypatch):
 
 
 def test_the_real_machine_is_bounded_by_its_free_memory():
-    free = next(a.bytes for a in memory_limits() if a.limit == "free memory")
-    assert 0 < available_bytes() <= free
+    """Free memory moves between two reads on a busy machine (by 135 kB once, in CI): the
+    bound is checked against the larger of the reads around it, with 64 MiB to spare."""
+
+    def free() -> int:
+        return next(a.bytes for a in memory_limits() if a.limit == "free memory")
+
+    before = free()
+    got = available_bytes()
+    after = free()
+    assert 0 < got <= max(before, after) + 64 * MiB
 
 
 def _vm_size_after_imports(env) -> int:
