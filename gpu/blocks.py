@@ -20,9 +20,9 @@ def block_done(on_block: Callable[[], object] | None) -> None:
 
 
 #: Cells of a grid-sized array handled per block by the separable gridders'
-#: grid-wide steps (binning bands, fold, FFT and pruner columns): 2²¹ complex
-#: cells, 32 MiB, some tens of milliseconds of NumPy work on a laptop core.
-BLOCK_CELLS = 1 << 21
+#: grid-wide steps (binning bands, fold, FFT and pruner columns): 2²⁰ complex
+#: cells, 16 MiB, some tens of milliseconds of NumPy work on a laptop core.
+BLOCK_CELLS = 1 << 20
 
 
 def spans(n: int, per_block: int) -> Iterator[slice]:

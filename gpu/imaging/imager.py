@@ -169,12 +169,13 @@ def make_image(
 
 def make_psf(
     uvw, freq_hz, vis, weight, spec: ImageSpec, *, flag=None, weighting: Weighting | None = None,
-    algorithm: str = "conv", params=None, device: str = "auto",
+    algorithm: str = "conv", params=None, device: str = "auto", on_block=None,
 ):  # fmt: skip
     """The PSF alone, normalised by Σw (no dirty image made): a CLEAN PSF of side 2N.
 
     Arguments as :func:`make_image` (``vis`` only decides which samples are usable, as
-    there). For the PSF of an N² image at 2N, give the N image's density cells:
+    there; ``on_block`` is checked between blocks of the gridding on the CPU). For the
+    PSF of an N² image at 2N, give the N image's density cells:
     ``Weighting(..., density_npix=N)``.
 
     Returns
@@ -191,7 +192,7 @@ def make_psf(
         ImagingCache(), uvw, freq_hz, vis, weight, flag, spec, weighting, timer, "select",
         xp=xp,
     )  # fmt: skip
-    fn = _algorithm(algorithm, params, xp)
+    fn = _algorithm(algorithm, params, xp, on_block=on_block if xp is np else None)
     img = fn(s.u, s.v, wts.weight.astype(xp.complex128), spec, w=s.w, timer=timer)
     return np.asarray(to_numpy(img), dtype=np.float64) / wts.total
 
