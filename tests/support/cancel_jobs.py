@@ -28,9 +28,7 @@ def image_request(algorithm: str, npix: int = 512, **imaging) -> JobRequest:
 def compare_request(npix: int = 512) -> JobRequest:
     """Compare of the default scene: pruned-nn, hybrid and conv against the DFT."""
     base = image_request("conv", npix)
-    entries = tuple(
-        ImagingOptions(npix=npix, algorithm=a) for a in ("pruned-nn", "hybrid", "conv")
-    )
+    entries = tuple(ImagingOptions(npix=npix, algorithm=a) for a in ("pruned-nn", "hybrid", "conv"))
     return replace(base, task="compare", compare=entries)
 
 
