@@ -126,13 +126,40 @@ def banded_bincount(idx, weights, out: np.ndarray, on_block=None) -> None:
         )
 
 
+def _chunk_taps(xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, width: int, timer, on_block):
+    """(cell index, weight·Re V, weight·Im V) of every tap of a chunk's records.
+
+    Computed for :data:`~uvlab.gpu.blocks.BLOCK_CELLS` taps at a time (each record's
+    taps alone decide its entries, so the arrays are those of one pass), with
+    ``on_block()`` before each block.
+    """
+    su, sv = plan_u.rule.support, plan_v.rule.support
+    mv, pad = plan_v.n_grid, su // 2 + 1
+    ju, jv = np.arange(su), np.arange(sv)
+    taps = su * sv
+    idx = np.empty(xu.size * taps, dtype=np.int64)
+    w_re, w_im = np.empty(idx.size), np.empty(idx.size)
+    for part in spans(xu.size, BLOCK_CELLS // taps):
+        block_done(on_block)
+        out = slice(part.start * taps, part.stop * taps)
+        with timed(timer, "sort / bin"):
+            k0u, wu = plan_u.rule.taps(xu[part])
+            k0v, wv = plan_v.rule.taps(xv[part])
+            rows = ((k0v[:, None] + jv) % mv) * width
+            idx[out] = (rows[:, :, None] + (k0u[:, None] + ju + pad)[:, None, :]).ravel()
+            wt = wv[:, :, None] * wu[:, None, :]
+            w_re[out] = (wt * vis[part].real[:, None, None]).ravel()
+            w_im[out] = (wt * vis[part].imag[:, None, None]).ravel()
+    return idx, w_re, w_im
+
+
 def grid_half_plane(
     xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None, on_block=None
 ):
     """Grid half-plane records onto the Hermitian half of the (fine) grid.
 
     ``on_block()``, when given, is called before each chunk of records and
-    between the steps of a chunk (a cancel check, :func:`block_done`).
+    between the blocks of a chunk (a cancel check, :mod:`uvlab.gpu.blocks`).
 
     Returns
     -------
@@ -146,19 +173,14 @@ def grid_half_plane(
     re = np.zeros(size)
     im = np.zeros(size)
     step = max(1, int(chunk) // (su * sv))
-    ju, jv = np.arange(su), np.arange(sv)
     for s in range(0, xu.size, step):
-        block_done(on_block)
         sl = slice(s, s + step)
-        with timed(timer, "sort / bin"):
-            k0u, wu = plan_u.rule.taps(xu[sl])
-            k0v, wv = plan_v.rule.taps(xv[sl])
-            rows = ((k0v[:, None] + jv) % mv) * width
-            idx = (rows[:, :, None] + (k0u[:, None] + ju + pad)[:, None, :]).ravel()
-            wt = wv[:, :, None] * wu[:, None, :]
+        idx, w_re, w_im = _chunk_taps(
+            xu[sl], xv[sl], vis[sl], plan_u, plan_v, width, timer, on_block
+        )
         with timed(timer, "grid"):
-            banded_bincount(idx, (wt * vis[sl].real[:, None, None]).ravel(), re, on_block)
-            banded_bincount(idx, (wt * vis[sl].imag[:, None, None]).ravel(), im, on_block)
+            banded_bincount(idx, w_re, re, on_block)
+            banded_bincount(idx, w_im, im, on_block)
     with timed(timer, "grid"):
         re, im = re.reshape(mv, width), im.reshape(mv, width)
         ext = np.empty((mv, width), dtype=np.complex128)

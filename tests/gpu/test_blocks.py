@@ -110,11 +110,12 @@ def test_make_image_passes_the_check_to_the_cpu_gridder(algorithm, samples):
     uvw = np.stack([u, v, np.zeros_like(u)], axis=1)
     freq = np.array([299_792_458.0])  # 1 m: metres are wavelengths
     args = (uvw, freq, wvis[:, None], np.ones((u.size, 1)), SPEC)
+    kw = dict(algorithm=algorithm, device="cpu", params=GridParams(threads=1))  # reproducible
     calls, on_block = counter()
-    checked = make_image(*args, algorithm=algorithm, device="cpu", on_block=on_block)
-    plain = make_image(*args, algorithm=algorithm, device="cpu")
+    checked = make_image(*args, **kw, on_block=on_block)
+    plain = make_image(*args, **kw)
     assert len(calls) >= 2  # before and after ducc0's one call; many for pruned-nn
     assert np.array_equal(checked.dirty, plain.dirty)
     assert np.array_equal(checked.psf, plain.psf)
     with pytest.raises(Stop):
-        make_image(*args, algorithm=algorithm, device="cpu", on_block=counter(stop_at=1)[1])
+        make_image(*args, **kw, on_block=counter(stop_at=1)[1])
