@@ -5,7 +5,6 @@ from __future__ import annotations
 from PyQt6 import QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
-
 #: The progress bar's and status line's text between Cancel and the job's stop.
 CANCELLING = "cancelling…"
 
