@@ -118,3 +118,24 @@ def test_each_job_kind_stops_at_its_next_check(kind, qtbot, tmp_path):
         assert len(polls) - asked <= 1  # stopped at the first check after the cancel
     finally:
         assert worker.stop(WAIT_MS)
+
+
+def test_the_window_shows_cancelling_after_cancel_and_cancelled_once_stopped(
+    qtbot, make_window, small_state, monkeypatch
+):
+    import uvlab.app.lab.live as live
+
+    release = threading.Event()
+    monkeypatch.setattr(live, "iter_job", blocked_job(release))
+    window = make_window(small_state, run_on_start=False)
+    panel = window.run_panel
+    try:
+        window.controller.submit()
+        qtbot.waitUntil(lambda: "long block" in panel.status.text(), timeout=WAIT_MS)
+        panel.cancel_button.click()
+        assert panel.is_cancelling() and panel.status.text() == CANCELLING
+        with qtbot.waitSignal(window.controller.job_cancelled, timeout=WAIT_MS):
+            release.set()
+        assert not panel.is_cancelling() and panel.status.text() == "Cancelled"
+    finally:
+        release.set()
