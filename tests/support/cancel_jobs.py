@@ -33,10 +33,10 @@ def compare_request(npix: int = 512) -> JobRequest:
 
 
 def clean_request(npix: int = 512, niter: int = 100_000) -> JobRequest:
-    """A long Högbom CLEAN of the default scene (pruned-nn: its 2N PSF is slow too)."""
+    """A long Högbom CLEAN of the default scene (its dirty image and PSF by ducc0)."""
     from uvlab.gpu.deconvolution.options import CleanOptions
 
-    base = image_request("pruned-nn", npix)
+    base = image_request("ducc", npix)
     return replace(base, task="clean", clean=CleanOptions(niter=niter, threshold_jy=0.0))
 
 
@@ -60,9 +60,9 @@ def counting_run(polls: list, stages: list):
     """A worker ``run`` that is the lab's job with every cancel poll and stage recorded.
 
     ``polls`` gets the stage last reported at each ``cancelled()`` call, ``stages``
-    every stage reported (Progress events and the job's own reports).
+    every stage reported (Progress and Partial events, and the job's own reports).
     """
-    from uvlab.app.lab.jobs import Progress
+    from uvlab.app.lab.jobs import Partial, Progress
     from uvlab.app.lab.live import iter_job
 
     def run(request, cache, cancelled, report):
@@ -75,7 +75,7 @@ def counting_run(polls: list, stages: list):
             report(fraction, stage)
 
         for event in iter_job(request, cache, counted, reporting):
-            if isinstance(event, Progress):
+            if isinstance(event, (Progress, Partial)):
                 stages.append(event.stage)
             yield event
 

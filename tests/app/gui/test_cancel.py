@@ -86,7 +86,7 @@ JOBS = {
         "imaging",
     ),
     "pruned-nn-1024": (lambda tmp: cancel_jobs.image_request("pruned-nn", 1024), "imaging"),
-    "compare": (lambda tmp: cancel_jobs.compare_request(), "DFT reference"),
+    "compare": (lambda tmp: cancel_jobs.compare_request(), "compare:"),
     "clean": (lambda tmp: cancel_jobs.clean_request(), "clean"),
     "ms": (
         lambda tmp: cancel_jobs.ms_request(cancel_jobs.big_ms(tmp / "big.ms").path),
