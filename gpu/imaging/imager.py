@@ -278,6 +278,7 @@ def _cpu_image(
         cache, uvw, freq_hz, vis, weight, flag, spec, weighting, timer, "sort / bin",
         data_key=data_key,
     )  # fmt: skip
+    block_done(on_block)
     psf_img = cache.psf(s, spec, weighting, algorithm, params) if psf else None
     make_psf = psf and psf_img is None
     rec = record(algorithm)
