@@ -109,7 +109,7 @@ def test_each_job_kind_stops_at_its_next_check(kind, qtbot, tmp_path):
     try:
         worker.submit(request)
         # inside the long step: it has asked several times whether to stop
-        qtbot.waitUntil(lambda: sum(stage in s for s in polls) >= 3 or ends, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: sum(stage in s for s in polls) >= 3 or bool(ends), timeout=WAIT_MS)
         assert not ends, ends
         asked = len(polls)
         worker.cancel()
