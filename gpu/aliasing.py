@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from uvlab.gpu.blocks import block_done
 from uvlab.gpu.gridders.compress import rule_units
 from uvlab.gpu.gridders.correction import pixel_offsets
 from uvlab.gpu.gridders.registry import axis_plans, get_gridder
@@ -243,8 +244,7 @@ def bound_map(su: BoundSamples, sv: BoundSamples, on_block=None) -> np.ndarray:
     out = np.empty((sv.values.shape[1], su.values.shape[1]))
     for sl, rows in iter_bound_rows(su, sv):
         out[sl] = rows
-        if on_block is not None:
-            on_block()
+        block_done(on_block)
     return out
 
 

@@ -60,6 +60,9 @@ class Controller(QtCore.QObject):
         An error message (bad input, or the newest job raised).
     job_cancelled(int)
     busy_changed(bool)
+    cancelling_changed(bool)
+        True when Cancel is pressed while a job runs; False once the job has
+        stopped (cancelled, or it ended first) or another job was submitted.
     """
 
     submitted = pyqtSignal(object)
@@ -69,6 +72,7 @@ class Controller(QtCore.QObject):
     job_failed = pyqtSignal(str)
     job_cancelled = pyqtSignal(int)
     busy_changed = pyqtSignal(bool)
+    cancelling_changed = pyqtSignal(bool)
 
     def __init__(
         self,
@@ -85,6 +89,7 @@ class Controller(QtCore.QObject):
         self._latest_job_id: int | None = None
         self._latest_request: JobRequest | None = None
         self._busy = False
+        self._cancelling = False
         self._pending_partial = None
         self.debounce = QtCore.QTimer(self)
         self.debounce.setSingleShot(True)
@@ -117,7 +122,19 @@ class Controller(QtCore.QObject):
     def busy(self) -> bool:
         return self._busy
 
+    @property
+    def cancelling(self) -> bool:
+        """Cancel was pressed and the job has not stopped yet."""
+        return self._cancelling
+
+    def _set_cancelling(self, cancelling: bool) -> None:
+        if cancelling != self._cancelling:
+            self._cancelling = cancelling
+            self.cancelling_changed.emit(cancelling)
+
     def _set_busy(self, busy: bool) -> None:
+        if not busy:
+            self._set_cancelling(False)
         if busy != self._busy:
             self._busy = busy
             self.busy_changed.emit(busy)
@@ -149,15 +166,22 @@ class Controller(QtCore.QObject):
         self._latest_request = request
         self._pending_partial = None
         self.worker.submit(request)
+        self._set_cancelling(False)
         self._set_busy(True)
         self.submitted.emit(request)
         return request
 
     def cancel(self) -> None:
-        """Cancel the pending edit and the running job (its result will not be shown)."""
+        """Cancel the pending edit and the running job (its result will not be shown).
+
+        While a job runs, the controller is ``cancelling`` until the worker reports
+        it stopped (the CPU gridders check between blocks: well under a second).
+        """
         self.debounce.stop()
         self._pending_partial = None
         self.worker.cancel()
+        if self._busy:
+            self._set_cancelling(True)
 
     def shutdown(self, timeout_ms: int = 10_000) -> bool:
         """Cancel and stop the worker thread (call before the window goes away)."""
@@ -172,7 +196,7 @@ class Controller(QtCore.QObject):
         return job_id == self._latest_job_id
 
     def _on_progress(self, job_id: int, fraction: float, stage: str) -> None:
-        if self._is_latest(job_id):
+        if self._is_latest(job_id) and not self._cancelling:
             self.progress_changed.emit(fraction, stage)
 
     def _on_partial(self, job_id: int, payload) -> None:

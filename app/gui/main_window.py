@@ -197,6 +197,7 @@ class MainWindow(SessionMixin, EditsMixin, JobEventsMixin, PlayMixin, QtWidgets.
         c.job_failed.connect(self._on_failed)
         c.job_cancelled.connect(self._on_cancelled)
         c.busy_changed.connect(self.run_panel.set_busy)
+        c.cancelling_changed.connect(self.run_panel.set_cancelling)
 
     def _shown_state(self) -> LabState | None:
         """The panels' state, or None while a field is invalid."""

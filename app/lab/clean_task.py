@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from uvlab.app.lab.jobs import Done, JobRequest, Partial, Progress
-from uvlab.app.lab.samples import Samples, WorkCache, check
+from uvlab.app.lab.samples import Samples, WorkCache, block_check, check
 from uvlab.gpu.deconvolution.options import DECONVOLVERS, CleanOptions
 
 __all__ = ["DECONVOLVERS", "CleanOptions", "CleanState", "chunk_size", "iter_clean"]
@@ -131,9 +131,12 @@ def iter_clean(request: JobRequest, s: Samples, cancelled, cache: WorkCache) -> 
     im = request.imaging
     device = resolve_device(request.device)
     yield Progress(0.72, f"dirty image and PSF ({im.algorithm})")
-    dirty = _dirty_image(request, s, cache)
+    dirty = _dirty_image(request, s, cache, cancelled)
     check(cancelled)
-    psf = wide_psf(s, s.spec, im.weighting_spec(), im.algorithm, request.grid_params(), device)
+    psf = wide_psf(
+        s, s.spec, im.weighting_spec(), im.algorithm, request.grid_params(), device,
+        on_block=block_check(cancelled),
+    )  # fmt: skip
     check(cancelled)
     beam = fit_beam(psf, s.spec.cell_rad)
     xp = get_xp(device=device)
@@ -154,8 +157,11 @@ def iter_clean(request: JobRequest, s: Samples, cancelled, cache: WorkCache) -> 
             yield Partial("clean", frac, clean=_state(meta, cyc), urgent=True)
 
 
-def _dirty_image(request: JobRequest, s: Samples, cache: WorkCache) -> np.ndarray:
-    """The dirty image as the ``image`` task makes it (:func:`uvlab.app.lab.live.iter_image`)."""
+def _dirty_image(request: JobRequest, s: Samples, cache: WorkCache, cancelled=None) -> np.ndarray:
+    """The dirty image as the ``image`` task makes it (:func:`uvlab.app.lab.live.iter_image`).
+
+    ``cancelled`` is checked between blocks of the gridding (on the CPU).
+    """
     from uvlab.app.lab.imaging import IMAGING_THREADS
     from uvlab.gpu.backend import to_numpy
     from uvlab.gpu.imaging.imager import make_image
@@ -170,6 +176,7 @@ def _dirty_image(request: JobRequest, s: Samples, cache: WorkCache) -> np.ndarra
         s.uvw, s.freq_hz, vis, s.weight, s.spec, flag=s.flag, weighting=im.weighting_spec(),
         algorithm=im.algorithm, params=params, device=request.device, cache=cache.imaging,
         data_key=s.data_key, vis_key=s.vis_key if vis is s.vis else None,
+        on_block=block_check(cancelled),
     )  # fmt: skip
     return np.asarray(to_numpy(res.dirty), dtype=np.float64)
 

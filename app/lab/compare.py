@@ -44,7 +44,7 @@ from uvlab.app.lab.compare_reference import (
     dft_step,
 )
 from uvlab.app.lab.jobs import Progress, run_to_end
-from uvlab.app.lab.samples import check
+from uvlab.app.lab.samples import block_check, check
 from uvlab.gpu.gridders.registry import REFERENCE, grids
 
 __all__ = [  # the names other modules take from here
@@ -173,12 +173,13 @@ class Entry:
 
 def measure_entry(
     uvw, freq_hz, vis, weight, spec, entry: Entry, ref, step: int, *,
-    flag=None, weighting=None, device: str = "auto",
+    flag=None, weighting=None, device: str = "auto", cancelled=None,
 ) -> AlgorithmResult:  # fmt: skip
     """Image with one entry and measure it against the DFT reference ``ref``.
 
     ``ref`` is the reference on every ``step``-th pixel (:attr:`Comparison.reference`);
-    the other arguments are those of :func:`iter_comparison`. The error map and
+    the other arguments are those of :func:`iter_comparison` (``cancelled`` is
+    checked between blocks of the gridding). The error map and
     metrics are :func:`uvlab.gpu.aliasing.error_map`'s on those pixels.
     """
     from uvlab.gpu.aliasing import error_map
@@ -196,6 +197,7 @@ def measure_entry(
         params=entry.params,
         device=device,
         psf=False,
+        on_block=block_check(cancelled),
     )
     err, metrics = error_map(res.dirty[::step, ::step], ref)
     return AlgorithmResult(entry.label, res.dirty, err, metrics, dict(res.timing), res.nvis)
@@ -284,7 +286,7 @@ def iter_comparison(
         yield Progress(REFERENCE_SHARE + (1 - REFERENCE_SHARE) * k / len(entries), e.label)
         result = measure_entry(
             uvw, freq_hz, vis, weight, spec, e, ref, step,
-            flag=flag, weighting=weighting, device=device,
+            flag=flag, weighting=weighting, device=device, cancelled=cancelled,
         )  # fmt: skip
         if bound:
             params = e.params or GridParams()

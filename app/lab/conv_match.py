@@ -140,6 +140,7 @@ def iter_conv_match(
         result = measure_entry(
             s.uvw, s.freq_hz, s.vis, s.weight, s.spec, entry, cmp.reference, cmp.step,
             flag=s.flag, weighting=request.imaging.weighting_spec(), device=request.device,
+            cancelled=cancelled,
         )  # fmt: skip
         supports.append(support)
         errors.append(float(result.metrics[MATCH_METRIC]))

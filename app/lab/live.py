@@ -47,7 +47,7 @@ from uvlab.app.lab.fourier_plane import MAX_NPIX as FT_MAX_NPIX
 from uvlab.app.lab.fourier_plane import sky_amplitude
 from uvlab.app.lab.imaging import IMAGING_THREADS
 from uvlab.app.lab.jobs import Done, ImageOutput, JobRequest, Partial, Progress
-from uvlab.app.lab.samples import Samples, WorkCache, check, model_image
+from uvlab.app.lab.samples import Samples, WorkCache, block_check, check, model_image
 from uvlab.app.lab.sources import Report, iter_samples
 from uvlab.gpu.gridders.registry import CPU_DEFAULT
 
@@ -142,6 +142,7 @@ def iter_image(
         cache=cache.imaging,
         data_key=s.data_key,
         vis_key=s.vis_key if vis is s.vis else None,  # a single-precision copy is not s.vis
+        on_block=block_check(cancelled),
     )
     check(cancelled)
     freq = float(np.mean(s.freq_hz))

@@ -28,6 +28,15 @@ def check(cancelled: Callable[[], bool] | None) -> None:
         raise Cancelled("job cancelled")
 
 
+def block_check(cancelled: Callable[[], bool] | None) -> Callable[[], None] | None:
+    """The engine's ``on_block`` for ``cancelled``: :func:`check` it between blocks.
+
+    :mod:`uvlab.gpu.blocks`: the CPU gridders call it between blocks of their
+    work, so a cancel stops them within one block. None when nothing can cancel.
+    """
+    return None if cancelled is None else (lambda: check(cancelled))
+
+
 class WorkCache:
     """The last observation, prediction and MS read, reused by later jobs.
 

@@ -22,7 +22,7 @@ import numpy as np
 from uvlab.gpu.deconvolution.cotton_schwab import MajorCycle, major_cycle_pair
 
 
-def wide_psf(data, spec, weighting, algorithm: str, params, device: str):
+def wide_psf(data, spec, weighting, algorithm: str, params, device: str, on_block=None):
     """The CLEAN PSF of an N² image: side 2N, the visibilities weighted as for the N² image.
 
     Högbom subtracts the PSF over the whole image only with a PSF of side 2N (without major
@@ -30,6 +30,7 @@ def wide_psf(data, spec, weighting, algorithm: str, params, device: str):
     weights count density on the N² image's uv cells (``Weighting.density_npix``), as the
     dirty image did: on 2N's finer cells the PSF differs from the dirty image's by up to
     3 % of its peak (uniform; docs/conventions.md). Only the PSF is gridded.
+    ``on_block`` is :func:`~uvlab.gpu.imaging.imager.make_psf`'s (a cancel check).
 
     Returns
     -------
@@ -41,7 +42,7 @@ def wide_psf(data, spec, weighting, algorithm: str, params, device: str):
     return make_psf(
         data.uvw, data.freq_hz, data.vis, data.weight, ImageSpec(2 * spec.npix, spec.cell_rad),
         flag=data.flag, weighting=replace(weighting, density_npix=spec.npix),
-        algorithm=algorithm, params=params, device=device,
+        algorithm=algorithm, params=params, device=device, on_block=on_block,
     )  # fmt: skip
 
 

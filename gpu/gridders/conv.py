@@ -48,7 +48,9 @@ def conv_plans(spec: ImageSpec, params: GridParams) -> tuple[AxisPlan, AxisPlan]
     return plan, plan
 
 
-def dirty(u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None) -> np.ndarray:
+def dirty(
+    u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None, on_block=None
+) -> np.ndarray:
     """Unnormalised dirty image by convolutional gridding.
 
     Parameters
@@ -72,6 +74,10 @@ def dirty(u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None
         raise ValueError("compress needs a nearest-cell axis: conv has none")
     plans = conv_plans(spec, params)
     if params.wstack and w is not None:
-        return dirty_wstack(u, v, w, wvis, spec, params, plans=plans, timer=timer)
+        return dirty_wstack(
+            u, v, w, wvis, spec, params, plans=plans, timer=timer, on_block=on_block
+        )
     plan_u, plan_v = plans
-    return separable_dirty(u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer)
+    return separable_dirty(
+        u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer, on_block=on_block
+    )

@@ -15,13 +15,15 @@ from __future__ import annotations
 import numpy as np
 
 from uvlab.gpu.backend import get_xp
+from uvlab.gpu.blocks import block_done
 from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.timing import timed
 
 
 def dirty_dft(
-    u, v, wvis, spec: ImageSpec, *, w=None, wterm: bool = False, pixels=None, chunk: int = 65536
-):
+    u, v, wvis, spec: ImageSpec, *, w=None, wterm: bool = False, pixels=None, chunk: int = 65536,
+    on_block=None,
+):  # fmt: skip
     """Unnormalised exact dirty image on ``spec``'s grid.
 
     Parameters
@@ -39,6 +41,8 @@ def dirty_dft(
         has shape ``(ceil(N/k), ceil(N/k))`` at pixels ``0, k, 2k, ...``.
     chunk : int
         Visibilities per matrix product (bounds memory).
+    on_block : callable() -> None, optional
+        Called before each chunk (a cancel check, :mod:`uvlab.gpu.blocks`).
 
     Returns
     -------
@@ -59,11 +63,13 @@ def dirty_dft(
         ll, mm = xp.meshgrid(lax, max_)
         nm1 = xp.sqrt(xp.clip(1.0 - ll * ll - mm * mm, 0.0, None)) - 1.0
         for s in range(0, u.size, max(1, chunk // 64)):
+            block_done(on_block)
             e = slice(s, s + max(1, chunk // 64))
             ph = u[e, None, None] * ll + v[e, None, None] * mm + w[e, None, None] * nm1
             out += xp.real(xp.tensordot(wvis[e], xp.exp(-2j * np.pi * ph), axes=1))
         return out
     for s in range(0, u.size, chunk):
+        block_done(on_block)
         e = slice(s, s + chunk)
         a = xp.exp(-2j * np.pi * xp.outer(u[e], lax)) * wvis[e, None]
         b = xp.exp(-2j * np.pi * xp.outer(v[e], max_))
@@ -71,7 +77,7 @@ def dirty_dft(
     return out
 
 
-def dirty(u, v, wvis, spec: ImageSpec, params=None, *, w=None, timer=None):
+def dirty(u, v, wvis, spec: ImageSpec, params=None, *, w=None, timer=None, on_block=None):
     """:func:`dirty_dft` under the gridders' signature, timed as ``"grid"``.
 
     The catalogue's ``dft`` (:mod:`uvlab.gpu.gridders.registry`): ``params``
@@ -79,4 +85,4 @@ def dirty(u, v, wvis, spec: ImageSpec, params=None, *, w=None, timer=None):
     the same out.
     """
     with timed(timer, "grid"):
-        return dirty_dft(u, v, wvis, spec)
+        return dirty_dft(u, v, wvis, spec, on_block=on_block)

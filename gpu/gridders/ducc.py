@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from uvlab.gpu import ducc_engine
+from uvlab.gpu.blocks import block_done
 from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.conv import conv_plans
 from uvlab.gpu.gridders.params import GridParams
@@ -52,8 +53,9 @@ def _check(spec: ImageSpec, params: GridParams) -> None:
 
 
 def dirty(
-    u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None, plan=None
-) -> np.ndarray:
+    u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None, plan=None,
+    on_block=None,
+) -> np.ndarray:  # fmt: skip
     """Unnormalised dirty image by ducc0: its NUFFT, or its w-gridder for the w-term.
 
     Parameters
@@ -71,6 +73,9 @@ def dirty(
         The ducc0 call is timed as ``"grid"``.
     plan : optional
         :func:`nufft_plan` of these u, v, ``spec`` and ``params``; made here when None.
+    on_block : callable() -> None, optional
+        Called before and after the ducc0 calls (a cancel check): one ducc0 call
+        cannot be interrupted, so it bounds how soon a cancel takes effect.
 
     Returns
     -------
@@ -78,8 +83,10 @@ def dirty(
         ``Re Σ wvis·exp(−2πi(u·l + v·m))`` on the spec's grid.
     """
     _check(spec, params)
+    block_done(on_block)
     if not (params.wstack and w is not None):
         plan = plan if plan is not None else nufft_plan(u, v, spec, params, timer=timer)
+        block_done(on_block)
         return ducc_engine.plan_images(plan, wvis, timer=timer)
     return ducc_engine.dirty_image(
         u,

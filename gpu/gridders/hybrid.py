@@ -43,12 +43,22 @@ def hybrid_plans(spec: ImageSpec, params: GridParams) -> tuple[AxisPlan, AxisPla
     return conv_axis(spec, params), pruned_axis(spec, params)
 
 
-def dirty(u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None) -> np.ndarray:
+def dirty(
+    u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None, on_block=None
+) -> np.ndarray:
     """Unnormalised dirty image by hybrid gridding.
 
     Parameters and return as :func:`uvlab.gpu.gridders.conv.dirty`.
     """
     plan_u, plan_v = hybrid_plans(spec, params)
     return separable_dirty(
-        u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer, compress=params.compress
+        u,
+        v,
+        wvis,
+        plan_u,
+        plan_v,
+        chunk=params.chunk,
+        timer=timer,
+        compress=params.compress,
+        on_block=on_block,
     )

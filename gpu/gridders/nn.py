@@ -33,22 +33,38 @@ def nn_oversampled_plans(spec: ImageSpec, params: GridParams) -> tuple[AxisPlan,
     return plan, plan
 
 
-def dirty_nn(u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None):
+def dirty_nn(u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None, on_block=None):
     """Unnormalised dirty image by nearest-cell gridding on the N×N grid.
 
     Parameters and return as :func:`uvlab.gpu.gridders.conv.dirty`.
     """
     plan_u, plan_v = nn_plans(spec, params)
     return separable_dirty(
-        u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer, compress=params.compress
+        u,
+        v,
+        wvis,
+        plan_u,
+        plan_v,
+        chunk=params.chunk,
+        timer=timer,
+        compress=params.compress,
+        on_block=on_block,
     )
 
 
 def dirty_nn_oversampled(
-    u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None
+    u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None, on_block=None
 ) -> np.ndarray:
     """Unnormalised dirty image by nearest-cell gridding on an Nβ×Nβ grid (alg. 2.2)."""
     plan_u, plan_v = nn_oversampled_plans(spec, params)
     return separable_dirty(
-        u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer, compress=params.compress
+        u,
+        v,
+        wvis,
+        plan_u,
+        plan_v,
+        chunk=params.chunk,
+        timer=timer,
+        compress=params.compress,
+        on_block=on_block,
     )

@@ -27,12 +27,22 @@ def pruned_nn_plans(spec: ImageSpec, params: GridParams) -> tuple[AxisPlan, Axis
     return plan, plan
 
 
-def dirty(u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None) -> np.ndarray:
+def dirty(
+    u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None, on_block=None
+) -> np.ndarray:
     """Unnormalised dirty image by pruned NN interpolation.
 
     Parameters and return as :func:`uvlab.gpu.gridders.conv.dirty`.
     """
     plan_u, plan_v = pruned_nn_plans(spec, params)
     return separable_dirty(
-        u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer, compress=params.compress
+        u,
+        v,
+        wvis,
+        plan_u,
+        plan_v,
+        chunk=params.chunk,
+        timer=timer,
+        compress=params.compress,
+        on_block=on_block,
     )

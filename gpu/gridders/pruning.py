@@ -21,6 +21,7 @@ from functools import cached_property
 
 import numpy as np
 
+from uvlab.gpu.blocks import BLOCK_CELLS, block_done, spans
 from uvlab.gpu.gridders import correction
 from uvlab.gpu.gridders.gcf import kernel_function
 from uvlab.gpu.gridders.least_misfit import least_misfit_taps
@@ -60,13 +61,15 @@ class Pruner:
         zs[s - s.min(), a] = self.taps
         return zs, int(s.min())
 
-    def apply(self, grid: np.ndarray, axis: int = 0) -> np.ndarray:
+    def apply(self, grid: np.ndarray, axis: int = 0, on_block=None) -> np.ndarray:
         """Prune a full periodic axis of length ``α·M_c`` to ``M_c``.
 
         Parameters
         ----------
         grid : (..., α·M_c, ...) complex
         axis : int
+        on_block : callable() -> None, optional
+            Called between blocks of columns (a cancel check, :mod:`uvlab.gpu.blocks`).
 
         Returns
         -------
@@ -81,18 +84,32 @@ class Pruner:
         lo, hi = -s_min, len(zs) - 1 + s_min  # padding blocks before and after
         if max(lo, hi) > mc:
             raise ValueError("pruning kernel wider than the pruned grid")
+        g2 = g.reshape(mf, -1)
+        out = np.empty((mc, g2.shape[1]), dtype=np.complex128)
+        for cols in spans(g2.shape[1], BLOCK_CELLS // mf):
+            block_done(on_block)
+            out[:, cols] = self._apply_columns(g2[:, cols], zs, lo, hi, on_block)
+        out = out.reshape((mc, *g.shape[1:]))
+        return np.moveaxis(out, 0, axis)
+
+    def _apply_columns(self, g, zs, lo: int, hi: int, on_block=None) -> np.ndarray:
+        """:meth:`apply` of the columns ``g`` ``(α·M_c, cols)``: ``(M_c, cols)`` complex."""
+        mf = g.shape[0]
+        mc = mf // self.alpha
         padded = np.concatenate([g[mf - lo * self.alpha :], g, g[: hi * self.alpha]])
         padded = np.ascontiguousarray(padded, dtype=np.complex128)
-        # Real view (…, 2·rest): one real (α,) @ (α, 2·rest) product per block.
+        # Real view (…, 2·cols): one real (α,) @ (α, 2·cols) product per block.
         blocks = padded.reshape(mc + lo + hi, self.alpha, -1).view(np.float64)
         out = np.zeros((mc, blocks.shape[2]))
         for s in range(len(zs)):
             out += np.matmul(zs[s], blocks[s : s + mc])
-        out = out.view(np.complex128).reshape((mc, *g.shape[1:]))
-        return np.moveaxis(out, 0, axis)
+        return out.view(np.complex128)
 
-    def apply_half(self, half: np.ndarray, n_full: int) -> np.ndarray:
+    def apply_half(self, half: np.ndarray, n_full: int, on_block=None) -> np.ndarray:
         """Prune the Hermitian-half last axis of a c2r grid.
+
+        ``on_block()``, when given, is called between blocks of rows and shifts (a
+        cancel check, :mod:`uvlab.gpu.blocks`).
 
         Parameters
         ----------
@@ -117,8 +134,10 @@ class Pruner:
         ext[:, ~direct] = np.conj(flip_rows(ext[:, ~direct]))
         blocks = ext.reshape(half.shape[0], nb, a)
         out = np.zeros((half.shape[0], mc // 2 + 1), dtype=np.complex128)
-        for s in range(len(zs)):
-            out += blocks[:, s : s + mc // 2 + 1, :] @ zs[s]
+        for rows in spans(half.shape[0], BLOCK_CELLS // (nb * a)):
+            for s in range(len(zs)):
+                block_done(on_block)
+                out[rows] += blocks[rows, s : s + mc // 2 + 1, :] @ zs[s]
         return out
 
     def response(self, t) -> np.ndarray:

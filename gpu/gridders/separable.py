@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from uvlab.gpu.blocks import BLOCK_CELLS, block_done, spans
 from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.compress import compress as compress_records
 from uvlab.gpu.gridders.compress import key_from_plans
@@ -43,7 +44,7 @@ def to_half_plane(xu, xv, vis, n_u: int):
     return xu, xv, np.where(neg, np.conj(vis), vis)
 
 
-def fold_half(ext: np.ndarray, n_u: int, pad: int) -> np.ndarray:
+def fold_half(ext: np.ndarray, n_u: int, pad: int, on_block=None) -> np.ndarray:
     """Hermitian half ``(G + G')/2`` of a grid gridded with extra u columns.
 
     Parameters
@@ -54,6 +55,8 @@ def fold_half(ext: np.ndarray, n_u: int, pad: int) -> np.ndarray:
         Mu.
     pad : int
         Extra columns each side (≤ Mu/2).
+    on_block : callable() -> None, optional
+        Called between blocks of rows (a cancel check, :mod:`uvlab.gpu.blocks`).
 
     Returns
     -------
@@ -64,7 +67,10 @@ def fold_half(ext: np.ndarray, n_u: int, pad: int) -> np.ndarray:
     h = n_u // 2
     if pad > h:
         raise ValueError(f"grid of {n_u} cells too small for {pad} fold columns")
-    out = 0.5 * ext[:, pad : pad + h + 1]
+    out = np.empty((ext.shape[0], h + 1), dtype=np.result_type(ext, 0.5))
+    for rows in spans(ext.shape[0], BLOCK_CELLS // (h + 1)):
+        block_done(on_block)
+        np.multiply(0.5, ext[rows, pad : pad + h + 1], out=out[rows])
     # u cells k = 0, −1, …, −pad mirror onto 0 … pad.
     out[:, : pad + 1] += 0.5 * np.conj(flip_rows(ext[:, pad::-1]))
     # u cells k = Mu/2 + pad … Mu/2 mirror onto Mu/2 − pad … Mu/2.
@@ -72,7 +78,7 @@ def fold_half(ext: np.ndarray, n_u: int, pad: int) -> np.ndarray:
     return out
 
 
-def half_to_image(half: np.ndarray, n_u: int, npix: int) -> np.ndarray:
+def half_to_image(half: np.ndarray, n_u: int, npix: int, on_block=None) -> np.ndarray:
     """Real image ``Re Σ_k F_k·exp(2πi·k·n/M)`` at the N central offsets.
 
     Parameters
@@ -83,6 +89,8 @@ def half_to_image(half: np.ndarray, n_u: int, npix: int) -> np.ndarray:
         Mu, full length of the u axis.
     npix : int
         N.
+    on_block : callable() -> None, optional
+        Called between blocks of columns of the v transform (a cancel check).
 
     Returns
     -------
@@ -90,12 +98,68 @@ def half_to_image(half: np.ndarray, n_u: int, npix: int) -> np.ndarray:
     """
     n_v = half.shape[0]
     n = pixel_offsets(npix)
-    rows = np.fft.ifft(half, axis=0)[n % n_v] * n_v
+    rows = np.empty((npix, half.shape[1]), dtype=np.complex128)
+    for cols in spans(half.shape[1], BLOCK_CELLS // n_v):
+        block_done(on_block)
+        rows[:, cols] = np.fft.ifft(half[:, cols], axis=0)[n % n_v] * n_v
+    block_done(on_block)
     return np.fft.irfft(rows, n=n_u, axis=1)[:, n % n_u] * n_u
 
 
-def grid_half_plane(xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None):
+def banded_bincount(idx, weights, out: np.ndarray, on_block=None) -> None:
+    """``out += np.bincount(idx, weights, minlength=out.size)``, a band of cells at a time.
+
+    Each band's records keep their order, so every cell's sum is the same as in
+    one ``bincount``; ``on_block()`` is called before each band of
+    :data:`~uvlab.gpu.blocks.BLOCK_CELLS` cells.
+    """
+    if out.size <= BLOCK_CELLS:
+        block_done(on_block)
+        out += np.bincount(idx, weights, minlength=out.size)
+        return
+    band = idx // BLOCK_CELLS
+    for b, cells in enumerate(spans(out.size, BLOCK_CELLS)):
+        block_done(on_block)
+        sel = band == b
+        out[cells] += np.bincount(
+            idx[sel] - cells.start, weights[sel], minlength=cells.stop - cells.start
+        )
+
+
+def _chunk_taps(xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, width: int, timer, on_block):
+    """(cell index, weight·Re V, weight·Im V) of every tap of a chunk's records.
+
+    Computed for :data:`~uvlab.gpu.blocks.BLOCK_CELLS` taps at a time (each record's
+    taps alone decide its entries, so the arrays are those of one pass), with
+    ``on_block()`` before each block.
+    """
+    su, sv = plan_u.rule.support, plan_v.rule.support
+    mv, pad = plan_v.n_grid, su // 2 + 1
+    ju, jv = np.arange(su), np.arange(sv)
+    taps = su * sv
+    idx = np.empty(xu.size * taps, dtype=np.int64)
+    w_re, w_im = np.empty(idx.size), np.empty(idx.size)
+    for part in spans(xu.size, BLOCK_CELLS // taps):
+        block_done(on_block)
+        out = slice(part.start * taps, part.stop * taps)
+        with timed(timer, "sort / bin"):
+            k0u, wu = plan_u.rule.taps(xu[part])
+            k0v, wv = plan_v.rule.taps(xv[part])
+            rows = ((k0v[:, None] + jv) % mv) * width
+            idx[out] = (rows[:, :, None] + (k0u[:, None] + ju + pad)[:, None, :]).ravel()
+            wt = wv[:, :, None] * wu[:, None, :]
+            w_re[out] = (wt * vis[part].real[:, None, None]).ravel()
+            w_im[out] = (wt * vis[part].imag[:, None, None]).ravel()
+    return idx, w_re, w_im
+
+
+def grid_half_plane(
+    xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None, on_block=None
+):
     """Grid half-plane records onto the Hermitian half of the (fine) grid.
+
+    ``on_block()``, when given, is called before each chunk of records and
+    between the blocks of a chunk (a cancel check, :mod:`uvlab.gpu.blocks`).
 
     Returns
     -------
@@ -109,21 +173,22 @@ def grid_half_plane(xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int,
     re = np.zeros(size)
     im = np.zeros(size)
     step = max(1, int(chunk) // (su * sv))
-    ju, jv = np.arange(su), np.arange(sv)
     for s in range(0, xu.size, step):
         sl = slice(s, s + step)
-        with timed(timer, "sort / bin"):
-            k0u, wu = plan_u.rule.taps(xu[sl])
-            k0v, wv = plan_v.rule.taps(xv[sl])
-            rows = ((k0v[:, None] + jv) % mv) * width
-            idx = (rows[:, :, None] + (k0u[:, None] + ju + pad)[:, None, :]).ravel()
-            wt = wv[:, :, None] * wu[:, None, :]
+        idx, w_re, w_im = _chunk_taps(
+            xu[sl], xv[sl], vis[sl], plan_u, plan_v, width, timer, on_block
+        )
         with timed(timer, "grid"):
-            re += np.bincount(idx, (wt * vis[sl].real[:, None, None]).ravel(), minlength=size)
-            im += np.bincount(idx, (wt * vis[sl].imag[:, None, None]).ravel(), minlength=size)
+            banded_bincount(idx, w_re, re, on_block)
+            banded_bincount(idx, w_im, im, on_block)
     with timed(timer, "grid"):
-        ext = (re + 1j * im).reshape(mv, width)
-        return fold_half(ext, mu, pad)
+        re, im = re.reshape(mv, width), im.reshape(mv, width)
+        ext = np.empty((mv, width), dtype=np.complex128)
+        for rows in spans(mv, BLOCK_CELLS // width):
+            block_done(on_block)
+            ext[rows] = re[rows] + 1j * im[rows]
+        del re, im
+        return fold_half(ext, mu, pad, on_block)
 
 
 def separable_dirty(
@@ -136,6 +201,7 @@ def separable_dirty(
     chunk: int = 1 << 22,
     timer=None,
     compress: bool = False,
+    on_block=None,
 ) -> np.ndarray:
     """Unnormalised dirty image ``Re Σ wvis·exp(−2πi(u·l + v·m))`` by gridding.
 
@@ -154,6 +220,10 @@ def separable_dirty(
         Sum the records of each nearest cell first
         (:func:`~uvlab.gpu.gridders.compress.compress`, stage "compress");
         ValueError unless the v axis is a nearest-cell axis.
+    on_block : callable() -> None, optional
+        Called between blocks of work (chunks of records, pruner blocks, the
+        stages): a cancel check, which stops the imaging by raising. The image
+        does not depend on it.
 
     Returns
     -------
@@ -164,19 +234,24 @@ def separable_dirty(
         with timed(timer, "compress"):
             c = compress_records(u, v, wvis, key)
         u, v, wvis = c.u, c.v, c.wvis
+        block_done(on_block)
     with timed(timer, "sort / bin"):
         xu, xv, vis = to_half_plane(
             plan_u.coords(u), -plan_v.coords(v), np.asarray(wvis, np.complex128), plan_u.n_grid
         )
-    half = grid_half_plane(xu, xv, vis, plan_u, plan_v, chunk, timer)
+    block_done(on_block)
+    half = grid_half_plane(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block)
+    block_done(on_block)
     if plan_v.pruner is not None:
         with timed(timer, "prune"):
-            half = plan_v.pruner.apply(half, axis=0)
+            half = plan_v.pruner.apply(half, axis=0, on_block=on_block)
+        block_done(on_block)
     if plan_u.pruner is not None:
         with timed(timer, "prune"):
-            half = plan_u.pruner.apply_half(half, plan_u.n_grid)
+            half = plan_u.pruner.apply_half(half, plan_u.n_grid, on_block=on_block)
+        block_done(on_block)
     with timed(timer, "FFT"):
-        img = half_to_image(half, plan_u.n_fft, plan_u.npix)
+        img = half_to_image(half, plan_u.n_fft, plan_u.npix, on_block)
     with timed(timer, "correct"):
         img *= plan_v.corrector[:, None] * plan_u.corrector[None, :]
     return img

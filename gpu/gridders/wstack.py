@@ -59,6 +59,7 @@ def dirty_wstack(
     *,
     plans: tuple[AxisPlan, AxisPlan],
     timer=None,
+    on_block=None,
 ):
     """Unnormalised dirty image with the w-term, by conv gridding and w-stacking.
 
@@ -76,6 +77,8 @@ def dirty_wstack(
         (:func:`uvlab.gpu.gridders.conv.conv_plans`), which calls this
         module: the plans are passed in, not imported back.
     timer : StageTimer, optional
+    on_block : callable() -> None, optional
+        Called between blocks of work (a cancel check, :mod:`uvlab.gpu.blocks`).
 
     Returns
     -------
@@ -85,7 +88,9 @@ def dirty_wstack(
     w = np.asarray(w, dtype=np.float64)
     planes = w_planes(spec, params, w)
     if planes is None:
-        return separable_dirty(u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer)
+        return separable_dirty(
+            u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer, on_block=on_block
+        )
     nm1, dw, support, wrule = planes
     with timed(timer, "sort / bin"):
         xu = plan_u.coords(u)
@@ -105,7 +110,9 @@ def dirty_wstack(
         c = vis[lo:hi] * wt[np.arange(lo, hi), k - k0[lo:hi]]
         planes = []
         for val in (c, -1j * c):
-            half = grid_half_plane(xu[lo:hi], xv[lo:hi], val, plan_u, plan_v, params.chunk, timer)
+            half = grid_half_plane(
+                xu[lo:hi], xv[lo:hi], val, plan_u, plan_v, params.chunk, timer, on_block
+            )
             with timed(timer, "FFT"):
                 planes.append(half_to_image(half, plan_u.n_fft, spec.npix))
         with timed(timer, "correct"):

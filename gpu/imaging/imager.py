@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from uvlab.gpu.backend import resolve_device, to_numpy
+from uvlab.gpu.blocks import block_done
 from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.imaging.reuse import ImagingCache, select_samples
 from uvlab.gpu.imaging.weighting import Weighting
@@ -102,6 +103,7 @@ def make_image(
     cache: ImagingCache | None = None,
     data_key=None,
     vis_key=None,
+    on_block=None,
 ) -> ImageResult:
     """Image (row, chan) visibilities with one algorithm.
 
@@ -131,6 +133,10 @@ def make_image(
         ``weight`` and ``flag``, and of ``vis``. With a cache they replace the
         fingerprint on the CPU, and on the GPU keep the samples and the
         visibilities on the device between calls.
+    on_block : callable() -> None, optional
+        CPU only: called between blocks of the gridding (:mod:`uvlab.gpu.blocks`),
+        a cancel check that stops the imaging by raising. The image is the same
+        with and without it.
 
     Raises
     ------
@@ -153,6 +159,7 @@ def make_image(
             psf,
             cache,
             data_key,
+            on_block,
         )
     return _gpu_image(
         uvw, freq_hz, vis, weight, spec, flag, weighting, algorithm, params, psf, cache,
@@ -162,12 +169,13 @@ def make_image(
 
 def make_psf(
     uvw, freq_hz, vis, weight, spec: ImageSpec, *, flag=None, weighting: Weighting | None = None,
-    algorithm: str = "conv", params=None, device: str = "auto",
+    algorithm: str = "conv", params=None, device: str = "auto", on_block=None,
 ):  # fmt: skip
     """The PSF alone, normalised by Σw (no dirty image made): a CLEAN PSF of side 2N.
 
     Arguments as :func:`make_image` (``vis`` only decides which samples are usable, as
-    there). For the PSF of an N² image at 2N, give the N image's density cells:
+    there; ``on_block`` is checked between blocks of the gridding on the CPU). For the
+    PSF of an N² image at 2N, give the N image's density cells:
     ``Weighting(..., density_npix=N)``.
 
     Returns
@@ -184,7 +192,7 @@ def make_psf(
         ImagingCache(), uvw, freq_hz, vis, weight, flag, spec, weighting, timer, "select",
         xp=xp,
     )  # fmt: skip
-    fn = _algorithm(algorithm, params, xp)
+    fn = _algorithm(algorithm, params, xp, on_block=on_block if xp is np else None)
     img = fn(s.u, s.v, wts.weight.astype(xp.complex128), spec, w=s.w, timer=timer)
     return np.asarray(to_numpy(img), dtype=np.float64) / wts.total
 
@@ -250,8 +258,9 @@ def _weighted_samples(
 
 
 def _cpu_image(
-    uvw, freq_hz, vis, weight, spec, flag, weighting, algorithm, params, psf, cache, data_key=None
-):
+    uvw, freq_hz, vis, weight, spec, flag, weighting, algorithm, params, psf, cache, data_key=None,
+    on_block=None,
+):  # fmt: skip
     """:func:`make_image` on the CPU, reusing what ``cache`` kept (the same image).
 
     The samples, their weights, the algorithm's NUFFT plan and the PSF come
@@ -269,11 +278,14 @@ def _cpu_image(
         cache, uvw, freq_hz, vis, weight, flag, spec, weighting, timer, "sort / bin",
         data_key=data_key,
     )  # fmt: skip
+    block_done(on_block)
     psf_img = cache.psf(s, spec, weighting, algorithm, params) if psf else None
     make_psf = psf and psf_img is None
     rec = record(algorithm)
     if rec.co_grids_psf and not rec.corrects_w(params):
+        block_done(on_block)
         plan = cache.nufft_plan(rec, s, spec, params, timer)
+        block_done(on_block)
         wvis = np.empty((2 if make_psf else 1, s.nvis), dtype=np.complex128)
         np.multiply(wts.weight, vis_f, out=wvis[0])
         if make_psf:
@@ -281,10 +293,11 @@ def _cpu_image(
         images = rec.cpu(s.u, s.v, wvis, spec, params, w=s.w, timer=timer, plan=plan)
         dirty, psf_img = images[0], images[1] if make_psf else psf_img
     else:
-        fn = _algorithm(algorithm, params)
+        fn = _algorithm(algorithm, params, on_block=on_block)
         dirty = fn(s.u, s.v, wts.weight * vis_f, spec, w=s.w, timer=timer)
         if make_psf:
             psf_img = fn(s.u, s.v, wts.weight.astype(np.complex128), spec, w=s.w, timer=timer)
+    block_done(on_block)
     if make_psf:
         cache.store_psf(s, spec, weighting, algorithm, params, psf_img)
     dirty = np.asarray(dirty, dtype=np.float64) / wts.total
@@ -292,8 +305,11 @@ def _cpu_image(
     return ImageResult(dirty, psf_img, wts.total, wts.nonzero, algorithm, "cpu", timer.seconds())
 
 
-def _algorithm(name: str, params, xp=np):
-    """The catalogue's function for ``name`` and ``xp``, with ``params`` bound."""
+def _algorithm(name: str, params, xp=np, on_block=None):
+    """The catalogue's function for ``name`` and ``xp``, with ``params`` bound.
+
+    On the CPU, ``on_block`` (a cancel check) is bound too; the GPU paths take none.
+    """
     from uvlab.gpu.gridders.params import GridParams
     from uvlab.gpu.gridders.registry import algorithm
 
@@ -313,6 +329,7 @@ def _algorithm(name: str, params, xp=np):
             params,
             w=None if w is None else to_numpy(w),
             timer=timer,
+            on_block=on_block,
         )
 
     return run

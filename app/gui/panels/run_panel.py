@@ -5,6 +5,9 @@ from __future__ import annotations
 from PyQt6 import QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
+#: The progress bar's and status line's text between Cancel and the job's stop.
+CANCELLING = "cancelling…"
+
 
 class RunPanel(QtWidgets.QWidget):
     """Buttons and progress of the current job.
@@ -60,7 +63,19 @@ class RunPanel(QtWidgets.QWidget):
     def set_busy(self, busy: bool) -> None:
         self.cancel_button.setEnabled(busy)
         if not busy:
+            self.set_cancelling(False)
             self.progress.setValue(0)
+
+    def set_cancelling(self, cancelling: bool) -> None:
+        """Show that Cancel was pressed and the job is stopping (until it has)."""
+        self.progress.setTextVisible(cancelling)
+        self.progress.setFormat(CANCELLING if cancelling else "%p%")
+        if cancelling:
+            self.cancel_button.setEnabled(False)
+            self.status.setText(CANCELLING)
+
+    def is_cancelling(self) -> bool:
+        return self.progress.isTextVisible() and self.progress.format() == CANCELLING
 
     def set_progress(self, fraction: float, stage: str) -> None:
         self.progress.setValue(round(1000 * min(max(fraction, 0.0), 1.0)))
