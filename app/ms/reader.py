@@ -240,12 +240,9 @@ def count_rows(
     MSError
         As :func:`read_visibilities` for a selection that cannot be read.
     """
-    with MSTables(path) as ms:
-        _sel, tab = _selected(
-            ms, field=field, spw=spw, column=column, stokes=stokes, channels=channels,
-            time_range=time_range,
-        )  # fmt: skip
-        return int(tab.nrows())
+    with MSTables(path) as ms:  # the plan a part's read makes: one query per process
+        selection = dict(field=field, spw=spw, column=column, stokes=stokes, channels=channels)
+        return _plan(ms, time_range, **selection).nrows
 
 
 def selection_times(path: str | os.PathLike, **selection) -> np.ndarray:

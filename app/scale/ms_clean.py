@@ -25,7 +25,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
-from uvlab.app.scale.ms_image import MSRead, chunk_data, row_chunks, stream_sum
+from uvlab.app.scale.ms_image import MSRead, chunk_data, source_chunks, stream_sum
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,7 @@ class Pass:
         spectral window's row chunks, read by the task."""
         if self.held is not None:
             return list(self.held)
-        sources = (self.source,) if isinstance(self.source, MSRead) else self.source
-        return [(s, rows) for s in sources for rows in row_chunks(s.count(), self.chunk_rows)]
+        return source_chunks(self.source, self.chunk_rows)
 
     @property
     def xp(self):

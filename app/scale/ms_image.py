@@ -100,6 +100,12 @@ def row_chunks(nrow: int, rows: int) -> list[tuple[int, int]]:
     return [(a, min(a + rows, nrow)) for a in range(0, nrow, rows)]
 
 
+def source_chunks(source, rows: int) -> list[tuple[MSRead, tuple[int, int]]]:
+    """(source, rows) of every chunk: each spectral window's (an MSRead each) row chunks."""
+    sources = (source,) if isinstance(source, MSRead) else tuple(source)
+    return [(s, r) for s in sources for r in row_chunks(s.count(), rows)]
+
+
 def chunk_data(chunk):
     """The data of a chunk: ``(source, rows)`` read now, or a chunk's data held already
     on the worker (:func:`~uvlab.app.scale.ms_clean.hold`, a future Dask resolved)."""
@@ -183,8 +189,7 @@ def image_ms(
     from uvlab.gpu.imaging.parts import density_totals, needs_density
 
     timing: dict[str, float] = {}
-    sources = (source,) if isinstance(source, MSRead) else tuple(source)
-    chunks = [(s, rows) for s in sources for rows in row_chunks(s.count(), chunk_rows)]
+    chunks = source_chunks(source, chunk_rows)
     window = 2 * max(1, len(client.scheduler_info().get("workers", {})))
     totals = None
     if needs_density(weighting):
