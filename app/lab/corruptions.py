@@ -124,13 +124,18 @@ def add_noise(vis, times: slice, sigma: float, seed: int, xp=np) -> None:
         vis[t] += xp.asarray(n)
 
 
-def mad_sigma(image) -> float:
-    """Robust RMS of an image: 1.4826 × the median absolute deviation (≤ MAD_PIXELS used)."""
+def mad_sigma(image, xp=np) -> float:
+    """Robust RMS of an image: 1.4826 × the median absolute deviation (≤ MAD_PIXELS used).
+
+    ``xp``: the array module that takes the medians (CuPy on a GPU job: the
+    sample goes over, ~0.1 ms, instead of two host selections, ~2 ms); the
+    same pixels and the same value either way.
+    """
     a = np.asarray(image).ravel()
     if a.size > MAD_PIXELS:
         a = a[:: math.ceil(a.size / MAD_PIXELS)]
-    a = a.astype(np.float64, copy=False)
-    a = a[np.isfinite(a)]
+    a = xp.asarray(a.astype(np.float64, copy=False))
+    a = a[xp.isfinite(a)]
     if not a.size:
         return float("nan")
     from uvlab.gpu.deconvolution import auto_sigma
@@ -191,14 +196,15 @@ def weight_factor(samples, spec, weighting) -> tuple[float, int]:
 
 
 def noise_report(corruptions: Corruptions | None, observation, imaging, dirty, nvis: int,
-                 samples=None) -> NoiseReport:  # fmt: skip
+                 samples=None, xp=np) -> NoiseReport:  # fmt: skip
     """The :class:`NoiseReport` of a synthetic image (``observation`` its ObservationSpec).
 
     Natural weighting without a taper (unit data weights): σ_I/√N with N = ``nvis``.
     Otherwise the imaging weights of ``samples`` (the job's
     :class:`~uvlab.app.lab.samples.Samples`) are computed again for Σw²/(Σw)².
+    ``xp`` takes the MAD's medians (:func:`mad_sigma`).
     """
-    measured = mad_sigma(dirty)
+    measured = mad_sigma(dirty, xp)
     label = weighting_label(imaging)
     if corruptions is None or not corruptions.has_noise or observation is None or nvis <= 0:
         return NoiseReport(None, measured, nvis=int(nvis), weighting=label)

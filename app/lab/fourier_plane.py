@@ -33,10 +33,9 @@ def sky_amplitude(model: np.ndarray, cell_rad: float, xp=np) -> tuple[np.ndarray
     n = img.shape[0]
     if img.ndim != 2 or img.shape != (n, n) or n % 2:
         raise ValueError(f"the model must be square (N, N), N even, got shape {img.shape}")
-    dev = xp.asarray(img)
-    half = to_numpy(xp.abs(xp.fft.rfft2(xp.fft.ifftshift(dev))).astype(xp.float32))  # (N, N/2+1)
-    q = np.arange(n) - n // 2
-    amp = np.empty((n, n), dtype=np.float32)
+    half = xp.abs(xp.fft.rfft2(xp.fft.ifftshift(xp.asarray(img)))).astype(xp.float32)  # (N, N/2+1)
+    q = xp.arange(n) - n // 2
+    amp = xp.empty((n, n), dtype=xp.float32)  # laid out where the FFT ran, one copy back
     amp[:, n // 2 :] = half[(-q) % n, : n // 2]  # k' = 0 … N/2 − 1
     amp[:, : n // 2] = half[q % n, n // 2 : 0 : -1]  # k' = −N/2 … −1, from −k'
-    return amp, 1.0 / (n * float(cell_rad))
+    return to_numpy(amp), 1.0 / (n * float(cell_rad))

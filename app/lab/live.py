@@ -149,8 +149,8 @@ def iter_image(
     key = None if s.sky_key is None else (s.sky_key, request.image_sky, s.spec, freq)
     model = cache.derived("model", key, lambda: sky_image(request, s, freq))
     model_ft = None  # the Fourier-plane view's (none for the largest images)
+    xp = get_xp(device=request.device)
     if s.spec.npix <= FT_MAX_NPIX:
-        xp = get_xp(device=request.device)
         model_ft = cache.derived(
             "model-ft", key, lambda: sky_amplitude(model, s.spec.cell_rad, xp)[0]
         )
@@ -159,7 +159,7 @@ def iter_image(
         from uvlab.app.lab.corruptions import noise_report
 
         noise = noise_report(
-            request.corruptions, request.observation, im, res.dirty, res.nvis, samples=s
+            request.corruptions, request.observation, im, res.dirty, res.nvis, samples=s, xp=xp
         )
         beam = cache.derived("beam-map", (request.corruptions, key), lambda: _beam_map(request, s))
     yield Done(

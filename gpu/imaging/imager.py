@@ -221,12 +221,11 @@ def _gpu_image(
     dirty = fn(s.u, s.v, wts.weight * vis_f, spec, w=s.w, timer=timer, **opts)
     if make_psf:
         psf_img = fn(s.u, s.v, wts.weight.astype(xp.complex128), spec, w=s.w, timer=timer, **opts)
-    with timer.stage("device→host"):
-        dirty = np.asarray(to_numpy(dirty), dtype=np.float64) / wts.total
+    with timer.stage("device→host"):  # widened and scaled on the device: one host copy each
+        dirty = to_numpy(dirty.astype(xp.float64) / wts.total)
         if make_psf:
-            psf_img = np.asarray(to_numpy(psf_img), np.float64)
+            psf_img = to_numpy(psf_img.astype(xp.float64) / wts.total)
             cache.store_psf(s, spec, weighting, algorithm, params, psf_img)
-    psf_img = None if psf_img is None else psf_img / wts.total
     return ImageResult(dirty, psf_img, wts.total, wts.nonzero, algorithm, "gpu", timer.seconds())
 
 
@@ -299,9 +298,9 @@ def _cpu_image(
             psf_img = fn(s.u, s.v, wts.weight.astype(np.complex128), spec, w=s.w, timer=timer)
     block_done(on_block)
     if make_psf:
+        psf_img = np.asarray(psf_img, dtype=np.float64) / wts.total
         cache.store_psf(s, spec, weighting, algorithm, params, psf_img)
     dirty = np.asarray(dirty, dtype=np.float64) / wts.total
-    psf_img = None if psf_img is None else np.asarray(psf_img, dtype=np.float64) / wts.total
     return ImageResult(dirty, psf_img, wts.total, wts.nonzero, algorithm, "cpu", timer.seconds())
 
 

@@ -266,7 +266,7 @@ class ImagingCache:
         return self._get("plan", key, lambda: make(s.u, s.v, spec, params, timer=timer))
 
     def psf(self, s: FlatSamples, spec, weighting, algorithm: str, params):
-        """The kept PSF (unnormalised) of these samples and choices, or None."""
+        """The kept PSF (normalised, read-only) of these samples and choices, or None."""
         last = self._last.get("psf")
         key = self._psf_key(s, spec, weighting, algorithm, params)
         if key[0] is None or last is None or last[0] != key:
@@ -275,9 +275,11 @@ class ImagingCache:
         return last[1]
 
     def store_psf(self, s: FlatSamples, spec, weighting, algorithm: str, params, psf) -> None:
-        """Keep ``psf`` (unnormalised) for :meth:`psf`; nothing for samples without a key."""
+        """Keep ``psf`` (normalised; made read-only, as every later image shares it)
+        for :meth:`psf`; nothing for samples without a key."""
         key = self._psf_key(s, spec, weighting, algorithm, params)
         if key[0] is not None:
+            psf.setflags(write=False)
             self._last["psf"] = (key, psf)
 
     @staticmethod
