@@ -24,10 +24,7 @@ COUNT = number(1, integer=True)
 GIGABYTES = number(0.0, open_lo=True, unit="GB")
 
 #: Options the chunked path does not take yet (each a usage error with it).
-UNSUPPORTED = (
-    ("channels_out", "--channels-out", lambda v: v and v > 1),
-    ("join_channels", "--join-channels", bool),
-)
+UNSUPPORTED = (("join_channels", "--join-channels", bool),)
 
 
 def add_scale_args(p) -> None:
@@ -75,6 +72,9 @@ def check(args) -> None:
     if args.npix is None or args.cell_arcsec is None:
         args.parser.error("--scheduler/--workers/--abs-mem/--chunk-rows need --npix and "
                           "--cell-arcsec")  # fmt: skip
+    from uvlab.app.commands import image_scaled_channels
+
+    image_scaled_channels.check(args, len(args.spw) if isinstance(args.spw, tuple) else 1)
 
 
 def _memory_bytes(args) -> int | None:
@@ -89,7 +89,13 @@ def _memory_bytes(args) -> int | None:
 
 
 def run(args) -> int:
-    from uvlab.app.commands import pb_correct
+    from uvlab.app.commands import image_scaled_channels, pb_correct
+    from uvlab.app.commands.image_channels import (
+        crop_channels,
+        mfs_clean,
+        summary_lines,
+        write_channels,
+    )
     from uvlab.app.commands.image_outputs import (
         observation_cards,
         output_names,
@@ -131,6 +137,7 @@ def run(args) -> int:
     sources = [_with_interval(args, r) for r in reads]  # a window each: chunks of each
     metas = [s.read((0, 1)) for s in sources]  # each selection checked before any work
     meta = metas[0]
+    image_scaled_channels.check(args, len(spws), meta.nchan)  # N above the channels: exit 2
     mask = _clean_mask(args, size)  # a bad mask is refused before any work too
     pb_cube = pb_correct.prepare(args)  # a beam cube is read and checked before imaging
     spec = ImageSpec(args.npix, args.cell_arcsec * ARCSEC)
@@ -158,11 +165,24 @@ def run(args) -> int:
     ) as client:
         gpu_note = f", on GPUs {','.join(gpus)}" if gpus else ""
         log.info("%s%s", describe(client), gpu_note)
-        res = image_ms(
-            client, sources, spec, wt, chunk_rows=rows, algorithm=args.algorithm, params=params,
-            device=args.device,
+
+        def image(srcs):
+            return image_ms(client, srcs, spec, wt, chunk_rows=rows, algorithm=args.algorithm,
+                            params=params, device=args.device)  # fmt: skip
+
+        def clean_of(srcs, r):
+            return _clean(args, client, srcs, spec, wt, r, rows, params, mask, held > 0)
+
+        res = image(sources)
+        cube = args.channels_out > 1  # each output channel its own selection and passes
+        channels, t_chan = (
+            image_scaled_channels.image_channels(args, image, clean_of, sources[0], meta)
+            if cube else (None, {})
         )  # fmt: skip
-        clean = _clean(args, client, sources, spec, wt, res, rows, params, mask, held > 0)
+        if not cube:
+            clean = clean_of(sources, res)
+        else:
+            clean = mfs_clean(channels, psf_beam(res.psf, spec)) if args.niter > 0 else None
     from pathlib import Path
 
     import numpy as np
@@ -175,6 +195,7 @@ def run(args) -> int:
         "spw": ",".join(str(m.spw) for m in metas), "column": meta.column,
         "stokes": meta.stokes, "npix": spec.npix,
         "channels": f"{args.channels or 'all'} ({sum(m.nchan for m in metas)} used)",
+        **({"channels_out": args.channels_out} if cube else {}),
         "cell_arcsec": f"{spec.cell_arcsec:.6g}",
         "weighting": f"{wt.scheme} robust={wt.robust} taper_arcsec={wt.taper_arcsec}",
         "algorithm": args.algorithm, "params": params, "device": res.device,
@@ -191,22 +212,24 @@ def run(args) -> int:
     beam = clean.beam if clean is not None else psf_beam(res.psf, spec)
     common["cropped"] = size is not None
     res, clean = crop_outputs(res, clean, size)
+    channels = crop_channels(channels, size) if cube else None
+    mfs = f"{prefix}-MFS" if cube else f"{prefix}"  # WSClean's names
     t0 = time.perf_counter()
     with progress_bar("write"), output_set(overwrite=args.force, stale=others):
-        files = [
-            write_image_fits(f"{prefix}-dirty.fits", res.dirty, spec, ra, dec, **common,
-                             beam=beam),
-            write_image_fits(f"{prefix}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
+        files = write_channels(prefix, channels, spec, ra, dec, common) if cube else []
+        files += [
+            write_image_fits(f"{mfs}-dirty.fits", res.dirty, spec, ra, dec, **common, beam=beam),
+            write_image_fits(f"{mfs}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
         ]  # fmt: skip
         if clean is not None:
-            files += write_clean(prefix, clean, spec, ra, dec, common)
+            files += write_clean(mfs, clean, spec, ra, dec, common, f"{prefix}-sources.txt")
         if getattr(args, "pb_correct", False):
             files += pb_correct.write_pb_files(
                 args, pb_cube, prefix, clean.restored if clean is not None else res.dirty,
                 spec, ra, dec, common, np.concatenate([m.freq_hz for m in metas]),
                 ms_size(args.ms)[2],
             )  # fmt: skip
-        timing = {**res.timing, "write": time.perf_counter() - t0}
+        timing = {**res.timing, **t_chan, "write": time.perf_counter() - t0}
         if not args.no_png:
             files.append(preview(res, spec, meta, f"{prefix}.png"))
         files.append(write_timing(f"{prefix}-timing.json", timing, res, spec, passes=2))
@@ -220,6 +243,8 @@ def run(args) -> int:
             f"(stopped by {clean.stop_reason}); residual peak "
             f"{abs(clean.residual).max():.4g} Jy/beam"
         )
+    for line in summary_lines(channels) if cube else ():
+        print(line)
     for f in files:
         print(f"wrote {f}")
     return 0

@@ -146,13 +146,46 @@ def test_too_little_memory_is_refused_before_any_work(ms, tmp_path):
         (["--abs-mem", "nan"], "--abs-mem"),
         (["--chunk-rows", "-3"], "--chunk-rows"),
         (["--workers", "2", "--niter", "10", "--gain", "0"], "--gain"),
-        (["--workers", "2", "--channels-out", "2"], "--channels-out"),
+        (["--workers", "2", "--channels-out", "9"], "--channels-out"),
+        (["--workers", "2", "--channels-out", "2", "--join-channels"], "--join-channels"),
         (["--workers", "2", "--size", "48", "48"], "--npix"),
     ],
 )
 def test_bad_or_unsupported_options_are_usage_errors(ms, tmp_path, extra, named):
     code, _, err = run_cli("image", "--ms", ms, *GEOMETRY, *extra, "--out", tmp_path / "x")
     assert code == 2 and len(err.strip().splitlines()) == 1 and named in err
+
+
+@pytest.mark.parametrize(
+    ("weighting", "niter"), [("natural", "0"), ("uniform", "0"), ("briggs", "25")]
+)
+def test_channels_out_in_chunks_writes_the_same_cube(ms, tmp_path, weighting, niter):
+    """--channels-out 2: every output channel's files and the MFS set as the in-memory cube's
+    (each channel its own density and PSF, CLEANed on its own; MFS images their mean)."""
+    args = ["image", "--ms", ms, *GEOMETRY, "--weighting", weighting, "--channels-out", "2",
+            "--niter", niter, "--mgain", "0.8"]  # fmt: skip
+    code, _, err = run_cli(*args, "--out", tmp_path / "one")
+    assert code == 0, err
+    code, out, err = run_cli(*args, "--workers", "2", "--chunk-rows", "17",
+                             "--out", tmp_path / "many")  # fmt: skip
+    assert code == 0, err
+    assert "channel 0001: input channels 2-3" in out
+    kinds = ["dirty", "psf"] + (["model", "residual", "image"] if niter != "0" else [])
+    for tag in ("0000", "0001", "MFS"):
+        for kind in kinds:
+            want = fits.getdata(tmp_path / f"one-{tag}-{kind}.fits")
+            got = fits.getdata(tmp_path / f"many-{tag}-{kind}.fits")
+            np.testing.assert_allclose(got, want, atol=1e-6 * np.abs(want).max(),
+                                       err_msg=f"{tag}-{kind}")  # fmt: skip
+    assert not (tmp_path / "many-dirty.fits").exists()
+    if weighting == "natural":  # imaging weights = data weights: the same centre frequency
+        for tag in ("0000", "0001"):
+            want = fits.getheader(tmp_path / f"one-{tag}-dirty.fits")
+            got = fits.getheader(tmp_path / f"many-{tag}-dirty.fits")
+            assert got["CRVAL3"] == pytest.approx(want["CRVAL3"], rel=1e-12)
+            assert got["CDELT3"] == pytest.approx(want["CDELT3"], rel=1e-12)
+            assert got["CRVAL3"] != pytest.approx(fits.getheader(
+                tmp_path / "many-MFS-dirty.fits")["CRVAL3"], rel=1e-9)  # fmt: skip
 
 
 def test_the_chunked_path_needs_a_geometry(ms, tmp_path):

@@ -1,0 +1,70 @@
+"""``uvlab image --channels-out N`` over a Dask cluster: the cube in row chunks (issue 27).
+
+The in-memory cube (:mod:`uvlab.app.commands.image_channels`) splits the selected
+channels as WSClean does and images each output channel on its own. Here each output
+channel is a selection of its own (an :class:`~uvlab.app.scale.ms_image.MSRead` of
+those input channels), imaged in row chunks on the workers like the MFS image
+(:func:`~uvlab.app.scale.ms_image.image_ms`: its own density for uniform and Briggs,
+WSClean's default) and with ``--niter`` CLEANed over the cluster with its own PSF. Each
+pass reads only its channels, so the N channel passes read the data once between them.
+
+The files and the MFS images are the in-memory path's
+(:func:`~uvlab.app.commands.image_channels.write_channels`,
+:func:`~uvlab.app.commands.image_channels.mfs_clean`); a channel's CRVAL3 is its
+imaging-weighted centre frequency, as the chunked MFS image's is (the in-memory cube
+writes the data-weighted one; with natural weighting the two are the same).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+
+def check(args, nspw: int, nchan: int | None = None) -> None:
+    """Usage errors (exit 2, one line) of ``--channels-out`` on the chunked path (with
+    ``nchan``, the selected channels, once the first chunk is read: N above it)."""
+    from uvlab.app.commands.image_channels import check_channel_args
+
+    check_channel_args(args, nchan)
+    if nspw > 1 and args.channels_out > 1:
+        args.parser.error("--channels-out with several spectral windows is not supported yet: "
+                          "give one with --spw N")  # fmt: skip
+
+
+def channel_sources(source, meta, n: int) -> list:
+    """(input start, stop, the MSRead of those channels) of each of the ``n`` output channels.
+
+    ``meta``: the selection's first chunk (its ``nchan``, the selected channels).
+    """
+    from uvlab.app.commands.image_channels import channel_ranges
+
+    first = (source.channels or (0, None))[0] or 0
+    return [
+        (a, b, replace(source, channels=(first + a, first + b)))
+        for a, b in channel_ranges(meta.nchan, n)
+    ]
+
+
+def image_channels(args, image, clean, source, meta) -> tuple[list, dict]:
+    """(the output channels, stage timing): each imaged by ``image(sources)`` (a
+    :class:`~uvlab.app.scale.ms_image.PartsImage`) and, with ``--niter``, CLEANed by
+    ``clean(sources, res)`` (a Deconvolved, or None without ``--niter``)."""
+    from uvlab.app.commands.image_channels import OutputChannel, bandwidth
+    from uvlab.gpu.imaging.imager import ImagingError
+
+    t0 = time.perf_counter()
+    out = []
+    for k, (a, b, src) in enumerate(channel_sources(source, meta, args.channels_out)):
+        try:
+            res = image([src])
+        except (ImagingError, ValueError) as exc:  # e.g. every sample of this channel flagged
+            raise ImagingError(f"--channels-out: output channel {k} (input channels "
+                               f"{a}-{b - 1}): {exc}") from None  # fmt: skip
+        out.append(
+            OutputChannel(
+                k, a, b, float(res.mean_freq_hz), bandwidth(meta.freq_hz[a:b], meta.chan_width_hz),
+                res.dirty, res.psf, float(res.sum_weights), int(res.nvis), clean([src], res),
+            )
+        )  # fmt: skip
+    return out, {"output channels": time.perf_counter() - t0}
