@@ -23,6 +23,7 @@ from PyQt6 import QtCore, QtGui, QtWidgets
 from uvlab.app.gui.compare_mode import CompareMode
 from uvlab.app.gui.controller import Controller
 from uvlab.app.gui.figure_actions import FigureActions
+from uvlab.app.gui.job_clock import JobClock
 from uvlab.app.gui.lessons_menu import TipBar
 from uvlab.app.gui.panels import (
     ImagingPanel,
@@ -121,6 +122,7 @@ class MainWindow(SessionMixin, EditsMixin, JobEventsMixin, PlayMixin, QtWidgets.
         self.files = FileActions(self)
         self.figures = FigureActions(self)  # Save figure…: captioned PNG/SVG/PDF
         self.pins = PinActions(self)  # Edit → Pin this state; the Pinned tab
+        self.clock = JobClock(self.controller, self.run_panel, self.report_notice, self)
         self._playing = False
         self._play_target = 0.0
         self._last_warning: str | None = None  # a job's warning is logged once, not per job
@@ -224,6 +226,11 @@ class MainWindow(SessionMixin, EditsMixin, JobEventsMixin, PlayMixin, QtWidgets.
         """Show a one-line problem in the status bar and the log (panels' ``error``)."""
         self.statusBar().showMessage(message)
         self.views.log_view.append("warning", message)
+
+    def report_notice(self, message: str) -> None:
+        """Say something the user should know now (a slow job starting): status bar and log."""
+        self.statusBar().showMessage(message)
+        self.views.log_view.append("info", message)
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
         self._playing = False

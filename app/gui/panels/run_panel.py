@@ -1,4 +1,8 @@
-"""Run panel: Run, Cancel and Play, auto-run on edits, progress bar and status text."""
+"""Run panel: Run, Cancel and Play, auto-run on edits, progress bar and status text.
+
+The bar shows the job's time left when one is known (:meth:`RunPanel.set_time_left`,
+given by :class:`~uvlab.app.gui.job_clock.JobClock`).
+"""
 
 from __future__ import annotations
 
@@ -39,6 +43,8 @@ class RunPanel(QtWidgets.QWidget):
         self.progress = QtWidgets.QProgressBar()
         self.progress.setRange(0, 1000)
         self.progress.setTextVisible(False)
+        self._shown: tuple[float, str] | None = None  # the last progress: (fraction, stage)
+        self._left: str | None = None  # "about 8 s": the running job's time left
         self.status = QtWidgets.QLabel("Ready")
         # one line, elided by the layout: the status bar holds the whole message
         self.status.setSizePolicy(
@@ -63,6 +69,7 @@ class RunPanel(QtWidgets.QWidget):
     def set_busy(self, busy: bool) -> None:
         self.cancel_button.setEnabled(busy)
         if not busy:
+            self._shown, self._left = None, None
             self.set_cancelling(False)
             self.progress.setValue(0)
 
@@ -71,6 +78,8 @@ class RunPanel(QtWidgets.QWidget):
         self.progress.setTextVisible(cancelling)
         self.progress.setFormat(CANCELLING if cancelling else "%p%")
         if cancelling:
+            self._left = None
+        if cancelling:
             self.cancel_button.setEnabled(False)
             self.status.setText(CANCELLING)
 
@@ -78,8 +87,25 @@ class RunPanel(QtWidgets.QWidget):
         return self.progress.isTextVisible() and self.progress.format() == CANCELLING
 
     def set_progress(self, fraction: float, stage: str) -> None:
+        self._shown = (fraction, stage)
         self.progress.setValue(round(1000 * min(max(fraction, 0.0), 1.0)))
         self.status.setText(f"{stage} … {100 * fraction:.0f} %")
+        self._show_left()
+
+    def set_time_left(self, text: str | None) -> None:
+        """The running job's time left (``"about 8 s"``), shown in the bar; None: not known."""
+        self._left = text
+        self._show_left()
+
+    def time_left_text(self) -> str | None:
+        """What the bar says beside the percentage (None: nothing)."""
+        return self.progress.format() if self.progress.isTextVisible() else None
+
+    def _show_left(self) -> None:
+        if self.is_cancelling():
+            return
+        self.progress.setTextVisible(self._left is not None)
+        self.progress.setFormat("%p%" if self._left is None else f"%p% · {self._left} left")
 
     def set_status(self, text: str) -> None:
         self.status.setText(text)
