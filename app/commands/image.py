@@ -321,6 +321,7 @@ def run(args) -> int:
     res, clean = crop_outputs(res, clean, size)
     channels = crop_channels(channels, size) if cube else None
     mfs = f"{prefix}-MFS" if cube else f"{prefix}"  # WSClean's names
+    chi = pb_correct.observation_chi(args, pb_cube, args.ms, vd.time, vd.ra0_rad, vd.dec0_rad)
     t0 = time.perf_counter()
     with progress_bar("write"), output_set(overwrite=args.force, stale=others):
         files = write_channels(prefix, channels, spec, ra, dec, common) if cube else []
@@ -333,7 +334,7 @@ def run(args) -> int:
         if getattr(args, "pb_correct", False):
             image = clean.restored if clean is not None else res.dirty
             files += pb_correct.write_pb_files(
-                args, pb_cube, prefix, image, spec, ra, dec, common, vd.freq_hz, dish
+                args, pb_cube, prefix, image, spec, ra, dec, common, vd.freq_hz, dish, chi
             )
         timing = {"read MS": t_read, **res.timing, **t_chan, "write": time.perf_counter() - t0}
         if not args.no_png:

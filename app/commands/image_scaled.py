@@ -214,6 +214,13 @@ def run(args) -> int:
     res, clean = crop_outputs(res, clean, size)
     channels = crop_channels(channels, size) if cube else None
     mfs = f"{prefix}-MFS" if cube else f"{prefix}"  # WSClean's names
+    chi = None
+    if getattr(args, "pb_correct", False) and pb_cube is not None:  # the selection's times
+        from uvlab.app.ms.reader import selection_times
+
+        times = np.concatenate([selection_times(s.path, **s.kwargs()) for s in sources])
+        chi = pb_correct.observation_chi(args, pb_cube, args.ms, times, meta.ra0_rad,
+                                         meta.dec0_rad)  # fmt: skip
     t0 = time.perf_counter()
     with progress_bar("write"), output_set(overwrite=args.force, stale=others):
         files = write_channels(prefix, channels, spec, ra, dec, common) if cube else []
@@ -227,7 +234,7 @@ def run(args) -> int:
             files += pb_correct.write_pb_files(
                 args, pb_cube, prefix, clean.restored if clean is not None else res.dirty,
                 spec, ra, dec, common, np.concatenate([m.freq_hz for m in metas]),
-                ms_size(args.ms)[2],
+                ms_size(args.ms)[2], chi,
             )  # fmt: skip
         timing = {**res.timing, **t_chan, "write": time.perf_counter() - t0}
         if not args.no_png:

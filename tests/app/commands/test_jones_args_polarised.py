@@ -200,10 +200,14 @@ def test_bad_patterns_are_one_line_and_write_nothing(tmp_path):
 
 
 def test_pb_correct_with_a_pattern_is_the_stokes_i_power(tmp_path):
-    """PREFIX-pb.fits of a pattern is ½·Σ|E_ij|² at the pixels (its own cube sampled)."""
+    """PREFIX-pb.fits of a pattern is ½·Σ|E_ij|² at the pixels, averaged over the
+    parallactic turns of the track (KAT-7's alt-az dishes): against the analytic pattern
+    turned by every (time, antenna) angle, and its own cube sampled at each of them."""
     from astropy.io import fits
 
+    from uvlab.app.commands.pb_correct import track_chi
     from uvlab.app.instrument.beam_pattern import load_beam_pattern
+    from uvlab.app.ms.reader import read_visibilities
     from uvlab.gpu.predict.beams import power_beam, sample_cube
 
     sky_file, _ = sky(tmp_path)
@@ -220,11 +224,24 @@ def test_pb_correct_with_a_pattern_is_the_stokes_i_power(tmp_path):
     i = np.arange(n)
     ll, mm = np.meshgrid(-(i - n // 2) * cell, (i - n // 2) * cell)
     freq = 1.3e9 + 5e6 * np.arange(2)
-    e = model(ll[None], mm[None], freq[:, None, None])  # the analytic model: (chan, j, i)
-    want = np.mean(0.5 * np.sum(np.abs(e) ** 2, axis=(-2, -1)), axis=0)
+    chi = track_chi(str(ms), read_visibilities(str(ms)).time, RA0, DEC0).ravel()
+    assert np.ptp(chi) > 0.3  # the sky turns by more than 17° over the track
+    want = 0.0
+    for c in chi:  # (l', m') = R(χ)·(l, m), as the predict samples a turned cube
+        lr, mr = ll * np.cos(c) - mm * np.sin(c), ll * np.sin(c) + mm * np.cos(c)
+        e = model(lr[None], mr[None], freq[:, None, None])  # (chan, j, i, 2, 2)
+        want = want + np.mean(0.5 * np.sum(np.abs(e) ** 2, axis=(-2, -1)), axis=0) / chi.size
     assert np.max(np.abs(pb - want)) < 2e-3
     cube = load_beam_pattern(pattern)
-    s = sample_cube(cube.data, cube.l_axis, cube.m_axis, cube.freq_axis, ll.ravel(),
-                    mm.ravel(), freq)[0, 0]  # fmt: skip
-    exact = np.mean(power_beam(s, jones=True), axis=0).reshape(ll.shape)
-    np.testing.assert_allclose(pb, exact, rtol=1e-6, atol=1e-7)
+    s = sample_cube(
+        cube.data,
+        cube.l_axis,
+        cube.m_axis,
+        cube.freq_axis,
+        ll.ravel(),
+        mm.ravel(),
+        freq,
+        chi=chi[:, None],
+    )[:, 0]  # (turn, chan, pix, 2, 2)
+    exact = np.mean(power_beam(s, jones=True), axis=(0, 1)).reshape(ll.shape)
+    np.testing.assert_allclose(pb, exact, atol=1e-4)  # turns interpolated at 1° steps
