@@ -134,15 +134,16 @@ def check_beam_feeds(cube, feeds: str) -> None:
 
 
 def check_feed_rotation(cube, feeds: str) -> None:
-    """Refuse feed rotation where it cannot join the gains: a Stokes-I predict, or a 2×2
-    beam pattern (sampled in the feeds' frame, P would sit between E and the sky)."""
+    """Refuse feed rotation where there are no feeds to turn: a Stokes-I predict."""
     if feeds not in ("linear", "circular"):
         raise ValueError("--feed-rotation needs a polarised predict (linear or circular feeds)")
-    if cube is not None and cube.jones:
-        raise ValueError(
-            f"{cube.source}: --feed-rotation with a 2×2 beam pattern is not supported yet "
-            "(give a scalar beam cube or an analytic beam)"
-        )
+
+
+def turned_beam(e, p):
+    """``E·P``: a 2×2 beam pattern (time, ant, chan, src, 2, 2), sampled in the feeds'
+    frame, after the feed rotation P (time, ant, 2, 2) that takes the sky's frame to it —
+    the antenna's ``J = G·E·P``, so P joins the beam, not the gains."""
+    return np.matmul(e, np.asarray(p)[:, :, None, None])
 
 
 def _file_stamps(beam: str) -> tuple:
@@ -275,22 +276,31 @@ class ObservationJones:
             return self._analytic
         if self._cube is None:
             return None
-        return self._cube.sample(
-            self.sources.lmn, self.obs.freq_hz, antenna_parallactic(self.obs, times)
-        )
+        chi = antenna_parallactic(self.obs, times)
+        e = self._cube.sample(self.sources.lmn, self.obs.freq_hz, chi)
+        if self._p_in_beam:
+            from uvlab.gpu.predict.feed_rotation import feed_rotation
+
+            e = turned_beam(e, feed_rotation(chi + self._receptor, self._feeds))
+        return e
+
+    @property
+    def _p_in_beam(self) -> bool:
+        """Feed rotation with a 2×2 pattern: P joins the beam (:func:`turned_beam`)."""
+        return self.options.feed_rotation and self._cube is not None and self._cube.jones
 
     def gains(self, times: slice):
         """(time, ant, chan) or (time, ant, chan, 2, 2) gains of ``times``, or None.
 
         With feed rotation, ``G·P`` (:func:`~uvlab.gpu.predict.feed_rotation.rotated_gains`):
         every dish alt-az, χ plus the first receptor's angle (``receptor_angle_rad``, what
-        the MS's FEED table says).
+        the MS's FEED table says); with a 2×2 beam pattern P is in the beam instead.
         """
         nchan = self.obs.freq_hz.size
         g = None if self._gains is None else self._gains[times]
         if g is not None and g.shape[2] != nchan:  # contiguous: CuPy copies it as it is
             g = np.ascontiguousarray(np.broadcast_to(g, (*g.shape[:2], nchan, *g.shape[3:])))
-        if not self.options.feed_rotation:
+        if not self.options.feed_rotation or self._p_in_beam:
             return g
         from uvlab.gpu.predict.feed_rotation import feed_rotation, rotated_gains
 
@@ -341,10 +351,13 @@ class RowJones:
         elif options.has_gains:
             self.random = options.random_gains(self.times - self.times[0], len(self.names), 2)
 
-    def row_beam(self, sources: SourceArrays, freq_hz, time_mjd_s, a1, a2, ra0, dec0):
+    def row_beam(self, sources: SourceArrays, freq_hz, time_mjd_s, a1, a2, ra0, dec0,
+                 rotation=None):  # fmt: skip
         """``(E, t, p, q)`` for :func:`uvlab.gpu.predict.predict_rows`, or None.
 
-        E is (time, ant, chan, src, 2, 2) for a Jones cube (``self.cube.jones``).
+        E is (time, ant, chan, src, 2, 2) for a Jones cube (``self.cube.jones``); with feed
+        rotation (``rotation`` as :meth:`row_gains` takes it) it is ``E·P``
+        (:func:`turned_beam`), and the gains stay unturned.
         """
         if not self.options.has_beam:
             return None
@@ -357,7 +370,18 @@ class RowJones:
             return e, zero, a1, a2
         times, index = np.unique(np.asarray(time_mjd_s, dtype=np.float64), return_inverse=True)
         chi = parallactic_angles(times, ra0, dec0, self.lon, self.lat)
-        return self.cube.sample(sources.lmn, freq_hz, chi), index, a1, a2
+        e = self.cube.sample(sources.lmn, freq_hz, chi)
+        if self._p_in_beam:
+            from uvlab.gpu.predict.feed_rotation import feed_rotation
+
+            _, _, feeds, spw = rotation
+            e = turned_beam(e, feed_rotation(self.feeds.angles(chi, spw), feeds))
+        return e, index, a1, a2
+
+    @property
+    def _p_in_beam(self) -> bool:
+        """Feed rotation with a 2×2 pattern: P joins the beam (:func:`turned_beam`)."""
+        return self.options.feed_rotation and self.cube is not None and self.cube.jones
 
     def row_gains(self, freq_hz, time_mjd_s, a1, a2, interval_s: float = 0.0, *, rotation=None):
         """(g_p, g_q) per row: (row, chan, 2, 2) or (row, chan) complex, or None.
@@ -367,7 +391,7 @@ class RowJones:
         P by the parallactic angle where the antenna's mount turns its feeds, plus its
         receptor angle (``self.feeds``).
         """
-        turn = self.options.feed_rotation
+        turn = self.options.feed_rotation and not self._p_in_beam
         if self.table is None and self.random is None and not turn:
             return None
         t = np.asarray(time_mjd_s, dtype=np.float64)

@@ -257,7 +257,7 @@ def _predict_locked(
 
 def _check_jones(rows_jones, setup: _Setup) -> None:
     """Refuse a Jones beam cube not of the MS's feed basis or far from its frequencies,
-    and feed rotation with a 2×2 beam pattern."""
+    and feed rotation in a Stokes-I predict."""
     from uvlab.app.instrument.beam_cube import check_cube_frequencies
     from uvlab.app.instrument.jones import check_beam_feeds, check_feed_rotation
 
@@ -342,10 +342,10 @@ class _ChunkPredict:
         with translated(self.path):
             t, a1, a2 = (tab.getcol(c, r0, nrow) for c in ("TIME", "ANTENNA1", "ANTENNA2"))
         field = self.setup.fields[fid]
-        row_beam = self.rows_jones.row_beam(
-            self.sources[fid], spw.freq_hz, t, a1, a2, field.ra_rad, field.dec_rad
-        )
         rotation = (field.ra_rad, field.dec_rad, feeds, spw.id)
+        row_beam = self.rows_jones.row_beam(
+            self.sources[fid], spw.freq_hz, t, a1, a2, field.ra_rad, field.dec_rad, rotation
+        )
         gains = self.rows_jones.row_gains(spw.freq_hz, t, a1, a2, int_s, rotation=rotation)
         return row_beam, gains
 

@@ -164,3 +164,72 @@ def test_predict_refuses_a_mount_it_cannot_turn(tmp_path):
                       jones=JonesOptions(feed_rotation=True))  # fmt: skip
     with tables.table(str(path), ack=False) as t:
         assert "MODEL_DATA" not in t.colnames()  # refused before anything was written
+
+
+#: A 2×2 voltage pattern, the same in every direction: the dish's own polarimetric
+#: response in its feed frame, which does not commute with P (so E·P ≠ P·E).
+PATTERN_E = np.array([[1.0, 0.2 + 0.1j], [-0.15j, 0.8 - 0.05j]])
+
+
+def _pattern(tmp_path, feeds):
+    from uvlab.app.instrument.beam_pattern import write_beam_pattern
+
+    step, count = 1e-3, 11
+    start = -step * (count // 2)
+    data = np.broadcast_to(PATTERN_E, (1, count, count, 2, 2))
+    pattern = str(tmp_path / f"p{feeds}_$(corr)_$(reim).fits")
+    write_beam_pattern(pattern, data, (start, step, count), (start, step, count),
+                       (OBS.freq_hz, 1e6, 1), feeds=feeds)  # fmt: skip
+    return pattern
+
+
+@pytest.mark.parametrize("feeds", ["linear", "circular"])
+def test_a_beam_pattern_turns_after_the_feeds(tmp_path, feeds):
+    """With a 2×2 pattern E (sampled in the feeds' frame) each antenna is ``E·P``: the
+    feeds first turn the sky's frame into theirs, then the dish responds. Both the
+    simulated data and ``predict --feed-rotation`` into the MS (antenna 1 equatorial,
+    antenna 2 with a receptor angle of 0.4 rad) hold ``E·P_p·B·P_qᴴ·Eᴴ``."""
+    from casacore import tables
+
+    from uvlab.app.ms.predict_ms import predict_to_ms
+    from uvlab.app.ms.simulate import simulate_ms
+
+    pattern = _pattern(tmp_path, feeds)
+    jones = JonesOptions(primary_beam=pattern, feed_rotation=True)
+    sky = SkyModel([Component("p", "point", OBS.ra_deg, OBS.dec_deg, IQUV, OBS.freq_hz)])
+    path = tmp_path / f"{feeds}-pattern.ms"
+    simulate_ms(OBS, sky, path, feeds=feeds, smearing=False, device="cpu", jones=jones)
+    with tables.table(str(path), ack=False) as t:
+        data = t.getcol("DATA")[:, 0].reshape(-1, 2, 2)
+        a1, a2, time = t.getcol("ANTENNA1"), t.getcol("ANTENNA2"), t.getcol("TIME")
+    with tables.table(str(path / "ANTENNA"), ack=False) as t:
+        pos = t.getcol("POSITION")
+    b, e = brightness(feeds), PATTERN_E
+    wrong = 0.0
+    for r in np.nonzero(a1 != a2)[0][::3]:
+        p = rotation(astropy_chi(pos[a1[r]], time[r], OBS.ra_deg, OBS.dec_deg), feeds)
+        q = rotation(astropy_chi(pos[a2[r]], time[r], OBS.ra_deg, OBS.dec_deg), feeds)
+        want = e @ p @ b @ q.conj().T @ e.conj().T
+        np.testing.assert_allclose(data[r], want, atol=1e-4)
+        other = p @ e @ b @ e.conj().T @ q.conj().T  # P after the beam
+        wrong = max(wrong, np.abs(other - want).max())
+    assert wrong > 0.05  # the order is seen in the data
+    with tables.table(str(path / "ANTENNA"), readonly=False, ack=False) as t:
+        t.putcell("MOUNT", 1, "EQUATORIAL")
+    with tables.table(str(path / "FEED"), readonly=False, ack=False) as t:
+        row = int(np.nonzero(t.getcol("ANTENNA_ID") == 2)[0][0])
+        t.putcell("RECEPTOR_ANGLE", row, t.getcell("RECEPTOR_ANGLE", row) + 0.4)
+    predict_to_ms(path, sky, column="MODEL_DATA", smearing=False, device="cpu", jones=jones)
+    with tables.table(str(path), ack=False) as t:
+        model = t.getcol("MODEL_DATA")[:, 0].reshape(-1, 2, 2)
+
+    def chi(ant, r):
+        if ant == 1:
+            return 0.0
+        return astropy_chi(pos[ant], time[r], OBS.ra_deg, OBS.dec_deg) + (0.4 if ant == 2 else 0)
+
+    picked = [r for r in np.nonzero(a1 != a2)[0] if {a1[r], a2[r]} & {1, 2}][::2]
+    for r in picked:
+        p, q = rotation(chi(a1[r], r), feeds), rotation(chi(a2[r], r), feeds)
+        np.testing.assert_allclose(model[r], e @ p @ b @ q.conj().T @ e.conj().T, atol=1e-4)
+    assert len(picked) > 5
