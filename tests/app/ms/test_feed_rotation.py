@@ -233,3 +233,20 @@ def test_a_beam_pattern_turns_after_the_feeds(tmp_path, feeds):
         p, q = rotation(chi(a1[r], r), feeds), rotation(chi(a2[r], r), feeds)
         np.testing.assert_allclose(model[r], e @ p @ b @ q.conj().T @ e.conj().T, atol=1e-4)
     assert len(picked) > 5
+
+
+@pytest.mark.gpu
+def test_a_turned_beam_pattern_on_the_gpu_equals_the_cpu(tmp_path):
+    from casacore import tables
+
+    from uvlab.app.ms.simulate import simulate_ms
+
+    jones = JonesOptions(primary_beam=_pattern(tmp_path, "linear"), feed_rotation=True)
+    sky = SkyModel([Component("p", "point", OBS.ra_deg, OBS.dec_deg, IQUV, OBS.freq_hz)])
+    out = {}
+    for device in ("cpu", "gpu"):
+        path = tmp_path / f"{device}.ms"
+        simulate_ms(OBS, sky, path, feeds="linear", device=device, jones=jones)
+        with tables.table(str(path), ack=False) as t:
+            out[device] = t.getcol("DATA")
+    np.testing.assert_allclose(out["gpu"], out["cpu"], atol=1e-5)
