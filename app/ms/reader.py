@@ -373,7 +373,9 @@ def _read_chunk(tab, sel: Selection, corrs: _Corrs, source: str, start: int, nro
         else np.zeros(data.shape, dtype=bool)
     )
     if "FLAG_ROW" in cols:
-        f = f | tab.getcol("FLAG_ROW", start, nrow)[:, None, None]
+        flag_row = tab.getcol("FLAG_ROW", start, nrow)
+        if flag_row.any():  # mostly none: no pass over every sample's flags
+            f = f | flag_row[:, None, None]
     return _Chunk(
         data=data,
         flag=f,
@@ -393,8 +395,10 @@ def _flag_nonfinite(chunk: _Chunk, used: list[int]) -> tuple[int, int]:
     non-finite UVW, other samples with a non-finite correlation in ``used``),
     counting only what the MS had not flagged already.
     """
-    bad = ~np.isfinite(chunk.data)
     bad_row = ~np.isfinite(chunk.uvw).all(axis=1)
+    if not bad_row.any() and np.isfinite(chunk.data.sum()):  # a NaN or inf makes the sum so
+        return 0, 0  # (an overflow of finite values only sends it the long way below)
+    bad = ~np.isfinite(chunk.data)
     if not (bad.any() or bad_row.any()):
         return 0, 0
     was = chunk.flag[..., used].any(axis=-1)  # (nrow, nchan) flagged in the MS

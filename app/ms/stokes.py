@@ -201,8 +201,14 @@ def combine(
     idx = list(recipe.indices)
     coeffs = np.asarray(recipe.coeffs, dtype=np.complex128)
     c = coeffs.real.astype(data.real.dtype) if recipe.is_real else coeffs.astype(data.dtype)
-    vis = (data[..., idx] * c).sum(axis=-1)
-    out_flag = np.asarray(flag)[..., idx].any(axis=-1)
+    # term by term, in the order a sum over the last axis adds them (the same bits): a
+    # NumPy reduction over a strided axis of 2–4 is ~10× slower than these passes
+    vis = data[..., idx[0]] * c[0]
+    flag = np.asarray(flag)
+    out_flag = flag[..., idx[0]].copy()
+    for k, ck in zip(idx[1:], c[1:]):
+        vis += data[..., k] * ck
+        out_flag |= flag[..., k]
     w = np.asarray(weight)[..., idx].astype(np.float64)
     good = np.isfinite(w) & (w > 0)
     with np.errstate(divide="ignore", invalid="ignore"):
