@@ -97,7 +97,9 @@ def prior_seconds(request, device: str | None = None) -> float | None:
 
 
 def _image_seconds(algorithm: str, npix: int, n: int, dev: str) -> float | None:
-    if algorithm == "dft":
+    from uvlab.gpu.gridders.registry import grids
+
+    if not grids(algorithm):  # the direct DFT: every pixel of every sample
         return 2.0 * float(n) * npix * npix / DFT_RATE[dev]  # dirty image and PSF
     rate = PRIOR_S_PER_SAMPLE[dev].get(algorithm)
     if rate is None:

@@ -204,7 +204,10 @@ def test_clean_per_channel_and_the_mfs_weighted_mean(two_sources, tmp_path):
             ("--channels-out", "2", "--join-channels", "--niter", "10"),
             "--join-channels with --niter (joined CLEAN): not yet",
         ),
-        (("--channels-out", "2", "--workers", "1"), "--channels-out is not supported"),
+        (
+            ("--channels-out", "2", "--join-channels", "--workers", "1"),
+            "--join-channels is not supported with --scheduler",
+        ),
     ],
 )
 def test_bad_values_are_usage_errors(two_sources, tmp_path, argv, words):
