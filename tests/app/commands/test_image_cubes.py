@@ -28,7 +28,7 @@ SOURCES = [("a", 0, 0, 1.0, -0.7), ("b", 9, -6, 0.5, 1.0)]
 IMAGE = ("--npix", NPIX, "--cell-arcsec", CELL_ARCSEC, "--eps", "1e-7", "--device", "cpu")
 
 
-def _simulate(folder: Path, sources) -> Path:
+def _simulate(folder: Path, sources, *extra) -> Path:
     lines = ["# uvlab sky model v1"]
     for name, di, dj, flux, alpha in sources:
         ra, dec = pixel_radec(RA0, DEC0, CELL, di, dj)
@@ -39,7 +39,7 @@ def _simulate(folder: Path, sources) -> Path:
         "simulate", "--array", "vla.d", "--ra", RA0, "--dec", DEC0, "--ha-start", -1,
         "--ha-stop", 1, "--int-s", 600, "--nchan", NCHAN, "--freq-hz", F0,
         "--chan-width-hz", DF, "--sky", folder / "sky.txt", "--no-smearing",
-        "--device", "cpu", "--out", out,
+        "--device", "cpu", *extra, "--out", out,
     )  # fmt: skip
     assert code == 0, err
     return out
@@ -200,10 +200,6 @@ def test_clean_per_channel_and_the_mfs_weighted_mean(two_sources, tmp_path):
         (("--channels-out", "0"), "--channels-out"),
         (("--channels-out", "9"), "--channels-out: 9 output channels, but only 8"),
         (("--channels", "0:4", "--channels-out", "5"), "--channels-out: 5 output channels"),
-        (
-            ("--channels-out", "2", "--join-channels", "--niter", "10"),
-            "--join-channels with --niter (joined CLEAN): not yet",
-        ),
         (("--channels-out", "2", "--workers", "1"), "--channels-out is not supported"),
     ],
 )
