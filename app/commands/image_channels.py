@@ -364,16 +364,24 @@ def run_channels(args, vd, spec, weighting, params, res, mask):
     return channels, clean, {"output channels": time.perf_counter() - t0}
 
 
+#: N² float64 images per output channel that joined CLEAN adds: the 2N PSF (4), the
+#: driver's residual and model stacks and the dirty stack handed to it (3).
+JOINED_EXTRA = 7
+
+
 def channels_estimate(args, npix: int):
     """The memory ``--channels-out N``'s images take until they are written.
 
     Each float64 (N, N) per output channel: dirty and PSF, with CLEAN also model, residual
     and restored. Each channel is imaged (and CLEANed alone) in turn, in the memory the MFS
-    image needed.
+    image needed. Joined CLEAN holds every channel at once: its PSF of side 2N (4 N²) and
+    the driver's residual and model stacks (:data:`JOINED_EXTRA` N² per channel).
     """
     from uvlab.app.commands.image_outputs import CLEAN_KINDS, DIRTY_KINDS
     from uvlab.app.runtime.memory import MemoryEstimate
 
     clean = (args.niter or 0) > 0
     per = len(DIRTY_KINDS + CLEAN_KINDS) if clean else len(DIRTY_KINDS)
+    if clean and getattr(args, "join_channels", False):
+        per += JOINED_EXTRA
     return MemoryEstimate({"output channel images": float(args.channels_out) * per * npix**2 * 8})

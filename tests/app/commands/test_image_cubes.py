@@ -258,7 +258,7 @@ def test_the_memory_check_counts_every_output_channel(two_sources, tmp_path, mon
     from uvlab.app.commands.image_channels import channels_estimate
     from uvlab.app.runtime import memory
 
-    for niter, join, per in ((0, False, 2), (10, False, 5), (0, True, 2)):
+    for niter, join, per in ((0, False, 2), (10, False, 5), (0, True, 2), (10, True, 12)):
         args = Namespace(channels_out=4, niter=niter, join_channels=join)
         assert channels_estimate(args, 64).total == 4 * per * 64 * 64 * 8
     calls = []  # the read passes (the command's check, the MS source's); imaging finds 1 MiB
