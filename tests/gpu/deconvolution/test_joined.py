@@ -164,5 +164,8 @@ def test_cupy_equals_numpy(scene):
 
     cpu = run_clean(None, psf, cs, major=majors(np), channels=ch)
     gpu = run_clean(None, cupy.asarray(psf), cs, major=majors(cupy), channels=ch)
-    np.testing.assert_allclose(to_numpy(gpu.model), cpu.model, rtol=0, atol=1e-10)
-    np.testing.assert_allclose(to_numpy(gpu.residual), cpu.residual, rtol=0, atol=1e-10)
+    # the major cycles' gridders differ between devices at ~1e-9 (test_cotton_schwab.py's)
+    assert gpu.majors == cpu.majors and gpu.iterations == cpu.iterations
+    np.testing.assert_allclose(to_numpy(gpu.model), cpu.model, rtol=0, atol=1e-9)
+    scale = np.abs(cpu.residual).max()
+    np.testing.assert_allclose(to_numpy(gpu.residual), cpu.residual, rtol=0, atol=1e-8 * scale)
