@@ -1,12 +1,12 @@
 """``uvlab image --channels-out N --join-channels --niter`` (and ``--fit-spectral-pol K``).
 
-A simulated MS (VLA D, 8 channels of 100 MHz from 1.0 GHz, tests/app/commands/
-test_image_cubes.py's) holds two points with different spectral indices, on pixels;
-imaged in 8 output channels, so each output channel's true flux is the power law at its
-frequency. Oracles: that spectrum; WSClean's polynomial ``I + Σ c_k·(ν/ν0 − 1)^k``
-evaluated here on the component list read back; the weighted least-squares fit of
-NumPy's polyfit; per-channel CLEAN of the same data (with thermal noise and a source
-that only the MFS image shows above the auto-threshold).
+A simulated MS (VLA D, 8 channels of 100 MHz from 1.0 GHz, tests/support/cube_ms.py)
+holds two points with different spectral indices, on pixels; imaged in 8 output
+channels, so each output channel's true flux is the power law at its frequency.
+Oracles: that spectrum; WSClean's polynomial ``I + Σ c_k·(ν/ν0 − 1)^k`` evaluated here
+on the component list read back; the weighted least-squares fit of NumPy's polyfit;
+per-channel CLEAN of the same data (with thermal noise and a source that only the MFS
+image shows above the auto-threshold).
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ import numpy as np
 import pytest
 from numpy.polynomial import polynomial as P
 
-from tests.app.commands.test_image_cubes import IMAGE, NCHAN, _fits, _simulate
 from tests.support.cli import error_line, run_cli
+from tests.support.cube_ms import IMAGE, NCHAN
+from tests.support.cube_ms import read_fits as _fits
+from tests.support.cube_ms import simulate_cube as _simulate
 
 FREQ = 1.0e9 + 1.0e8 * np.arange(NCHAN)
 #: (name, di, dj, I at 1.4 GHz, α): well apart (18 pixels, ~4 beams).
