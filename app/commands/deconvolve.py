@@ -24,7 +24,12 @@ __all__ = ["DECONVOLVERS", "CleanOptions", "Deconvolved", "clean", "restored_res
 
 @dataclass(frozen=True)
 class Deconvolved:
-    """Model (Jy/pixel), residual and restored image (Jy/beam), all (N, N) NumPy, and the beam."""
+    """Model (Jy/pixel), residual and restored image (Jy/beam), all (N, N) NumPy, and the beam.
+
+    ``spectral_terms`` (K, N, N) and ``ref_freq_hz``: with ``--fit-spectral-pol``, the MFS
+    model's pixels as polynomials in ν/ν0 − 1 (:func:`~uvlab.app.commands.joined_clean.
+    spectral_terms`); None otherwise.
+    """
 
     model: np.ndarray
     residual: np.ndarray
@@ -35,6 +40,8 @@ class Deconvolved:
     stop_reason: str
     peak: np.ndarray
     rms: np.ndarray
+    spectral_terms: np.ndarray | None = None
+    ref_freq_hz: float | None = None
 
 
 def clean(

@@ -1,6 +1,7 @@
 """``uvlab image --channels-out N``: the selected channels imaged as N output channels.
 
-WSClean's spectral imaging (``-channels-out``, without ``-join-channels``):
+WSClean's spectral imaging (``-channels-out``; ``-join-channels``: MF weighting and the
+joined CLEAN of :mod:`uvlab.app.commands.joined_clean`):
 
 - the selected channels are divided into N output channels of (near) equal
   numbers of input channels, WSClean's split: output channel k holds input
@@ -101,12 +102,14 @@ def channel_data(vd, start: int, stop: int):
 
 
 def image_channels(vd, spec, n: int, weighting, algorithm, params, device, clean_opts=None,
-                   mask=None, join: bool = False) -> list[OutputChannel]:  # fmt: skip
+                   mask=None, join: bool = False, nterms: int | None = None,
+                   ) -> list[OutputChannel]:  # fmt: skip
     """The ``n`` output channels of ``vd``, each imaged (and with ``clean_opts`` CLEANed).
 
-    Each channel is CLEANed alone; without ``join`` each is also weighted alone, with it
+    Without ``join`` each channel is weighted and CLEANed alone; with it
     (``--join-channels``) the weights of all channels share one density grid
-    (:func:`mf_weights`).
+    (:func:`mf_weights`) and the channels are CLEANed jointly
+    (:func:`~uvlab.app.commands.joined_clean.clean_joined`).
 
     Parameters
     ----------
@@ -123,7 +126,9 @@ def image_channels(vd, spec, n: int, weighting, algorithm, params, device, clean
     mask : (N, N) bool, optional
         The CLEAN mask, the same for every channel.
     join : bool
-        WSClean's ``-join-channels``: MF weighting (its joined CLEAN is refused, not yet).
+        WSClean's ``-join-channels``: MF weighting and joined CLEAN.
+    nterms : int, optional
+        ``--fit-spectral-pol``: the joined CLEAN's components fitted with this many terms.
     """
     from uvlab.gpu.imaging.imager import ImagingError, make_image
     from uvlab.gpu.imaging.weighting import Weighting
@@ -131,7 +136,7 @@ def image_channels(vd, spec, n: int, weighting, algorithm, params, device, clean
     data = vd  # CRVAL3 from the data weights, with MF weighting too
     if join:  # the imaging weights made once on all channels, then used as they are
         vd, weighting = replace(vd, weight=mf_weights(vd, spec, weighting)), Weighting()
-    out = []
+    out, parts = [], []
     for k, (start, stop) in enumerate(channel_ranges(vd.nchan, n)):
         part, own = channel_data(vd, start, stop), channel_data(data, start, stop)
         try:
@@ -142,8 +147,9 @@ def image_channels(vd, spec, n: int, weighting, algorithm, params, device, clean
             raise ImagingError(f"--channels-out: output channel {k} (input channels "
                                f"{start}-{stop - 1}): {exc}") from None  # fmt: skip
         clean = None
-        if clean_opts is not None:
+        if clean_opts is not None and not join:
             clean = _clean_one(part, spec, res, clean_opts, params, weighting, algorithm, mask)
+        parts.append(part)
         out.append(
             OutputChannel(
                 k, start, stop, centre_frequency(own.freq_hz, own.weight, own.flag),
@@ -151,6 +157,12 @@ def image_channels(vd, spec, n: int, weighting, algorithm, params, device, clean
                 float(res.sum_weights), int(res.nvis), clean,
             )
         )  # fmt: skip
+    if join and clean_opts is not None:
+        from uvlab.app.commands.joined_clean import clean_joined
+
+        cleans = clean_joined(parts, out, spec, clean_opts, params, weighting, algorithm, mask,
+                              device, nterms)  # fmt: skip
+        out = [replace(c, clean=k) for c, k in zip(out, cleans, strict=True)]
     return out
 
 
@@ -188,23 +200,30 @@ def mfs_mean(images, weights) -> np.ndarray:
     return np.tensordot(w / w.sum(), np.asarray(images, dtype=np.float64), axes=1)
 
 
-def mfs_clean(channels: list[OutputChannel], beam):
+def mfs_clean(channels: list[OutputChannel], beam, join: bool = False, nterms=None):
     """The MFS model, residual and restored image: the channels' weighted means.
 
     ``beam``: the MFS PSF's fitted beam, written on the MFS image. The iterations are
-    the channels' total; the stop reason each channel's, joined.
+    the channels' total (joined: the joined CLEAN's); the stop reason each channel's,
+    joined. ``nterms``: the spectral terms of the model's pixels for the component list.
     """
     cleans = [c.clean for c in channels]
     w = [c.sum_weights for c in channels]
+    extra = {}
+    if nterms:
+        from uvlab.app.commands.joined_clean import spectral_terms
+
+        extra["spectral_terms"], extra["ref_freq_hz"] = spectral_terms(channels, nterms)
     return replace(
         cleans[0],
         model=mfs_mean([c.model for c in cleans], w),
         residual=mfs_mean([c.residual for c in cleans], w),
         restored=mfs_mean([c.restored for c in cleans], w),
         beam=beam,
-        iterations=sum(c.iterations for c in cleans),
+        iterations=cleans[0].iterations if join else sum(c.iterations for c in cleans),
         cycles=max(c.cycles for c in cleans),
         stop_reason="; ".join(sorted({c.stop_reason for c in cleans})),
+        **extra,
     )
 
 
@@ -285,14 +304,19 @@ def add_channel_args(p) -> None:
     g.add_argument(
         "--join-channels", action="store_true",
         help="WSClean's -join-channels: one density grid for all channels' weights (MF "
-        "weighting); its joined CLEAN is not supported yet (--niter is refused with it)",
+        "weighting) and, with --niter, joined CLEAN: peaks on the MFS image, a component "
+        "in every channel",
+    )  # fmt: skip
+    g.add_argument(
+        "--fit-spectral-pol", type=number(1, integer=True), metavar="K",
+        help="WSClean's -fit-spectral-pol: with --join-channels, fit a polynomial of K terms "
+        "in ν/ν0 − 1 to each CLEAN component's channel values; PREFIX-sources.txt carries "
+        "the terms (LogarithmicSI false)",
     )  # fmt: skip
 
 
-#: What ``--join-channels`` does not take yet: (attribute, flag, given). Its joined CLEAN
-#: (peaks on the channels' weighted mean, a component in every channel) waits for the one
-#: CLEAN driver (:mod:`uvlab.gpu.deconvolution.driver`) to take a stack of channels.
-JOIN_UNSUPPORTED = (("niter", "--niter (joined CLEAN)", lambda v: v is not None and v > 0),)
+#: What ``--join-channels`` does not take yet: (attribute, flag, given).
+JOIN_UNSUPPORTED = (("multiscale", "--multiscale (joined multiscale CLEAN)", bool),)
 
 
 def check_channel_args(args, nchan: int | None = None) -> None:
@@ -301,7 +325,14 @@ def check_channel_args(args, nchan: int | None = None) -> None:
         for attr, flag, given in JOIN_UNSUPPORTED:
             if given(getattr(args, attr, None)):
                 args.parser.error(f"--join-channels with {flag}: not yet supported")
+    k = getattr(args, "fit_spectral_pol", None)
+    if k is not None and not getattr(args, "join_channels", False):
+        args.parser.error("--fit-spectral-pol needs --join-channels (and --channels-out N > 1)")
     n = getattr(args, "channels_out", 1)
+    if k is not None and n < 2:
+        args.parser.error("--fit-spectral-pol needs --channels-out N > 1")
+    if k is not None and k > n:
+        args.parser.error(f"--fit-spectral-pol: {k} terms, but only {n} output channels")
     if n > 1 and getattr(args, "pb_correct", False):
         args.parser.error("--pb-correct with --channels-out: not yet supported")
     if nchan is not None and n > nchan:
@@ -323,12 +354,19 @@ def run_channels(args, vd, spec, weighting, params, res, mask):
 
     t0 = time.perf_counter()
     opts = clean_options(args) if args.niter > 0 else None
+    nterms = getattr(args, "fit_spectral_pol", None)
     channels = image_channels(vd, spec, args.channels_out, weighting, args.algorithm, params,
-                              res.device, opts, mask, join=args.join_channels)  # fmt: skip
+                              res.device, opts, mask, join=args.join_channels,
+                              nterms=nterms)  # fmt: skip
     clean = None
     if opts is not None:
-        clean = mfs_clean(channels, psf_beam(res.psf, spec))
+        clean = mfs_clean(channels, psf_beam(res.psf, spec), args.join_channels, nterms)
     return channels, clean, {"output channels": time.perf_counter() - t0}
+
+
+#: N² float64 images per output channel that joined CLEAN adds: the 2N PSF (4), the
+#: driver's residual and model stacks and the dirty stack handed to it (3).
+JOINED_EXTRA = 7
 
 
 def channels_estimate(args, npix: int):
@@ -336,11 +374,14 @@ def channels_estimate(args, npix: int):
 
     Each float64 (N, N) per output channel: dirty and PSF, with CLEAN also model, residual
     and restored. Each channel is imaged (and CLEANed alone) in turn, in the memory the MFS
-    image needed.
+    image needed. Joined CLEAN holds every channel at once: its PSF of side 2N (4 N²) and
+    the driver's residual and model stacks (:data:`JOINED_EXTRA` N² per channel).
     """
     from uvlab.app.commands.image_outputs import CLEAN_KINDS, DIRTY_KINDS
     from uvlab.app.runtime.memory import MemoryEstimate
 
     clean = (args.niter or 0) > 0
     per = len(DIRTY_KINDS + CLEAN_KINDS) if clean else len(DIRTY_KINDS)
+    if clean and getattr(args, "join_channels", False):
+        per += JOINED_EXTRA
     return MemoryEstimate({"output channel images": float(args.channels_out) * per * npix**2 * 8})

@@ -75,7 +75,9 @@ def psf_beam(psf, spec):
 def write_clean(prefix, clean, spec, ra, dec, common, sources=None) -> list:
     """PREFIX-model.fits (Jy/pixel), -residual.fits, -image.fits (with the beam), -sources.txt.
 
-    ``sources``: the component list's path (default ``PREFIX-sources.txt``).
+    ``sources``: the component list's path (default ``PREFIX-sources.txt``). With
+    ``clean.spectral_terms`` (``--fit-spectral-pol``) each component carries its pixel's
+    polynomial terms at ``clean.ref_freq_hz``.
     """
     from uvlab.app.outputs.fits_io import image_header, write_image_fits
     from uvlab.app.skymodel.wsclean_write import write_component_list
@@ -89,6 +91,7 @@ def write_clean(prefix, clean, spec, ra, dec, common, sources=None) -> list:
         write_component_list(
             sources or f"{prefix}-sources.txt", clean.model, image_header(spec, ra, dec,
             freq_hz=common["freq_hz"], shape=clean.model.shape), common["freq_hz"],
+            getattr(clean, "spectral_terms", None), getattr(clean, "ref_freq_hz", None),
         ),
     ]  # fmt: skip
 

@@ -60,4 +60,7 @@ def crop_outputs(res, clean, size):
             residual=centre_crop(clean.residual, w, h),
             restored=centre_crop(clean.restored, w, h),
         )
+        terms = getattr(clean, "spectral_terms", None)
+        if terms is not None:
+            clean = replace(clean, spectral_terms=centre_crop(terms, w, h))
     return res, clean

@@ -22,7 +22,15 @@ A cycle:
    degrid pair of the imaging, the w-term included where the imaging had it.
 
 until ``niter`` iterations, a stop level other than mgain, a cycle that cleans
-nothing (``converged``) or ``max_major`` major cycles. With ``auto_mask`` the whole
+nothing (``converged``) or ``max_major`` major cycles.
+
+With ``channels`` (WSClean's ``-join-channels``) the images are stacks of C output
+channels, each with its own PSF: the minor cycles are the joined ones
+(:func:`~uvlab.gpu.deconvolution.joined.joined_hogbom`: peaks on the MFS residual, a
+component in every channel), the stop levels, peaks and auto-mask are the MFS
+residual's (the channels' weighted mean, its PSF the PSFs' mean), and a major cycle
+makes every channel's residual from its own model
+(:class:`~uvlab.gpu.deconvolution.joined.JoinedMajor`). With ``auto_mask`` the whole
 runs twice: to ``auto_mask·σ`` (in the mask), then — if that level was reached — on
 the pixels holding a component only, down to the threshold or auto-threshold.
 
@@ -39,6 +47,7 @@ import numpy as np
 
 from uvlab.gpu.backend import get_xp
 from uvlab.gpu.deconvolution.hogbom import hogbom
+from uvlab.gpu.deconvolution.joined import joined_hogbom
 from uvlab.gpu.deconvolution.mask import box_mask
 from uvlab.gpu.deconvolution.multiscale import (
     MultiscaleResult,
@@ -56,14 +65,15 @@ class CleanCycle:
 
     Attributes
     ----------
-    model : (N, N) float64
+    model : (N, N) float64, or (C, N, N) with joined channels
         Jy/pixel, the inputs' namespace (never changed after it is yielded).
-    residual : (N, N) float64
+    residual : (N, N) float64, or (C, N, N)
         Jy/beam; after a Cotton–Schwab cycle, the image of the residual visibilities.
-    comp_j, comp_i, comp_flux : (iterations,) NumPy
+    comp_j, comp_i, comp_flux : (iterations,) NumPy; comp_flux (iterations, C) when joined
         The components in CLEAN's order (row, column, Jy).
     peak, rms : (iterations + 1,) float64 NumPy
-        Residual |peak| (inside the mask) and RMS at the start and after each iteration;
+        Residual |peak| (inside the mask) and RMS at the start and after each iteration
+        (joined: the MFS residual's);
         at the end of a major cycle, those of the major cycle's residual (the RMS is NaN
         inside a sub-minor loop).
     cycle_ends : tuple of int
@@ -93,7 +103,7 @@ class CleanCycle:
 
     @property
     def iterations(self) -> int:
-        return int(self.comp_flux.size)
+        return int(self.comp_j.size)
 
     @property
     def cycles(self) -> int:
@@ -101,11 +111,14 @@ class CleanCycle:
 
 
 class _History:
-    """The components, peaks, RMS and cycle ends so far."""
+    """The components, peaks, RMS and cycle ends so far.
 
-    def __init__(self, residual, maskf):
-        n = residual.shape[0]
-        self.model_host = np.zeros((n, n), dtype=np.float64)  # the components' sum, in order
+    ``mean``: the image the peaks are taken on, of a residual (joined: the MFS mean).
+    """
+
+    def __init__(self, residual, maskf, mean=lambda r: r):
+        self.mean = mean
+        self.model_host = np.zeros(residual.shape, dtype=np.float64)  # the components' sum
         self.j, self.i, self.flux = [], [], []
         self.peak, self.rms = [], []
         self.cycle_ends: list[int] = []
@@ -117,6 +130,7 @@ class _History:
     def set_last(self, residual, maskf, append: bool = False) -> None:
         """The state after the last iteration is ``residual``'s (a major cycle's)."""
         xp = get_xp(residual)
+        residual = self.mean(residual)
         search = residual if maskf is None else residual * maskf
         peak = float(xp.abs(search).max())
         rms = float(xp.sqrt(xp.mean(residual * residual)))
@@ -138,17 +152,17 @@ class _History:
         if isinstance(res, MultiscaleResult):
             self._record(res)
             return model + res.model
-        n = self.model_host.shape[0]
+        n = self.model_host.shape[-1]
         pos = res.comp_j * n + res.comp_i
-        flat = self.model_host.reshape(-1)
-        np.add.at(flat, pos, res.comp_flux)
+        flat = self.model_host.reshape(-1, n * n)  # (1 or C, N²)
+        np.add.at(flat, (slice(None), pos), np.asarray(res.comp_flux).reshape(pos.size, -1).T)
         xp = get_xp(model)
         if xp is np:
             model = self.model_host.copy()
         else:
             touched = np.unique(pos)
             model = model.copy()
-            model.reshape(-1)[xp.asarray(touched)] = xp.asarray(flat[touched])
+            model.reshape(-1, n * n)[:, xp.asarray(touched)] = xp.asarray(flat[:, touched])
         self._record(res)
         return model
 
@@ -197,16 +211,17 @@ def whole_image_loop(npix: int, active_max) -> bool:
 
 
 def iter_clean(
-    dirty, psf, opts: CleanOptions, *, mask=None, major=None, chunk: int | None = None
-) -> Iterator[CleanCycle]:
+    dirty, psf, opts: CleanOptions, *, mask=None, major=None, chunk: int | None = None,
+    channels=None,
+) -> Iterator[CleanCycle]:  # fmt: skip
     """CLEAN ``dirty`` with ``psf``: a :class:`CleanCycle` at the start and after each cycle.
 
     Parameters
     ----------
-    dirty : (N, N) float or None
+    dirty : (N, N) float, (C, N, N) with ``channels``, or None
         The dirty image (Jy/beam; NumPy or CuPy). None with ``major``: the major cycle's
         own image of the visibilities.
-    psf : (2N, 2N) or (N, N) float
+    psf : (2N, 2N) or (N, N) float; (C, P, P) with ``channels``
         Peak 1 at the centre; 2N subtracts sidelobes over the whole image.
     opts : CleanOptions
         ``deconvolver`` "cotton-schwab" needs ``major``.
@@ -220,6 +235,9 @@ def iter_clean(
         Also yield after every ``chunk`` iterations of a minor cycle — only where the
         minor loop is Högbom's on the whole image, where splitting changes nothing
         (:func:`whole_image_loop`), so every caller gets the same CLEAN.
+    channels : JoinedChannels, optional
+        Joined-channel CLEAN (:mod:`uvlab.gpu.deconvolution.joined`); ``major`` is then a
+        :class:`~uvlab.gpu.deconvolution.joined.JoinedMajor`. Not with multiscale.
 
     Yields
     ------
@@ -231,6 +249,8 @@ def iter_clean(
         raise ValueError("Cotton–Schwab needs the visibilities (a MajorCycle) for its majors")
     if opts.deconvolver == "hogbom":
         major = None
+    if channels is not None and opts.multiscale:
+        raise ValueError("multiscale CLEAN of joined channels is not supported yet")
     if major is not None:
         residual = major.residual(None)
         xp = get_xp(residual)
@@ -238,17 +258,19 @@ def iter_clean(
         xp = get_xp(dirty)
         residual = xp.asarray(dirty, dtype=xp.float64)
     psf = xp.asarray(psf, dtype=xp.float64)
-    n = residual.shape[0]
-    model = xp.zeros((n, n), dtype=xp.float64)
+    n = residual.shape[-1]
+    model = xp.zeros(residual.shape, dtype=xp.float64)
     mask = None if mask is None else xp.asarray(mask, dtype=bool)
     if opts.mask_boxes:
         boxes = box_mask(n, opts.mask_boxes, xp)
         mask = boxes if mask is None else boxes | mask
     maskf = None if mask is None else mask.astype(xp.float64)
-    hist = _History(residual, maskf)
+    mean = (lambda r: r) if channels is None else channels.mean
+    hist = _History(residual, maskf, mean)
     if major is not None:
-        hist.major_peaks.append(float(xp.abs(residual).max()))
-    whole = whole_image_loop(n, opts.active_max) and not opts.multiscale
+        hist.major_peaks.append(float(xp.abs(mean(residual)).max()))
+    joined = None if channels is None else (channels, mean(psf))  # and the MFS PSF
+    whole = (joined is not None or whole_image_loop(n, opts.active_max)) and not opts.multiscale
     step = int(chunk) if chunk and whole else None
     scales = None
     if opts.multiscale:
@@ -264,27 +286,50 @@ def iter_clean(
         if k == 1:  # auto-mask's second stage: only where the first put components
             if reason != "auto-threshold" or left <= 0:
                 break
-            stage_mask = model != 0
+            stage_mask = model != 0 if model.ndim == 2 else (model != 0).any(axis=0)
         smf = None if stage_mask is None else stage_mask.astype(xp.float64)
         model, residual, left, reason = yield from _cycles(
-            hist, model, residual, psf, opts, auto, stage_mask, smf, major, left, step, scales
+            hist,
+            model,
+            residual,
+            psf,
+            opts,
+            auto,
+            stage_mask,
+            smf,
+            major,
+            left,
+            step,
+            scales,
+            joined,
         )
     yield hist.state(model, residual, reason, done=True)
 
 
-def _cycles(hist, model, residual, psf, opts, auto, mask, maskf, major, left, step, scales):
+def _cycles(
+    hist, model, residual, psf, opts, auto, mask, maskf, major, left, step, scales, joined=None
+):
     """The cycles of one stage; returns (model, residual, iterations left, stop reason).
 
     ``scales``: multiscale's prepared scales (:func:`~uvlab.gpu.deconvolution.multiscale.
-    prepare_scales`), or None for Högbom's minor cycles.
+    prepare_scales`), or None for Högbom's minor cycles. ``joined``: (JoinedChannels, the
+    MFS PSF) for joined-channel minor cycles.
     """
     xp = get_xp(residual)
     reason = "niter"
     while left > 0:
-        level, name = stop_level(residual, psf, maskf, opts, auto)
+        if joined is None:
+            level, name = stop_level(residual, psf, maskf, opts, auto)
+        else:
+            level, name = stop_level(hist.mean(residual), joined[1], maskf, opts, auto)
         start = hist.iterations
         while True:  # the minor cycle, in chunks of ``step`` where asked
-            if scales is not None:
+            if joined is not None:
+                res = joined_hogbom(
+                    residual, psf, joined[0], gain=opts.gain, niter=min(step or left, left),
+                    threshold=level, mask=mask,
+                )  # fmt: skip
+            elif scales is not None:
                 res = multiscale(
                     residual, psf, scales=[sc.scale for sc in scales], gain=opts.gain,
                     niter=left, threshold=level, mask=mask, prepared=scales,
@@ -308,7 +353,7 @@ def _cycles(hist, model, residual, psf, opts, auto, mask, maskf, major, left, st
             residual = major.residual(model)
             hist.set_last(residual, maskf)
             hist.majors += 1
-            hist.major_peaks.append(float(xp.abs(residual).max()))
+            hist.major_peaks.append(float(xp.abs(hist.mean(residual)).max()))
         hist.cycle_ends.append(hist.iterations)
         yield hist.state(model, residual)
         if reason != "mgain" or (major is not None and hist.majors >= opts.max_major):

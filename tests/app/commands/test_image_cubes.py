@@ -17,32 +17,14 @@ import numpy as np
 import pytest
 
 from tests.support.cli import run_cli
-from tests.support.oracles import C_LIGHT, dft_image, pixel_radec
+from tests.support.cube_ms import CELL, DF, IMAGE, NCHAN, NPIX, read_fits, simulate_cube
+from tests.support.oracles import C_LIGHT, dft_image
 from uvlab.gpu.image_spec import ImageSpec
 
-RA0, DEC0, NPIX, CELL_ARCSEC = 150.0, 30.0, 64, 12.0
-CELL = np.radians(CELL_ARCSEC / 3600)
-F0, DF, NCHAN, NOUT = 1.0e9, 1.0e8, 8, 4
+NOUT = 4
 #: (name, di, dj, I, spectral index α at 1.4 GHz): l = −di·cell, m = dj·cell.
 SOURCES = [("a", 0, 0, 1.0, -0.7), ("b", 9, -6, 0.5, 1.0)]
-IMAGE = ("--npix", NPIX, "--cell-arcsec", CELL_ARCSEC, "--eps", "1e-7", "--device", "cpu")
-
-
-def _simulate(folder: Path, sources) -> Path:
-    lines = ["# uvlab sky model v1"]
-    for name, di, dj, flux, alpha in sources:
-        ra, dec = pixel_radec(RA0, DEC0, CELL, di, dj)
-        lines.append(f"{name} point {ra!r} {dec!r} {flux} 0 0 0 {alpha} 1.4e9 0 0 0")
-    (folder / "sky.txt").write_text("\n".join(lines) + "\n")
-    out = folder / "cube.ms"
-    code, _, err = run_cli(
-        "simulate", "--array", "vla.d", "--ra", RA0, "--dec", DEC0, "--ha-start", -1,
-        "--ha-stop", 1, "--int-s", 600, "--nchan", NCHAN, "--freq-hz", F0,
-        "--chan-width-hz", DF, "--sky", folder / "sky.txt", "--no-smearing",
-        "--device", "cpu", "--out", out,
-    )  # fmt: skip
-    assert code == 0, err
-    return out
+_simulate = simulate_cube
 
 
 @pytest.fixture(scope="module")
@@ -106,10 +88,7 @@ def _image(ms: Path, prefix: Path, *extra):
     return out
 
 
-def _fits(path):
-    from uvlab.app.outputs.fits_io import read_image_fits
-
-    return read_image_fits(str(path))
+_fits = read_fits
 
 
 @pytest.mark.parametrize("weighting", ["natural", "uniform"])
@@ -201,10 +180,6 @@ def test_clean_per_channel_and_the_mfs_weighted_mean(two_sources, tmp_path):
         (("--channels-out", "9"), "--channels-out: 9 output channels, but only 8"),
         (("--channels", "0:4", "--channels-out", "5"), "--channels-out: 5 output channels"),
         (
-            ("--channels-out", "2", "--join-channels", "--niter", "10"),
-            "--join-channels with --niter (joined CLEAN): not yet",
-        ),
-        (
             ("--channels-out", "2", "--join-channels", "--workers", "1"),
             "--join-channels is not supported with --scheduler",
         ),
@@ -265,7 +240,7 @@ def test_the_memory_check_counts_every_output_channel(two_sources, tmp_path, mon
     from uvlab.app.commands.image_channels import channels_estimate
     from uvlab.app.runtime import memory
 
-    for niter, join, per in ((0, False, 2), (10, False, 5), (0, True, 2)):
+    for niter, join, per in ((0, False, 2), (10, False, 5), (0, True, 2), (10, True, 12)):
         args = Namespace(channels_out=4, niter=niter, join_channels=join)
         assert channels_estimate(args, 64).total == 4 * per * 64 * 64 * 8
     calls = []  # the read passes (the command's check, the MS source's); imaging finds 1 MiB

@@ -1,0 +1,88 @@
+"""``uvlab image --channels-out N --join-channels --niter …``: WSClean's joined-channel CLEAN.
+
+The output channels, each imaged with the MF weights (one density grid), are CLEANed
+together by the one driver (:func:`~uvlab.gpu.deconvolution.driver.iter_clean` with
+``channels``): peaks on the MFS residual (the channels' mean weighted by their Σ of
+imaging weights), a component in every channel from that channel's residual, each
+channel's own PSF of side 2N, and with Cotton–Schwab each channel's own major cycles
+(:mod:`uvlab.gpu.deconvolution.joined`). With ``--fit-spectral-pol K`` each component's
+channel values are replaced by the K-term polynomial fitted to them
+(:class:`~uvlab.gpu.deconvolution.spectral_fit.SpectralFit`), and the component list
+carries the terms (:func:`spectral_terms`). docs/cubes.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def spectral_fit(channels, nterms: int | None):
+    """The :class:`SpectralFit` of ``nterms`` over the output channels, or None without one.
+
+    Frequencies: the channels' weighted centres (CRVAL3); weights: their Σ of imaging weights.
+    """
+    if not nterms:
+        return None
+    from uvlab.gpu.deconvolution.spectral_fit import SpectralFit
+
+    return SpectralFit([c.freq_hz for c in channels], [c.sum_weights for c in channels], nterms)
+
+
+def clean_joined(parts, channels, spec, opts, params, weighting, algorithm, mask, device,
+                 nterms: int | None = None) -> list:  # fmt: skip
+    """Each output channel's :class:`~uvlab.app.commands.deconvolve.Deconvolved`, CLEANed jointly.
+
+    Parameters
+    ----------
+    parts : list of VisData
+        Each output channel's visibilities (with the MF imaging weights as their weights).
+    channels : list of OutputChannel
+        Their dirty images, weights and frequencies (no CLEAN yet).
+    spec, opts, params, weighting, algorithm, mask, device
+        As :func:`~uvlab.app.commands.deconvolve.clean`'s.
+    nterms : int, optional
+        ``--fit-spectral-pol``.
+
+    The iterations, cycles, stop reason and peak history of every channel are the joined
+    CLEAN's (the MFS residual's).
+    """
+    from uvlab.app.commands.deconvolve import Deconvolved, drive, wide_psf
+    from uvlab.gpu.backend import get_xp, to_numpy
+    from uvlab.gpu.deconvolution import fit_beam, restore
+    from uvlab.gpu.deconvolution.joined import JoinedChannels, JoinedMajor
+
+    xp = get_xp(device=device)
+    psfs = np.stack([wide_psf(p, spec, weighting, algorithm, params, device) for p in parts])
+    major = None
+    if opts.deconvolver == "cotton-schwab":
+        from uvlab.gpu.deconvolution.inputs import major_cycle_for
+
+        major = JoinedMajor(major_cycle_for(p, spec, weighting, algorithm, params, xp)
+                            for p in parts)  # fmt: skip
+    joined = JoinedChannels([c.sum_weights for c in channels], spectral_fit(channels, nterms))
+    dirty = xp.asarray(np.stack([c.dirty for c in channels]), dtype=xp.float64)
+    out = drive(dirty, xp.asarray(psfs), opts, mask=mask, major=major, channels=joined)
+    cleans = []
+    for k, psf in enumerate(psfs):
+        beam = fit_beam(psf, spec.cell_rad)
+        model, residual = out.model[k], out.residual[k]
+        cleans.append(
+            Deconvolved(
+                to_numpy(model), to_numpy(residual),
+                to_numpy(restore(model, residual, beam, spec.cell_rad)), beam, out.iterations,
+                out.cycles, out.stop_reason, out.peak, out.rms,
+            )
+        )  # fmt: skip
+    return cleans
+
+
+def spectral_terms(channels, nterms: int) -> tuple[np.ndarray, float]:
+    """((K, N, N) terms, ν0 Hz): the fit of every model pixel's channel values.
+
+    Every component's spectrum is a K-term polynomial, so is their sum at a pixel: the fit
+    gives the pixel's terms back exactly. ``terms[0]`` is Jy/pixel at ν0, ``terms[1:]``
+    WSClean's ``SpectralIndex`` with ``LogarithmicSI`` false.
+    """
+    fit = spectral_fit(channels, nterms)
+    models = np.stack([c.clean.model for c in channels], axis=-1)  # (N, N, C)
+    return np.moveaxis(np.asarray(fit.fit(models)), -1, 0), fit.ref_freq_hz
