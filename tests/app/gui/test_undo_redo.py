@@ -118,9 +118,12 @@ def test_the_request_is_the_models_and_equals_the_panels(make_window, small_stat
     assert got.clean.niter == 77 and got.clean.auto_mask == 4.0
     w.controller.cancel()
     cell = w.imaging_panel.cell_edit.text()
-    w.imaging_panel.cell_edit.setText("abc")  # not accepted: no edit, the model keeps 256²
+    w.imaging_panel.cell_edit.setText("abc")  # not accepted: no edit, and a run says why
+    assert w.model.state == shown
+    with pytest.raises(ValueError, match="imaging options not accepted"):
+        w.requests()
+    w.imaging_panel.cell_edit.setText(cell)  # put right: the model's state runs again
     assert w.model.state == shown and w.requests().imaging.npix == 256
-    w.imaging_panel.cell_edit.setText(cell)
     w.compare.panel.editors[1].oversample_spin.setValue(5)  # refused: a run says why
     with pytest.raises(ValueError, match="compare entry 2"):
         w.requests("image")
