@@ -4,13 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from uvlab.app.gui.tabs import TAB_KEYS
 from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
-
-#: View tabs ``--tab`` can bring to the front (``uvlab.app.gui.compare_mode.TAB_TITLES``).
-TABS = (
-    "overview", "sky", "fourier", "beam", "deconvolution", "aliasing", "compare", "pinned",
-    "timing", "log",
-)  # fmt: skip
 
 
 def algorithm_list(text: str) -> list[str]:
@@ -40,7 +35,7 @@ def register(sub) -> None:
     p.add_argument("--device", choices=("auto", "cpu", "gpu"), help="compute device")
     p.add_argument(
         "--tab",
-        choices=TABS,
+        choices=TAB_KEYS,
         help="view tab to show at start; deconvolution also runs a CLEAN and aliasing "
         "computes its maps after the first image (with --screenshot, the screenshot waits "
         "for it)",

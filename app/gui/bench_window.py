@@ -86,6 +86,7 @@ def bench_window(device: str = "cpu", npix: int = 512, repeats: int = 3) -> dict
                 results.clear()
                 with ticks:
                     w.obs_panel.set_ha_range(-2.5, stop)
+                    w.binding.commit("observation")  # an edit, as a user makes it
                     c.submit()
                     _wait(app, lambda: bool(results), 600, "a result")
                     _wait(app, lambda: not w.views.is_drawing(), 60, "its drawing")
@@ -93,6 +94,7 @@ def bench_window(device: str = "cpu", npix: int = 512, repeats: int = 3) -> dict
                 cancelled.clear()
                 with ticks:
                     w.obs_panel.set_ha_range(-2.0, stop)
+                    w.binding.commit("observation")
                     job = c.submit()
                     _wait(app, lambda: w.run_panel.progress.value() > 0, 600, "a running job")
                     t0 = time.perf_counter()

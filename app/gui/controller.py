@@ -2,10 +2,11 @@
 
 It knows nothing of widgets. It is given a ``freeze(task)`` callable that
 builds a :class:`~uvlab.app.lab.jobs.JobRequest` from the current model on
-the GUI thread, and re-emits the worker's signals only for the newest job
-(napari's ``if job_id != self._latest_job_id: return``). Parameter edits go
-through :meth:`schedule`: the first edit after a quiet spell, with no job
-running, is submitted at once (a click answers without waiting for the
+the GUI thread (the window's is a :class:`~uvlab.app.lab.model_requests.ModelRequests`:
+the request of the lab model's state, no panel read back), and re-emits the worker's
+signals only for the newest job (napari's ``if job_id != self._latest_job_id:
+return``). Parameter edits go through :meth:`schedule`: the first edit after a
+quiet spell, with no job running, is submitted at once (a click answers without waiting for the
 debounce); the edits of a burst (a slider dragged, a number typed) restart a
 single-shot QTimer debounce, and when it fires the running job is cancelled
 and a new one submitted.

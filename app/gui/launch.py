@@ -58,7 +58,7 @@ def launch(
     as a PNG and returns 0 (1 on error or timeout). Without a display (no
     ``DISPLAY``/``WAYLAND_DISPLAY``), screenshot mode renders offscreen.
     ``tab`` brings a view tab to the front (a name of
-    :data:`~uvlab.app.gui.main_window.TAB_TITLES`); ``compare`` lists gridders
+    :data:`~uvlab.app.gui.tabs.VIEW_TABS`); ``compare`` lists gridders
     to compare once the first image is shown (the screenshot then waits for
     the comparison). ``tab="deconvolution"`` runs a CLEAN, ``tab="aliasing"``
     computes the aliasing maps once the first image is shown (the screenshot
@@ -89,6 +89,7 @@ def launch(
     window = MainWindow(state)
     if compare:
         window.compare.start(compare)
+        window.binding.commit("imaging")  # the entries shown are the model's: an edit
     if tab:
         window.show_tab(tab)
     if lecture:

@@ -1,19 +1,26 @@
 """The uvlab main window: control panels in a dock, result views in the centre.
 
-The window owns the panels (the model), a :class:`~uvlab.app.gui.views.ViewTabs`
-and a :class:`~uvlab.app.gui.controller.Controller`, and holds two helpers:
-``files`` (:class:`~uvlab.app.gui.window_files.FileActions`: open and save) and
-``compare`` (:class:`~uvlab.app.gui.compare_mode.CompareMode`). Every accepted edit
-debounces a new job (when *Run on every change* is on); the controller shows
-only the newest job's partial and final results, and errors go to the status
-bar and the log while the last good result stays on screen.
+The window is a ``QMainWindow`` composed of helpers, each in its own module with a
+small Protocol of what it uses of the window:
 
-The window's methods live beside it, one concern a module:
-:mod:`~uvlab.app.gui.window_build` (the dock and menus),
-:mod:`~uvlab.app.gui.window_session` (requests, sessions, MeasurementSets, lessons),
-:mod:`~uvlab.app.gui.window_edits` (edits in the panels and on the views),
-:mod:`~uvlab.app.gui.window_jobs` (the controller's job events) and
-:mod:`~uvlab.app.gui.window_play` (the Play animation).
+- ``model`` (:class:`~uvlab.app.lab.state.LabModel`, no Qt): the lab's state, its
+  undo and redo; ``requests`` (:class:`~uvlab.app.lab.model_requests.ModelRequests`):
+  the controller's job requests, made from the model's state;
+- ``binding`` (:class:`~uvlab.app.gui.window_model.ModelBinding`): each panel's
+  accepted edit applied to the model, and the model's other changes shown;
+- ``edits`` (:class:`~uvlab.app.gui.window_edits.EditActions`): what an edit does
+  next (a run), and edits made on the views;
+- ``jobs`` (:class:`~uvlab.app.gui.window_jobs.JobEvents`): the controller's job events;
+- ``play`` (:class:`~uvlab.app.gui.window_play.PlayActions`): the Play animation;
+- ``session`` (:class:`~uvlab.app.gui.window_session.SessionActions`): sessions,
+  MeasurementSets, lessons;
+- ``files``, ``compare``, ``pins``, ``figures``, ``stale``, ``clock``, ``lecture``.
+
+Every accepted edit debounces a new job (when *Run on every change* is on); the
+controller shows only the newest job's partial and final results, and errors go to the
+status bar and the log while the last good result stays on screen. The dock and menus
+are built by :mod:`~uvlab.app.gui.window_build`; the view tabs are listed once, in
+:mod:`~uvlab.app.gui.tabs`.
 """
 
 from __future__ import annotations
@@ -36,34 +43,23 @@ from uvlab.app.gui.pin_actions import PinActions
 from uvlab.app.gui.screen_fit import dock_width, fit_window
 from uvlab.app.gui.settings import AppSettings
 from uvlab.app.gui.stale import StaleViews
+from uvlab.app.gui.tabs import view_tab
 from uvlab.app.gui.views import ViewTabs
 from uvlab.app.gui.window_build import build_dock, build_menus
-from uvlab.app.gui.window_edits import EditsMixin
+from uvlab.app.gui.window_edits import EditActions
 from uvlab.app.gui.window_files import FileActions
-from uvlab.app.gui.window_jobs import JobEventsMixin
-from uvlab.app.gui.window_play import PLAY_PAUSE_MS, PlayMixin
-from uvlab.app.gui.window_session import SessionMixin
+from uvlab.app.gui.window_jobs import JobEvents
+from uvlab.app.gui.window_model import ModelBinding
+from uvlab.app.gui.window_play import PlayActions
+from uvlab.app.gui.window_session import SessionActions
+from uvlab.app.lab.model_requests import ModelRequests
 from uvlab.app.lab.session import SessionState, default_session
 from uvlab.app.lab.state import LabModel, LabState
 
-__all__ = ["PLAY_PAUSE_MS", "TAB_TITLES", "MainWindow"]
-
-#: Names accepted by :meth:`MainWindow.show_tab` → the view tab's title.
-TAB_TITLES = {
-    "overview": "Overview",
-    "sky": "Sky model",
-    "fourier": "Fourier plane",
-    "beam": "Primary beam",
-    "deconvolution": "Deconvolution",
-    "aliasing": "Aliasing",
-    "compare": "Compare",
-    "pinned": "Pinned",
-    "timing": "Timing",
-    "log": "Log",
-}
+__all__ = ["MainWindow"]
 
 
-class MainWindow(SessionMixin, EditsMixin, JobEventsMixin, PlayMixin, QtWidgets.QMainWindow):
+class MainWindow(QtWidgets.QMainWindow):
     """The desktop lab.
 
     Parameters
@@ -79,6 +75,14 @@ class MainWindow(SessionMixin, EditsMixin, JobEventsMixin, PlayMixin, QtWidgets.
 
     Attributes
     ----------
+    model : LabModel
+        The lab's state, its undo and redo (the panels edit it; they show its changes).
+    requests : ModelRequests
+        The job requests of the model's state (the controller's ``freeze``).
+    binding : ModelBinding
+        The panels' edits into the model, its other changes into the panels.
+    edits, jobs, play, session : EditActions, JobEvents, PlayActions, SessionActions
+        The window's answers to edits, to job events, Play, and sessions and MSs.
     files : FileActions
         Open and save: MeasurementSets, sessions, FITS and PNG (the File menu).
     compare : CompareMode
@@ -116,36 +120,28 @@ class MainWindow(SessionMixin, EditsMixin, JobEventsMixin, PlayMixin, QtWidgets.
         self.imaging_panel = ImagingPanel()
         self.run_panel = RunPanel()
         self.panel_tabs, self.dock = build_dock(self)
-        self.controller = Controller(self.freeze_request, worker, parent=self)
+        state = state or default_session()
+        #: The lab's state, its undo and redo: each panel's accepted edit is applied to
+        #: it, the panels show its other changes, and jobs are made from it.
+        self.model = LabModel(LabState.from_session(state))
+        self.requests = ModelRequests(self.model)
+        self.controller = Controller(self.requests, worker, parent=self)
         self.compare = CompareMode(self.controller, self.panel_tabs, self.views)
+        self.requests.match = self.compare.match_index  # Match conv: which entry
         self.stale = StaleViews(self.views, self.controller)  # old pictures marked as such
         self.files = FileActions(self)
         self.figures = FigureActions(self)  # Save figure…: captioned PNG/SVG/PDF
         self.pins = PinActions(self)  # Edit → Pin this state; the Pinned tab
         self.clock = JobClock(self.controller, self.run_panel, self.report_notice, self)
-        self._playing = False
-        self._play_target = 0.0
-        self._last_warning: str | None = None  # a job's warning is logged once, not per job
-        # (path, source, MS page) of an MS whose summary has not arrived yet: what a
-        # failed open restores
-        self._pending_open: tuple[str, str, tuple] | None = None
-        #: Seconds from the process's start to the first image on screen (any preview)
-        #: and to the first complete image; None until then (logged once each).
-        self.first_image_s: float | None = None
-        self.first_result_s: float | None = None
-        state = state or default_session()
-        self._following = True  # the panels are being filled: no edit to record
-        self._recording = False
+        self.play = PlayActions(self)
+        self.edits = EditActions(self)
+        self.session = SessionActions(self)
+        self.binding = ModelBinding(self)
         self.run_action, self.lessons_menu = build_menus(self)
         self._connect()
+        self.jobs = JobEvents(self)
         self.obs_panel.set_recent(self.settings.recent_ms())
-        self.apply_session(state, run=False)
-        self._shown = self._shown_state()
-        #: The lab's state, its undo and redo: the panels' edits are recorded in it
-        #: (:meth:`record_edit`), and the panels follow its undo, redo and reset.
-        self.model = LabModel(self._shown or LabState.from_session(state))
-        self.model.observe(self.follow_state)
-        self._following = False
+        self.binding.show(self.model.state)  # the model takes what the panels show
         fit_window(self, restored=self.settings.restore_window(self))
         tabs = self.panel_tabs.tabBar().sizeHint().width()  # the tab bar on the dock's left edge
         self.resizeDocks([self.dock], [dock_width(self) + tabs], QtCore.Qt.Orientation.Horizontal)
@@ -157,26 +153,28 @@ class MainWindow(SessionMixin, EditsMixin, JobEventsMixin, PlayMixin, QtWidgets.
             QtCore.QTimer.singleShot(0, self.controller.submit)
 
     def _connect(self) -> None:
-        c, v = self.controller, self.views
-        # connected first: Qt calls slots in connection order, so the sky has
-        # moved before _on_edit schedules the run
-        self.obs_panel.changed.connect(self._on_observation_edit)
+        c, v, e = self.controller, self.views, self.edits
+        # Qt calls slots in connection order: the sky moves with the field, then the
+        # model records the edit, then a run is scheduled from the model's state
+        self.obs_panel.changed.connect(e.on_observation_edit)
+        self.binding.connect_panels()
         for panel in (self.obs_panel, self.instrument_panel, self.sky_panel, self.imaging_panel):
-            panel.changed.connect(self._on_edit)
+            panel.changed.connect(e.on_edit)
             panel.error.connect(self.report_error)
-        self.obs_panel.layout_changed.connect(self._show_layout)
-        self.obs_panel.array_chosen.connect(self._on_array_chosen)
+        self.obs_panel.layout_changed.connect(e.show_layout)
+        self.obs_panel.array_chosen.connect(e.on_array_chosen)
         self.obs_panel.open_ms_requested.connect(self.files.ask_open_ms)
         self.obs_panel.recent_ms_chosen.connect(self.files.open_ms)
-        self.sky_panel.demo_requested.connect(self.use_demo_sky)
-        self.sky_panel.placement = self._placement
+        self.sky_panel.demo_requested.connect(e.use_demo_sky)
+        self.sky_panel.placement = e.placement
+        self.sky_panel.field_of_view = e.field_of_view
         self.run_panel.run_clicked.connect(lambda: c.submit())
         self.run_panel.cancel_clicked.connect(c.cancel)
-        self.run_panel.play_toggled.connect(self.set_playing)
-        v.array_view.antenna_dragged.connect(self._on_antenna_moved)
-        v.array_view.antenna_moved.connect(self._on_antenna_moved)
-        v.dirty_view.clicked.connect(self._on_image_clicked)
-        v.sky_view.clicked.connect(self._on_image_clicked)
+        self.run_panel.play_toggled.connect(self.play.set_playing)
+        v.array_view.antenna_dragged.connect(e.on_antenna_moved)
+        v.array_view.antenna_moved.connect(e.on_antenna_moved)
+        v.dirty_view.clicked.connect(e.on_image_clicked)
+        v.sky_view.clicked.connect(e.on_image_clicked)
         for name, view in (
             ("dirty", v.dirty_view),
             ("psf", v.psf_view),
@@ -189,38 +187,36 @@ class MainWindow(SessionMixin, EditsMixin, JobEventsMixin, PlayMixin, QtWidgets.
             )
         v.aliasing_view.compute_requested.connect(lambda: c.submit("aliasing"))
         v.deconv_view.clean_requested.connect(lambda: c.submit("clean"))
-        v.deconv_view.changed.connect(self.record_edit)
-        self.compare.panel.changed.connect(self.record_edit)
-        self.sky_panel.field_of_view = self._field_of_view
-        c.submitted.connect(self._on_submitted)
         c.progress_changed.connect(self.run_panel.set_progress)
-        c.partial_ready.connect(self._on_partial)
-        c.result_ready.connect(self._on_result)
-        c.job_failed.connect(self._on_failed)
-        c.job_cancelled.connect(self._on_cancelled)
         c.busy_changed.connect(self.run_panel.set_busy)
         c.cancelling_changed.connect(self.run_panel.set_cancelling)
 
-    def _shown_state(self) -> LabState | None:
-        """The panels' state, or None while a field is invalid."""
-        try:
-            return self.lab_state()
-        except ValueError:
-            return None
+    # ------------------------------------------------------- the window's API
+    def lab_state(self) -> LabState:
+        """The state the panels show, read back (ValueError if a field is invalid).
+
+        The lab's state is ``model.state``; the two are equal but while a field is invalid.
+        """
+        return self.binding.shown_state()
+
+    def select_ms(self, selection) -> None:
+        """Open an MS selection (:meth:`SessionActions.select_ms`; :class:`FileHost`)."""
+        self.session.select_ms(selection)
+
+    def apply_session(self, state: SessionState, *, run: bool = True) -> None:
+        """Load ``state`` (:meth:`SessionActions.apply_session`; :class:`FileHost`)."""
+        self.session.apply_session(state, run=run)
 
     # ----------------------------------------------------------------- views
     def show_tab(self, name: str) -> None:
-        """Bring a view tab to the front by its short name (see :data:`TAB_TITLES`)."""
-        if name not in TAB_TITLES:
-            raise ValueError(f"unknown tab {name!r}; choose from {', '.join(TAB_TITLES)}")
-        if name == "compare":
-            self.compare.show()  # its panel too
+        """Bring a view tab to the front by its key (:data:`~uvlab.app.gui.tabs.VIEW_TABS`)."""
+        tab = view_tab(name)  # ValueError naming the keys
+        if tab.attribute is None:  # the Compare tab: its panel too
+            self.compare.show()
             return
         if name == "beam":  # its controls too (the panel sits in a scroll area's viewport)
             self.panel_tabs.setCurrentWidget(self.instrument_panel.parentWidget().parentWidget())
-        for k in range(self.views.count()):
-            if self.views.tabText(k) == TAB_TITLES[name]:
-                self.views.setCurrentIndex(k)
+        self.views.setCurrentWidget(getattr(self.views, tab.attribute))
 
     def report_error(self, message: str) -> None:
         """Show a one-line problem in the status bar and the log (panels' ``error``)."""
@@ -233,7 +229,7 @@ class MainWindow(SessionMixin, EditsMixin, JobEventsMixin, PlayMixin, QtWidgets.
         self.views.log_view.append("info", message)
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
-        self._playing = False
+        self.play.set_playing(False)
         self.settings.save_window(self)
         if not self.controller.shutdown(10_000):  # a long call that cannot be interrupted
             self.statusBar().showMessage("Waiting for the running computation to stop …")

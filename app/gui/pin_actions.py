@@ -1,9 +1,9 @@
 """Pin a state and restore it: Edit → Pin this state (Ctrl+P), and the *Pinned* tab.
 
 The lab state of each image job is noted when the job is submitted (the model's state:
-:meth:`~uvlab.app.gui.window_session.SessionMixin.freeze_request` has just recorded the
-panels in it), so that a pinned image always goes with the settings that made it, even
-when the panels have been edited since (Run on every change off). Restoring applies the
+each panel's accepted edit is applied to it, and the job is made from it), so that a
+pinned image always goes with the settings that made it, even when the panels have been
+edited since (Run on every change off). Restoring applies the
 pinned state to the lab's model (:class:`~uvlab.app.lab.state.LabModel`): an undoable
 edit, which the panels follow and which runs as any edit does.
 """
@@ -17,7 +17,7 @@ class PinActions:
     """The window's pinning: which state made the image shown, pin it, restore it.
 
     ``window`` provides ``views`` (with ``pin_view``), ``controller``, ``model``,
-    ``record_edit``, ``show_tab`` and ``statusBar``.
+    ``show_tab`` and ``statusBar``.
     """
 
     def __init__(self, window):
@@ -57,6 +57,5 @@ class PinActions:
         state = self.window.views.pin_view.pinned_state
         if state is None:
             return False
-        self.window.record_edit()  # an edit not recorded yet is what Undo goes back to
         self.window.model.apply(state)
         return True

@@ -68,11 +68,11 @@ def screenshot_when_ready(
             outcome["seen"] += 1
             return
         if result.task == task:
-            if window.first_result_s is not None and outcome.get("timed") is None:
+            if window.jobs.first_result_s is not None and outcome.get("timed") is None:
                 outcome["timed"] = True  # for `uvlab bench startup`: one line, parsed
                 print(
-                    f"uvlab gui: first image {window.first_image_s:.2f} s, complete image "
-                    f"{window.first_result_s:.2f} s after the process started"
+                    f"uvlab gui: first image {window.jobs.first_image_s:.2f} s, complete image "
+                    f"{window.jobs.first_result_s:.2f} s after the process started"
                 )
             QtCore.QTimer.singleShot(SETTLE_MS, save)
 

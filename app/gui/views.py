@@ -1,6 +1,7 @@
 """The main window's views: an overview grid and tabs, fed partial and full results.
 
-Tabs: *Overview* (array layout, uv coverage, dirty image, PSF), *Sky model*
+Tabs (in the order of :data:`~uvlab.app.gui.tabs.VIEW_TABS`): *Overview* (array
+layout, uv coverage, dirty image, PSF), *Sky model*
 (the components and the image sky rendered on the image grid), *Fourier plane*
 (|FT(sky)| with the uv samples over it), *Primary beam* (the power beam |E|² over the
 field with the components on it, when the Instrument tab has a beam), *Deconvolution*
@@ -36,6 +37,7 @@ from uvlab.app.gui.aliasing_view import AliasingView
 from uvlab.app.gui.boxes import boxed
 from uvlab.app.gui.deconvolution_view import DeconvolutionView
 from uvlab.app.gui.pin_view import PinView
+from uvlab.app.gui.tabs import VIEW_TABS
 from uvlab.app.lab.fourier_plane import MAX_NPIX as FT_MAX_NPIX
 from uvlab.app.lab.jobs import AliasingOutput, ImageOutput, JobResult, Partial
 from uvlab.widgets import (
@@ -100,20 +102,14 @@ class ViewTabs(QtWidgets.QTabWidget):
         link_crosshairs(self.dirty_view, self.psf_view, self.sky_view)
 
         self.overview = self._build_overview()
-        self.addTab(self.overview, "Overview")
-        self.addTab(self.sky_view, "Sky model")
-        self.addTab(self.fourier_view, "Fourier plane")
-        self.addTab(self.beam_view, "Primary beam")
-        # not scrolled: its images 2 × 2 and a column beside them fit 1366×768
+        # not scrolled: the Deconvolution tab's images 2 × 2 and a column beside them, and
+        # the Aliasing tab's two maps and R(X) side by side, fit 1366×768
         self.deconv_tab = self.deconv_view
-        self.addTab(self.deconv_tab, "Deconvolution")
-        # not scrolled either: its two maps and R(X) side by side fit 1366×768
         self.aliasing_tab = self.aliasing_view
-        self.addTab(self.aliasing_tab, "Aliasing")
         self.pin_view = PinView()  # a pinned state's image beside the current one
-        self.addTab(self.pin_view, "Pinned")
-        self.addTab(self.timing_view, "Timing")
-        self.addTab(self.log_view, "Log")
+        for tab in VIEW_TABS:  # the Compare tab comes with compare mode
+            if tab.attribute is not None:
+                self.addTab(getattr(self, tab.attribute), tab.title)
         self._runs: dict[str, tuple[str, dict]] = {}
         self._last_partial_draw = {"uv": -np.inf, "dirty": -np.inf}  # monotonic s
         self.last_image: ImageOutput | None = None

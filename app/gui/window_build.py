@@ -2,8 +2,9 @@
 
 The dock holds the control panels as tabs standing on its left edge, with the
 run panel below them; the menus are File (open and save), Edit (undo, redo, pin and
-reset the lab's state), Run, View (show or hide the controls) and Help (lessons
-and hints).
+reset the lab's state), Run, View (show or hide the controls, bring a view tab to the
+front: one action a tab of :data:`~uvlab.app.gui.tabs.VIEW_TABS`, Ctrl+1 …) and Help
+(lessons and hints).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from PyQt6 import QtCore, QtGui, QtWidgets
 from uvlab.app.gui.lessons_menu import add_lessons_menu
 from uvlab.app.gui.panels.fields import make_narrow
 from uvlab.app.gui.screen_fit import min_dock_width
+from uvlab.app.gui.tabs import VIEW_TABS
 
 if TYPE_CHECKING:
     from uvlab.app.gui.main_window import MainWindow
@@ -90,10 +92,11 @@ def build_menus(window: MainWindow) -> tuple[QtGui.QAction, QtWidgets.QMenu]:
     f.addSeparator()
     add_action(f, "Quit", window.close, "Ctrl+Q")
     e = bar.addMenu("&Edit")
-    add_action(e, "Undo", window.undo, "Ctrl+Z")
-    add_action(e, "Redo", window.redo, "Ctrl+Shift+Z")
+    model = window.binding
+    add_action(e, "Undo", model.undo, "Ctrl+Z")
+    add_action(e, "Redo", model.redo, "Ctrl+Shift+Z")
     e.addSeparator()
-    add_action(e, "Reset to the default scene", window.reset)
+    add_action(e, "Reset to the default scene", model.reset)
     e.addSeparator()
     add_action(e, "Pin this state", window.pins.pin, "Ctrl+P")
     add_action(e, "Restore the pinned state", window.pins.restore)
@@ -113,7 +116,11 @@ def build_menus(window: MainWindow) -> tuple[QtGui.QAction, QtWidgets.QMenu]:
     from uvlab.app.gui.lecture_layout import LectureLayout
 
     window.lecture = LectureLayout(window, v)  # Lecture layout, F11, Ctrl+= / Ctrl+−
+    v.addSeparator()
+    for k, tab in enumerate(VIEW_TABS, start=1):  # the tabs, Ctrl+1 … Ctrl+9, Ctrl+0
+        shortcut = f"Ctrl+{k % 10}" if k <= 10 else None
+        add_action(v, tab.title, lambda _=False, key=tab.key: window.show_tab(key), shortcut)
     h = bar.addMenu("&Help")
-    lessons_menu = add_lessons_menu(h, window.load_lesson)
+    lessons_menu = add_lessons_menu(h, window.session.load_lesson)
     add_action(h, "Show hints", window.tips.show)
     return run_action, lessons_menu

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from uvlab.app.gui.settings import AppSettings
     from uvlab.app.gui.views import ViewTabs
     from uvlab.app.lab.session import SessionState
+    from uvlab.app.lab.state import LabModel
 
 
 class FileHost(Protocol):
@@ -30,8 +31,7 @@ class FileHost(Protocol):
 
     settings: AppSettings
     views: ViewTabs  # the dirty view (default FITS export) and the last result (its WCS)
-
-    def session_state(self) -> SessionState: ...
+    model: LabModel  # the lab's state: what a session file holds
 
     def apply_session(self, state: SessionState, *, run: bool = True) -> None: ...
 
@@ -107,11 +107,11 @@ class FileActions:
 
     # -------------------------------------------------------------- sessions
     def save_session(self, path) -> bool:
-        """Save the window's whole state as a session JSON; False (and a message) if not."""
+        """Save the lab's state (the model's) as a session JSON; False (and a message) if not."""
         from uvlab.app.lab.session import save_session
 
         try:
-            save_session(self._window.session_state(), path)
+            save_session(self._window.model.state.session(), path)
         except (ValueError, OSError) as exc:
             self._window.report_error(f"cannot save session: {exc}")
             return False

@@ -20,7 +20,8 @@ A request goes in, a stream of events comes out (STYLE §3):
 - :mod:`~uvlab.app.lab.session`, :mod:`~uvlab.app.lab.placement`: the saved
   state (sessions, and the older scene files) and where a named sky goes;
 - :mod:`~uvlab.app.lab.state`: the lab state, one frozen record per task, and the
-  model (undo, redo, reset, observers) the window's panels edit.
+  model (undo, redo, reset, observers) the window's panels edit;
+  :mod:`~uvlab.app.lab.model_requests`: the job requests of the model's state.
 
 Nothing here imports Qt, pyqtgraph or :mod:`uvlab.widgets`: the window
 (:mod:`uvlab.app.gui`) iterates these generators in its worker thread; the

@@ -18,7 +18,9 @@ A :class:`LabModel` holds the current state, its undo and redo stacks and plain
 callbacks that observe it: the window's panels edit it (:meth:`LabModel.apply`), the
 window follows it, Undo, Redo and Reset are :meth:`LabModel.undo`, :meth:`LabModel.redo`
 and :meth:`LabModel.reset`. :func:`job_request` makes the
-:class:`~uvlab.app.lab.jobs.JobRequest` of a state (a pure function); sessions
+:class:`~uvlab.app.lab.jobs.JobRequest` of a state (a pure function; the window's
+controller takes its requests from the model through
+:class:`~uvlab.app.lab.model_requests.ModelRequests`); sessions
 serialise it (:func:`save_lab`, :func:`load_lab`, in the session format of
 :mod:`uvlab.app.lab.session`, whose files of every version still load).
 """
@@ -285,6 +287,18 @@ class LabModel:
         self._redo.clear()
         self._set(new)
         return new
+
+    def amend(self, state: LabState) -> LabState:
+        """Make ``state`` the current one without an undo step (observers are told).
+
+        For a state a front end shows in its own steps (a rounded declination, an
+        MS's default Stokes once its summary arrived): the same state, as shown.
+        """
+        if not isinstance(state, LabState):
+            raise TypeError(f"a change must give a LabState, got {type(state).__name__}")
+        if state != self._state:
+            self._set(state)
+        return state
 
     def can_undo(self) -> bool:
         return bool(self._undo)

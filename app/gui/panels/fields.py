@@ -2,8 +2,8 @@
 
 Invalid input is shown with a red border and a tool tip saying why, and is
 not accepted: a :class:`ValidatedLineEdit` emits ``value_changed`` only for
-text its parser accepts, and :meth:`ValidatedLineEdit.value` raises
-``ValueError`` otherwise.
+text its parser accepts (``rejected`` with the reason for other text), and
+:meth:`ValidatedLineEdit.value` raises ``ValueError`` otherwise.
 """
 
 from __future__ import annotations
@@ -49,9 +49,18 @@ class ParseValidator(QtGui.QValidator):
 
 
 class ValidatedLineEdit(QtWidgets.QLineEdit):
-    """A line edit with a parser: red border while invalid, ``value_changed`` when valid."""
+    """A line edit with a parser: red border while invalid, ``value_changed`` when valid.
+
+    Signals
+    -------
+    value_changed(object)
+        The text changed to one the parser accepts: its value.
+    rejected(str)
+        The text changed to one it does not: why.
+    """
 
     value_changed = pyqtSignal(object)
+    rejected = pyqtSignal(str)
 
     def __init__(
         self, parse: Callable[[str], object], text: str = "", *, tooltip: str = "", parent=None
@@ -73,18 +82,23 @@ class ValidatedLineEdit(QtWidgets.QLineEdit):
             self.setText(text)
         self._restyle()
 
-    def _restyle(self):
+    def _restyle(self) -> str | None:
+        """Mark the field; returns why its text is invalid (None: valid)."""
         try:
             self._parse(self.text())
         except ValueError as exc:
-            mark_invalid(self, str(exc) or "invalid value")
-            return False
+            why = str(exc) or "invalid value"
+            mark_invalid(self, why)
+            return why
         mark_invalid(self, None)
-        return True
+        return None
 
     def _on_text(self, _text: str) -> None:
-        if self._restyle():
+        why = self._restyle()
+        if why is None:
             self.value_changed.emit(self.value())
+        else:
+            self.rejected.emit(why)
 
 
 def parse_positive_or_auto(text: str) -> float | None:

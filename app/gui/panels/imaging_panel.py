@@ -12,6 +12,8 @@ are not accepted.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
@@ -24,6 +26,9 @@ from uvlab.app.gui.panels.fields import (
 )
 from uvlab.app.lab.imaging import DEVICES, KERNELS, PRECISIONS, TABLE_LOOKUPS, ImagingOptions
 from uvlab.gpu.gridders.registry import CATALOGUE, NAMES
+
+if TYPE_CHECKING:
+    from uvlab.app.lab.state import ImagingRecord
 
 #: Parameter widget, by the ImagingOptions field it shows → the GridParams field it sets
 #: (looked up in a record's ``uses``). The widgets are named for those fields too
@@ -193,8 +198,9 @@ class ImagingPanel(QtWidgets.QWidget):
             self.sigma_spin,
         ):
             w.valueChanged.connect(self._edited)
-        self.cell_edit.value_changed.connect(self._edited)
-        self.eps_edit.value_changed.connect(self._edited)
+        for edit in (self.cell_edit, self.eps_edit):
+            edit.value_changed.connect(self._edited)
+            edit.rejected.connect(self._edited)  # not accepted: ``error`` says why
 
     # ------------------------------------------------------------------ state
     def options(self) -> ImagingOptions:
@@ -226,6 +232,15 @@ class ImagingPanel(QtWidgets.QWidget):
 
     def device(self) -> str:
         return self.device_combo.currentText()
+
+    def record(self, compare: tuple[ImagingOptions, ...] | None = None) -> ImagingRecord:
+        """The options and device shown, as the lab's record (ValueError if a field is invalid).
+
+        ``compare`` (the Compare panel's entries) travels with them.
+        """
+        from uvlab.app.lab.state import ImagingRecord
+
+        return ImagingRecord(self.options(), None, self.device(), compare)
 
     def set_device(self, device: str) -> None:
         with QtCore.QSignalBlocker(self.device_combo):

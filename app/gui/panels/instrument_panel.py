@@ -16,12 +16,17 @@ None of it applies to a MeasurementSet (its data are what they are).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
 from uvlab.app.gui.panels.fields import double_spin
 from uvlab.app.instrument.jones import JonesOptions
 from uvlab.app.lab.corruptions import Corruptions
+
+if TYPE_CHECKING:
+    from uvlab.app.lab.state import InstrumentRecord
 
 #: The beam choices before any cube: (shown, JonesOptions.primary_beam).
 BEAMS = (("none", "none"), ("Airy disk", "airy"), ("Gaussian", "gaussian"), ("cos³", "cos3"))
@@ -198,6 +203,12 @@ class InstrumentPanel(QtWidgets.QWidget):
             sefd_jy=float(self.sefd_spin.value()),
             noise_seed=int(self.noise_seed_spin.value()),
         )
+
+    def record(self) -> InstrumentRecord:
+        """The beam, gains and noise shown, as the lab's record (ValueError if invalid)."""
+        from uvlab.app.lab.state import InstrumentRecord
+
+        return InstrumentRecord(self.corruptions())
 
     def set_corruptions(self, c: Corruptions | None) -> None:
         """Show ``c`` (None: all off) without emitting ``changed``."""

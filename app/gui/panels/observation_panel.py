@@ -13,6 +13,7 @@ summary as text. The panel never touches casacore itself.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PyQt6 import QtCore, QtWidgets
@@ -22,6 +23,9 @@ from uvlab.app.gui.panels.fields import SliderSpin, double_spin, mark_invalid
 from uvlab.app.gui.panels.ms_selector import MSSelector
 from uvlab.app.lab.jobs import MSSelection
 from uvlab.app.observing.observation import ObservationSpec
+
+if TYPE_CHECKING:
+    from uvlab.app.lab.state import ObservationRecord
 
 SOURCE_LABELS = {"synthetic": "Synthetic observation", "ms": "MeasurementSet"}
 LAYOUT_FILE = "Layout file…"
@@ -381,6 +385,19 @@ class ObservationPanel(QtWidgets.QWidget):
 
     def ms_selection(self) -> MSSelection | None:
         return self.ms.selection()
+
+    def record(self) -> ObservationRecord:
+        """What the panel shows, as the lab's record (ValueError if a field is invalid)."""
+        from uvlab.app.lab.state import ObservationRecord
+
+        enu = self.modified_enu()
+        return ObservationRecord(
+            self.observation_spec(for_job=False),
+            self.source(),
+            None if enu is None else tuple(map(tuple, enu.tolist())),
+            self.smearing(),
+            self.ms_selection(),
+        )
 
     def set_ms_info(self, info) -> None:
         self.ms.set_info(info)

@@ -20,11 +20,15 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PyQt6 import QtCore, QtGui, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
 from uvlab.app.skymodel import DEMO_SKIES, Component, SkyModel, SkyModelError
+
+if TYPE_CHECKING:
+    from uvlab.app.lab.state import SkyRecord
 
 #: (Component field, header with units, scale from the shown number to the field).
 COLUMNS = (
@@ -226,6 +230,12 @@ class SkyPanel(QtWidgets.QWidget):
     def image_source(self):
         """Where the image sky came from (an ImageSkySource), or None."""
         return self._image_source
+
+    def record(self) -> SkyRecord:
+        """The sky shown, as the lab's record: the components and the image sky's source."""
+        from uvlab.app.lab.state import SkyRecord
+
+        return SkyRecord(self._model, self._image_source)
 
     def set_image_sky(
         self, sky, *, emit: bool = False, source=None, replace_components: bool = True

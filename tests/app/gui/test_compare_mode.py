@@ -62,7 +62,7 @@ def test_compare_mode_with_three_algorithms_produces_the_metrics_table(
     # a reference summed over several visibility chunks (the GUI's cancellable path)
     monkeypatch.setattr(engine, "REFERENCE_CHUNK_WORK", 5e6)
     w = make_window(small_state, run_on_start=False)
-    w.compare.panel.set_algorithms(THREE)
+    w.compare.panel.set_algorithms(THREE, emit=True)
     out = run_compare(w, qtbot)
     assert isinstance(out, CompareOutput) and out.labels == THREE
     im = small_state.imaging
@@ -138,7 +138,8 @@ def test_compare_mode_with_three_algorithms_produces_the_metrics_table(
 def test_same_algorithm_with_different_parameters(make_window, small_state, qtbot):
     w = make_window(small_state, run_on_start=False)
     w.compare.panel.set_entries(
-        [ImagingOptions(algorithm="conv", eps=1e-3), ImagingOptions(algorithm="conv", eps=1e-7)]
+        [ImagingOptions(algorithm="conv", eps=1e-3), ImagingOptions(algorithm="conv", eps=1e-7)],
+        emit=True,
     )
     out = run_compare(w, qtbot)
     assert out.labels == ["conv (es ε=0.001 σ=2)", "conv (es ε=1e-07 σ=2)"]
@@ -169,9 +170,9 @@ def test_a_superseded_comparison_is_dropped(make_window, small_state, qtbot):
     results, cancelled = [], []
     w.controller.result_ready.connect(results.append)
     w.controller.worker.cancelled.connect(cancelled.append)
-    w.compare.panel.set_algorithms(THREE)
+    w.compare.panel.set_algorithms(THREE, emit=True)
     first = w.controller.submit("compare")
-    w.compare.panel.set_algorithms(["nn", "conv"])
+    w.compare.panel.set_algorithms(["nn", "conv"], emit=True)
     with qtbot.waitSignal(w.controller.result_ready, timeout=60_000):
         second = w.controller.submit("compare")
     qtbot.wait(200)
@@ -234,10 +235,32 @@ def test_show_tab_and_stale_note(make_window, small_state, qtbot):
     assert w.panel_tabs.tabText(w.panel_tabs.currentIndex()) == "Compare"
     with pytest.raises(ValueError, match="unknown tab"):
         w.show_tab("nowhere")
-    w.compare.panel.set_algorithms(["nn", "conv"])
+    w.compare.panel.set_algorithms(["nn", "conv"], emit=True)
     run_compare(w, qtbot)
     w.compare.panel.editors[0].algorithm_combo.setCurrentText("nn-oversampled")
     assert "Parameters changed" in w.compare.view.note.text()
+
+
+def test_the_view_tabs_menu_and_show_tab_follow_one_list(make_window, small_state):
+    """The tab list in one place: the tabs, the View menu, show_tab and ``gui --tab``."""
+    from uvlab.app.gui.tabs import VIEW_TABS
+
+    w = make_window(small_state, run_on_start=False)
+    titles = [w.views.tabText(k) for k in range(w.views.count())]
+    assert titles == [t.title for t in VIEW_TABS]  # Compare inserted by compare mode
+    view = next(a.menu() for a in w.menuBar().actions() if a.text() == "&View")
+    actions = {a.text(): a for a in view.actions()}
+    for k, tab in enumerate(VIEW_TABS, start=1):
+        w.show_tab("log")
+        actions[tab.title].trigger()
+        assert w.views.tabText(w.views.currentIndex()) == tab.title
+        assert actions[tab.title].shortcut().toString() == f"Ctrl+{k % 10}"
+        w.show_tab("log")
+        w.show_tab(tab.key)
+        assert w.views.tabText(w.views.currentIndex()) == tab.title
+        assert parse("--tab", tab.key).tab == tab.key
+    with pytest.raises(SystemExit):
+        parse("--tab", "nowhere")
 
 
 # ------------------------------------------------------------------ uvlab gui
@@ -250,10 +273,6 @@ def parse(*argv):
 
 
 def test_gui_command_tab_and_compare_options(capsys):
-    from uvlab.app.commands.gui import TABS
-    from uvlab.app.gui.main_window import TAB_TITLES
-
-    assert TABS == tuple(TAB_TITLES)
     args = parse("--compare", "conv, hybrid,conv", "--tab", "timing")
     assert args.compare == ["conv", "hybrid"] and args.tab == "timing"
     assert parse().compare is None and parse().tab is None
@@ -301,7 +320,7 @@ def test_screenshot_waits_for_the_comparison(qapp, tmp_path, private_settings, c
 # ------------------------------------------------------- accuracy-time plot, conv match
 def test_plot_shows_each_entrys_error_against_its_total_time(make_window, small_state, qtbot):
     w = make_window(small_state, run_on_start=False)
-    w.compare.panel.set_algorithms(THREE)
+    w.compare.panel.set_algorithms(THREE, emit=True)
     out = run_compare(w, qtbot)
     plot = w.compare.view.accuracy_view
     assert [t.toPlainText() for t in plot.labels] == THREE
@@ -341,7 +360,7 @@ def test_match_adds_the_smallest_conv_support_reaching_the_entrys_error(
     w = make_window(small_state, run_on_start=False)
     panel = w.compare.panel
     entry, other = MATCH_TARGETS[target], ImagingOptions(npix=128, algorithm="pruned-nn")
-    panel.set_entries([entry, other])
+    panel.set_entries([entry, other], emit=True)
     assert all(ed.match_button.isEnabled() for ed in panel.editors)
     with qtbot.waitSignal(w.controller.result_ready, timeout=60_000) as blocker:
         panel.editors[0].match_button.click()
@@ -372,7 +391,7 @@ def test_match_adds_the_smallest_conv_support_reaching_the_entrys_error(
     # the next comparison, a plain one, measures the conv entry at matched accuracy again,
     # and conv one support smaller (when a candidate) does not reach the entry's error
     smaller = [conv_candidate(s - 1, entry)] if s > MATCH_SUPPORTS[0] else []
-    panel.set_entries([entry, *smaller, conv])
+    panel.set_entries([entry, *smaller, conv], emit=True)
     again = run_compare(w, qtbot)
     assert again.match is None
     goal = entry_error(again, entry)

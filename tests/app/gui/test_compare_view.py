@@ -27,8 +27,10 @@ def test_the_compare_tab_fits_a_laptop_screen(make_window, small_state, qtbot, m
     w = make_window(small_state, run_on_start=False)
     if n == 1:  # the panel asks for two or more; the compare job and the tab take one
         monkeypatch.setattr(w.compare.panel, "entries", lambda b: (replace(b, algorithm="conv"),))
+        w.binding.commit("imaging")  # the panel's entries into the model, as an edit does
     else:
-        w.compare.panel.set_entries([ImagingOptions(npix=128, algorithm=a) for a in SIX[:n]])
+        entries = [ImagingOptions(npix=128, algorithm=a) for a in SIX[:n]]
+        w.compare.panel.set_entries(entries, emit=True)
     w.show_tab("compare")
     w.resize(1358, 732)  # the window's frame on a 1366×768 screen (tests.support.window_probe)
     with qtbot.waitSignal(w.controller.result_ready, timeout=120_000) as blocker:

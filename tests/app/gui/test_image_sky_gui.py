@@ -43,7 +43,7 @@ def test_picture_is_the_sky_and_its_fourier_plane(make_window, small_state, wait
     w.sky_panel.add_point_at(0.0, 0.0, out.ra0_rad, out.dec0_rad)
     assert w.sky_panel.image_sky() is sky and len(w.sky_panel.sky_model()) == 1
     wait_result(w)
-    w.use_demo_sky("teaching")
+    w.edits.use_demo_sky("teaching")
     assert w.sky_panel.image_sky() is None
     wait_result(w)
 
@@ -115,7 +115,7 @@ def test_session_keeps_the_image_sky_and_clean_options(
     wait_result(w)
     opts = CleanOptions("cotton-schwab", niter=77, gain=0.2, mgain=0.6, threshold_jy=0.003)
     w.views.deconv_view.set_options(opts)
-    path = save_session(w.session_state(), tmp_path / "s.json")
+    path = save_session(w.model.state.session(), tmp_path / "s.json")
     state = load_session(path)
     assert state.image_sky == ImageSkySource("picture:spiral", 6.0, 1.0)
     assert state.clean == opts and len(state.sky) == 1

@@ -183,8 +183,8 @@ def test_session_saves_and_restores_the_instrument(make_window, small_state, wai
     )
     w = make_window(replace(small_state, corruptions=c), run_on_start=False)
     assert w.instrument_panel.corruptions() == c
-    assert w.freeze_request().corruptions == c
-    state = SessionState.from_dict(w.session_state().to_dict())
+    assert w.requests().corruptions == c
+    state = SessionState.from_dict(w.model.state.session().to_dict())
     assert state.corruptions == c
     w.apply_session(small_state, run=False)  # an old session: all off
     assert not w.instrument_panel.corruptions().active

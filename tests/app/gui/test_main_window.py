@@ -33,9 +33,9 @@ def test_first_result_matches_engine(make_window, small_state, wait_result, engi
     # the start-up clock (process start → first image, first complete image), logged once
     from uvlab.app.runtime.process_clock import process_age_s
 
-    assert 0.0 < w.first_image_s <= w.first_result_s <= process_age_s()
+    assert 0.0 < w.jobs.first_image_s <= w.jobs.first_result_s <= process_age_s()
     logged = [line for line in w.views.log_view.lines() if "first image on screen" in line]
-    assert len(logged) == 1 and f"{w.first_image_s:.2f} s after uvlab started" in logged[0]
+    assert len(logged) == 1 and f"{w.jobs.first_image_s:.2f} s after uvlab started" in logged[0]
 
 
 def test_algorithm_change_updates_timing_and_image(make_window, small_state, wait_result):
@@ -161,6 +161,7 @@ def test_the_event_loop_turns_while_a_job_runs_and_draws(make_window, small_stat
     timer = w.startTimer(10)  # QObject timer on the window: its ticks show GUI stalls
     w.timerEvent = lambda ev: ticks.append(time.perf_counter())
     w.obs_panel.set_ha_range(-2.5, 3.0)  # a new prediction: partials, then the result
+    w.binding.commit("observation")
     w.controller.submit()
     t_submit = time.perf_counter()
     qtbot.waitUntil(lambda: bool(results), timeout=180_000)
@@ -205,7 +206,7 @@ def test_drag_antenna_changes_layout_and_reruns(make_window, small_state, wait_r
     np.testing.assert_allclose(layout.enu()[0, :2], enu[0, :2] + [400.0, 300.0], atol=1e-6)
     uv_max = [np.hypot(o.uv.u_m, o.uv.v_m).max() for o in (before, after)]
     assert uv_max[1] > uv_max[0] + 300.0  # a longer baseline now
-    state = w.session_state()
+    state = w.model.state.session()
     assert state.modified_antennas_enu is not None and state.observation.layout == "kat-7"
 
 

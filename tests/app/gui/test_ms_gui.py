@@ -117,7 +117,7 @@ def test_corrupt_ms_restores_the_previous_selection(
 
 def test_ms_source_without_ms_is_refused(make_window, small_state, qtbot):
     w = make_window(small_state, run_on_start=False)
-    w.obs_panel.set_source("ms")
     with qtbot.waitSignal(w.controller.job_failed, timeout=2000) as blocker:
+        w.obs_panel.source_combo.setCurrentIndex(1)  # MeasurementSet, as a user picks it
         w.controller.submit()
     assert "no MeasurementSet opened" in blocker.args[0]

@@ -25,14 +25,14 @@ def test_window_session_round_trip(make_window, small_state, wait_result, tmp_pa
         ImagingOptions(algorithm="conv", kernel="kb", kernel_size="support", support=5),
         ImagingOptions(algorithm="nn"),
     )
-    w.compare.panel.set_entries(entries)
+    w.compare.panel.set_entries(entries, emit=True)  # as an edit there does
     wait_result(w)
-    state = w.session_state()
+    state = w.model.state.session()
     assert [e.algorithm for e in state.compare] == ["hybrid", "conv", "nn"]
     assert w.files.save_session(tmp_path / "lab.json")
     other = make_window(replace(small_state, imaging=ImagingOptions(npix=64)), run_on_start=False)
     assert other.files.load_session(tmp_path / "lab.json")
-    again = other.session_state()
+    again = other.model.state.session()
     assert again == state
     assert again.imaging.algorithm == "nn-oversampled" and again.imaging.robust == 0.5
     assert [(e.algorithm, e.kernel, e.support, e.oversample) for e in again.compare] == [

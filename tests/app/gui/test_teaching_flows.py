@@ -127,7 +127,7 @@ def test_views_fit_each_new_result_until_the_user_zooms(make_window, small_state
 def test_uv_panel_leaves_its_live_look_after_a_comparison(make_window, small_state, wait_result):
     w = make_window(small_state)
     wait_result(w)
-    w.compare.panel.set_algorithms(["conv", "nn"])
+    w.compare.panel.set_algorithms(["conv", "nn"], emit=True)
     w.controller.submit("compare")
     wait_result(w, timeout=120_000)
     assert not w.views.uv_view.is_live() and w.views.uv_view.mode() != "empty"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from astropy.io import fits
 from PyQt6 import QtGui
@@ -81,9 +83,49 @@ def test_the_deconvolution_tab_carries_a_fits_mask(make_window, small_state, qtb
     d.mask_edit.setText(str(tmp_path / "m.fits"))
     d.mask_edit.editingFinished.emit()
     assert w.model.state.clean.fits_mask == str(tmp_path / "m.fits")
-    req = w.freeze_request("clean")
+    req = w.requests("clean")  # what the controller submits: the model's state
     np.testing.assert_array_equal(req.clean_mask, mask != 0)
     assert req == job_request(w.model.state, "clean", job_id=req.job_id, image_sky=None)
     d.mask_edit.setText(str(tmp_path / "missing.fits"))
+    d.mask_edit.editingFinished.emit()
     with pytest.raises(ValueError, match=r"missing\.fits"):
-        w.freeze_request("clean")
+        w.requests("clean")
+
+
+def test_the_request_is_the_models_and_equals_the_panels(make_window, small_state, qtbot):
+    """Each panel's edit is applied to the model; the job is made from it, not the panels."""
+    w = make_window(small_state, run_on_start=False)
+    w.run_panel.autorun_check.setChecked(False)
+    for edit in _edits(w):
+        edit()
+    w.instrument_panel.sefd_spin.setValue(420.0)
+    obs = small_state.observation
+    assert w.sky_panel.add_point_at(
+        2e-3, -1e-3, math.radians(obs.ra_deg), math.radians(obs.dec_deg)
+    )
+    shown = w.lab_state()  # what the panels show, read back
+    assert w.model.state == shown
+    for task in ("image", "clean", "compare"):
+        req = w.requests(task)
+        assert req == job_request(shown, task, job_id=req.job_id, image_sky=None)
+    assert req.imaging.npix == 256 and req.observation.nchan == 3 and not req.smearing
+    assert req.corruptions.sefd_jy == 420.0 and len(req.compare) == 4
+    assert len(req.sky) == len(small_state.sky) + 1
+    with qtbot.waitSignal(w.controller.submitted) as blocker:
+        w.controller.submit("clean")  # the controller's request: the model's, no panel read
+    got = blocker.args[0]
+    assert got == job_request(w.model.state, "clean", job_id=got.job_id, image_sky=None)
+    assert got.clean.niter == 77 and got.clean.auto_mask == 4.0
+    w.controller.cancel()
+    cell = w.imaging_panel.cell_edit.text()
+    w.imaging_panel.cell_edit.setText("abc")  # not accepted: no edit, and a run says why
+    assert w.model.state == shown
+    with pytest.raises(ValueError, match="imaging options not accepted"):
+        w.requests()
+    w.imaging_panel.cell_edit.setText(cell)  # put right: the model's state runs again
+    assert w.model.state == shown and w.requests().imaging.npix == 256
+    w.compare.panel.editors[1].oversample_spin.setValue(5)  # refused: a run says why
+    with pytest.raises(ValueError, match="compare entry 2"):
+        w.requests("image")
+    w.compare.panel.editors[1].oversample_spin.setValue(8)  # put right: accepted
+    assert w.requests("compare").compare[1].oversample == 8
