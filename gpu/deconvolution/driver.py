@@ -155,7 +155,8 @@ class _History:
         n = self.model_host.shape[-1]
         pos = res.comp_j * n + res.comp_i
         flat = self.model_host.reshape(-1, n * n)  # (1 or C, N²)
-        np.add.at(flat, (slice(None), pos), np.asarray(res.comp_flux).reshape(pos.size, -1).T)
+        flux = np.asarray(res.comp_flux).reshape(pos.size, flat.shape[0])  # none: (0, C)
+        np.add.at(flat, (slice(None), pos), flux.T)
         xp = get_xp(model)
         if xp is np:
             model = self.model_host.copy()
