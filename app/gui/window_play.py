@@ -18,10 +18,15 @@ from PyQt6 import QtCore
 if TYPE_CHECKING:
     from uvlab.app.gui.controller import Controller
     from uvlab.app.gui.panels import ObservationPanel, RunPanel
-    from uvlab.app.gui.window_model import ModelBinding
 
 #: Pause between the frames of the Play animation, ms.
 PLAY_PAUSE_MS = 400
+
+
+class _Settles(Protocol):
+    """What Play asks of the window's model binding (typed here, not imported: no cycle)."""
+
+    def settle(self, *parts: str) -> None: ...
 
 
 class PlayHost(Protocol):
@@ -30,7 +35,7 @@ class PlayHost(Protocol):
     obs_panel: ObservationPanel  # the hour-angle range
     run_panel: RunPanel  # the Play button
     controller: Controller
-    binding: ModelBinding  # each frame's range into the model
+    binding: _Settles  # each frame's range into the model (the window's ModelBinding)
 
     def report_error(self, message: str) -> None: ...
 
