@@ -1,13 +1,16 @@
-"""Optional w-stacking for ``conv``: the w-term by gridding in w too.
+"""W-stacking around any separable gridder: the w-term by gridding in w too.
 
 The dirty image with the w-term is
 ``I(l, m) = Re Σ a·exp(−2πi(u·l + v·m + w·(n − 1)))`` (DESIGN §1). As in
 ducc0's w-gridder (Arras et al. 2021; Ye et al. 2021), each record is also
-convolved along w with an ES kernel of the conv support onto planes
-``w_k = w0 + k·Δw``; each plane is gridded and transformed like a plain
-``conv`` image, multiplied by ``exp(−2πi·w_k·(n − 1))`` and summed; the sum
-is divided by the kernel's transform ``ĉ_w((n − 1)·Δw)``. With
-``Δw = 1/(4·max|n − 1|)`` the w kernel works at padding 2.
+convolved along w with an ES kernel of support ``params.support`` onto planes
+``w_k = w0 + k·Δw``; each plane is gridded, pruned and transformed with the
+algorithm's own (u, v) plans — each plane an image of that gridder (``conv``,
+``nn``, ``nn-oversampled``, ``hybrid``, ``pruned-nn``) — multiplied by
+``exp(−2πi·w_k·(n − 1))`` and summed; the sum is divided by the w kernel's
+transform ``ĉ_w((n − 1)·Δw)`` and by the plans' correctors. With
+``Δw = 1/(4·max|n − 1|)`` the w kernel works at padding 2. The u/v error is
+then that of the algorithm's flat image; the w kernel adds ~its ε at S.
 
 Records are first moved to the u ≥ 0 half plane with ``(u, v, w, V) →
 (−u, −v, −w, V*)``, which keeps ``Re(…)``. A plane's image is complex, so
@@ -23,7 +26,7 @@ from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.correction import kernel_ft
 from uvlab.gpu.gridders.gcf import kernel_function
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.gridders.separable import grid_half_plane, half_to_image, separable_dirty
+from uvlab.gpu.gridders.separable import plans_dirty, records_to_image
 from uvlab.gpu.gridders.tables import ExactTaps
 from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.timing import timed
@@ -49,6 +52,22 @@ def w_planes(spec: ImageSpec, params: GridParams, w):
     return nm1, 0.25 / span, support, ExactTaps(kernel_function("es", support, sigma=2.0), support)
 
 
+def dirty_with_w(
+    u, v, wvis, spec: ImageSpec, params: GridParams, plans, *, w=None, timer=None, on_block=None
+) -> np.ndarray:
+    """An algorithm's dirty image: w-stacked with ``params.wstack`` and ``w`` given, else flat.
+
+    ``plans`` is the algorithm's ``(AxisPlan u, AxisPlan v)``; every separable
+    algorithm's ``dirty`` is this with its plans
+    (:func:`~uvlab.gpu.gridders.separable.plans_dirty` when flat).
+    """
+    if params.wstack and w is not None:
+        return dirty_wstack(
+            u, v, w, wvis, spec, params, plans=plans, timer=timer, on_block=on_block
+        )
+    return plans_dirty(u, v, wvis, plans, params, timer=timer, on_block=on_block)
+
+
 def dirty_wstack(
     u,
     v,
@@ -61,7 +80,7 @@ def dirty_wstack(
     timer=None,
     on_block=None,
 ):
-    """Unnormalised dirty image with the w-term, by conv gridding and w-stacking.
+    """Unnormalised dirty image with the w-term, by an algorithm's gridding and w-stacking.
 
     Parameters
     ----------
@@ -70,12 +89,12 @@ def dirty_wstack(
     wvis : (nvis,) complex
     spec : ImageSpec
     params : GridParams
-        The conv kernel, support and table/exact choice; the w kernel is ES
-        with the same support, evaluated exactly.
+        The algorithm's; the w kernel is ES with support ``params.support``
+        (at least 2), evaluated exactly.
     plans : (AxisPlan, AxisPlan)
-        The (u, v) plans of the conv chain
-        (:func:`uvlab.gpu.gridders.conv.conv_plans`), which calls this
-        module: the plans are passed in, not imported back.
+        The algorithm's (u, v) plans (e.g.
+        :func:`uvlab.gpu.gridders.conv.conv_plans`; the algorithm modules
+        call this one, so the plans are passed in, not imported back).
     timer : StageTimer, optional
     on_block : callable() -> None, optional
         Called between blocks of work (a cancel check, :mod:`uvlab.gpu.blocks`).
@@ -88,9 +107,7 @@ def dirty_wstack(
     w = np.asarray(w, dtype=np.float64)
     planes = w_planes(spec, params, w)
     if planes is None:
-        return separable_dirty(
-            u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer, on_block=on_block
-        )
+        return plans_dirty(u, v, wvis, plans, params, timer=timer, on_block=on_block)
     nm1, dw, support, wrule = planes
     with timed(timer, "sort / bin"):
         xu = plan_u.coords(u)
@@ -110,11 +127,11 @@ def dirty_wstack(
         c = vis[lo:hi] * wt[np.arange(lo, hi), k - k0[lo:hi]]
         planes = []
         for val in (c, -1j * c):
-            half = grid_half_plane(
-                xu[lo:hi], xv[lo:hi], val, plan_u, plan_v, params.chunk, timer, on_block
+            planes.append(
+                records_to_image(
+                    xu[lo:hi], xv[lo:hi], val, plan_u, plan_v, params.chunk, timer, on_block
+                )
             )
-            with timed(timer, "FFT"):
-                planes.append(half_to_image(half, plan_u.n_fft, spec.npix))
         with timed(timer, "correct"):
             phase = -2.0 * np.pi * (w0 + k * dw) * nm1
             img += planes[0] * np.cos(phase) - planes[1] * np.sin(phase)
