@@ -165,6 +165,22 @@ def grid_half_plane(
     -------
     (Mv, Mu/2 + 1) complex128, Mu and Mv the ``n_grid`` of the plans.
     """
+    ext = grid_extended(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block)
+    with timed(timer, "grid"):
+        return fold_half(ext, plan_u.n_grid, plan_u.rule.support // 2 + 1, on_block)
+
+
+def grid_extended(
+    xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None, on_block=None
+):
+    """Grid half-plane records onto the half grid with its extra u columns, unfolded.
+
+    Returns
+    -------
+    (Mv, Mu/2 + 1 + 2·pad) complex128
+        Column c holds u cell ``c − pad``, ``pad = S_u // 2 + 1``
+        (:func:`fold_half` makes it the Hermitian half).
+    """
     mu, mv = plan_u.n_grid, plan_v.n_grid
     su, sv = plan_u.rule.support, plan_v.rule.support
     pad = su // 2 + 1
@@ -187,8 +203,7 @@ def grid_half_plane(
         for rows in spans(mv, BLOCK_CELLS // width):
             block_done(on_block)
             ext[rows] = re[rows] + 1j * im[rows]
-        del re, im
-        return fold_half(ext, mu, pad, on_block)
+        return ext
 
 
 def records_to_image(
@@ -198,7 +213,6 @@ def records_to_image(
 
     Steps 2–4 of the module's chain (the records already in grid cells of the
     plans and in the half plane, :func:`to_half_plane`); the caller corrects.
-    The w-stacking (:mod:`~uvlab.gpu.gridders.wstack`) images each w plane with it.
 
     Returns
     -------
