@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from uvlab.gpu.blocks import BLOCK_CELLS, spans
 from uvlab.gpu.gridders.pruning import Pruner
 
 
@@ -42,10 +43,17 @@ def unprune(pruner: Pruner, coarse: np.ndarray, axis: int = 0) -> np.ndarray:
     g = np.moveaxis(np.asarray(coarse, dtype=np.complex128), axis, 0)
     mc, a = g.shape[0], pruner.alpha
     zs, s_min = pruner._blocks()  # the pruner's own polyphase arrangement of its taps
+    shifts = len(zs)
     g2 = g.reshape(mc, -1)
-    fine = np.zeros((mc, a, g2.shape[1]), dtype=np.complex128)
-    for s in range(len(zs)):
-        # fine[j, a] += Z[(s + s_min)·α + a] · coarse[j − (s + s_min)]
-        fine += zs[s][None, :, None] * np.roll(g2, s + s_min, axis=0)[:, None, :]
+    fine = np.empty((mc, a, g2.shape[1]), dtype=np.complex128)
+    # fine[j, a] = Σ_s Z[(s + s_min)·α + a] · coarse[j − s − s_min]: one real (α, shifts)
+    # product with the shifted copies of a block of columns.
+    for cols in spans(g2.shape[1], BLOCK_CELLS // (mc * shifts)):
+        block = g2[:, cols]
+        stacked = np.empty((shifts, *block.shape), dtype=np.complex128)
+        for s in range(shifts):
+            stacked[s] = np.roll(block, s + s_min, axis=0)
+        out = zs.T @ stacked.view(np.float64).reshape(shifts, -1)  # (α, mc·2·cols)
+        fine[:, :, cols] = out.reshape(a, mc, -1).transpose(1, 0, 2).view(np.complex128)
     fine = fine.reshape((mc * a, *g.shape[1:]))
     return np.moveaxis(fine, 0, axis)
