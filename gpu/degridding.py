@@ -35,11 +35,13 @@ def degrid(
     DESIGN §1's predict for an image of Jy-per-pixel values: ``img[j, i]`` at
     ``l_i = −(i − N/2)·cell`` (east), ``m_j = (j − N/2)·cell`` (north).
 
-    **w-term.** Applied with ``params.wstack`` and ``w`` given by the algorithms
-    with a ``w_correction``: ``ducc`` by ducc0's ``dirty2vis``, ``conv`` by
-    w-stacked degridding (:func:`uvlab.gpu.gridders.wstack.predict_wstack`), the
-    adjoint of the w-stacking gridder; on the GPU both run on the host. Elsewhere
-    the sky is taken as flat (``n − 1 = 0``), which holds for ``w·(1 − n) ≪ 1``.
+    **w-term.** Applied with ``params.wstack`` and ``w`` given by every gridder
+    (its ``w_correction``): ``ducc`` by ducc0's ``dirty2vis``, the separable
+    algorithms (``conv``, ``nn``, ``nn-oversampled``, ``hybrid``, ``pruned-nn``) by
+    w-stacked degridding with their own plans
+    (:func:`uvlab.gpu.gridders.wstack.predict_wstack`), the adjoint of the
+    w-stacking gridder; on the GPU both run on the host. Otherwise (and for the
+    DFT) the sky is taken as flat (``n − 1 = 0``), which holds for ``w·(1 − n) ≪ 1``.
 
     Parameters
     ----------
@@ -49,8 +51,7 @@ def degrid(
         Wavelengths; cupy arrays select the CUDA degridder.
     spec : ImageSpec
     algorithm : str
-        One of :data:`DEGRIDDERS`: ``"dft"``, ``"conv"``, ``"ducc"``, ``"nn"``,
-        ``"nn-oversampled"``.
+        One of :data:`DEGRIDDERS`: every algorithm of the catalogue.
     params : GridParams, optional
         As for gridding; the degridder is the adjoint of the gridder with the
         same parameters. Default ``GridParams()``.

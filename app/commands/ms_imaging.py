@@ -194,8 +194,8 @@ def add_imaging_args(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--wstack",
         action="store_true",
-        help="correct the w-term (ducc: ducc0's w-gridder; conv: w-stacking in NumPy; "
-        "on the GPU it runs on the host)",
+        help="correct the w-term (ducc: ducc0's w-gridder; every other gridder: w-stacking "
+        "around its own gridding and degridding, in NumPy; on the GPU it runs on the host)",
     )
     g.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
     g.add_argument(

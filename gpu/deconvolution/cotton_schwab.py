@@ -13,10 +13,11 @@ by default as WSClean's sub-minor loop on the brightest pixels,
 cyclefactor plays the same part), the threshold, or ``niter`` iterations in all.
 
 Gridder and degridder are one algorithm with the same
-:class:`~uvlab.gpu.gridders.params.GridParams` (an exact adjoint pair); the
-algorithms without a degridder (``hybrid``, ``pruned-nn``) take ``conv``'s
-major cycles. Arrays are NumPy or CuPy alike (the gridder and degridder of the
-inputs' namespace).
+:class:`~uvlab.gpu.gridders.params.GridParams` (an exact adjoint pair, with
+the w-term when ``params.wstack``: every gridder of the catalogue has its
+degridder); the DFT, which is no gridder, takes ``conv``'s major cycles.
+Arrays are NumPy or CuPy alike (the gridder and degridder of the inputs'
+namespace).
 
 The cycles themselves are the one CLEAN driver's
 (:func:`uvlab.gpu.deconvolution.driver.iter_clean`), to which a :class:`MajorCycle`
@@ -72,8 +73,8 @@ class MajorCycles:
 def major_cycle_pair(algorithm: str, params, xp):
     """(grid, degrid) of one algorithm with the same GridParams: an exact adjoint pair.
 
-    Algorithms without a degridder (hybrid, pruned-nn) and the DFT take ``conv``'s at
-    ε = 1e-6 (keeping ``params.wstack``). ``grid(u, v, wvis, spec, w=None)`` and
+    The DFT (no gridder) takes ``conv``'s at ε = 1e-6 (keeping ``params.wstack``); every
+    gridder has its own degridder. ``grid(u, v, wvis, spec, w=None)`` and
     ``degrid(image, u, v, spec, w=None)`` run on ``xp``; with ``params.wstack`` and ``w``
     (wavelengths) both include the w-term, so a major cycle subtracts the model with the
     w-term the dirty image was made with.

@@ -15,10 +15,12 @@ one:
 - :mod:`~uvlab.gpu.gridders.tables`: tap rules (nearest, table, exact);
 - :mod:`~uvlab.gpu.gridders.correction`: correctors from the taps used;
 - :mod:`~uvlab.gpu.gridders.pruning`: Muscat's column/row pruners;
+  :mod:`~uvlab.gpu.gridders.unprune`: their transpose, for degridding;
 - :mod:`~uvlab.gpu.gridders.axis`: one axis's chain and its transfer function;
 - :mod:`~uvlab.gpu.gridders.separable`: the 2-D pipeline (bin, grid, fold,
   prune, FFT, correct);
 - :mod:`~uvlab.gpu.gridders.conv`, :mod:`~uvlab.gpu.gridders.nn`,
-  :mod:`~uvlab.gpu.gridders.hybrid`, :mod:`~uvlab.gpu.gridders.pruned_nn`,
-  :mod:`~uvlab.gpu.gridders.wstack`: the algorithms.
+  :mod:`~uvlab.gpu.gridders.hybrid`, :mod:`~uvlab.gpu.gridders.pruned_nn`: the
+  algorithms; :mod:`~uvlab.gpu.gridders.wstack`: w-stacking around any of them;
+  :mod:`~uvlab.gpu.gridders.degrid`: their degridders (the adjoints).
 """

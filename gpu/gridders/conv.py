@@ -11,8 +11,8 @@ the CPU the NumPy ladder rung
 (:func:`~uvlab.gpu.gridders.separable.separable_dirty`), on the GPU the CUDA
 chain built from the same plans. With ``params.wstack`` it corrects the
 w-term by w-stacking (:mod:`~uvlab.gpu.gridders.wstack`, given this module's
-plans). ducc0, which chooses its own kernel from ε, is the catalogue's
-``ducc`` entry (:mod:`uvlab.gpu.gridders.ducc`).
+plans), as every separable algorithm does. ducc0, which chooses its own
+kernel from ε, is the catalogue's ``ducc`` entry (:mod:`uvlab.gpu.gridders.ducc`).
 """
 
 from __future__ import annotations
@@ -21,9 +21,8 @@ import numpy as np
 
 from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.params import GridParams, good_size
-from uvlab.gpu.gridders.separable import separable_dirty
 from uvlab.gpu.gridders.tables import gcf_taps
-from uvlab.gpu.gridders.wstack import dirty_wstack
+from uvlab.gpu.gridders.wstack import dirty_with_w
 from uvlab.gpu.image_spec import ImageSpec
 
 
@@ -73,11 +72,4 @@ def dirty(
     if params.compress:
         raise ValueError("compress needs a nearest-cell axis: conv has none")
     plans = conv_plans(spec, params)
-    if params.wstack and w is not None:
-        return dirty_wstack(
-            u, v, w, wvis, spec, params, plans=plans, timer=timer, on_block=on_block
-        )
-    plan_u, plan_v = plans
-    return separable_dirty(
-        u, v, wvis, plan_u, plan_v, chunk=params.chunk, timer=timer, on_block=on_block
-    )
+    return dirty_with_w(u, v, wvis, spec, params, plans, w=w, timer=timer, on_block=on_block)

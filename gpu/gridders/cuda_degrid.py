@@ -151,7 +151,8 @@ def predict_gpu(algorithm, img, u, v, spec: ImageSpec, params: GridParams, *, w=
     algorithm : Algorithm
         Its catalogue record: ``plans`` gives the chain, ``degrid`` the host
         fallback (w-stacking, the host-only ``ducc``, a non-ES kernel evaluated
-        exactly), whose result is copied to the device.
+        exactly, a pruned chain: ``hybrid``, ``pruned-nn``), whose result is
+        copied to the device.
     img : (N, N) float or complex
     u, v : (nvis,) float, wavelengths
     spec : ImageSpec

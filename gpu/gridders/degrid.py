@@ -20,14 +20,16 @@ For a real image this is exactly the transpose of the gridder:
 ``Re⟨G x, y⟩ = Re vdot(Gᴴ y, x)``. A complex image is degridded as its real
 and imaginary parts. With ``ξu = u·Mu·cell`` and ``ξv = −v·Mv·cell``,
 ``F(ξ) ≈ Σ img·exp(+2πi(u·l + v·m))``: DESIGN §1's predict without the
-w-term. Pruned chains (hybrid, pruned-nn) have no degridder here.
+w-term. A pruned chain (hybrid, pruned-nn) transforms onto its FFT grid and
+takes each pruned axis back to the fine grid with the pruner's transpose
+(:mod:`~uvlab.gpu.gridders.unprune`) before step 3.
 
 The algorithms' degridders (named by their catalogue records,
 :mod:`~uvlab.gpu.gridders.registry`) share the signature
 ``predict(img, u, v, spec, params, *, w=None, timer=None) -> (nvis,) complex128``:
-:func:`predict_conv` (the NumPy chain, or ducc0 for the ES kernel as
-:func:`uvlab.gpu.gridders.conv.dirty` chooses), :func:`predict_nn` and
-:func:`predict_nn_oversampled`.
+:func:`predict_conv`, :func:`predict_nn`, :func:`predict_nn_oversampled`,
+:func:`predict_hybrid` and :func:`predict_pruned_nn`, each
+:func:`predict_with_w` with its plans (w-stacked with ``params.wstack``).
 """
 
 from __future__ import annotations
@@ -38,11 +40,23 @@ from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.conv import conv_plans
 from uvlab.gpu.gridders.correction import pixel_offsets
 from uvlab.gpu.gridders.half_plane import half_plane_coords
+from uvlab.gpu.gridders.hybrid import hybrid_plans
 from uvlab.gpu.gridders.nn import nn_oversampled_plans, nn_plans
 from uvlab.gpu.gridders.params import GridParams
+from uvlab.gpu.gridders.pruned_nn import pruned_nn_plans
+from uvlab.gpu.gridders.unprune import unprune
 from uvlab.gpu.gridders.wstack import predict_wstack
 from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.timing import timed
+
+
+def _padded(img, corr_u, corr_v, n_u: int, n_v: int) -> np.ndarray:
+    """The corrected real image at cells ``(n_v mod Mv, n_u mod Mu)`` of a zero grid."""
+    img = np.asarray(img, dtype=np.float64)
+    n = pixel_offsets(img.shape[0])
+    grid = np.zeros((n_v, n_u))
+    grid[np.ix_(n % n_v, n % n_u)] = img * np.outer(corr_v, corr_u)
+    return grid
 
 
 def image_to_half(img, corr_u, corr_v, n_u: int, n_v: int) -> np.ndarray:
@@ -53,12 +67,29 @@ def image_to_half(img, corr_u, corr_v, n_u: int, n_v: int) -> np.ndarray:
     (Mv, Mu/2 + 1) complex128
         ``F(kv, ku) = Σ_n img[n]·corr·exp(−2πi(kv·n_v/Mv + ku·n_u/Mu))``.
     """
-    img = np.asarray(img, dtype=np.float64)
-    npix = img.shape[0]
-    n = pixel_offsets(npix)
-    grid = np.zeros((n_v, n_u))
-    grid[np.ix_(n % n_v, n % n_u)] = img * np.outer(corr_v, corr_u)
-    return np.fft.rfft2(grid)
+    return np.fft.rfft2(_padded(img, corr_u, corr_v, n_u, n_v))
+
+
+def image_to_grid(img, plan_u: AxisPlan, plan_v: AxisPlan) -> np.ndarray:
+    """The Hermitian half of the grid the records are read from (the gridded one's size).
+
+    :func:`image_to_half` on the FFT grid, then each pruned axis taken back to its
+    fine grid by the pruner's transpose (:func:`~uvlab.gpu.gridders.unprune.unprune`;
+    the u axis from the full transform, of which columns 0 … Mu/2 are kept).
+
+    Returns
+    -------
+    (Mv, Mu/2 + 1) complex128, Mu and Mv the ``n_grid`` of the plans.
+    """
+    cu, cv = plan_u.corrector, plan_v.corrector
+    if plan_u.pruner is None:
+        half = image_to_half(img, cu, cv, plan_u.n_grid, plan_v.n_fft)
+    else:
+        full = np.fft.fft2(_padded(img, cu, cv, plan_u.n_fft, plan_v.n_fft))
+        half = unprune(plan_u.pruner, full, axis=1)[:, : plan_u.n_grid // 2 + 1]
+    if plan_v.pruner is not None:
+        half = unprune(plan_v.pruner, half, axis=0)
+    return half
 
 
 def read_half(half: np.ndarray, rows, cols, n_u: int) -> np.ndarray:
@@ -109,7 +140,7 @@ def separable_predict(
     u, v : (nvis,) float
         Wavelengths.
     plan_u, plan_v : AxisPlan
-        The gridder's chain along l (u) and m (v); no pruner.
+        The gridder's chain along l (u) and m (v), pruned or not.
     chunk : int
         Tap entries per chunk (memory bound).
     timer : StageTimer, optional
@@ -119,8 +150,6 @@ def separable_predict(
     -------
     (nvis,) complex128
     """
-    if plan_u.pruner is not None or plan_v.pruner is not None:
-        raise ValueError("pruned chains have no degridder")
     img = np.asarray(img)
     if np.iscomplexobj(img):
         parts = (img.real, img.imag)
@@ -131,20 +160,20 @@ def separable_predict(
     with timed(timer, "sort / bin"):
         xu, xv, neg = half_plane_coords(plan_u.coords(u), -plan_v.coords(v), plan_u.n_grid)
     with timed(timer, "FFT"):
-        half = image_to_half(img, plan_u.corrector, plan_v.corrector, plan_u.n_grid, plan_v.n_grid)
+        half = image_to_grid(img, plan_u, plan_v)
     with timed(timer, "grid"):
         vis = interpolate_half(half, xu, xv, plan_u, plan_v, chunk)
         return np.where(neg, np.conj(vis), vis)
 
 
-def predict_conv(
-    img, u, v, spec: ImageSpec, params: GridParams, *, w=None, timer=None
+def predict_with_w(
+    img, u, v, spec: ImageSpec, params: GridParams, plans, *, w=None, timer=None
 ) -> np.ndarray:
-    """Visibilities of a model image by convolutional degridding.
+    """An algorithm's degridding with its (u, v) plans: w-stacked with ``params.wstack`` and ``w``.
 
-    The NumPy chain of :func:`~uvlab.gpu.gridders.conv.conv_plans` — the
-    exact adjoint of the NumPy gridder; with ``params.wstack`` and ``w`` given, its w-stacked form
-    (:func:`~uvlab.gpu.gridders.wstack.predict_wstack`), else flat (``n − 1 = 0``).
+    The adjoint of :func:`uvlab.gpu.gridders.wstack.dirty_with_w` with the same
+    plans: :func:`~uvlab.gpu.gridders.wstack.predict_wstack` with ``params.wstack``
+    and ``w`` given, else :func:`separable_predict` (flat, ``n − 1 = 0``).
 
     Parameters
     ----------
@@ -154,6 +183,8 @@ def predict_conv(
         Wavelengths.
     spec : ImageSpec
     params : GridParams
+    plans : (AxisPlan, AxisPlan)
+        The algorithm's plans for ``spec`` and ``params``.
     w : (nvis,) float, optional
         Wavelengths; used only with ``params.wstack`` (w-stacking).
     timer : StageTimer, optional
@@ -162,7 +193,6 @@ def predict_conv(
     -------
     (nvis,) complex128
     """
-    plans = conv_plans(spec, params)
     if params.wstack and w is not None:
         return predict_wstack(
             img, u, v, w, spec, params, plans=plans, flat_predict=separable_predict, timer=timer
@@ -171,13 +201,29 @@ def predict_conv(
     return separable_predict(img, u, v, plan_u, plan_v, chunk=params.chunk, timer=timer)
 
 
+def predict_conv(img, u, v, spec: ImageSpec, params: GridParams, *, w=None, timer=None):
+    """Visibilities of a model image by convolutional degridding (:func:`predict_with_w`)."""
+    return predict_with_w(img, u, v, spec, params, conv_plans(spec, params), w=w, timer=timer)
+
+
 def predict_nn(img, u, v, spec: ImageSpec, params: GridParams, *, w=None, timer=None):
     """Visibilities by nearest-cell degridding from the N×N grid (uncorrected, like ``nn``)."""
-    plan_u, plan_v = nn_plans(spec, params)
-    return separable_predict(img, u, v, plan_u, plan_v, chunk=params.chunk, timer=timer)
+    return predict_with_w(img, u, v, spec, params, nn_plans(spec, params), w=w, timer=timer)
 
 
 def predict_nn_oversampled(img, u, v, spec: ImageSpec, params: GridParams, *, w=None, timer=None):
     """Visibilities by nearest-cell degridding from an Nβ×Nβ grid, 1/sinc-corrected."""
-    plan_u, plan_v = nn_oversampled_plans(spec, params)
-    return separable_predict(img, u, v, plan_u, plan_v, chunk=params.chunk, timer=timer)
+    plans = nn_oversampled_plans(spec, params)
+    return predict_with_w(img, u, v, spec, params, plans, w=w, timer=timer)
+
+
+def predict_hybrid(img, u, v, spec: ImageSpec, params: GridParams, *, w=None, timer=None):
+    """Visibilities by hybrid degridding: GCF along u, column unpruner + nearest cell along v."""
+    plans = hybrid_plans(spec, params)
+    return predict_with_w(img, u, v, spec, params, plans, w=w, timer=timer)
+
+
+def predict_pruned_nn(img, u, v, spec: ImageSpec, params: GridParams, *, w=None, timer=None):
+    """Visibilities by pruned-NN degridding: both axes unpruned to Nβ, then the nearest cell."""
+    plans = pruned_nn_plans(spec, params)
+    return predict_with_w(img, u, v, spec, params, plans, w=w, timer=timer)

@@ -19,8 +19,8 @@ from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.conv import conv_axis
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.pruning import make_pruner
-from uvlab.gpu.gridders.separable import separable_dirty
 from uvlab.gpu.gridders.tables import NearestTaps
+from uvlab.gpu.gridders.wstack import dirty_with_w
 from uvlab.gpu.image_spec import ImageSpec
 
 #: Pruned grids are oversampled ζ = 2 relative to the image (Muscat §2.4.5),
@@ -50,15 +50,5 @@ def dirty(
 
     Parameters and return as :func:`uvlab.gpu.gridders.conv.dirty`.
     """
-    plan_u, plan_v = hybrid_plans(spec, params)
-    return separable_dirty(
-        u,
-        v,
-        wvis,
-        plan_u,
-        plan_v,
-        chunk=params.chunk,
-        timer=timer,
-        compress=params.compress,
-        on_block=on_block,
-    )
+    plans = hybrid_plans(spec, params)
+    return dirty_with_w(u, v, wvis, spec, params, plans, w=w, timer=timer, on_block=on_block)

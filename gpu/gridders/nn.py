@@ -16,8 +16,8 @@ import numpy as np
 
 from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.gridders.separable import separable_dirty
 from uvlab.gpu.gridders.tables import NearestTaps
+from uvlab.gpu.gridders.wstack import dirty_with_w
 from uvlab.gpu.image_spec import ImageSpec
 
 
@@ -38,33 +38,13 @@ def dirty_nn(u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=N
 
     Parameters and return as :func:`uvlab.gpu.gridders.conv.dirty`.
     """
-    plan_u, plan_v = nn_plans(spec, params)
-    return separable_dirty(
-        u,
-        v,
-        wvis,
-        plan_u,
-        plan_v,
-        chunk=params.chunk,
-        timer=timer,
-        compress=params.compress,
-        on_block=on_block,
-    )
+    plans = nn_plans(spec, params)
+    return dirty_with_w(u, v, wvis, spec, params, plans, w=w, timer=timer, on_block=on_block)
 
 
 def dirty_nn_oversampled(
     u, v, wvis, spec: ImageSpec, params: GridParams, *, w=None, timer=None, on_block=None
 ) -> np.ndarray:
     """Unnormalised dirty image by nearest-cell gridding on an Nβ×Nβ grid (alg. 2.2)."""
-    plan_u, plan_v = nn_oversampled_plans(spec, params)
-    return separable_dirty(
-        u,
-        v,
-        wvis,
-        plan_u,
-        plan_v,
-        chunk=params.chunk,
-        timer=timer,
-        compress=params.compress,
-        on_block=on_block,
-    )
+    plans = nn_oversampled_plans(spec, params)
+    return dirty_with_w(u, v, wvis, spec, params, plans, w=w, timer=timer, on_block=on_block)

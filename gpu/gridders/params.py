@@ -105,7 +105,9 @@ class GridParams:
         if not isinstance(self.compress, bool):
             raise ValueError(f"compress must be True or False, got {self.compress!r}")
         if self.compress and self.wstack:
-            raise ValueError("compress needs a nearest-cell axis: not with wstack")
+            raise ValueError(
+                "compress does not combine with wstack (each w plane grids its own records)"
+            )
 
     @classmethod
     def from_eps(cls, eps: float, sigma: float = 2.0, **kwargs) -> GridParams:

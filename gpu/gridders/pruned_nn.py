@@ -17,7 +17,7 @@ import numpy as np
 from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.hybrid import pruned_axis
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.gridders.separable import separable_dirty
+from uvlab.gpu.gridders.wstack import dirty_with_w
 from uvlab.gpu.image_spec import ImageSpec
 
 
@@ -34,15 +34,5 @@ def dirty(
 
     Parameters and return as :func:`uvlab.gpu.gridders.conv.dirty`.
     """
-    plan_u, plan_v = pruned_nn_plans(spec, params)
-    return separable_dirty(
-        u,
-        v,
-        wvis,
-        plan_u,
-        plan_v,
-        chunk=params.chunk,
-        timer=timer,
-        compress=params.compress,
-        on_block=on_block,
-    )
+    plans = pruned_nn_plans(spec, params)
+    return dirty_with_w(u, v, wvis, spec, params, plans, w=w, timer=timer, on_block=on_block)

@@ -16,7 +16,10 @@ from.
 Each record also names its degridder (image → visibilities, the gridder's
 adjoint; :mod:`uvlab.gpu.degridding`) by ``"module:function"`` — for the
 host and, where there is one, for CUDA — imported only when asked for
-(:meth:`Algorithm.degridder`); hybrid and pruned-nn have none.
+(:meth:`Algorithm.degridder`); every algorithm has one, so Cotton–Schwab
+runs with each. Every gridder corrects the w-term with ``params.wstack``:
+the separable ones by w-stacking their own plans
+(:mod:`~uvlab.gpu.gridders.wstack`), ``ducc`` by ducc0's w-gridder.
 
 What differs between algorithms beyond their functions is a field of the
 record (``host_only``, ``w_correction``, ``analytic_bound``, ``co_grids_psf``
@@ -44,7 +47,7 @@ from uvlab.gpu.gridders import conv, dft, ducc, hybrid, nn, pruned_nn
 
 #: The CUDA path shared by the separable gridders.
 SEPARABLE_CUDA = "uvlab.gpu.gridders.cuda_gridders:dirty_gpu"
-#: The CUDA degridder shared by conv, nn and nn-oversampled.
+#: The CUDA degridder of the separable gridders (pruned chains and w-stacking on the host).
 DEGRID_CUDA = "uvlab.gpu.gridders.cuda_degrid:predict_gpu"
 _DEGRID = "uvlab.gpu.gridders.degrid"
 
@@ -56,6 +59,8 @@ _GCF = frozenset({"kernel", "support", "eps", "exact", "shape", "oversample", "l
 _PRUNER = frozenset({"oversample", "prune_kernel", "prune_support"})
 #: Full compression (Muscat §3.2.4): the algorithms with a nearest-cell axis.
 _COMPRESS = frozenset({"compress"})
+#: W-stacking of the algorithm's own plans (:mod:`~uvlab.gpu.gridders.wstack`).
+_WSTACK = frozenset({"wstack"})
 
 
 @dataclass(frozen=True)
@@ -105,7 +110,9 @@ class Algorithm:
         is copied to the device (``ducc``).
     w_correction : {"wstack", "ducc"} or None
         How ``params.wstack`` corrects the w-term: uvlab's w-stacking of its
-        plans, ducc0's w-gridder, or not at all (None: the sky is flat).
+        plans (host only: on cupy inputs the host function runs, see
+        :mod:`~uvlab.gpu.gridders.cuda_gridders`), ducc0's w-gridder, or not at
+        all (None: the sky is flat; the DFT, which takes no ``params``).
     analytic_bound : bool
         The analytic aliasing map of ``plans`` bounds this algorithm's image
         (False: a guide only, as for ducc0's own kernel).
@@ -185,7 +192,7 @@ CATALOGUE: dict[str, Algorithm] = {
             "convolutional gridding with the stated GCF, support, β and σ on every device",
             conv.dirty,
             conv.conv_plans,
-            uses=_GCF | {"wstack"},
+            uses=_GCF | _WSTACK,
             compared=True,
             degrid=f"{_DEGRID}:predict_conv",
             degrid_cuda=DEGRID_CUDA,
@@ -209,39 +216,47 @@ CATALOGUE: dict[str, Algorithm] = {
             "nearest cell of an N×N grid, no correction (raw aliasing)",
             nn.dirty_nn,
             nn.nn_plans,
-            uses=_COMPRESS,
+            uses=_COMPRESS | _WSTACK,
             degrid=f"{_DEGRID}:predict_nn",
             degrid_cuda=DEGRID_CUDA,
+            w_correction="wstack",
         ),
         Algorithm(
             "nn-oversampled",
             "nearest cell of a β-times finer grid (Muscat alg. 2.2)",
             nn.dirty_nn_oversampled,
             nn.nn_oversampled_plans,
-            uses=frozenset({"oversample"}) | _COMPRESS,
+            uses=frozenset({"oversample"}) | _COMPRESS | _WSTACK,
             fine_grid=True,
             degrid=f"{_DEGRID}:predict_nn_oversampled",
             degrid_cuda=DEGRID_CUDA,
+            w_correction="wstack",
         ),
         Algorithm(
             "hybrid",
             "GCF along u, nearest cell + pruner along v (Muscat alg. 2.5)",
             hybrid.dirty,
             hybrid.hybrid_plans,
-            uses=_GCF | _PRUNER | _COMPRESS,
+            uses=_GCF | _PRUNER | _COMPRESS | _WSTACK,
             fine_grid=True,
             even_oversample=True,
             compared=True,
+            degrid=f"{_DEGRID}:predict_hybrid",
+            degrid_cuda=DEGRID_CUDA,
+            w_correction="wstack",
         ),
         Algorithm(
             "pruned-nn",
             "nearest cell on Nβ cells, then least-misfit pruning (Muscat alg. 2.6)",
             pruned_nn.dirty,
             pruned_nn.pruned_nn_plans,
-            uses=_PRUNER | _COMPRESS,
+            uses=_PRUNER | _COMPRESS | _WSTACK,
             fine_grid=True,
             even_oversample=True,
             compared=True,
+            degrid=f"{_DEGRID}:predict_pruned_nn",
+            degrid_cuda=DEGRID_CUDA,
+            w_correction="wstack",
         ),
     )
 }

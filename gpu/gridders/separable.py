@@ -165,6 +165,22 @@ def grid_half_plane(
     -------
     (Mv, Mu/2 + 1) complex128, Mu and Mv the ``n_grid`` of the plans.
     """
+    ext = grid_extended(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block)
+    with timed(timer, "grid"):
+        return fold_half(ext, plan_u.n_grid, plan_u.rule.support // 2 + 1, on_block)
+
+
+def grid_extended(
+    xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None, on_block=None
+):
+    """Grid half-plane records onto the half grid with its extra u columns, unfolded.
+
+    Returns
+    -------
+    (Mv, Mu/2 + 1 + 2·pad) complex128
+        Column c holds u cell ``c − pad``, ``pad = S_u // 2 + 1``
+        (:func:`fold_half` makes it the Hermitian half).
+    """
     mu, mv = plan_u.n_grid, plan_v.n_grid
     su, sv = plan_u.rule.support, plan_v.rule.support
     pad = su // 2 + 1
@@ -187,8 +203,33 @@ def grid_half_plane(
         for rows in spans(mv, BLOCK_CELLS // width):
             block_done(on_block)
             ext[rows] = re[rows] + 1j * im[rows]
-        del re, im
-        return fold_half(ext, mu, pad, on_block)
+        return ext
+
+
+def records_to_image(
+    xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None, on_block=None
+) -> np.ndarray:
+    """Grid, prune and inverse-FFT half-plane records: the uncorrected (N, N) image.
+
+    Steps 2–4 of the module's chain (the records already in grid cells of the
+    plans and in the half plane, :func:`to_half_plane`); the caller corrects.
+
+    Returns
+    -------
+    (N, N) float64, ``Re Σ_k F_k·exp(2πi·k·n/M)`` of the pruned grid.
+    """
+    half = grid_half_plane(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block)
+    block_done(on_block)
+    if plan_v.pruner is not None:
+        with timed(timer, "prune"):
+            half = plan_v.pruner.apply(half, axis=0, on_block=on_block)
+        block_done(on_block)
+    if plan_u.pruner is not None:
+        with timed(timer, "prune"):
+            half = plan_u.pruner.apply_half(half, plan_u.n_grid, on_block=on_block)
+        block_done(on_block)
+    with timed(timer, "FFT"):
+        return half_to_image(half, plan_u.n_fft, plan_u.npix, on_block)
 
 
 def separable_dirty(
@@ -240,18 +281,27 @@ def separable_dirty(
             plan_u.coords(u), -plan_v.coords(v), np.asarray(wvis, np.complex128), plan_u.n_grid
         )
     block_done(on_block)
-    half = grid_half_plane(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block)
-    block_done(on_block)
-    if plan_v.pruner is not None:
-        with timed(timer, "prune"):
-            half = plan_v.pruner.apply(half, axis=0, on_block=on_block)
-        block_done(on_block)
-    if plan_u.pruner is not None:
-        with timed(timer, "prune"):
-            half = plan_u.pruner.apply_half(half, plan_u.n_grid, on_block=on_block)
-        block_done(on_block)
-    with timed(timer, "FFT"):
-        img = half_to_image(half, plan_u.n_fft, plan_u.npix, on_block)
+    img = records_to_image(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block)
     with timed(timer, "correct"):
         img *= plan_v.corrector[:, None] * plan_u.corrector[None, :]
     return img
+
+
+def plans_dirty(u, v, wvis, plans, params, *, timer=None, on_block=None) -> np.ndarray:
+    """:func:`separable_dirty` with an algorithm's (u, v) plans and its GridParams.
+
+    ``params`` gives ``chunk`` and ``compress``; ``plans`` is what the algorithm's
+    plan function returns. Every separable algorithm's flat (no w-term) image.
+    """
+    plan_u, plan_v = plans
+    return separable_dirty(
+        u,
+        v,
+        wvis,
+        plan_u,
+        plan_v,
+        chunk=params.chunk,
+        timer=timer,
+        compress=params.compress,
+        on_block=on_block,
+    )

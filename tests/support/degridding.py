@@ -2,7 +2,8 @@
 
 - :data:`SPEC`: a 48² image of 1 mrad cells;
 - :data:`ADJOINT_CASES` / :data:`ADJOINT_IDS`: every host degridder path with an exact
-  adjoint; :data:`GPU_CASES` / :data:`GPU_IDS`: those a CUDA chain runs;
+  adjoint; :data:`GPU_CASES` / :data:`GPU_IDS`: those a CUDA chain runs (:data:`PRUNED`
+  chains run on the host);
 - :func:`rel`: ‖a − b‖ / ‖b‖.
 """
 
@@ -14,6 +15,8 @@ from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.image_spec import ImageSpec
 
 SPEC = ImageSpec(48, 1e-3)
+#: The algorithms whose chains prune (their degridders unprune, on the host).
+PRUNED = ("hybrid", "pruned-nn")
 
 #: (algorithm, params) of every host degridder path with an exact adjoint.
 ADJOINT_CASES = [
@@ -25,13 +28,21 @@ ADJOINT_CASES = [
     ("conv", GridParams(kernel="lm", support=6, oversample=16, sigma=1.5, lookup="linear")),
     ("nn", GridParams()),
     ("nn-oversampled", GridParams(oversample=4)),
+    ("hybrid", GridParams.from_eps(1e-5, oversample=8)),
+    ("hybrid", GridParams.muscat(oversample=8)),
+    ("pruned-nn", GridParams(oversample=4)),
+    ("pruned-nn", GridParams(oversample=8, prune_kernel="es")),
 ]
 ADJOINT_IDS = [
-    f"{n}-{p.kernel}{p.support}{'x' if p.exact else 't'}-{p.lookup}" for n, p in ADJOINT_CASES
+    f"{n}-{p.kernel}{p.support}{'x' if p.exact else 't'}-{p.lookup}"
+    + (f"-{p.prune_kernel}{p.oversample}" if n in PRUNED else "")
+    for n, p in ADJOINT_CASES
 ]
-#: The cases a CUDA chain runs (exact ES, tables, nearest cells): all but exact KB.
-GPU_CASES = [c for c in ADJOINT_CASES if c[1].kernel != "kb"]
-GPU_IDS = [i for i, c in zip(ADJOINT_IDS, ADJOINT_CASES, strict=True) if c[1].kernel != "kb"]
+#: The cases the CUDA degridder runs on the device (exact ES, tables, nearest cells): all but
+#: exact KB and the pruned chains (hybrid, pruned-nn: on the host).
+_ON_DEVICE = [c[1].kernel != "kb" and c[0] not in PRUNED for c in ADJOINT_CASES]
+GPU_CASES = [c for c, ok in zip(ADJOINT_CASES, _ON_DEVICE, strict=True) if ok]
+GPU_IDS = [i for i, ok in zip(ADJOINT_IDS, _ON_DEVICE, strict=True) if ok]
 
 
 def rel(a, b) -> float:

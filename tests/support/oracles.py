@@ -4,7 +4,8 @@ Each is the definition itself, not uvlab's code path: what uvlab computes is
 checked against these.
 
 - :func:`dft_image`: the direct sum ``Re Σ wvis·exp(−2πi(u·l + v·m [+ w·(n−1)]))`` on an
-  ImageSpec's pixels, chunked over records; :func:`plain_dft`, the same sum pixel by pixel.
+  ImageSpec's pixels, chunked over records; :func:`plain_dft`, the same sum pixel by pixel;
+  :func:`dft_pixels`, the same sum at chosen rows and columns of pixels only.
 - :func:`image_vis`: visibilities ``Σ img·exp(+2πi(u·l + v·m [+ w·(n−1)]))`` of a model
   image, pixel by pixel (the degridders' reference).
 - :func:`sky_vis`: visibilities ``Σ f·exp(+2πi(u·l + v·m))`` of point sources at pixel offsets.
@@ -46,6 +47,20 @@ def dft_image(u, v, wvis, spec: ImageSpec, w=None, chunk: int = 4096) -> np.ndar
             + np.asarray(w, float)[sl, None, None] * nm1
         )
         img += np.real(np.tensordot(wvis[sl], np.exp(-2j * np.pi * ph), axes=1))
+    return img
+
+
+def dft_pixels(u, v, wvis, spec: ImageSpec, rows, cols, w=None) -> np.ndarray:
+    """:func:`dft_image` at the pixels ``[rows] × [cols]`` only: (len(rows), len(cols)) float64."""
+    l = spec.l_axis()[np.asarray(cols)]
+    m = spec.m_axis()[np.asarray(rows)]
+    ll, mm = np.meshgrid(l, m)
+    nm1 = np.sqrt(1.0 - ll**2 - mm**2) - 1.0
+    w = np.zeros(len(u)) if w is None else np.asarray(w, float)
+    img = np.zeros(ll.shape)
+    for k in range(len(u)):
+        ph = u[k] * ll + v[k] * mm + w[k] * nm1
+        img += np.real(wvis[k] * np.exp(-2j * np.pi * ph))
     return img
 
 

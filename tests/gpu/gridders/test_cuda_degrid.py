@@ -72,3 +72,15 @@ def test_complex_image_and_host_fallback(data):
     got = degrid(cupy.asarray(img), cupy.asarray(u), cupy.asarray(v), SPEC, "conv", kb)
     assert isinstance(got, cupy.ndarray)
     assert rel(cupy.asnumpy(got), degrid(img, u, v, SPEC, "conv", kb)) < 1e-12
+
+
+@pytest.mark.parametrize("name", ["hybrid", "pruned-nn"])
+def test_pruned_chains_degrid_on_the_host(data, name):
+    """hybrid and pruned-nn have no CUDA degridder: the host's, copied to the device."""
+    import cupy
+
+    u, v, img = data
+    params = GridParams(oversample=8)
+    got = degrid(cupy.asarray(img), cupy.asarray(u), cupy.asarray(v), SPEC, name, params)
+    assert isinstance(got, cupy.ndarray) and got.dtype == np.complex128
+    np.testing.assert_array_equal(cupy.asnumpy(got), degrid(img, u, v, SPEC, name, params))

@@ -69,7 +69,7 @@ def test_uses_names_gridparams_fields():
     fields = {f.name for f in dataclasses.fields(GridParams)}
     for record in CATALOGUE.values():
         assert record.uses <= fields, record.name
-    assert not CATALOGUE["dft"].uses and CATALOGUE["nn"].uses == {"compress"}
+    assert not CATALOGUE["dft"].uses and CATALOGUE["nn"].uses == {"compress", "wstack"}
 
 
 @pytest.fixture(scope="module")
