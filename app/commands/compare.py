@@ -270,10 +270,8 @@ def write_outputs(cmp, out, ra, dec, freq, params, label):
     from uvlab.app.lab.compare import write_metrics_json
     from uvlab.app.outputs.fits_io import write_image_fits
     from uvlab.app.outputs.report import compare_report
-    from uvlab.gpu.image_spec import ImageSpec
 
-    spec, k = cmp.spec, cmp.step
-    coarse = spec if k == 1 else ImageSpec(spec.npix // k, spec.cell_rad * k)
+    spec, k, coarse = cmp.spec, cmp.step, cmp.reference_spec
     base = fits_history(
         {
             "data": label,
@@ -315,7 +313,7 @@ def write_outputs(cmp, out, ra, dec, freq, params, label):
             )
         )
         kb = r.bound_step or k
-        grid = spec if kb == 1 else ImageSpec(spec.npix // kb, spec.cell_rad * kb)
+        grid = spec.every(kb)
         on = "" if kb == k else f"; every {kb} pixels"
         maps = [("analytic", r.analytic, "analytic E(l,m): sup over record offsets")]
         if r.bound is not None:

@@ -239,15 +239,12 @@ class CompareView(OnDemand, QtWidgets.QWidget):
 
     def _show_entry(self, index: int) -> None:
         """Draw entry ``index``'s dirty image and error map on the shared scales."""
-        from uvlab.gpu.image_spec import ImageSpec
-
         out = self.output
         if out is None or not 0 <= index < len(out.labels):
             return
         cmp, label = out.comparison, out.labels[index]
         r = cmp.results[label]
-        spec, k = cmp.spec, cmp.step
-        coarse = spec if k == 1 else ImageSpec(spec.npix // k, spec.cell_rad * k)
+        spec, coarse = cmp.spec, cmp.reference_spec
         radec = (out.ra0_rad, out.dec0_rad)
         (lo, hi), log_levels = self._levels
         self._image_box.setTitle(f"{label}: dirty image")

@@ -108,6 +108,11 @@ class Comparison:
     nvis: int = 0
 
     @property
+    def reference_spec(self):
+        """The geometry of :attr:`reference` and the error maps: every ``step``-th pixel."""
+        return self.spec.every(self.step)
+
+    @property
     def reference_label(self) -> str:
         if self.step == 1:
             return REFERENCE
