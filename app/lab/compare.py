@@ -40,6 +40,7 @@ from uvlab.app.lab.compare_reference import (
     DFT_BUDGET,
     DFT_CHUNK_BYTES,
     REFERENCE_CHUNK_WORK,
+    REFERENCE_CHUNK_WORK_GPU,
     chunked_reference,
     dft_step,
 )
@@ -263,13 +264,17 @@ def iter_comparison(
         raise ValueError("give one or more gridding algorithms; dft is the reference")
     weighting = weighting or Weighting()
     dev = resolve_device(device)
+    check(cancelled)
     u, v, _, vis_f, wt = flatten_samples(uvw, freq_hz, vis, weight, flag)
     if u.size == 0:
         raise ImagingError("every sample is flagged or has zero weight: nothing to image")
+    check(cancelled)
     wt = imaging_weights(u, v, wt, spec, weighting)
+    check(cancelled)
     sumw = float(wt.sum())
     wvis = wt * vis_f
     nvis = int(np.count_nonzero(wt))
+    check(cancelled)
     if step is None:
         step = dft_step(spec.npix, nvis, DFT_BUDGET[dev])
     if step < 1 or (spec.npix // 2) % step:
@@ -307,10 +312,14 @@ def iter_samples_comparison(request, samples, entries, cancelled=None, **options
     """:func:`iter_comparison` of a job's imaging-ready ``samples`` (the window's tasks).
 
     The job's weighting and device, the reference summed in chunks of
-    :data:`REFERENCE_CHUNK_WORK` (cancellable between them); ``options`` go on
-    to :func:`iter_comparison` (e.g. ``step=1``).
+    :data:`REFERENCE_CHUNK_WORK` (cancellable between them; on the GPU
+    :data:`REFERENCE_CHUNK_WORK_GPU`); ``options`` go on to :func:`iter_comparison`
+    (e.g. ``step=1``).
     """
+    from uvlab.gpu.backend import resolve_device
+
     s = samples
+    gpu = resolve_device(request.device) == "gpu"
     return iter_comparison(
         s.uvw,
         s.freq_hz,
@@ -321,7 +330,7 @@ def iter_samples_comparison(request, samples, entries, cancelled=None, **options
         flag=s.flag,
         weighting=request.imaging.weighting_spec(),
         device=request.device,
-        chunk_work=REFERENCE_CHUNK_WORK,
+        chunk_work=REFERENCE_CHUNK_WORK_GPU if gpu else REFERENCE_CHUNK_WORK,
         cancelled=cancelled,
         **options,
     )
