@@ -225,7 +225,9 @@ class CompareView(OnDemand, QtWidgets.QWidget):
                 combo.addItems(labels)
                 combo.setCurrentIndex(min(index, len(labels) - 1))
         self._show_difference()
-        self.timing_view.set_runs({lab: cmp.results[lab].timing for lab in labels})
+        self.timing_view.set_runs(
+            {lab: cmp.results[lab].timing for lab in labels}, spread=out.timing_spread()
+        )
         spec = cmp.spec
         self.note.setText(
             f"{len(labels)} entries, {spec.npix}² pixels of {spec.cell_arcsec:.3g}″, "

@@ -60,7 +60,17 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class AlgorithmResult:
-    """One algorithm's dirty image, error map, metrics and timing."""
+    """One algorithm's dirty image, error map, metrics and timing.
+
+    Attributes
+    ----------
+    timing : dict, stage → seconds
+        The stages of the run of median total time (of ``runs_s``).
+    runs_s : tuple of float
+        Total seconds of each timed run, in order (empty: the one run of ``timing``).
+    backend : str
+        What computed the image (:meth:`~uvlab.gpu.gridders.registry.Algorithm.backend`).
+    """
 
     name: str
     image: np.ndarray
@@ -71,6 +81,8 @@ class AlgorithmResult:
     analytic: np.ndarray | None = None
     bound: np.ndarray | None = None
     bound_step: int | None = None
+    runs_s: tuple = ()
+    backend: str = ""
 
     @property
     def rate_vis_per_s(self) -> float | None:
@@ -80,8 +92,14 @@ class AlgorithmResult:
 
     @property
     def total_s(self) -> float:
-        """Seconds of every timed stage together."""
+        """Seconds of every timed stage together: the median run's total."""
         return float(sum(self.timing.values()))
+
+    @property
+    def spread_s(self) -> tuple[float, float]:
+        """(fastest, slowest) total seconds of the timed runs."""
+        runs = self.runs_s or (self.total_s,)
+        return float(min(runs)), float(max(runs))
 
 
 @dataclass(frozen=True)
@@ -130,13 +148,18 @@ class Comparison:
             "cell_arcsec": self.spec.cell_arcsec,
             "nvis": self.nvis,
             "note": "rms_central, rms_full and max_error are |I - I_dft| relative to the "
-            "DFT image's peak; rate_vis_per_s = nvis / grid seconds; bound_max is the "
+            "DFT image's peak; timing is the stages of the run of median total time "
+            "(total_s) of runs_s, each run's total; rate_vis_per_s = nvis / grid seconds "
+            "of that run; bound_max is the "
             "largest (sum|wV|/sumw) E(l,m) in the same units, error_over_bound_max the "
             "largest error/bound on every bound_step-th pixel (at most 1)",
             "algorithms": {
                 name: {
                     **r.metrics,
+                    "backend": r.backend,
                     "timing": {k: float(v) for k, v in r.timing.items()},
+                    "total_s": r.total_s,
+                    "runs_s": [float(t) for t in r.runs_s or (r.total_s,)],
                     "rate_vis_per_s": r.rate_vis_per_s,
                     "nvis": r.nvis,
                 }
@@ -179,34 +202,39 @@ class Entry:
 
 def measure_entry(
     uvw, freq_hz, vis, weight, spec, entry: Entry, ref, step: int, *,
-    flag=None, weighting=None, device: str = "auto", cancelled=None,
+    flag=None, weighting=None, device: str = "auto", cancelled=None, repeats: int = 1,
 ) -> AlgorithmResult:  # fmt: skip
-    """Image with one entry and measure it against the DFT reference ``ref``.
+    """Image with one entry ``repeats`` times and measure it against the DFT reference ``ref``.
 
     ``ref`` is the reference on every ``step``-th pixel (:attr:`Comparison.reference`);
     the other arguments are those of :func:`iter_comparison` (``cancelled`` is
     checked between blocks of the gridding). The error map and
-    metrics are :func:`uvlab.gpu.aliasing.error_map`'s on those pixels.
+    metrics are :func:`uvlab.gpu.aliasing.error_map`'s on those pixels, of the
+    first run's image (every run makes the same one); the timing is the run of
+    median total time, with every run's total in ``runs_s``.
     """
     from uvlab.gpu.aliasing import error_map
+    from uvlab.gpu.gridders.registry import algorithm
     from uvlab.gpu.imaging.imager import make_image
 
-    res = make_image(
-        uvw,
-        freq_hz,
-        vis,
-        weight,
-        spec,
-        flag=flag,
-        weighting=weighting,
-        algorithm=entry.algorithm,
-        params=entry.params,
-        device=device,
-        psf=False,
-        on_block=block_check(cancelled),
-    )
+    res, timings = None, []
+    for _ in range(max(1, int(repeats))):
+        check(cancelled)
+        run = make_image(
+            uvw, freq_hz, vis, weight, spec, flag=flag, weighting=weighting,
+            algorithm=entry.algorithm, params=entry.params, device=device, psf=False,
+            on_block=block_check(cancelled),
+        )  # fmt: skip
+        res = res or run  # the first run's image; the others' timings only
+        timings.append(dict(run.timing))
+    totals = tuple(float(sum(t.values())) for t in timings)
+    median = sorted(range(len(totals)), key=totals.__getitem__)[(len(totals) - 1) // 2]
     err, metrics = error_map(res.dirty[::step, ::step], ref)
-    return AlgorithmResult(entry.label, res.dirty, err, metrics, dict(res.timing), res.nvis)
+    backend = algorithm(entry.algorithm).backend(res.device)
+    return AlgorithmResult(
+        entry.label, res.dirty, err, metrics, timings[median], res.nvis,
+        runs_s=totals, backend=backend,
+    )  # fmt: skip
 
 
 #: Share of the progress given to the DFT reference (the entries share the rest).
@@ -228,6 +256,7 @@ def iter_comparison(
     chunk_work: float | None = None,
     cancelled: Callable[[], bool] | None = None,
     bound: bool = False,
+    repeats: int = 1,
 ) -> Iterator[Progress]:
     """Image with each entry and measure its error against the DFT; returns a Comparison.
 
@@ -254,6 +283,8 @@ def iter_comparison(
         Polled between chunks and entries (:class:`~uvlab.app.runtime.errors.Cancelled`).
     bound : bool
         Also each entry's analytic map and bound (:mod:`~uvlab.app.lab.compare_bound`).
+    repeats : int
+        Timed runs per entry (:func:`measure_entry`: the median and the spread).
     """
     from uvlab.gpu.backend import resolve_device
     from uvlab.gpu.gridders.params import GridParams
@@ -296,7 +327,7 @@ def iter_comparison(
         yield Progress(REFERENCE_SHARE + (1 - REFERENCE_SHARE) * k / len(entries), e.label)
         result = measure_entry(
             uvw, freq_hz, vis, weight, spec, e, ref, step,
-            flag=flag, weighting=weighting, device=device, cancelled=cancelled,
+            flag=flag, weighting=weighting, device=device, cancelled=cancelled, repeats=repeats,
         )  # fmt: skip
         if bound:
             params = e.params or GridParams()
@@ -352,6 +383,7 @@ def compare_algorithms(
     progress: Callable[[float, str], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     bound: bool = False,
+    repeats: int = 1,
 ) -> Comparison:
     """:func:`iter_comparison` run to the end, for gridders that share one ``params``.
 
@@ -379,6 +411,7 @@ def compare_algorithms(
             step=step,
             cancelled=cancelled,
             bound=bound,
+            repeats=repeats,
         ),
         progress,
     )

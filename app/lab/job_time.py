@@ -84,7 +84,8 @@ def prior_seconds(request, device: str | None = None) -> float | None:
             return None
         total += one
     npix = int(request.imaging.npix)
-    if request.task == "compare":  # the DFT reference, on its budget's subsampled pixels
+    if request.task == "compare":  # each entry timed R times; the DFT reference, subsampled
+        total *= int(getattr(request, "repeats", 1))
         from uvlab.app.lab.compare_reference import DFT_BUDGET
 
         total += min(float(n) * npix * npix, DFT_BUDGET[dev]) / DFT_RATE[dev]

@@ -135,6 +135,19 @@ class Algorithm:
     co_grids_psf: bool = False
     nufft_plan: Callable | None = None
 
+    def backend(self, device: str) -> str:
+        """What computes its image on ``device`` ("cpu" or "gpu"), for a results table.
+
+        ``ducc`` is ducc0, which chooses its own kernel and support from ε, on the
+        host cores on either device; the others are uvlab's NumPy chain on the CPU
+        and, on the GPU, its CuPy chain (with CUDA kernels where it has a CUDA path).
+        """
+        if self.host_only:
+            return "ducc0 (own kernel)" + (", on the host" if device == "gpu" else "")
+        if device != "gpu":
+            return "NumPy"
+        return "CuPy + CUDA kernels" if self.cuda is not None else "CuPy"
+
     def corrects_w(self, params) -> bool:
         """Whether its image carries the w-term with ``params`` (``wstack``, a ``w_correction``)."""
         return bool(params.wstack) and self.w_correction is not None
