@@ -16,8 +16,7 @@ COLUMNS = {
     "rms_central": "RMS error\n(central half)",
     "rms_full": "RMS error\n(full)",
     "max_error": "max\nerror",
-    "time_ms": "time (ms)\nmedian",
-    "time_range_ms": "time (ms)\nmin–max",
+    "time_ms": "time (ms): median\n(fastest–slowest)",
     "rate_vis_per_s": "rate\n(vis/s)",
 }  # two lines each: narrow columns, so that six entries' table fits beside two plots
 
@@ -25,8 +24,9 @@ COLUMNS = {
 TOOLTIPS = {
     "algorithm": "The entry: an algorithm with its parameters.",
     "backend": (
-        "What computed the image: uvlab's NumPy chain on the CPU, its CuPy chain on the "
-        "GPU, or ducc0, which chooses its own kernel and support from ε."
+        "What computed the image: NumPy (uvlab's chain of the stated kernel on the CPU), "
+        "CUDA or CuPy (the same on the GPU, with uvlab's CUDA kernels or array code), or "
+        "ducc0 (on the host cores; it chooses its own kernel and support from ε)."
     ),
     "rms_central": (
         "RMS of |I − I_DFT| over the central half of the image (each axis), as a "
@@ -42,11 +42,10 @@ TOOLTIPS = {
     ),
     "time_ms": (
         "Median over the timed runs of the total time to make the dirty image (every "
-        "stage: selection, weighting, gridding, FFT, correction), milliseconds."
-    ),
-    "time_range_ms": (
-        "Fastest and slowest of the timed runs' total times, milliseconds: how much the "
-        "time varies between identical runs (the first run may include one-time work)."
+        "stage: selection, weighting, gridding, FFT, correction), and in brackets the "
+        "fastest and slowest run, milliseconds: how much the time varies between "
+        "identical runs. An untimed warm-up run comes first (one-time work lands "
+        "there). Sorts by the median."
     ),
     "rate_vis_per_s": (
         "Gridding rate: samples with nonzero weight per second of the grid stage, in the "
@@ -59,8 +58,9 @@ def format_metric(key: str, value) -> str:
     """Text for one cell: errors as ``1.23e-05``, rates with SI prefixes."""
     if value is None:
         return ""
-    if isinstance(value, tuple):  # a range: both ends alike
-        return "–".join(format_metric(key, v) for v in value)
+    if isinstance(value, tuple):  # (middle, low, high): "m (lo–hi)"
+        mid, lo, hi = (format_metric(key, v) for v in value)
+        return f"{mid} ({lo}–{hi})"
     if not isinstance(value, (int, float)):
         return str(value)
     if not math.isfinite(value):
@@ -119,9 +119,9 @@ class MetricsTable(QtWidgets.QTableWidget):
             self.setItem(r, 0, QtWidgets.QTableWidgetItem(str(algo)))
             for c, key in enumerate(keys, start=1):
                 value = values.get(key)
-                if isinstance(value, tuple):  # a range sorts by its width
+                if isinstance(value, tuple):  # (middle, low, high) sorts by its middle
                     value = tuple(float(v) for v in value)
-                    rank = value[-1] - value[0]
+                    rank = value[0]
                 elif value is not None and not isinstance(value, str):
                     value = rank = float(value)
                 else:

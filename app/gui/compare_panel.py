@@ -57,8 +57,8 @@ class ComparePanel(QtWidgets.QWidget):
         self.repeats_box.setRange(1, MAX_REPEATS)
         self.repeats_box.setValue(COMPARE_REPEATS)
         self.repeats_box.setToolTip(
-            "Each entry images this many times; the table shows the median time and the "
-            "fastest–slowest, the timing plot the spread as error bars"
+            "Each entry images this many times after an untimed warm-up run; the table shows "
+            "the median time and the fastest–slowest, the timing plot the spread as error bars"
         )
         self.message = QtWidgets.QLabel("")
         self.message.setWordWrap(True)

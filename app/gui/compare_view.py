@@ -276,6 +276,7 @@ class CompareView(OnDemand, QtWidgets.QWidget):
             [r.total_s for r in results],
             [r.metrics[MATCH_METRIC] for r in results],
             out.labels,
+            [str(k) for k in range(1, len(results) + 1)],  # as on the entry tabs, if crowded
         )
         m = out.match
         if m is None:

@@ -68,6 +68,9 @@ class AlgorithmResult:
         The stages of the run of median total time (of ``runs_s``).
     runs_s : tuple of float
         Total seconds of each timed run, in order (empty: the one run of ``timing``).
+    warmup_s : float or None
+        Total seconds of the untimed first run before them (one-time work such as
+        a least-misfit table's solve lands there); None when there was none.
     backend : str
         What computed the image (:meth:`~uvlab.gpu.gridders.registry.Algorithm.backend`).
     """
@@ -83,6 +86,7 @@ class AlgorithmResult:
     bound_step: int | None = None
     runs_s: tuple = ()
     backend: str = ""
+    warmup_s: float | None = None
 
     @property
     def rate_vis_per_s(self) -> float | None:
@@ -149,7 +153,8 @@ class Comparison:
             "nvis": self.nvis,
             "note": "rms_central, rms_full and max_error are |I - I_dft| relative to the "
             "DFT image's peak; timing is the stages of the run of median total time "
-            "(total_s) of runs_s, each run's total; rate_vis_per_s = nvis / grid seconds "
+            "(total_s) of runs_s, each timed run's total, after an untimed warm-up run "
+            "(warmup_s) when there are several; rate_vis_per_s = nvis / grid seconds "
             "of that run; bound_max is the "
             "largest (sum|wV|/sumw) E(l,m) in the same units, error_over_bound_max the "
             "largest error/bound on every bound_step-th pixel (at most 1)",
@@ -160,6 +165,7 @@ class Comparison:
                     "timing": {k: float(v) for k, v in r.timing.items()},
                     "total_s": r.total_s,
                     "runs_s": [float(t) for t in r.runs_s or (r.total_s,)],
+                    "warmup_s": r.warmup_s,
                     "rate_vis_per_s": r.rate_vis_per_s,
                     "nvis": r.nvis,
                 }
@@ -204,21 +210,24 @@ def measure_entry(
     uvw, freq_hz, vis, weight, spec, entry: Entry, ref, step: int, *,
     flag=None, weighting=None, device: str = "auto", cancelled=None, repeats: int = 1,
 ) -> AlgorithmResult:  # fmt: skip
-    """Image with one entry ``repeats`` times and measure it against the DFT reference ``ref``.
+    """Image with one entry, time it ``repeats`` times, and measure it against the DFT ``ref``.
 
     ``ref`` is the reference on every ``step``-th pixel (:attr:`Comparison.reference`);
     the other arguments are those of :func:`iter_comparison` (``cancelled`` is
     checked between blocks of the gridding). The error map and
     metrics are :func:`uvlab.gpu.aliasing.error_map`'s on those pixels, of the
-    first run's image (every run makes the same one); the timing is the run of
-    median total time, with every run's total in ``runs_s``.
+    first run's image (every run makes the same one). With ``repeats`` > 1 that
+    first run is a warm-up (``warmup_s``: one-time work, such as solving a
+    least-misfit table, lands there) and ``repeats`` timed runs follow; the timing
+    is the run of median total time, with every timed run's total in ``runs_s``.
     """
     from uvlab.gpu.aliasing import error_map
     from uvlab.gpu.gridders.registry import algorithm
     from uvlab.gpu.imaging.imager import make_image
 
+    repeats = max(1, int(repeats))
     res, timings = None, []
-    for _ in range(max(1, int(repeats))):
+    for _ in range(repeats + (repeats > 1)):
         check(cancelled)
         run = make_image(
             uvw, freq_hz, vis, weight, spec, flag=flag, weighting=weighting,
@@ -227,13 +236,14 @@ def measure_entry(
         )  # fmt: skip
         res = res or run  # the first run's image; the others' timings only
         timings.append(dict(run.timing))
+    warmup = float(sum(timings.pop(0).values())) if repeats > 1 else None
     totals = tuple(float(sum(t.values())) for t in timings)
     median = sorted(range(len(totals)), key=totals.__getitem__)[(len(totals) - 1) // 2]
     err, metrics = error_map(res.dirty[::step, ::step], ref)
     backend = algorithm(entry.algorithm).backend(res.device)
     return AlgorithmResult(
         entry.label, res.dirty, err, metrics, timings[median], res.nvis,
-        runs_s=totals, backend=backend,
+        runs_s=totals, backend=backend, warmup_s=warmup,
     )  # fmt: skip
 
 

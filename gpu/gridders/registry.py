@@ -136,17 +136,18 @@ class Algorithm:
     nufft_plan: Callable | None = None
 
     def backend(self, device: str) -> str:
-        """What computes its image on ``device`` ("cpu" or "gpu"), for a results table.
+        """What computes its image on ``device`` ("cpu" or "gpu"), in a word for a table.
 
-        ``ducc`` is ducc0, which chooses its own kernel and support from ε, on the
-        host cores on either device; the others are uvlab's NumPy chain on the CPU
-        and, on the GPU, its CuPy chain (with CUDA kernels where it has a CUDA path).
+        ``"ducc0"``: ducc0, which chooses its own kernel and support from ε, on the
+        host cores on either device; else uvlab's own chain of the stated kernel,
+        ``"NumPy"`` on the CPU and on the GPU ``"CUDA"`` (CuPy with uvlab's CUDA
+        kernels) or ``"CuPy"`` (array-generic code).
         """
         if self.host_only:
-            return "ducc0 (own kernel)" + (", on the host" if device == "gpu" else "")
+            return "ducc0"
         if device != "gpu":
             return "NumPy"
-        return "CuPy + CUDA kernels" if self.cuda is not None else "CuPy"
+        return "CUDA" if self.cuda is not None else "CuPy"
 
     def corrects_w(self, params) -> bool:
         """Whether its image carries the w-term with ``params`` (``wstack``, a ``w_correction``)."""

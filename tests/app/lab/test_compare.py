@@ -91,6 +91,25 @@ def test_the_dft_budget_is_one_value_per_device(data, monkeypatch):
     assert cmp.step == 4 and cmp.reference.shape == (8, 8)
 
 
+def test_repeated_timings_keep_the_image_and_take_the_median_run(data):
+    """Issue 28: R timed runs after a warm-up; the image is the same, the stages the median's."""
+    uvw, freq, vis, spec = data
+    entries = [Entry("conv", "conv", GridParams.from_eps(1e-6, threads=1)), Entry("nn", "nn")]
+    once = drain(iter_comparison(uvw, freq, vis, 1.0, spec, entries, device="cpu"))
+    thrice = drain(iter_comparison(uvw, freq, vis, 1.0, spec, entries, device="cpu", repeats=3))
+    for label in ("conv", "nn"):
+        a, b = once.results[label], thrice.results[label]
+        np.testing.assert_array_equal(b.image, a.image)
+        assert b.metrics == a.metrics and b.backend == a.backend == "NumPy"
+        assert len(a.runs_s) == 1 and a.warmup_s is None and a.spread_s == (a.total_s,) * 2
+        assert len(b.runs_s) == 3 and b.warmup_s > 0
+        assert b.total_s == sorted(b.runs_s)[1]  # the median run's stages
+        assert b.spread_s == (min(b.runs_s), max(b.runs_s))
+    record = thrice.metrics()["algorithms"]["conv"]
+    assert record["runs_s"] == list(thrice.results["conv"].runs_s)
+    assert record["total_s"] == thrice.results["conv"].total_s and record["backend"] == "NumPy"
+
+
 def counting_cancel(at: int | None = None):
     """(calls, cancelled): ``cancelled()`` says True from its ``at``-th call on."""
     calls = []
