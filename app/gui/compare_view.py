@@ -7,12 +7,16 @@ shows
 - a row of entry tabs (the *shown entry*) and the two entries of the difference;
 - three large image views side by side: the shown entry's dirty image, its
   error map ``|I − I_DFT| / peak(I_DFT)``, and the difference A − B;
-- a strip with every entry at once: the metrics table (RMS error over the
-  central half and the full image, maximum error, gridding rate; clicking a
-  row shows that entry), each entry's RMS error (full image) against its
-  total time, log-log, as ``uvlab bench pareto`` plots its fronts (a match's
-  conv candidates, :mod:`uvlab.app.lab.conv_match`, as a dashed curve), and
-  the per-stage timing bars.
+- a strip with every entry at once: the metrics table (backend, RMS error
+  over the central half and the full image, maximum error, median time with
+  the fastest and slowest of the timed runs, gridding rate; each header's
+  tooltip says what it measures; clicking a row shows that entry), each
+  entry's RMS error (full image) against its median total time, log-log, as
+  ``uvlab bench pareto`` plots its fronts (a match's conv candidates,
+  :mod:`uvlab.app.lab.conv_match`, as a dashed curve; labels clear of each
+  other and of the markers, the entries' numbers where the names cannot be),
+  and the per-stage timing bars of the median run with the runs' spread as
+  error bars.
 
 The three views share zoom, pan and crosshair. Dirty images share one linear
 colour scale and error maps one logarithmic scale over all entries, so
