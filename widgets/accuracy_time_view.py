@@ -239,8 +239,9 @@ class AccuracyTimeView(QtWidgets.QWidget):
     def _place_labels(self, *_args) -> None:
         """Each marker's label beside it, clear of the other labels, the markers and the edges.
 
-        The full labels where they all fit so, else the short ones; failing both,
-        labels clear of each other only (they may then cover a marker).
+        In order of preference: the full labels, then the short ones, clear of each
+        other and of the markers (no label hides a point); failing both, clear of
+        each other only.
         """
         vb = self.plot_item.vb
         area = vb.sceneBoundingRect()
