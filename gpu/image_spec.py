@@ -57,6 +57,16 @@ class ImageSpec:
         """m of each row j (N,)."""
         return (np.arange(self.npix) - self.npix // 2) * self.cell_rad
 
+    def every(self, k: int) -> ImageSpec:
+        """The grid of every ``k``-th pixel (0, k, 2k, …; k divides N/2): N/k pixels of k·cell.
+
+        Its pixels sit at this grid's (l, m): a subsampled DFT reference's geometry.
+        """
+        k = int(k)
+        if k < 1 or (self.npix // 2) % k:
+            raise ValueError(f"subsampling step {k} must divide N/2 = {self.npix // 2}")
+        return self if k == 1 else ImageSpec(self.npix // k, self.cell_rad * k)
+
     def pixel_of(self, l: float, m: float) -> tuple[float, float]:
         """Fractional (j, i) pixel of a direction (l, m)."""
         return m / self.cell_rad + self.npix // 2, -l / self.cell_rad + self.npix // 2

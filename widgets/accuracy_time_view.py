@@ -42,21 +42,35 @@ def _label_box(mark, anchor) -> QtCore.QRectF:
     )
 
 
-def place_labels(marks, area: QtCore.QRectF, budget: int = 3_000) -> tuple[list, float]:
+def marker_box(at: QtCore.QPointF, size: float = SYMBOL_SIZE) -> QtCore.QRectF:
+    """The square a marker of ``size`` pixels covers about its centre ``at``."""
+    return QtCore.QRectF(at.x() - size / 2, at.y() - size / 2, size, size)
+
+
+def place_labels(
+    marks, area: QtCore.QRectF, budget: int = 3_000, *, avoid_markers: bool = True
+) -> tuple[list, float]:
     """Anchors (of :data:`LABEL_ANCHORS`) for labels that overlap least, inside ``area``.
 
-    ``marks``: (pixel position, size) of each label. A depth-first search, in
-    the anchors' order of preference, for an arrangement where no label
-    overlaps another or leaves ``area`` (at most ``budget`` steps); failing
-    that, each label in turn takes the anchor that overlaps the labels before
-    it least. Returns the anchors and the total overlap (pixels², with the
-    part of a label outside ``area``).
+    ``marks``: (pixel position, size) of each label, at its marker. A depth-first
+    search, in the anchors' order of preference, for an arrangement where no label
+    overlaps another, another label's marker (:func:`marker_box`) or leaves
+    ``area`` (at most ``budget`` steps); failing that, each label in turn takes
+    the anchor that overlaps the labels before it and the markers least (the
+    markers count only when ``avoid_markers``). Returns the anchors and the total
+    overlap (pixels², with the part of a label outside ``area``).
     """
     boxes = [[_label_box(m, a) for a in LABEL_ANCHORS] for m in marks]
+    markers = [marker_box(at) for at, _size in marks]
+    # the markers a label must keep clear of: all but its own and those on top of it
+    others = [[m for m in markers if not m.intersects(own)] for own in markers]
+    if not avoid_markers:
+        others = [[] for _ in markers]
 
     def cost(k: int, i: int, chosen) -> float:
         box = boxes[k][i]
         apart = sum(_overlap(box, boxes[j][c]) for j, c in enumerate(chosen))
+        apart += sum(_overlap(box, m) for m in others[k])
         return apart + box.width() * box.height() - _overlap(box, area)
 
     steps = 0
@@ -144,6 +158,7 @@ class AccuracyTimeView(QtWidgets.QWidget):
         self.plot_item.addItem(self.curve)
         self.points: list[pg.PlotDataItem] = []
         self.labels: list[pg.TextItem] = []
+        self._texts: list[tuple[str, str]] = []  # (full, short) of each shown label
         self.curve_labels: list[pg.TextItem] = []
         self.note = QtWidgets.QLabel(" ")
         self.note.setWordWrap(True)
@@ -155,7 +170,7 @@ class AccuracyTimeView(QtWidgets.QWidget):
         self.plot_item.vb.sigResized.connect(self._place_labels)
         self.plot_item.vb.sigRangeChanged.connect(self._place_labels)
 
-    def set_points(self, time_s, error, labels) -> None:
+    def set_points(self, time_s, error, labels, short_labels=None) -> None:
         """One marker per run at (time, error), labelled; non-positive values are left out.
 
         Parameters
@@ -165,11 +180,18 @@ class AccuracyTimeView(QtWidgets.QWidget):
         error : (n,) float
             Its error (> 0 to be shown).
         labels : sequence of n str
+        short_labels : sequence of n str, optional
+            What the labels read instead where the full ones cannot all be placed
+            clear of each other and of the markers (e.g. the entries' numbers).
         """
         t, e, ok = _positive(time_s, error)
         labels = [str(s) for s in labels]
         if len(labels) != t.size:
             raise ValueError(f"{len(labels)} labels for {t.size} points")
+        short = labels if short_labels is None else [str(s) for s in short_labels]
+        if len(short) != t.size:
+            raise ValueError(f"{len(short)} short labels for {t.size} points")
+        self._texts = [(labels[k], short[k]) for k in np.flatnonzero(ok)]
         for item in self.points + self.labels:
             self.plot_item.removeItem(item)
         self.points, self.labels = [], []
@@ -215,16 +237,45 @@ class AccuracyTimeView(QtWidgets.QWidget):
         self._fit()
 
     def _place_labels(self, *_args) -> None:
-        """Each marker's label beside it, clear of the other labels and inside the plot."""
+        """Each marker's label beside it, clear of the other labels, the markers and the edges.
+
+        In order of preference: the full labels, then the short ones, clear of each
+        other and of the markers (no label hides a point); failing both, clear of
+        each other only.
+        """
         vb = self.plot_item.vb
         area = vb.sceneBoundingRect()
-        marks = []
-        for text, point in zip(self.labels, self.points):
-            at = vb.mapViewToScene(QtCore.QPointF(*np.log10([point.xData[0], point.yData[0]])))
-            marks.append((at, text.textItem.boundingRect().size()))
-        anchors, _overlap_px2 = place_labels(marks, area)
-        for text, anchor in zip(self.labels, anchors):
+        texts = self._texts
+        shorter = any(full != short for full, short in texts)
+        tries = [(use, avoid) for avoid in (True, False) for use in ((0, 1) if shorter else (0,))]
+        best = None
+        for use, avoid in tries:
+            marks = []
+            for text, point, words in zip(self.labels, self.points, texts):
+                at = vb.mapViewToScene(QtCore.QPointF(*np.log10([point.xData[0], point.yData[0]])))
+                marks.append((at, self._text_size(text, words[use])))
+            anchors, overlap_px2 = place_labels(marks, area, avoid_markers=avoid)
+            if best is None or overlap_px2 < best[0]:
+                best = (overlap_px2, use, anchors)
+            if overlap_px2 == 0:
+                break
+        if best is None:
+            return
+        _, use, anchors = best
+        for text, words, anchor in zip(self.labels, texts, anchors):
+            if text.toPlainText() != words[use]:
+                text.setText(words[use])
             text.setAnchor(anchor)
+
+    @staticmethod
+    def _text_size(text: pg.TextItem, words: str) -> QtCore.QSizeF:
+        """The size ``text`` would have reading ``words`` (its font, no change made)."""
+        if text.toPlainText() == words:
+            return text.textItem.boundingRect().size()
+        probe = QtWidgets.QGraphicsTextItem(words)
+        probe.setFont(text.textItem.font())
+        probe.document().setDocumentMargin(text.textItem.document().documentMargin())
+        return probe.boundingRect().size()
 
     def point_data(self) -> tuple[np.ndarray, np.ndarray]:
         """(time, error) of the markers shown, in :meth:`set_points` order."""

@@ -3,7 +3,9 @@
 Stages are drawn left to right in DESIGN §4 order (``uvlab.gpu.timing.STAGES``)
 with one colour per stage that never changes between updates, so CPU and GPU
 runs, or several algorithms, can be compared side by side; the legend sits
-beside the plot, so that it never covers a bar. New runs with the
+beside the plot, so that it never covers a bar. A run timed several times
+(``set_runs(..., spread=...)``) has an error bar at its bar's end from its
+fastest to its slowest total. New runs with the
 same stages only move the bars (the legend stays); ``set_runs(..., defer=True)``
 draws at :meth:`TimingView.flush` or when the view is next shown.
 """
@@ -77,6 +79,12 @@ class TimingView(QtWidgets.QWidget):
         #: One text per run, at its bar's end: the run's total time.
         self.totals: list[pg.TextItem] = []
         self._runs: dict[str, dict[str, float]] = {}
+        self._spread: dict[str, tuple[float, float]] = {}
+        #: Each spread run's fastest–slowest total, ms, at its bar's end.
+        self.error_bars = pg.ErrorBarItem(
+            x=np.zeros(0), y=np.zeros(0), beam=0.25, pen=pg.mkPen(pg.getConfigOption("foreground"))
+        )
+        self.plot_item.addItem(self.error_bars)
         self._pending = False
         self.throughput_label = QtWidgets.QLabel(" ")
         plots = QtWidgets.QHBoxLayout()
@@ -88,7 +96,13 @@ class TimingView(QtWidgets.QWidget):
         layout.addLayout(plots, 1)
         layout.addWidget(self.throughput_label)
 
-    def set_runs(self, runs: dict[str, dict[str, float]], *, defer: bool = False) -> None:
+    def set_runs(
+        self,
+        runs: dict[str, dict[str, float]],
+        *,
+        spread: dict[str, tuple[float, float]] | None = None,
+        defer: bool = False,
+    ) -> None:
         """Show runs.
 
         Parameters
@@ -96,10 +110,14 @@ class TimingView(QtWidgets.QWidget):
         runs : dict
             ``{run label: {stage: seconds}}``, e.g. ``{"GPU conv": timer.seconds()}``.
             The first run is drawn at the top.
+        spread : dict, optional
+            ``{run label: (fastest, slowest)}`` total seconds of a run timed several
+            times (its stages those of its median): an error bar at its bar's end.
         defer : bool
             Draw at :meth:`flush` (or when the view is next shown), not now.
         """
         self._runs = {str(k): {str(s): float(t) for s, t in v.items()} for k, v in runs.items()}
+        self._spread = {str(k): (float(lo), float(hi)) for k, (lo, hi) in (spread or {}).items()}
         self._pending = True
         if not defer:
             self.flush()
@@ -159,12 +177,24 @@ class TimingView(QtWidgets.QWidget):
                 pg.TextItem("", color=pg.getConfigOption("foreground"), anchor=(0, 0.5))
             )
             self.plot_item.addItem(self.totals[-1])
-        for item, yy, tot in zip(self.totals, y, left):
+        lo = np.array(
+            [self._spread.get(k, (t / 1e3, t / 1e3))[0] * 1e3 for k, t in zip(labels, left)]
+        )
+        hi = np.array(
+            [self._spread.get(k, (t / 1e3, t / 1e3))[1] * 1e3 for k, t in zip(labels, left)]
+        )
+        lo, hi = np.minimum(lo, left), np.maximum(hi, left)  # the median lies within
+        shown = np.array([k in self._spread for k in labels], dtype=bool)
+        self.error_bars.setData(
+            x=left[shown], y=y[shown], left=(left - lo)[shown], right=(hi - left)[shown],
+            top=np.zeros(shown.sum()), bottom=np.zeros(shown.sum()),
+        )  # fmt: skip
+        for item, yy, tot, end in zip(self.totals, y, left, hi):
             item.setText(total_text(tot))
-            item.setPos(tot, yy)
+            item.setPos(end, yy)  # past the error bar
         if labels:
             self.plot_item.setYRange(y.min() - 0.6, 0.6, padding=0)
-            self.plot_item.setXRange(0, max(float(left.max()), 1e-3) * 1.3, padding=0)
+            self.plot_item.setXRange(0, max(float(hi.max()), 1e-3) * 1.3, padding=0)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -185,6 +215,15 @@ class TimingView(QtWidgets.QWidget):
         metrics = QtGui.QFontMetrics(font)
         text = max(metrics.horizontalAdvance(s) for s in stages)
         self.legend_view.setFixedWidth(columns * (text + 40) + 8)
+
+    def spread_ms(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(y, fastest, slowest) of the error bars drawn, ms: one per run given a spread."""
+        self.flush()
+        o = self.error_bars.opts
+        x, y = np.asarray(o["x"], dtype=float), np.asarray(o["y"], dtype=float)
+        if not x.size:
+            return y, x, x
+        return y, x - np.asarray(o["left"], dtype=float), x + np.asarray(o["right"], dtype=float)
 
     def stage_widths_ms(self, stage: str) -> np.ndarray:
         """Bar widths of one stage, ms, one per run in set_runs order."""

@@ -34,6 +34,8 @@ from __future__ import annotations
 
 from uvlab.app.commands.ms_imaging import add_imaging_args, add_selection_args, fits_history
 from uvlab.app.commands.simulate import add_observation_args
+from uvlab.app.commands.validate import number
+from uvlab.app.lab.imaging import COMPARE_REPEATS, MAX_REPEATS
 from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
 from uvlab.gpu.gridders.registry import COMPARED as DEFAULT_ALGORITHMS
 
@@ -63,6 +65,14 @@ def register(sub) -> None:
         metavar="K",
         help="evaluate the DFT on every K-th pixel (K divides npix/2; default: "
         "1 unless too slow for the device)",
+    )
+    p.add_argument(
+        "--repeats",
+        type=number(1, MAX_REPEATS, integer=True),
+        default=COMPARE_REPEATS,
+        metavar="R",
+        help=f"time each algorithm R times: metrics.json keeps every run's total and the "
+        f"median run's stages (default {COMPARE_REPEATS})",
     )
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
     p.add_argument(
@@ -241,6 +251,7 @@ def run(args) -> int:
             step=args.dft_step,
             progress=bar,
             bound=True,
+            repeats=args.repeats,
         )
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -250,7 +261,9 @@ def run(args) -> int:
         m = r.metrics
         print(
             f"{name:>15}: rms central {m['rms_central']:.3e}, full {m['rms_full']:.3e}, "
-            f"max {m['max_error']:.3e}; grid {r.timing.get('grid', 0) * 1e3:.1f} ms"
+            f"max {m['max_error']:.3e}; grid {r.timing.get('grid', 0) * 1e3:.1f} ms, "
+            f"total {r.total_s * 1e3:.1f} ms (runs {r.spread_s[0] * 1e3:.1f}–"
+            f"{r.spread_s[1] * 1e3:.1f} ms)"
             + (
                 f"; error/bound max {m['error_over_bound_max']:.3f}"
                 if m.get("error_over_bound_max") is not None
@@ -270,10 +283,8 @@ def write_outputs(cmp, out, ra, dec, freq, params, label):
     from uvlab.app.lab.compare import write_metrics_json
     from uvlab.app.outputs.fits_io import write_image_fits
     from uvlab.app.outputs.report import compare_report
-    from uvlab.gpu.image_spec import ImageSpec
 
-    spec, k = cmp.spec, cmp.step
-    coarse = spec if k == 1 else ImageSpec(spec.npix // k, spec.cell_rad * k)
+    spec, k, coarse = cmp.spec, cmp.step, cmp.reference_spec
     base = fits_history(
         {
             "data": label,
@@ -315,7 +326,7 @@ def write_outputs(cmp, out, ra, dec, freq, params, label):
             )
         )
         kb = r.bound_step or k
-        grid = spec if kb == 1 else ImageSpec(spec.npix // kb, spec.cell_rad * kb)
+        grid = spec.every(kb)
         on = "" if kb == k else f"; every {kb} pixels"
         maps = [("analytic", r.analytic, "analytic E(l,m): sup over record offsets")]
         if r.bound is not None:

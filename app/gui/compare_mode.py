@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PyQt6 import QtCore, QtWidgets
@@ -66,6 +67,7 @@ class CompareMode:
         self.panel.match_requested.connect(self.match)
         self.view.compute_requested.connect(lambda: c.submit("compare"))
         self.panel.changed.connect(self.view.mark_stale)
+        c.add_amendment(self._with_repeats)
         c.submitted.connect(self._on_submitted)
         c.job_failed.connect(lambda _message: self.view.set_running(False))
         c.job_cancelled.connect(lambda _job: self.view.set_running(False))
@@ -82,6 +84,12 @@ class CompareMode:
         else:
             self.panel.set_entries(entries)
         self.view.mark_stale()
+
+    def _with_repeats(self, request: JobRequest) -> JobRequest:
+        """A ``compare`` request with the panel's timed runs per entry."""
+        if request.task != "compare" or request.repeats == self.panel.repeats():
+            return request
+        return replace(request, repeats=self.panel.repeats())
 
     def match_index(self, task: str) -> int | None:
         """The entry a ``compare`` job being frozen should find a matching conv for."""

@@ -16,7 +16,7 @@ from PyQt6 import QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
 from uvlab.app.gui.compare_entry import EntryEditor
-from uvlab.app.lab.imaging import ImagingOptions
+from uvlab.app.lab.imaging import COMPARE_REPEATS, MAX_REPEATS, ImagingOptions
 from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
 from uvlab.gpu.gridders.registry import COMPARED as DEFAULT_ALGORITHMS
 
@@ -53,6 +53,13 @@ class ComparePanel(QtWidgets.QWidget):
         self.add_button = QtWidgets.QPushButton("Add entry")
         self.compare_button = QtWidgets.QPushButton("Compare")
         self.compare_button.setToolTip("Image with every entry and measure each against the DFT")
+        self.repeats_box = QtWidgets.QSpinBox()
+        self.repeats_box.setRange(1, MAX_REPEATS)
+        self.repeats_box.setValue(COMPARE_REPEATS)
+        self.repeats_box.setToolTip(
+            "Each entry images this many times after an untimed warm-up run; the table shows "
+            "the median time and the fastest–slowest, the timing plot the spread as error bars"
+        )
         self.message = QtWidgets.QLabel("")
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #d03030;")
@@ -61,6 +68,8 @@ class ComparePanel(QtWidgets.QWidget):
         buttons = QtWidgets.QHBoxLayout()
         buttons.addWidget(self.add_button)
         buttons.addStretch(1)
+        buttons.addWidget(QtWidgets.QLabel("Timed runs"))
+        buttons.addWidget(self.repeats_box)
         buttons.addWidget(self.compare_button)
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
@@ -72,9 +81,14 @@ class ComparePanel(QtWidgets.QWidget):
         self.editors: list[EntryEditor] = []
         self.add_button.clicked.connect(lambda: self.add_entry())
         self.compare_button.clicked.connect(self.compare_requested)
+        self.repeats_box.valueChanged.connect(self.changed)
         self.set_algorithms(DEFAULT_ALGORITHMS)
 
     # ------------------------------------------------------------------ state
+    def repeats(self) -> int:
+        """Timed runs of each entry (the median and the spread are shown)."""
+        return int(self.repeats_box.value())
+
     def entries(self, base: ImagingOptions) -> tuple[ImagingOptions, ...]:
         """Every entry as ``base`` with its algorithm and parameters (ValueError if invalid)."""
         out = []

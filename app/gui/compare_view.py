@@ -7,12 +7,16 @@ shows
 - a row of entry tabs (the *shown entry*) and the two entries of the difference;
 - three large image views side by side: the shown entry's dirty image, its
   error map ``|I − I_DFT| / peak(I_DFT)``, and the difference A − B;
-- a strip with every entry at once: the metrics table (RMS error over the
-  central half and the full image, maximum error, gridding rate; clicking a
-  row shows that entry), each entry's RMS error (full image) against its
-  total time, log-log, as ``uvlab bench pareto`` plots its fronts (a match's
-  conv candidates, :mod:`uvlab.app.lab.conv_match`, as a dashed curve), and
-  the per-stage timing bars.
+- a strip with every entry at once: the metrics table (backend, RMS error
+  over the central half and the full image, maximum error, median time with
+  the fastest and slowest of the timed runs, gridding rate; each header's
+  tooltip says what it measures; clicking a row shows that entry), each
+  entry's RMS error (full image) against its median total time, log-log, as
+  ``uvlab bench pareto`` plots its fronts (a match's conv candidates,
+  :mod:`uvlab.app.lab.conv_match`, as a dashed curve; labels clear of each
+  other and of the markers, the entries' numbers where the names cannot be),
+  and the per-stage timing bars of the median run with the runs' spread as
+  error bars.
 
 The three views share zoom, pan and crosshair. Dirty images share one linear
 colour scale and error maps one logarithmic scale over all entries, so
@@ -225,7 +229,9 @@ class CompareView(OnDemand, QtWidgets.QWidget):
                 combo.addItems(labels)
                 combo.setCurrentIndex(min(index, len(labels) - 1))
         self._show_difference()
-        self.timing_view.set_runs({lab: cmp.results[lab].timing for lab in labels})
+        self.timing_view.set_runs(
+            {lab: cmp.results[lab].timing for lab in labels}, spread=out.timing_spread()
+        )
         spec = cmp.spec
         self.note.setText(
             f"{len(labels)} entries, {spec.npix}² pixels of {spec.cell_arcsec:.3g}″, "
@@ -239,15 +245,12 @@ class CompareView(OnDemand, QtWidgets.QWidget):
 
     def _show_entry(self, index: int) -> None:
         """Draw entry ``index``'s dirty image and error map on the shared scales."""
-        from uvlab.gpu.image_spec import ImageSpec
-
         out = self.output
         if out is None or not 0 <= index < len(out.labels):
             return
         cmp, label = out.comparison, out.labels[index]
         r = cmp.results[label]
-        spec, k = cmp.spec, cmp.step
-        coarse = spec if k == 1 else ImageSpec(spec.npix // k, spec.cell_rad * k)
+        spec, coarse = cmp.spec, cmp.reference_spec
         radec = (out.ra0_rad, out.dec0_rad)
         (lo, hi), log_levels = self._levels
         self._image_box.setTitle(f"{label}: dirty image")
@@ -277,6 +280,7 @@ class CompareView(OnDemand, QtWidgets.QWidget):
             [r.total_s for r in results],
             [r.metrics[MATCH_METRIC] for r in results],
             out.labels,
+            [str(k) for k in range(1, len(results) + 1)],  # as on the entry tabs, if crowded
         )
         m = out.match
         if m is None:

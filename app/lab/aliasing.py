@@ -46,7 +46,6 @@ def analytic_map_coarse(algorithm, spec, params, cancelled=None, max_npix=ANALYT
     (rounded so that N/k is even), checking ``cancelled()`` per block of rows.
     """
     from uvlab.gpu.aliasing import axis_bound_samples, bound_map
-    from uvlab.gpu.image_spec import ImageSpec
 
     n = spec.npix
     k = 1
@@ -54,7 +53,7 @@ def analytic_map_coarse(algorithm, spec, params, cancelled=None, max_npix=ANALYT
         k += 1
     su, sv = axis_bound_samples(algorithm, spec, params, pixels=k)
     out = bound_map(su, sv, on_block=lambda: _check(cancelled))
-    return out, ImageSpec(n // k, spec.cell_rad * k)
+    return out, spec.every(k)
 
 
 def iter_aliasing(request: JobRequest, samples, cancelled) -> Iterator:

@@ -40,6 +40,7 @@ from uvlab.app.lab.compare_reference import (
     DFT_BUDGET,
     DFT_CHUNK_BYTES,
     REFERENCE_CHUNK_WORK,
+    REFERENCE_CHUNK_WORK_GPU,
     chunked_reference,
     dft_step,
 )
@@ -59,7 +60,20 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class AlgorithmResult:
-    """One algorithm's dirty image, error map, metrics and timing."""
+    """One algorithm's dirty image, error map, metrics and timing.
+
+    Attributes
+    ----------
+    timing : dict, stage → seconds
+        The stages of the run of median total time (of ``runs_s``).
+    runs_s : tuple of float
+        Total seconds of each timed run, in order (empty: the one run of ``timing``).
+    warmup_s : float or None
+        Total seconds of the untimed first run before them (one-time work such as
+        a least-misfit table's solve lands there); None when there was none.
+    backend : str
+        What computed the image (:meth:`~uvlab.gpu.gridders.registry.Algorithm.backend`).
+    """
 
     name: str
     image: np.ndarray
@@ -70,6 +84,9 @@ class AlgorithmResult:
     analytic: np.ndarray | None = None
     bound: np.ndarray | None = None
     bound_step: int | None = None
+    runs_s: tuple = ()
+    backend: str = ""
+    warmup_s: float | None = None
 
     @property
     def rate_vis_per_s(self) -> float | None:
@@ -79,8 +96,14 @@ class AlgorithmResult:
 
     @property
     def total_s(self) -> float:
-        """Seconds of every timed stage together."""
+        """Seconds of every timed stage together: the median run's total."""
         return float(sum(self.timing.values()))
+
+    @property
+    def spread_s(self) -> tuple[float, float]:
+        """(fastest, slowest) total seconds of the timed runs."""
+        runs = self.runs_s or (self.total_s,)
+        return float(min(runs)), float(max(runs))
 
 
 @dataclass(frozen=True)
@@ -108,6 +131,11 @@ class Comparison:
     nvis: int = 0
 
     @property
+    def reference_spec(self):
+        """The geometry of :attr:`reference` and the error maps: every ``step``-th pixel."""
+        return self.spec.every(self.step)
+
+    @property
     def reference_label(self) -> str:
         if self.step == 1:
             return REFERENCE
@@ -124,13 +152,20 @@ class Comparison:
             "cell_arcsec": self.spec.cell_arcsec,
             "nvis": self.nvis,
             "note": "rms_central, rms_full and max_error are |I - I_dft| relative to the "
-            "DFT image's peak; rate_vis_per_s = nvis / grid seconds; bound_max is the "
+            "DFT image's peak; timing is the stages of the run of median total time "
+            "(total_s) of runs_s, each timed run's total, after an untimed warm-up run "
+            "(warmup_s) when there are several; rate_vis_per_s = nvis / grid seconds "
+            "of that run; bound_max is the "
             "largest (sum|wV|/sumw) E(l,m) in the same units, error_over_bound_max the "
             "largest error/bound on every bound_step-th pixel (at most 1)",
             "algorithms": {
                 name: {
                     **r.metrics,
+                    "backend": r.backend,
                     "timing": {k: float(v) for k, v in r.timing.items()},
+                    "total_s": r.total_s,
+                    "runs_s": [float(t) for t in r.runs_s or (r.total_s,)],
+                    "warmup_s": r.warmup_s,
                     "rate_vis_per_s": r.rate_vis_per_s,
                     "nvis": r.nvis,
                 }
@@ -173,34 +208,43 @@ class Entry:
 
 def measure_entry(
     uvw, freq_hz, vis, weight, spec, entry: Entry, ref, step: int, *,
-    flag=None, weighting=None, device: str = "auto", cancelled=None,
+    flag=None, weighting=None, device: str = "auto", cancelled=None, repeats: int = 1,
 ) -> AlgorithmResult:  # fmt: skip
-    """Image with one entry and measure it against the DFT reference ``ref``.
+    """Image with one entry, time it ``repeats`` times, and measure it against the DFT ``ref``.
 
     ``ref`` is the reference on every ``step``-th pixel (:attr:`Comparison.reference`);
     the other arguments are those of :func:`iter_comparison` (``cancelled`` is
     checked between blocks of the gridding). The error map and
-    metrics are :func:`uvlab.gpu.aliasing.error_map`'s on those pixels.
+    metrics are :func:`uvlab.gpu.aliasing.error_map`'s on those pixels, of the
+    first run's image (every run makes the same one). With ``repeats`` > 1 that
+    first run is a warm-up (``warmup_s``: one-time work, such as solving a
+    least-misfit table, lands there) and ``repeats`` timed runs follow; the timing
+    is the run of median total time, with every timed run's total in ``runs_s``.
     """
     from uvlab.gpu.aliasing import error_map
+    from uvlab.gpu.gridders.registry import algorithm
     from uvlab.gpu.imaging.imager import make_image
 
-    res = make_image(
-        uvw,
-        freq_hz,
-        vis,
-        weight,
-        spec,
-        flag=flag,
-        weighting=weighting,
-        algorithm=entry.algorithm,
-        params=entry.params,
-        device=device,
-        psf=False,
-        on_block=block_check(cancelled),
-    )
+    repeats = max(1, int(repeats))
+    res, timings = None, []
+    for _ in range(repeats + (repeats > 1)):
+        check(cancelled)
+        run = make_image(
+            uvw, freq_hz, vis, weight, spec, flag=flag, weighting=weighting,
+            algorithm=entry.algorithm, params=entry.params, device=device, psf=False,
+            on_block=block_check(cancelled),
+        )  # fmt: skip
+        res = res or run  # the first run's image; the others' timings only
+        timings.append(dict(run.timing))
+    warmup = float(sum(timings.pop(0).values())) if repeats > 1 else None
+    totals = tuple(float(sum(t.values())) for t in timings)
+    median = sorted(range(len(totals)), key=totals.__getitem__)[(len(totals) - 1) // 2]
     err, metrics = error_map(res.dirty[::step, ::step], ref)
-    return AlgorithmResult(entry.label, res.dirty, err, metrics, dict(res.timing), res.nvis)
+    backend = algorithm(entry.algorithm).backend(res.device)
+    return AlgorithmResult(
+        entry.label, res.dirty, err, metrics, timings[median], res.nvis,
+        runs_s=totals, backend=backend, warmup_s=warmup,
+    )  # fmt: skip
 
 
 #: Share of the progress given to the DFT reference (the entries share the rest).
@@ -222,6 +266,7 @@ def iter_comparison(
     chunk_work: float | None = None,
     cancelled: Callable[[], bool] | None = None,
     bound: bool = False,
+    repeats: int = 1,
 ) -> Iterator[Progress]:
     """Image with each entry and measure its error against the DFT; returns a Comparison.
 
@@ -248,6 +293,8 @@ def iter_comparison(
         Polled between chunks and entries (:class:`~uvlab.app.runtime.errors.Cancelled`).
     bound : bool
         Also each entry's analytic map and bound (:mod:`~uvlab.app.lab.compare_bound`).
+    repeats : int
+        Timed runs per entry (:func:`measure_entry`: the median and the spread).
     """
     from uvlab.gpu.backend import resolve_device
     from uvlab.gpu.gridders.params import GridParams
@@ -258,13 +305,17 @@ def iter_comparison(
         raise ValueError("give one or more gridding algorithms; dft is the reference")
     weighting = weighting or Weighting()
     dev = resolve_device(device)
+    check(cancelled)
     u, v, _, vis_f, wt = flatten_samples(uvw, freq_hz, vis, weight, flag)
     if u.size == 0:
         raise ImagingError("every sample is flagged or has zero weight: nothing to image")
+    check(cancelled)
     wt = imaging_weights(u, v, wt, spec, weighting)
+    check(cancelled)
     sumw = float(wt.sum())
     wvis = wt * vis_f
     nvis = int(np.count_nonzero(wt))
+    check(cancelled)
     if step is None:
         step = dft_step(spec.npix, nvis, DFT_BUDGET[dev])
     if step < 1 or (spec.npix // 2) % step:
@@ -286,7 +337,7 @@ def iter_comparison(
         yield Progress(REFERENCE_SHARE + (1 - REFERENCE_SHARE) * k / len(entries), e.label)
         result = measure_entry(
             uvw, freq_hz, vis, weight, spec, e, ref, step,
-            flag=flag, weighting=weighting, device=device, cancelled=cancelled,
+            flag=flag, weighting=weighting, device=device, cancelled=cancelled, repeats=repeats,
         )  # fmt: skip
         if bound:
             params = e.params or GridParams()
@@ -302,10 +353,14 @@ def iter_samples_comparison(request, samples, entries, cancelled=None, **options
     """:func:`iter_comparison` of a job's imaging-ready ``samples`` (the window's tasks).
 
     The job's weighting and device, the reference summed in chunks of
-    :data:`REFERENCE_CHUNK_WORK` (cancellable between them); ``options`` go on
-    to :func:`iter_comparison` (e.g. ``step=1``).
+    :data:`REFERENCE_CHUNK_WORK` (cancellable between them; on the GPU
+    :data:`REFERENCE_CHUNK_WORK_GPU`); ``options`` go on to :func:`iter_comparison`
+    (e.g. ``step=1``).
     """
+    from uvlab.gpu.backend import resolve_device
+
     s = samples
+    gpu = resolve_device(request.device) == "gpu"
     return iter_comparison(
         s.uvw,
         s.freq_hz,
@@ -316,7 +371,7 @@ def iter_samples_comparison(request, samples, entries, cancelled=None, **options
         flag=s.flag,
         weighting=request.imaging.weighting_spec(),
         device=request.device,
-        chunk_work=REFERENCE_CHUNK_WORK,
+        chunk_work=REFERENCE_CHUNK_WORK_GPU if gpu else REFERENCE_CHUNK_WORK,
         cancelled=cancelled,
         **options,
     )
@@ -338,6 +393,7 @@ def compare_algorithms(
     progress: Callable[[float, str], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     bound: bool = False,
+    repeats: int = 1,
 ) -> Comparison:
     """:func:`iter_comparison` run to the end, for gridders that share one ``params``.
 
@@ -365,6 +421,7 @@ def compare_algorithms(
             step=step,
             cancelled=cancelled,
             bound=bound,
+            repeats=repeats,
         ),
         progress,
     )

@@ -18,8 +18,10 @@ DFT_BUDGET = {"cpu": 4.0e9, "gpu": 1.0e14}
 #: Bytes the reference's factor matrices may take per chunk.
 DFT_CHUNK_BYTES = 256 * 2**20
 #: Pixel·visibility products per chunk of a reference that can be cancelled between
-#: chunks (≈ 1–3 s on one CPU core): the window's tasks.
-REFERENCE_CHUNK_WORK = 5.0e8
+#: chunks (the window's tasks), per device: on the CPU ≈ 0.05–0.15 s on one core, so
+#: that Cancel takes effect within 0.5 s (issue 28); on the GPU as many as before.
+REFERENCE_CHUNK_WORK = 2.5e7
+REFERENCE_CHUNK_WORK_GPU = 5.0e8
 
 
 def dft_step(npix: int, nvis: int, budget: float) -> int:

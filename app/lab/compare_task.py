@@ -87,12 +87,23 @@ class CompareOutput:
     def labels(self) -> list[str]:
         return list(self.comparison.results)
 
-    def table(self) -> dict[str, dict[str, float]]:
-        """``{label: {rms_central, rms_full, max_error, rate_vis_per_s}}`` for the table."""
+    def table(self) -> dict[str, dict[str, object]]:
+        """``{label: {backend, rms_central, rms_full, max_error, time_ms, rate_vis_per_s}}``
+        for the table (:data:`uvlab.widgets.metrics_table.COLUMNS`); ``time_ms`` is
+        (median, fastest, slowest) of the timed runs' totals."""
         return {
-            label: {**r.metrics, "rate_vis_per_s": r.rate_vis_per_s}
+            label: {
+                "backend": r.backend,
+                **r.metrics,
+                "time_ms": tuple(1e3 * t for t in (r.total_s, *r.spread_s)),
+                "rate_vis_per_s": r.rate_vis_per_s,
+            }
             for label, r in self.comparison.results.items()
         }
+
+    def timing_spread(self) -> dict[str, tuple[float, float]]:
+        """``{label: (fastest, slowest)}`` total seconds of each entry's timed runs."""
+        return {label: r.spread_s for label, r in self.comparison.results.items()}
 
     def write_metrics(self, path) -> Path:
         """``metrics.json`` in the format of ``uvlab compare``."""
@@ -111,7 +122,8 @@ class CompareOutput:
 def iter_compare(request: JobRequest, samples, cancelled) -> Iterator:
     """Events of the compare task on imaging-ready ``samples``; ends with Done(CompareOutput).
 
-    Each entry images with its own gridder parameters and padding σ, the
+    Each entry images with its own gridder parameters and padding σ,
+    ``request.repeats`` times (the median run's timing, every run's total), the
     reference is summed over chunks (cancellable between them):
     :func:`uvlab.app.lab.compare.iter_comparison`, in the job's last 28 %.
     With ``request.match``, the conv candidates of
@@ -123,7 +135,7 @@ def iter_compare(request: JobRequest, samples, cancelled) -> Iterator:
     s, entries = samples, tuple(request.compare)
     labels = entry_labels(entries)
     runs = [Entry(label, e.algorithm, request.grid_params(e)) for label, e in zip(labels, entries)]
-    events = iter_samples_comparison(request, s, runs, cancelled)
+    events = iter_samples_comparison(request, s, runs, cancelled, repeats=request.repeats)
     split = 1.0 if request.match is None else 0.9
     cmp = yield from within(events, 0.72, split, "compare: ")
     match = None

@@ -57,6 +57,10 @@ PRECISIONS = ("single", "double")
 DEVICES = ("auto", "cpu", "gpu")
 #: CPU gridding threads in the window: every core but one, which stays with the window.
 INTERACTIVE_THREADS = max(1, (os.cpu_count() or 2) - 1)
+#: Timed runs of each Compare entry by default (the median and the spread are shown:
+#: single runs varied up to 4× between identical comparisons, issue 28), and at most.
+COMPARE_REPEATS = 3
+MAX_REPEATS = 20
 #: CPU threads of the image task's gridding (ducc0): 0, every core (see :mod:`uvlab.app.lab.live`).
 IMAGING_THREADS = 0
 

@@ -84,7 +84,9 @@ def prior_seconds(request, device: str | None = None) -> float | None:
             return None
         total += one
     npix = int(request.imaging.npix)
-    if request.task == "compare":  # the DFT reference, on its budget's subsampled pixels
+    if request.task == "compare":  # each entry timed R times; the DFT reference, subsampled
+        repeats = int(getattr(request, "repeats", 1))
+        total *= repeats + (repeats > 1)  # and a warm-up run
         from uvlab.app.lab.compare_reference import DFT_BUDGET
 
         total += min(float(n) * npix * npix, DFT_BUDGET[dev]) / DFT_RATE[dev]

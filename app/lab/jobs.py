@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from uvlab.app.lab.imaging import DEVICES, INTERACTIVE_THREADS, ImagingOptions
+from uvlab.app.lab.imaging import (
+    COMPARE_REPEATS,
+    DEVICES,
+    INTERACTIVE_THREADS,
+    MAX_REPEATS,
+    ImagingOptions,
+)
 from uvlab.app.skymodel import SkyModel
 from uvlab.gpu.gridders.registry import EXACT_GCF, grids
 
@@ -146,6 +152,9 @@ class JobRequest:
     corruptions : Corruptions or None
         A synthetic observation's primary beam, gain errors and thermal noise
         (:mod:`uvlab.app.lab.corruptions`); None or all off: none.
+    repeats : int
+        ``compare`` only: timed runs of each entry, 1 … :data:`MAX_REPEATS`
+        (the median and the spread are shown).
     """
 
     source: str
@@ -167,6 +176,7 @@ class JobRequest:
     clean_mask: np.ndarray | None = field(default=None, compare=False)
     image_sky: ImageSky | None = None
     corruptions: Corruptions | None = None
+    repeats: int = COMPARE_REPEATS
 
     def grid_params(self, options: ImagingOptions | None = None):
         """The GridParams of ``options`` (default the job's imaging) with the job's threads.
@@ -190,6 +200,8 @@ class JobRequest:
             raise ValueError("no MeasurementSet opened: use File → Open MeasurementSet…")
         if self.task == "compare" and not self.compare:
             raise ValueError("compare needs entries to compare (Compare tab of the controls)")
+        if not 1 <= self.repeats <= MAX_REPEATS or int(self.repeats) != self.repeats:
+            raise ValueError(f"timed runs per entry must be 1–{MAX_REPEATS}, got {self.repeats}")
         if self.match is not None:
             if self.task != "compare" or not 0 <= self.match < len(self.compare):
                 raise ValueError(f"match {self.match} is not one of the compare entries")

@@ -53,15 +53,18 @@ def save_figure(fig, path, dpi: float) -> Path:
     return path
 
 
-def _extent(spec, shape=None):
-    ny, nx = (spec.npix, spec.npix) if shape is None else shape[-2:]
-    arcmin = np.degrees(spec.cell_rad) * 60
-    return (nx / 2 * arcmin, -nx / 2 * arcmin, -ny / 2 * arcmin, ny / 2 * arcmin)
-
-
 def show(ax, img, spec, title, **kwargs):
-    """``imshow`` of ``img[j, i]`` in (l, m) arcmin, east to the left (DESIGN §1)."""
-    extent = _extent(spec, np.shape(img))
+    """``imshow`` of ``img[j, i]`` in (l, m) arcmin, east to the left (DESIGN §1).
+
+    ``spec`` is the map's own geometry (a subsampled map's
+    :meth:`~uvlab.gpu.image_spec.ImageSpec.every`): ValueError when ``img`` is not
+    ``npix × npix``, so that no map is drawn on another's axes.
+    """
+    from uvlab.app.outputs.plots import image_extent_arcmin
+
+    if np.shape(img)[-2:] != (spec.npix, spec.npix):
+        raise ValueError(f"a {np.shape(img)} map drawn on a {spec.npix}² image's axes")
+    extent = image_extent_arcmin(spec)
     im = ax.imshow(img, origin="lower", extent=extent, interpolation="nearest", **kwargs)
     ax.set_xlabel("l (arcmin, east ←)")
     ax.set_ylabel("m (arcmin)")
@@ -99,6 +102,21 @@ def timing_chart(ax, comparison) -> None:
 
 def compare_report(comparison, path, title: str = "") -> Path:
     """Write the report PNG of a :class:`~uvlab.app.lab.compare.Comparison` and return its path."""
+    plt = pyplot()
+    fig = report_figure(comparison, title)
+    try:
+        return save_figure(fig, path, dpi=80)
+    finally:
+        plt.close(fig)
+
+
+def report_figure(comparison, title: str = ""):
+    """The report's matplotlib figure (the caller closes it).
+
+    The entries' dirty images are drawn on the image's geometry, the reference and
+    the error maps on theirs (:attr:`~uvlab.app.lab.compare.Comparison.reference_spec`):
+    every map spans the same field of view.
+    """
     from matplotlib.colors import LogNorm
 
     plt = pyplot()
@@ -116,11 +134,11 @@ def compare_report(comparison, path, title: str = "") -> Path:
         wspace=0.55,
         hspace=0.4,
     )
-    spec = comparison.spec
+    spec, coarse = comparison.spec, comparison.reference_spec
     ref = comparison.reference
     vmin, vmax = float(ref.min()), float(ref.max())
     ax = fig.add_subplot(grid[0, 0])
-    im = show(ax, ref, spec, comparison.reference_label, cmap="inferno", vmin=vmin, vmax=vmax)
+    im = show(ax, ref, coarse, comparison.reference_label, cmap="inferno", vmin=vmin, vmax=vmax)
     fig.colorbar(im, ax=ax, fraction=0.046, label="Jy/beam")
     top = max(float(r.error.max()) for r in comparison.results.values())
     positive = [r.error[r.error > 0] for r in comparison.results.values()]
@@ -136,7 +154,7 @@ def compare_report(comparison, path, title: str = "") -> Path:
         im = show(
             ax,
             np.maximum(r.error, floor),
-            spec,
+            coarse,
             f"{name}: |I − I_dft| / peak\nrms central {r.metrics['rms_central']:.2e}, "
             f"max {r.metrics['max_error']:.2e}",
             cmap="magma",
@@ -162,7 +180,4 @@ def compare_report(comparison, path, title: str = "") -> Path:
     box = ax.get_position()
     ax.set_position([box.x0 + shift, box.y0, box.width - shift, box.height])
     fig.suptitle(title or f"gridding algorithms vs {comparison.reference_label}")
-    try:
-        return save_figure(fig, path, dpi=80)
-    finally:
-        plt.close(fig)
+    return fig

@@ -26,8 +26,11 @@ from uvlab.gpu.gridders.wstack import dirty_with_w
 from uvlab.gpu.image_spec import ImageSpec
 
 
-def conv_axis(spec: ImageSpec, params: GridParams) -> AxisPlan:
-    """The conv chain along one axis: GCF taps on a grid of ``good_size(σ·N)`` cells."""
+def conv_axis(spec: ImageSpec, params: GridParams, on_block=None) -> AxisPlan:
+    """The conv chain along one axis: GCF taps on a grid of ``good_size(σ·N)`` cells.
+
+    ``on_block``: a cancel check between the pieces of a least-misfit table's solve.
+    """
     n_grid = good_size(float(params.sigma) * spec.npix)
     rule = gcf_taps(
         params.kernel,
@@ -37,13 +40,14 @@ def conv_axis(spec: ImageSpec, params: GridParams) -> AxisPlan:
         exact=params.exact,
         shape=params.shape,
         lookup=params.lookup,
+        on_block=on_block,
     )
     return AxisPlan(spec.npix, spec.cell_rad, n_grid, rule)
 
 
-def conv_plans(spec: ImageSpec, params: GridParams) -> tuple[AxisPlan, AxisPlan]:
+def conv_plans(spec: ImageSpec, params: GridParams, on_block=None) -> tuple[AxisPlan, AxisPlan]:
     """(u plan, v plan): the same chain on both axes."""
-    plan = conv_axis(spec, params)
+    plan = conv_axis(spec, params, on_block)
     return plan, plan
 
 
@@ -71,5 +75,5 @@ def dirty(
     """
     if params.compress:
         raise ValueError("compress needs a nearest-cell axis: conv has none")
-    plans = conv_plans(spec, params)
+    plans = conv_plans(spec, params, on_block)
     return dirty_with_w(u, v, wvis, spec, params, plans, w=w, timer=timer, on_block=on_block)

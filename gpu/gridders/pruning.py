@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
@@ -36,29 +35,40 @@ def flip_rows(a: np.ndarray) -> np.ndarray:
 class Pruner:
     """Decimate a periodic axis by α with the taps ``Z[d]``, ``d = −D … D``.
 
-    ``source`` is the taps, or a function that computes them on first use:
-    a plan (and a memory estimate built from it) needs only α, and the
-    least-misfit taps take seconds at large α.
+    ``source`` is the taps, or a function ``source(on_block)`` that computes them
+    on first use: a plan (and a memory estimate built from it) needs only α, and
+    the least-misfit taps take seconds at large α. :meth:`apply` and
+    :meth:`apply_half` compute them with their ``on_block``, so a cancel stops
+    that solve too (:func:`~uvlab.gpu.gridders.least_misfit.least_misfit_taps`).
     """
 
-    source: np.ndarray | Callable[[], np.ndarray]
+    source: np.ndarray | Callable[[Callable[[], object] | None], np.ndarray]
     alpha: int
 
-    @cached_property
+    @property
     def taps(self) -> np.ndarray:
-        src = self.source
-        return np.asarray(src() if callable(src) else src)
+        return self.solved()
+
+    def solved(self, on_block=None) -> np.ndarray:
+        """The taps, computed on first use with ``on_block`` between the pieces of work."""
+        taps = self.__dict__.get("_taps")
+        if taps is None:
+            src = self.source
+            taps = np.asarray(src(on_block) if callable(src) else src)
+            self.__dict__["_taps"] = taps  # frozen: kept as a cached_property would
+        return taps
 
     @property
     def half(self) -> int:
         return (len(self.taps) - 1) // 2
 
-    def _blocks(self):
+    def _blocks(self, on_block=None):
         """Taps rearranged as ``(shifts, α)`` with the first shift ``s_min``."""
+        taps = self.solved(on_block)
         d = np.arange(-self.half, self.half + 1)
         s, a = d // self.alpha, d % self.alpha
         zs = np.zeros((s.max() - s.min() + 1, self.alpha))
-        zs[s - s.min(), a] = self.taps
+        zs[s - s.min(), a] = taps
         return zs, int(s.min())
 
     def apply(self, grid: np.ndarray, axis: int = 0, on_block=None) -> np.ndarray:
@@ -69,7 +79,8 @@ class Pruner:
         grid : (..., α·M_c, ...) complex
         axis : int
         on_block : callable() -> None, optional
-            Called between blocks of columns (a cancel check, :mod:`uvlab.gpu.blocks`).
+            Called between blocks of columns and of the taps' first solve (a cancel
+        check, :mod:`uvlab.gpu.blocks`).
 
         Returns
         -------
@@ -80,7 +91,7 @@ class Pruner:
         if mf % self.alpha:
             raise ValueError(f"axis of {mf} cells is not a multiple of α = {self.alpha}")
         mc = mf // self.alpha
-        zs, s_min = self._blocks()
+        zs, s_min = self._blocks(on_block)
         lo, hi = -s_min, len(zs) - 1 + s_min  # padding blocks before and after
         if max(lo, hi) > mc:
             raise ValueError("pruning kernel wider than the pruned grid")
@@ -126,7 +137,7 @@ class Pruner:
         """
         a = self.alpha
         mc = n_full // a
-        zs, s_min = self._blocks()
+        zs, s_min = self._blocks(on_block)
         nb = mc // 2 + len(zs)  # blocks c + s for c = 0 … M_c/2
         q = (s_min * a + np.arange(nb * a)) % n_full  # fine columns, wrapped
         direct = q <= n_full // 2
@@ -156,7 +167,9 @@ def make_pruner(kernel: str, support: int, alpha: int, x0: float = 0.25) -> Prun
     if alpha < 1:
         raise ValueError(f"decimation factor must be ≥ 1, got {alpha}")
     if kernel == "lm":
-        return Pruner(lambda: least_misfit_taps(support, alpha, x0), alpha)
+        return Pruner(
+            lambda on_block: least_misfit_taps(support, alpha, x0, on_block=on_block), alpha
+        )
     fn = kernel_function(kernel, support, sigma=0.5 / x0)
     half = (support * alpha) // 2
-    return Pruner(lambda: fn(np.arange(-half, half + 1) / alpha), alpha)
+    return Pruner(lambda _on_block: fn(np.arange(-half, half + 1) / alpha), alpha)

@@ -142,6 +142,20 @@ class Algorithm:
     co_grids_psf: bool = False
     nufft_plan: Callable | None = None
 
+    def backend(self, device: str) -> str:
+        """What computes its image on ``device`` ("cpu" or "gpu"), in a word for a table.
+
+        ``"ducc0"``: ducc0, which chooses its own kernel and support from ε, on the
+        host cores on either device; else uvlab's own chain of the stated kernel,
+        ``"NumPy"`` on the CPU and on the GPU ``"CUDA"`` (CuPy with uvlab's CUDA
+        kernels) or ``"CuPy"`` (array-generic code).
+        """
+        if self.host_only:
+            return "ducc0"
+        if device != "gpu":
+            return "NumPy"
+        return "CUDA" if self.cuda is not None else "CuPy"
+
     def corrects_w(self, params) -> bool:
         """Whether its image carries the w-term with ``params`` (``wstack``, a ``w_correction``)."""
         return bool(params.wstack) and self.w_correction is not None

@@ -162,17 +162,19 @@ def gcf_taps(
     exact: bool = False,
     shape: float | None = None,
     lookup: str = "nearest",
+    on_block=None,
 ):
     """The tap rule for a named GCF on a grid padded σ times.
 
     ``kernel="lm"`` gives the least-misfit table for ``x0 = 1/(2σ)``
-    (table only: it has no closed form to evaluate exactly). ``lookup``
+    (table only: it has no closed form to evaluate exactly), solved with
+    ``on_block`` between its pieces (a cancel check). ``lookup``
     says how a table is read (ignored when ``exact``).
     """
     if kernel == "lm":
         if exact:
             raise ValueError("the least-misfit kernel is tabulated only: use exact=False")
-        table = least_misfit_taps(support, oversample, x0=0.5 / sigma)
+        table = least_misfit_taps(support, oversample, x0=0.5 / sigma, on_block=on_block)
         return TableTaps(np.asarray(table), oversample, support, lookup)
     fn = kernel_function(kernel, support, sigma, shape)
     if exact:

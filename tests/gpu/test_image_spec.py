@@ -60,3 +60,18 @@ def test_cell_for_uvw_uses_the_longest_projected_baseline():
     assert cell_for_uvw(uvw, freq, cell_arcsec=2.5) == pytest.approx(2.5 * ARCSEC)
     with pytest.raises(ValueError, match="no baselines"):
         cell_for_uvw(np.zeros((0, 3)), freq)
+
+
+@pytest.mark.parametrize("k", [1, 2, 4, 8])
+def test_every_kth_pixel_is_a_grid_of_its_own_at_the_same_directions(k):
+    spec = ImageSpec(64, 3 * ARCSEC)
+    coarse = spec.every(k)
+    assert coarse.npix * coarse.cell_rad == pytest.approx(spec.npix * spec.cell_rad)
+    np.testing.assert_allclose(coarse.l_axis(), spec.l_axis()[::k], rtol=0, atol=1e-20)
+    np.testing.assert_allclose(coarse.m_axis(), spec.m_axis()[::k], rtol=0, atol=1e-20)
+
+
+@pytest.mark.parametrize("k", [0, 3, 64])
+def test_every_needs_a_step_dividing_half_the_side(k):
+    with pytest.raises(ValueError, match="must divide N/2 = 32"):
+        ImageSpec(64, ARCSEC).every(k)

@@ -85,3 +85,33 @@ def test_labels_of_close_markers_neither_overlap_nor_leave_the_plot(view, qtbot)
         np.testing.assert_allclose(
             [label.pos().x(), label.pos().y()], np.log10([item.xData[0], item.yData[0]])
         )
+
+
+@pytest.mark.parametrize(("size", "names"), [((900, 500), True), ((300, 180), False)])
+def test_labels_keep_clear_of_the_markers_the_names_where_they_fit(view, qtbot, size, names):
+    """Six runs, two at one point: the names in a roomy plot, the numbers in a cramped one."""
+    from PyQt6 import QtCore, QtWidgets
+
+    from uvlab.widgets.accuracy_time_view import marker_box
+
+    t = np.array([0.02, 0.3, 1.4, 0.4, 0.05, 1.4])
+    e = np.array([2e-3, 2.3e-8, 7.3e-5, 4.9e-5, 1.5e-9, 7.3e-5])
+    full = ["nn", "conv", "pruned-nn", "hybrid", "ducc", "nn-oversampled"]
+    view.resize(*size)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_points(t, e, full, [str(k) for k in range(1, 7)])
+    QtWidgets.QApplication.processEvents()
+    shown = [label.toPlainText() for label in view.labels]
+    assert shown == (full if names else [str(k) for k in range(1, 7)])
+    vb = view.plot_item.vb
+    at = [vb.mapViewToScene(QtCore.QPointF(*np.log10([a, b]))) for a, b in zip(t, e)]
+    marks = [marker_box(p) for p in at]
+    boxes = [label.sceneBoundingRect() for label in view.labels]
+    for k, box in enumerate(boxes):
+        assert vb.sceneBoundingRect().contains(box)
+        for j in range(6):
+            if j != k:
+                assert not box.intersects(boxes[j]), (shown[k], shown[j])
+            if not marks[j].intersects(marks[k]):  # a marker on its own: the label beside it
+                assert not box.intersects(marks[j]), (shown[k], "covers", full[j])

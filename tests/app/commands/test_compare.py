@@ -95,6 +95,8 @@ def test_compare_a_synthetic_observation(tmp_path):
         "64",
         "--device",
         "cpu",
+        "--repeats",
+        "4",
         "--out",
         tmp_path / "syn",
     )
@@ -102,6 +104,10 @@ def test_compare_a_synthetic_observation(tmp_path):
     metrics = json.loads((tmp_path / "syn" / "metrics.json").read_text())
     assert metrics["reference"] == "dft" and "kat-7" in metrics["data"]
     assert metrics["algorithms"]["conv"]["max_error"] < metrics["algorithms"]["nn"]["max_error"]
+    for m in metrics["algorithms"].values():  # four timed runs after a warm-up, on NumPy
+        assert len(m["runs_s"]) == 4 and m["warmup_s"] > 0 and m["backend"] == "NumPy"
+        assert m["total_s"] == sorted(m["runs_s"])[1]  # the (lower) median run
+        assert m["total_s"] == pytest.approx(sum(m["timing"].values()), rel=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -114,6 +120,7 @@ def test_compare_a_synthetic_observation(tmp_path):
         ((*SYNTH, "--npix", "200000"), 1, "a 200000² image needs about"),
         ((*SYNTH, "--nchan", "0"), 2, "argument --nchan: expected a whole number ≥ 1, got '0'"),
         ((*SYNTH, "--int-s", "-1"), 2, "argument --int-s: expected a number > 0, got '-1'"),
+        ((*SYNTH, "--repeats", "0"), 2, "argument --repeats: expected a whole number"),
         (("--ms", "nowhere.ms"), 1, "nowhere.ms: no such file or folder"),
     ],
 )

@@ -323,7 +323,9 @@ def test_plot_shows_each_entrys_error_against_its_total_time(make_window, small_
     w.compare.panel.set_algorithms(THREE, emit=True)
     out = run_compare(w, qtbot)
     plot = w.compare.view.accuracy_view
-    assert [t.toPlainText() for t in plot.labels] == THREE
+    # the entries' names, or their numbers (as on the entry tabs) where the names would
+    # overlap each other or hide a marker in the strip's small plot
+    assert [t.toPlainText() for t in plot.labels] in (THREE, ["1", "2", "3"])
     assert len(plot.points) == 3
     for name, item in zip(THREE, plot.points):
         r = out.comparison.results[name]

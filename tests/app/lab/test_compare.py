@@ -91,20 +91,63 @@ def test_the_dft_budget_is_one_value_per_device(data, monkeypatch):
     assert cmp.step == 4 and cmp.reference.shape == (8, 8)
 
 
-def test_cancelled_between_chunks(data):
+def test_repeated_timings_keep_the_image_and_take_the_median_run(data):
+    """Issue 28: R timed runs after a warm-up; the image is the same, the stages the median's."""
     uvw, freq, vis, spec = data
+    entries = [Entry("conv", "conv", GridParams.from_eps(1e-6, threads=1)), Entry("nn", "nn")]
+    once = drain(iter_comparison(uvw, freq, vis, 1.0, spec, entries, device="cpu"))
+    thrice = drain(iter_comparison(uvw, freq, vis, 1.0, spec, entries, device="cpu", repeats=3))
+    for label in ("conv", "nn"):
+        a, b = once.results[label], thrice.results[label]
+        np.testing.assert_array_equal(b.image, a.image)
+        assert b.metrics == a.metrics and b.backend == a.backend == "NumPy"
+        assert len(a.runs_s) == 1 and a.warmup_s is None and a.spread_s == (a.total_s,) * 2
+        assert len(b.runs_s) == 3 and b.warmup_s > 0
+        assert b.total_s == sorted(b.runs_s)[1]  # the median run's stages
+        assert b.spread_s == (min(b.runs_s), max(b.runs_s))
+    record = thrice.metrics()["algorithms"]["conv"]
+    assert record["runs_s"] == list(thrice.results["conv"].runs_s)
+    assert record["total_s"] == thrice.results["conv"].total_s and record["backend"] == "NumPy"
+
+
+def counting_cancel(at: int | None = None):
+    """(calls, cancelled): ``cancelled()`` says True from its ``at``-th call on."""
     calls = []
 
     def cancelled():
         calls.append(1)
-        return len(calls) > 2
+        return at is not None and len(calls) >= at
 
-    events = iter_comparison(
-        uvw, freq, vis, 1.0, spec, [Entry("nn", "nn")], chunk_work=1e5, cancelled=cancelled
+    return calls, cancelled
+
+
+#: Checks while selecting and weighting the samples, before the reference.
+SELECTION_CHECKS = 4
+
+
+def test_cancelled_on_any_check_stops_there_and_without_it_nothing_changes(data):
+    """Issue 28: the sample selection, each chunk of the reference, each entry's blocks."""
+    uvw, freq, vis, spec = data
+    entries = [Entry("nn", "nn"), Entry("pruned-nn", "pruned-nn")]
+    run = lambda cancelled: iter_comparison(  # noqa: E731
+        uvw, freq, vis, 1.0, spec, entries, device="cpu", chunk_work=1e5, cancelled=cancelled
     )
-    with pytest.raises(Cancelled):
-        drain(events)
-    assert len(calls) == 3
+    plain = drain(run(None))  # solves (and keeps) pruned-nn's least-misfit taps
+    every, never = counting_cancel()
+    checked = drain(run(never))
+    for label in ("nn", "pruned-nn"):
+        np.testing.assert_array_equal(checked.results[label].image, plain.results[label].image)
+    np.testing.assert_array_equal(checked.reference, plain.reference)
+    chunks = -(-(32**2 * 2000) // int(1e5))
+    assert len(every) > SELECTION_CHECKS + chunks + 2 * 2  # the entries' blocks too
+    for k in (*range(1, SELECTION_CHECKS + 2), SELECTION_CHECKS + chunks, len(every)):
+        calls, cancelled = counting_cancel(at=k)
+        events = []
+        with pytest.raises(Cancelled):
+            drain(run(cancelled), lambda f, stage, seen=events: seen.append(stage))
+        assert len(calls) == k  # stopped at the check that said so
+        if k <= SELECTION_CHECKS:  # before the reference began
+            assert events == []
 
 
 @pytest.fixture(scope="module")

@@ -143,3 +143,11 @@ def test_constraints_and_fine_grid_match_the_plans(name):
             record.plans(spec, odd)
     else:
         record.plans(spec, odd)
+
+
+def test_the_backend_names_what_computes_the_image():
+    """ducc0 (its own kernel) on the host, else uvlab's chain: NumPy, CUDA kernels or CuPy."""
+    assert {algorithm(n).backend("cpu") for n in NAMES} == {"NumPy", "ducc0"}
+    assert algorithm("ducc").backend("cpu") == algorithm("ducc").backend("gpu") == "ducc0"
+    assert algorithm("conv").backend("gpu") == "CUDA"  # uvlab's CUDA chain
+    assert algorithm("dft").backend("gpu") == "CuPy"  # array code on cupy arrays
