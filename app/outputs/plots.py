@@ -6,19 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
+from uvlab.app.outputs.report import image_extent_arcmin
 from uvlab.gpu.image_spec import ImageSpec
-
-
-def image_extent_arcmin(spec: ImageSpec):
-    """extent= for imshow of ``img[j, i]``, l increasing to the left (east), m up, in arcmin.
-
-    The outer pixel edges: each pixel centre at its (l_i, m_j) of
-    :class:`~uvlab.gpu.image_spec.ImageSpec` (as the window's views place it), the
-    whole spanning the field of view ``npix × cell``.
-    """
-    cell = np.degrees(spec.cell_rad) * 60
-    hi, lo = (spec.npix // 2 + 0.5) * cell, -(spec.npix // 2 - 0.5) * cell
-    return (hi, lo, -hi, -lo)
 
 
 def show_image(ax, img, spec: ImageSpec, title: str, cmap="inferno", stretch="asinh"):

@@ -25,6 +25,18 @@ _STAGE_COLOURS = {
 }
 
 
+def image_extent_arcmin(spec):
+    """extent= for imshow of ``img[j, i]``, l increasing to the left (east), m up, in arcmin.
+
+    The outer pixel edges: each pixel centre at its (l_i, m_j) of
+    :class:`~uvlab.gpu.image_spec.ImageSpec` (as the window's views place it), the
+    whole spanning the field of view ``npix × cell``.
+    """
+    cell = np.degrees(spec.cell_rad) * 60
+    hi, lo = (spec.npix // 2 + 0.5) * cell, -(spec.npix // 2 - 0.5) * cell
+    return (hi, lo, -hi, -lo)
+
+
 def pyplot():
     """matplotlib.pyplot on the Agg backend (no display needed)."""
     import matplotlib
@@ -60,8 +72,6 @@ def show(ax, img, spec, title, **kwargs):
     :meth:`~uvlab.gpu.image_spec.ImageSpec.every`): ValueError when ``img`` is not
     ``npix × npix``, so that no map is drawn on another's axes.
     """
-    from uvlab.app.outputs.plots import image_extent_arcmin
-
     if np.shape(img)[-2:] != (spec.npix, spec.npix):
         raise ValueError(f"a {np.shape(img)} map drawn on a {spec.npix}² image's axes")
     extent = image_extent_arcmin(spec)
