@@ -79,7 +79,8 @@ class CleanResult:
 
     @property
     def iterations(self) -> int:
-        return int(self.comp_flux.size)
+        """Components found (a joined cycle's ``comp_flux`` is (m, C): m of them)."""
+        return int(self.comp_j.size)
 
 
 def auto_sigma(image) -> float:

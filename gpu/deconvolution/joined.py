@@ -27,7 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from uvlab.gpu.backend import get_xp
-from uvlab.gpu.deconvolution.hogbom import DIVERGENCE_FACTOR, CleanDivergedError, psf_window
+from uvlab.gpu.deconvolution.hogbom import (
+    DIVERGENCE_FACTOR,
+    CleanDivergedError,
+    CleanResult,
+    psf_window,
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,46 +73,10 @@ class JoinedChannels:
         return xp.tensordot(self.normalised(xp), stack, axes=1)
 
 
-@dataclass(frozen=True)
-class JoinedResult:
-    """What a joined minor cycle made (the fields :class:`~.hogbom.CleanResult` has).
-
-    Attributes
-    ----------
-    model : (C, N, N) float64
-        Jy/pixel per channel (the inputs' namespace).
-    residual : (C, N, N) float64
-    comp_j, comp_i : (m,) int64
-        Each iteration's pixel (NumPy).
-    comp_flux : (m, C) float64
-        Its component in each channel, Jy.
-    peak, rms : (m + 1,) float64
-        The MFS residual's |peak| (in the mask) and RMS before each iteration and after
-        the last.
-    threshold : float
-    stop_reason : str
-        ``"niter"``, ``"threshold"`` or ``"zero"``.
-    """
-
-    model: object
-    residual: object
-    comp_j: np.ndarray
-    comp_i: np.ndarray
-    comp_flux: np.ndarray
-    peak: np.ndarray
-    rms: np.ndarray
-    threshold: float
-    stop_reason: str
-
-    @property
-    def iterations(self) -> int:
-        return int(self.comp_j.size)
-
-
 def joined_hogbom(
     residuals, psfs, channels: JoinedChannels, *, gain: float = 0.1, niter: int = 1000,
     threshold: float = 0.0, mask=None,
-) -> JoinedResult:  # fmt: skip
+) -> CleanResult:  # fmt: skip
     """Högbom's joined minor cycle (module docstring) down to ``threshold`` on the MFS residual.
 
     Parameters
@@ -180,8 +149,8 @@ def joined_hogbom(
     if pos:
         for ch in range(c):  # repeated pixels add up, in CLEAN's order
             xp.add.at(model[ch], xp.asarray(pos), xp.asarray(comp[:, ch]))
-    return JoinedResult(
-        model.reshape(c, n, n), res, j, i, comp, peak, np.asarray(rms), stop, reason
+    return CleanResult(  # model and residual (C, N, N), comp_flux (m, C); no mgain level
+        model.reshape(c, n, n), res, j, i, comp, peak, np.asarray(rms), stop, 0.0, reason
     )
 
 
