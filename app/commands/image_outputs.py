@@ -153,7 +153,7 @@ def preview(res, spec, vd, path):
         (axes[0], res.dirty, f"dirty, Stokes {vd.stokes} ({res.algorithm})", "inferno"),
         (axes[1], res.psf, "PSF", "viridis"),
     ):
-        im = show(ax, img, spec, title, cmap=cmap)
+        im = show(ax, img, spec, title, cmap=cmap, cropped=True)  # --size W H: its centre
         fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04, label="Jy/beam")
     fig.suptitle(f"{Path(vd.path).name}: field {vd.field_name}, spw {vd.spw}, {vd.column}")
     try:

@@ -25,16 +25,19 @@ _STAGE_COLOURS = {
 }
 
 
-def image_extent_arcmin(spec):
+def image_extent_arcmin(spec, shape=None):
     """extent= for imshow of ``img[j, i]``, l increasing to the left (east), m up, in arcmin.
 
     The outer pixel edges: each pixel centre at its (l_i, m_j) of
     :class:`~uvlab.gpu.image_spec.ImageSpec` (as the window's views place it), the
-    whole spanning the field of view ``npix × cell``.
+    whole spanning the field of view ``npix × cell``. ``shape`` (H, W): a centre crop
+    of the image (``--size W H``), its pixel (H//2, W//2) the image's centre.
     """
     cell = np.degrees(spec.cell_rad) * 60
-    hi, lo = (spec.npix // 2 + 0.5) * cell, -(spec.npix // 2 - 0.5) * cell
-    return (hi, lo, -hi, -lo)
+    h, w = shape if shape is not None else (spec.npix, spec.npix)
+    left, right = (w // 2 + 0.5) * cell, -(w - w // 2 - 0.5) * cell
+    bottom, top = -(h // 2 + 0.5) * cell, (h - h // 2 - 0.5) * cell
+    return (left, right, bottom, top)
 
 
 def pyplot():
@@ -65,16 +68,20 @@ def save_figure(fig, path, dpi: float) -> Path:
     return path
 
 
-def show(ax, img, spec, title, **kwargs):
+def show(ax, img, spec, title, *, cropped: bool = False, **kwargs):
     """``imshow`` of ``img[j, i]`` in (l, m) arcmin, east to the left (DESIGN §1).
 
     ``spec`` is the map's own geometry (a subsampled map's
     :meth:`~uvlab.gpu.image_spec.ImageSpec.every`): ValueError when ``img`` is not
-    ``npix × npix``, so that no map is drawn on another's axes.
+    ``npix × npix`` (with ``cropped``, a centre crop of it, ``--size W H``), so that no
+    map is drawn on another's axes.
     """
-    if np.shape(img)[-2:] != (spec.npix, spec.npix):
-        raise ValueError(f"a {np.shape(img)} map drawn on a {spec.npix}² image's axes")
-    extent = image_extent_arcmin(spec)
+    shape = np.shape(img)[-2:]
+    n = spec.npix
+    fits = shape[0] <= n and shape[1] <= n if cropped else shape == (n, n)
+    if len(shape) != 2 or not fits:
+        raise ValueError(f"a {np.shape(img)} map drawn on a {n}² image's axes")
+    extent = image_extent_arcmin(spec, shape)
     im = ax.imshow(img, origin="lower", extent=extent, interpolation="nearest", **kwargs)
     ax.set_xlabel("l (arcmin, east ←)")
     ax.set_ylabel("m (arcmin)")

@@ -76,3 +76,22 @@ def test_a_map_on_another_maps_geometry_is_refused():
             show(ax, np.zeros((4, 4)), ImageSpec(16, ARCSEC), "reference")
     finally:
         pyplot().close(fig)
+
+
+def test_a_centre_crop_spans_its_own_field():
+    """``--size W H``'s preview: a crop of W × H about the image's centre, its pixel
+    (H//2, W//2) at l = m = 0, the extent W and H cells wide."""
+    from uvlab.app.outputs.report import image_extent_arcmin, pyplot, show
+
+    spec = ImageSpec(16, 60 * ARCSEC)  # 1′ cells
+    assert image_extent_arcmin(spec, (4, 6)) == pytest.approx((3.5, -2.5, -2.5, 1.5))
+    fig, ax = pyplot().subplots()
+    try:
+        show(ax, np.zeros((4, 6)), spec, "cropped", cropped=True)
+        assert ax.get_xlim() == pytest.approx((3.5, -2.5))
+        with pytest.raises(ValueError, match="16² image"):
+            show(ax, np.zeros((4, 6)), spec, "not said to be cropped")
+        with pytest.raises(ValueError, match="16² image"):
+            show(ax, np.zeros((20, 6)), spec, "larger", cropped=True)
+    finally:
+        pyplot().close(fig)
