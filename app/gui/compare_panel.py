@@ -107,6 +107,7 @@ class ComparePanel(QtWidgets.QWidget):
             raise ValueError(f"give {MIN_ENTRIES}–{MAX_ENTRIES} entries, got {len(entries)}")
         for ed in self.editors:
             self._list.removeWidget(ed)
+            ed.hide()  # not drawn where it was until its deferred delete
             ed.deleteLater()
         self.editors = []
         for o in entries:
@@ -150,6 +151,7 @@ class ComparePanel(QtWidgets.QWidget):
             return
         self.editors.remove(editor)
         self._list.removeWidget(editor)
+        editor.hide()
         editor.deleteLater()
         self._renumber()
         self.changed.emit()

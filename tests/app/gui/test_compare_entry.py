@@ -52,3 +52,20 @@ def test_panel_entries_keep_each_entrys_lookup(qtbot):
     entries = panel.entries(ImagingOptions(npix=64))
     assert [e.lookup for e in entries] == ["nearest", "linear"]
     assert [e.grid_params().lookup for e in entries] == ["nearest", "linear"]
+
+
+def test_replaced_entries_are_not_drawn_before_they_are_deleted(qtbot):
+    """Entries replaced (a session, Undo) leave the panel's view at once, not when Qt gets
+    round to deleting them: the old editors were drawn over the new ones meanwhile."""
+    panel = ComparePanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    old = list(panel.editors)
+    assert old and all(e.isVisible() for e in old)
+    panel.set_algorithms(["conv", "nn"])
+    assert not any(e.isVisible() for e in old)  # still there, not yet deleted
+    qtbot.waitUntil(lambda: all(e.isVisible() for e in panel.editors))  # the layout shows them
+    gone = panel.editors[0]
+    panel.add_entry()
+    panel.remove_entry(gone)
+    assert not gone.isVisible() and gone not in panel.editors
