@@ -70,11 +70,9 @@ class JobClock(QtCore.QObject):
         self.run_panel.set_time_left(None if left is None else format_seconds(left))
 
     def _on_result(self, result) -> None:
-        request = result.request or self._request
-        if request is not None:
-            timing = getattr(result.output, "timing", None)
-            stages = timing if isinstance(timing, dict) else None
-            self.times.record(request, result.elapsed_s, stages)
+        timing = getattr(result.output, "timing", None)  # the worker's results carry their request
+        stages = timing if isinstance(timing, dict) else None
+        self.times.record(result.request, result.elapsed_s, stages)
 
     def _on_busy(self, busy: bool) -> None:
         if not busy:
