@@ -37,7 +37,7 @@ from uvlab.app.commands.image_channels import (
     crop_channels,
     run_channels,
     summary_lines,
-    write_channels,
+    write_image_set,
 )
 from uvlab.app.commands.image_outputs import (
     check_outputs_space,
@@ -46,7 +46,6 @@ from uvlab.app.commands.image_outputs import (
     output_names,
     preview,
     psf_beam,
-    write_clean,
     write_timing,
 )
 from uvlab.app.commands.image_size import add_size_arg, crop_outputs, resolve_size
@@ -226,7 +225,6 @@ def run(args) -> int:
     from uvlab.app.commands.spw_args import read_spw_set, resolve_spws
     from uvlab.app.lab.imaging import lab_default_algorithm
     from uvlab.app.lab.samples import WorkCache
-    from uvlab.app.outputs.fits_io import write_image_fits
     from uvlab.app.runtime.memory import check_memory, clean_estimate, imaging_estimate
     from uvlab.app.runtime.progress import progress_bar
 
@@ -320,17 +318,10 @@ def run(args) -> int:
     beam = clean.beam if clean is not None else psf_beam(res.psf, spec)
     res, clean = crop_outputs(res, clean, size)
     channels = crop_channels(channels, size) if cube else None
-    mfs = f"{prefix}-MFS" if cube else f"{prefix}"  # WSClean's names
     chi = pb_correct.observation_chi(args, pb_cube, args.ms, vd.time, vd.ra0_rad, vd.dec0_rad)
     t0 = time.perf_counter()
     with progress_bar("write"), output_set(overwrite=args.force, stale=others):
-        files = write_channels(prefix, channels, spec, ra, dec, common) if cube else []
-        files += [  # a fitted beam on every image, the dirty one too, as CASA writes them
-            write_image_fits(f"{mfs}-dirty.fits", res.dirty, spec, ra, dec, **common, beam=beam),
-            write_image_fits(f"{mfs}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
-        ]
-        if clean is not None:
-            files += write_clean(mfs, clean, spec, ra, dec, common, f"{prefix}-sources.txt")
+        files = write_image_set(prefix, res, clean, channels, spec, ra, dec, common, beam)
         if getattr(args, "pb_correct", False):
             image = clean.restored if clean is not None else res.dirty
             files += pb_correct.write_pb_files(

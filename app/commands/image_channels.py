@@ -268,6 +268,25 @@ def write_channels(prefix, channels: list[OutputChannel], spec, ra, dec, common)
     return files
 
 
+def write_image_set(prefix, res, clean, channels, spec, ra, dec, common, beam) -> list:
+    """The FITS set of ``uvlab image`` in memory and in chunks: each output channel's
+    (with ``channels``) and then the MFS dirty image and PSF, with a fitted beam on both as
+    CASA writes them, and CLEAN's model, residual, image and ``PREFIX-sources.txt``.
+    WSClean's names: ``PREFIX-MFS-*`` beside a cube, ``PREFIX-*`` without one."""
+    from uvlab.app.commands.image_outputs import write_clean
+    from uvlab.app.outputs.fits_io import write_image_fits
+
+    mfs = f"{prefix}-MFS" if channels else f"{prefix}"
+    files = write_channels(prefix, channels, spec, ra, dec, common) if channels else []
+    files += [
+        write_image_fits(f"{mfs}-dirty.fits", res.dirty, spec, ra, dec, **common, beam=beam),
+        write_image_fits(f"{mfs}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
+    ]
+    if clean is not None:
+        files += write_clean(mfs, clean, spec, ra, dec, common, f"{prefix}-sources.txt")
+    return files
+
+
 def summary_lines(channels: list[OutputChannel]) -> list[str]:
     """One line per output channel for stdout: its channels, frequency, peak and CLEAN."""
     lines = []

@@ -94,14 +94,13 @@ def run(args) -> int:
         crop_channels,
         mfs_clean,
         summary_lines,
-        write_channels,
+        write_image_set,
     )
     from uvlab.app.commands.image_outputs import (
         observation_cards,
         output_names,
         preview,
         psf_beam,
-        write_clean,
         write_timing,
     )
     from uvlab.app.commands.image_size import crop_outputs, resolve_size
@@ -114,7 +113,6 @@ def run(args) -> int:
         weighting,
     )
     from uvlab.app.lab.samples import WorkCache
-    from uvlab.app.outputs.fits_io import write_image_fits
     from uvlab.app.runtime.memory import format_bytes
     from uvlab.app.runtime.progress import progress_bar
     from uvlab.app.scale.budget import chunk_rows, image_bytes
@@ -213,7 +211,6 @@ def run(args) -> int:
     common["cropped"] = size is not None
     res, clean = crop_outputs(res, clean, size)
     channels = crop_channels(channels, size) if cube else None
-    mfs = f"{prefix}-MFS" if cube else f"{prefix}"  # WSClean's names
     chi = None
     if getattr(args, "pb_correct", False) and pb_cube is not None:  # the selection's times
         from uvlab.app.ms.reader import selection_times
@@ -223,13 +220,7 @@ def run(args) -> int:
                                          meta.dec0_rad)  # fmt: skip
     t0 = time.perf_counter()
     with progress_bar("write"), output_set(overwrite=args.force, stale=others):
-        files = write_channels(prefix, channels, spec, ra, dec, common) if cube else []
-        files += [
-            write_image_fits(f"{mfs}-dirty.fits", res.dirty, spec, ra, dec, **common, beam=beam),
-            write_image_fits(f"{mfs}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
-        ]  # fmt: skip
-        if clean is not None:
-            files += write_clean(mfs, clean, spec, ra, dec, common, f"{prefix}-sources.txt")
+        files = write_image_set(prefix, res, clean, channels, spec, ra, dec, common, beam)
         if getattr(args, "pb_correct", False):
             files += pb_correct.write_pb_files(
                 args, pb_cube, prefix, clean.restored if clean is not None else res.dirty,
