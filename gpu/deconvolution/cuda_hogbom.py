@@ -39,6 +39,30 @@ def _subtract_kernel():
     )
 
 
+@functools.cache
+def _reductions():
+    """(max |x|, Σ x²) as CuPy reduction kernels: one pass each, no temporary."""
+    import cupy
+
+    amax = cupy.ReductionKernel(
+        "float64 x", "float64 y", "fabs(x)", "max(a, b)", "y = a", "0", "uvlab_abs_max"
+    )
+    sumsq = cupy.ReductionKernel(
+        "float64 x", "float64 y", "x * x", "a + b", "y = a", "0", "uvlab_sum_sq"
+    )
+    return amax, sumsq
+
+
+def image_stats_cupy(image, maskf=None):
+    """(|peak| in the mask, |peak|, Σ x²) of a float64 cupy image: a (3,) device array."""
+    import cupy
+
+    amax, sumsq = _reductions()
+    top = amax(image)
+    peak = top if maskf is None else amax(image * maskf)
+    return cupy.stack([peak, top, sumsq(image)])
+
+
 def loop_cupy(residual, psf, maskf, gain, niter, stop, limit, batch=64):
     """The minor cycle on the device; ``residual`` (cupy, C-contiguous) is updated in place.
 
