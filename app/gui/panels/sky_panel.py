@@ -25,55 +25,18 @@ from typing import TYPE_CHECKING
 from PyQt6 import QtCore, QtGui, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
+from uvlab.app.gui.panels.picture_box import PictureBox
+from uvlab.app.gui.panels.sky_cells import (
+    BAD_ROW,
+    BRIEF_COLUMNS,
+    COLUMNS,
+    component_cells,
+    component_from_cells,
+)
 from uvlab.app.skymodel import DEMO_SKIES, Component, SkyModel, SkyModelError
 
 if TYPE_CHECKING:
     from uvlab.app.lab.state import SkyRecord
-
-#: (Component field, header with units, scale from the shown number to the field).
-COLUMNS = (
-    ("name", "Name", None),
-    ("kind", "Type", None),
-    ("ra_deg", "RA (°)", 1.0),
-    ("dec_deg", "Dec (°)", 1.0),
-    ("I", "I (Jy)", 1.0),
-    ("Q", "Q (Jy)", 1.0),
-    ("U", "U (Jy)", 1.0),
-    ("V", "V (Jy)", 1.0),
-    ("spectral_index", "α", 1.0),
-    ("ref_freq_hz", "ν₀ (MHz)", 1e6),
-    ("major_arcsec", "Major (″)", 1.0),
-    ("minor_arcsec", "Minor (″)", 1.0),
-    ("pa_deg", "PA (°)", 1.0),
-)
-BAD_ROW = QtGui.QColor("#ffb0b0")
-#: Columns shown until *All columns* is ticked: what a narrow dock has room for.
-BRIEF_COLUMNS = ("name", "kind", "ra_deg", "dec_deg", "I")
-
-
-def component_cells(c: Component) -> list[str]:
-    """The table texts of one component."""
-    values = {"name": c.name, "kind": c.kind, **dict(zip("IQUV", c.stokes))}
-    cells = []
-    for key, _header, scale in COLUMNS:
-        v = values[key] if key in values else getattr(c, key)
-        cells.append(str(v) if scale is None else f"{v / scale:.10g}")
-    return cells
-
-
-def component_from_cells(cells: list[str]) -> Component:
-    """Build a Component from table texts (:class:`SkyModelError` naming the bad column)."""
-    values = {}
-    for (key, header, scale), text in zip(COLUMNS, cells):
-        if scale is None:
-            values[key] = text.strip()
-            continue
-        try:
-            values[key] = float(text) * scale
-        except ValueError:
-            raise SkyModelError(f"{header}: {text!r} is not a number") from None
-    stokes = tuple(values.pop(k) for k in "IQUV")
-    return Component(stokes=stokes, **values)
 
 
 class SkyPanel(QtWidgets.QWidget):
@@ -159,7 +122,8 @@ class SkyPanel(QtWidgets.QWidget):
         lay.addWidget(self.name_label)
         lay.addWidget(self.table, 1)
         lay.addLayout(grid)
-        lay.addWidget(self._build_image_box())
+        self.picture_box = PictureBox()
+        lay.addWidget(self.picture_box)
 
         self.show_all_columns(False)
         self.table.itemChanged.connect(self._on_item_changed)
@@ -170,47 +134,12 @@ class SkyPanel(QtWidgets.QWidget):
         self.demo_button.clicked.connect(
             lambda: self.demo_requested.emit(self.demo_combo.currentData())
         )
-
-    def _build_image_box(self) -> QtWidgets.QGroupBox:
-        from uvlab.app.skymodel.image_sky import DEMO_PICTURES
-
-        box = QtWidgets.QGroupBox("Image sky")
-        self.picture_combo = QtWidgets.QComboBox()
-        self.picture_combo.addItems(DEMO_PICTURES)
-        self.picture_combo.setToolTip("Pictures uvlab draws: a radio galaxy, a spiral, a ring")
-        self.picture_button = QtWidgets.QPushButton("Use picture")
-        self.picture_button.clicked.connect(
-            lambda: self.use_picture(self.picture_combo.currentText())
+        box = self.picture_box
+        box.picture_button.clicked.connect(
+            lambda: self.use_picture(box.picture_combo.currentText())
         )
-        self.open_image_button = QtWidgets.QPushButton("Open image…")
-        self.open_image_button.setToolTip("A picture (PNG, JPEG, …) or a FITS image as the sky")
-        self.open_image_button.clicked.connect(self._ask_image)
-        self.clear_image_button = QtWidgets.QPushButton("Clear image")
-        self.clear_image_button.clicked.connect(lambda: self.set_image_sky(None, emit=True))
-        self.width_spin = QtWidgets.QDoubleSpinBox()
-        self.width_spin.setRange(0.0, 6000.0)
-        self.width_spin.setDecimals(2)
-        self.width_spin.setSpecialValueText("width auto")
-        self.width_spin.setSuffix("′ wide")
-        self.width_spin.setToolTip("A picture's angular width; auto: half the image's field")
-        self.image_flux_spin = QtWidgets.QDoubleSpinBox()
-        self.image_flux_spin.setRange(1e-6, 1e6)
-        self.image_flux_spin.setDecimals(3)
-        self.image_flux_spin.setValue(1.0)
-        self.image_flux_spin.setSuffix(" Jy")
-        self.image_flux_spin.setToolTip("A picture's total flux")
-        self.image_label = QtWidgets.QLabel("none")
-        self.image_label.setWordWrap(True)
-        grid = QtWidgets.QGridLayout(box)
-        grid.setContentsMargins(4, 4, 4, 4)
-        grid.addWidget(self.picture_combo, 0, 0)
-        grid.addWidget(self.picture_button, 0, 1)
-        grid.addWidget(self.width_spin, 1, 0)
-        grid.addWidget(self.image_flux_spin, 1, 1)
-        grid.addWidget(self.open_image_button, 2, 0)
-        grid.addWidget(self.clear_image_button, 2, 1)
-        grid.addWidget(self.image_label, 3, 0, 1, 2)
-        return box
+        box.open_image_button.clicked.connect(self._ask_image)
+        box.clear_image_button.clicked.connect(lambda: self.set_image_sky(None, emit=True))
 
     def show_all_columns(self, on: bool) -> None:
         """Show every column, or only :data:`BRIEF_COLUMNS` (the narrow default)."""
@@ -249,27 +178,9 @@ class SkyPanel(QtWidgets.QWidget):
         self._image_source = source if sky is not None else None
         if sky is not None and len(self._model) and replace_components:
             self.set_sky_model(SkyModel(name=sky.name), keep_image=True)
-        if sky is None:
-            self.image_label.setText("none")
-        else:
-            where = "at its WCS position" if not sky.relative else (
-                f"{math.degrees(sky.pixel_rad * sky.image.shape[1]) * 60:.3g}′ wide, "
-                "centred on the phase centre"
-            )  # fmt: skip
-            notes = "; ".join(sky.notes)
-            self.image_label.setText(
-                f"“{sky.name}”: {sky.image.shape[1]}×{sky.image.shape[0]} pixels, "
-                f"{sky.total_jy:.4g} Jy, {where}" + (f" ({notes})" if notes else "")
-            )
-        self.clear_image_button.setEnabled(sky is not None)
+        self.picture_box.show_sky(sky)
         if emit:
             self.changed.emit()
-
-    def _picture_width_arcmin(self) -> float:
-        if self.width_spin.value() > 0:
-            return self.width_spin.value()
-        fov = self.field_of_view()
-        return 0.5 * math.degrees(fov) * 60.0 if fov else 4.0
 
     def use_picture(self, name: str) -> bool:
         """Make a drawn picture the sky (width and flux from the controls)."""
@@ -284,8 +195,8 @@ class SkyPanel(QtWidgets.QWidget):
     def _source(self, source: str, fits: bool = False):
         from uvlab.app.lab.session import ImageSkySource
 
-        width = None if fits else self._picture_width_arcmin()
-        return ImageSkySource(source, width, self.image_flux_spin.value())
+        width = None if fits else self.picture_box.width_arcmin(self.field_of_view())
+        return ImageSkySource(source, width, self.picture_box.flux_jy())
 
     def load_image_source(
         self, source, *, emit: bool = True, replace_components: bool = True

@@ -96,7 +96,7 @@ def test_fits_image_sky_loads(make_window, small_state, wait_result, tmp_path):
     assert not sky.relative and sky.total_jy == pytest.approx(1.5)
     ra, dec = small_state.observation.ra_deg, small_state.observation.dec_deg
     np.testing.assert_allclose(w.views.sky_view.image(), sky.on_grid(out.spec, ra, dec)[0])
-    assert "16×16 pixels" in w.sky_panel.image_label.text()
+    assert "16×16 pixels" in w.sky_panel.picture_box.image_label.text()
     assert out.dirty.max() > 0.5
 
 
@@ -108,7 +108,7 @@ def test_session_keeps_the_image_sky_and_clean_options(
 
     w = make_window(small_state)
     wait_result(w)
-    w.sky_panel.width_spin.setValue(6.0)
+    w.sky_panel.picture_box.width_spin.setValue(6.0)
     assert w.sky_panel.use_picture("spiral")
     wait_result(w)
     w.sky_panel.add_point_at(0.001, 0.0, *np.radians([201.365, -43.019]))  # on top of it

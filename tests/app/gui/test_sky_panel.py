@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from uvlab.app.gui.panels.sky_panel import COLUMNS, SkyPanel, component_cells
+from uvlab.app.gui.panels.sky_cells import COLUMNS, component_cells
+from uvlab.app.gui.panels.sky_panel import SkyPanel
 from uvlab.app.skymodel import Component, SkyModel, read_sky
 
 
@@ -21,7 +22,7 @@ def test_headers_carry_units_and_cells_round_trip(panel):
     assert "I (Jy)" in headers and "ν₀ (MHz)" in headers and "Major (″)" in headers
     c = Component("g", "gaussian", 1.25, -2.5, (2.0, 0.1, -0.1, 0.0), 1.5e8, -0.8, 30.0, 10.0, 45)
     assert component_cells(c)[9] == "150"  # MHz
-    from uvlab.app.gui.panels.sky_panel import component_from_cells
+    from uvlab.app.gui.panels.sky_cells import component_from_cells
 
     assert component_from_cells(component_cells(c)) == c
 
@@ -67,7 +68,8 @@ def test_bad_sky_file_gives_an_error_and_the_app_keeps_working(
 
 
 def test_narrow_table_shows_the_brief_columns_until_asked(qtbot):
-    from uvlab.app.gui.panels.sky_panel import BRIEF_COLUMNS, COLUMNS, SkyPanel
+    from uvlab.app.gui.panels.sky_cells import BRIEF_COLUMNS, COLUMNS
+    from uvlab.app.gui.panels.sky_panel import SkyPanel
 
     panel = SkyPanel()
     qtbot.addWidget(panel)
