@@ -2,9 +2,8 @@
 
 The dirty image, the model, the residual and the restored image fill the
 left two thirds, 2 × 2 and as tall as the tab (linked zoom and crosshairs;
-each at least 300 px at 1366×768); on the right, the controls (deconvolver,
-niter, gain, mgain, threshold, auto-threshold, auto-mask and a FITS mask file,
-as ``uvlab image``'s ``--auto-mask`` and ``--fits-mask``: a
+each at least 300 px at 1366×768); on the right, the controls
+(:class:`~uvlab.app.gui.clean_controls.CleanControls`: a
 :class:`~uvlab.app.lab.state.CleanRecord`; *Clean*), a note, the step slider
 and the residual's peak and RMS against iteration. The CLEAN runs in the
 worker (the ``clean`` task, :mod:`uvlab.app.lab.clean_task`) and every complete
@@ -23,16 +22,14 @@ the pixels that hold components, which are single pixels (up to
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
 from uvlab.app.gui.boxes import boxed
+from uvlab.app.gui.clean_controls import CleanControls
 from uvlab.app.gui.on_demand import OnDemand
-from uvlab.app.gui.panels.fields import double_spin
-from uvlab.app.lab.clean_task import DECONVOLVERS, CleanOptions, CleanState
+from uvlab.app.lab.clean_task import CleanOptions, CleanState
 from uvlab.app.lab.state import CleanRecord
 from uvlab.widgets import ProfilePlotView, SkyImageView, link_crosshairs, link_zoom
 from uvlab.widgets._pg import pg
@@ -86,10 +83,11 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         super().__init__(parent)
         self._computed = False
         self._state: CleanState | None = None
-        self._base = CleanOptions()  # what the controls do not show (masks, auto-mask, …)
         self._replay = None  # ComponentReplay of _state, made at the first slider move
         self._running = False
-        self._build_controls()
+        self.clean_controls = CleanControls()
+        self.clean_controls.changed.connect(self.changed)
+        self.clean_controls.clean_requested.connect(self.clean_requested)
         self.note = _Note(NOT_COMPUTED)
         self.note.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.dirty_view = SkyImageView(colormap="inferno")
@@ -143,7 +141,7 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         bl = QtWidgets.QVBoxLayout(side)
         bl.setContentsMargins(0, 0, 0, 0)
         bl.setSpacing(2)
-        bl.addLayout(self.controls)
+        bl.addWidget(self.clean_controls)
         bl.addWidget(self.note)
         bl.addLayout(slider_row)
         bl.addWidget(self.k_label)
@@ -165,138 +163,22 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         self._replay_timer.timeout.connect(self._show_slider_state)
         self.slider.valueChanged.connect(self._on_slider)
 
-    def _build_controls(self) -> None:
-        self.deconvolver_combo = QtWidgets.QComboBox()
-        self.deconvolver_combo.addItem("Högbom", "hogbom")
-        self.deconvolver_combo.addItem("Cotton–Schwab", "cotton-schwab")
-        self.deconvolver_combo.setToolTip(
-            "Högbom: minor cycles on the image; Cotton–Schwab: major cycles that subtract "
-            "the model from the visibilities (degridding) and image the residual anew"
-        )
-        self.niter_spin = QtWidgets.QSpinBox()
-        self.niter_spin.setRange(0, 1_000_000)
-        self.niter_spin.setValue(500)
-        self.niter_spin.setToolTip("Minor iterations at most")
-        live = {"tracking": True}  # every key counts, as before
-        self.gain_spin = double_spin(0.001, 1.0, 3, step=0.05, value=0.1, tip="Loop gain", **live)
-        self.mgain_spin = double_spin(
-            0.01, 1.0, 2, step=0.05, value=0.8, **live,
-            tip="A cycle ends at (1 − mgain)·peak; 1: one cycle",
-        )  # fmt: skip
-        self.threshold_spin = double_spin(
-            0.0, 1e6, 3, suffix=" mJy", value=0.0, **live,
-            tip="Stop at this residual peak (mJy/beam)",
-        )  # fmt: skip
-        self.auto_spin = double_spin(
-            0.0, 1e3, 1, suffix=" σ", value=0.0, **live,
-            tip="Stop at this many σ of the residual's noise (docs/multiscale.md); 0: off",
-        )  # fmt: skip
-        self.auto_spin.setSpecialValueText("off")
-        self.auto_mask_spin = double_spin(
-            0.0, 1e3, 1, suffix=" σ", value=0.0, **live,
-            tip="Auto-mask: CLEAN to this many σ first, then only on the pixels that hold "
-            "a component (above the auto-threshold; WSClean's -auto-mask); 0: off",
-        )  # fmt: skip
-        self.auto_mask_spin.setSpecialValueText("off")
-        self.mask_edit = QtWidgets.QLineEdit()
-        self.mask_edit.setPlaceholderText("no mask")
-        self.mask_edit.setToolTip(
-            "A FITS mask of the image's size: components only where it is non-zero "
-            "(uvlab image --fits-mask); empty: everywhere"
-        )
-        self.mask_button = QtWidgets.QToolButton()
-        self.mask_button.setText("…")
-        self.mask_button.setToolTip("Choose a FITS mask file")
-        self.mask_button.clicked.connect(self._ask_mask)
-        for spin in (self.niter_spin, self.gain_spin, self.mgain_spin, self.threshold_spin,
-                     self.auto_spin, self.auto_mask_spin):  # fmt: skip
-            spin.valueChanged.connect(self.changed)
-        self.deconvolver_combo.currentIndexChanged.connect(self.changed)
-        self.mask_edit.editingFinished.connect(self.changed)
-        self.multiscale_check = QtWidgets.QCheckBox("multiscale")
-        self.multiscale_check.setToolTip(
-            "Multiscale CLEAN (WSClean's -multiscale): components of several scales, default "
-            "scales; the step-through slider is off (it replays point components)"
-        )
-        self.multiscale_check.toggled.connect(self.changed)
-        self.clean_button = QtWidgets.QPushButton("Clean")
-        self.clean_button.setToolTip("CLEAN the current dirty image in the background")
-        self.clean_button.clicked.connect(self.clean_requested)
-        self.controls = QtWidgets.QGridLayout()
-        self.controls.setSpacing(4)
-        self.controls.addWidget(self.deconvolver_combo, 0, 0, 1, 2)
-        self.controls.addWidget(self.clean_button, 0, 2, 1, 2)
-        for k, (label, widget) in enumerate(
-            (
-                ("niter", self.niter_spin),
-                ("gain", self.gain_spin),
-                ("mgain", self.mgain_spin),
-                ("threshold", self.threshold_spin),
-                ("auto", self.auto_spin),
-                ("auto-mask", self.auto_mask_spin),
-            )
-        ):
-            row, col = 1 + k // 2, 2 * (k % 2)
-            self.controls.addWidget(QtWidgets.QLabel(label), row, col)
-            self.controls.addWidget(widget, row, col + 1)
-        self.controls.addWidget(QtWidgets.QLabel("mask"), 4, 0)
-        self.controls.addWidget(self.mask_edit, 4, 1, 1, 2)
-        self.controls.addWidget(self.mask_button, 4, 3)
-        self.controls.addWidget(self.multiscale_check, 5, 0, 1, 2)
-        self.controls.setColumnStretch(1, 1)
-        self.controls.setColumnStretch(3, 1)
-
     # -------------------------------------------------------------- options
     def options(self) -> CleanOptions:
-        """The controls as CleanOptions (ValueError when they do not make one).
-
-        Fields without a control (mask boxes, sub-minor settings) keep the values
-        :meth:`set_options` was given, such as a session's.
-        """
-        auto, auto_mask = self.auto_spin.value(), self.auto_mask_spin.value()
-        return replace(
-            self._base,
-            deconvolver=self.deconvolver_combo.currentData(),
-            niter=int(self.niter_spin.value()),
-            gain=float(self.gain_spin.value()),
-            mgain=float(self.mgain_spin.value()),
-            threshold_jy=float(self.threshold_spin.value()) * 1e-3,
-            auto_threshold=float(auto) if auto > 0 else None,
-            auto_mask=float(auto_mask) if auto_mask > 0 else None,
-            multiscale=self.multiscale_check.isChecked(),
-        )
+        """The controls' CleanOptions (:meth:`CleanControls.options`)."""
+        return self.clean_controls.options()
 
     def record(self) -> CleanRecord:
-        """The controls as a :class:`CleanRecord`: the options and the mask file."""
-        return CleanRecord(self.options(), self.mask_edit.text().strip() or None)
+        """The controls as a :class:`CleanRecord`."""
+        return self.clean_controls.record()
 
     def set_record(self, record: CleanRecord) -> None:
         """Show ``record`` in the controls (without emitting ``changed``)."""
-        with QtCore.QSignalBlocker(self):
-            self.set_options(record.options)
-            self.mask_edit.setText(record.fits_mask or "")
-
-    def _ask_mask(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(
-            self, "CLEAN mask", self.mask_edit.text(), "FITS images (*.fits *.fit *.fts)"
-        )
-        if path:
-            self.mask_edit.setText(path)
-            self.changed.emit()
+        self.clean_controls.set_record(record)
 
     def set_options(self, opts: CleanOptions) -> None:
         """Show ``opts`` in the controls (and keep the fields they do not show)."""
-        if opts.deconvolver not in DECONVOLVERS:
-            raise ValueError(f"unknown deconvolver {opts.deconvolver!r}")
-        self._base = opts
-        self.deconvolver_combo.setCurrentIndex(self.deconvolver_combo.findData(opts.deconvolver))
-        self.niter_spin.setValue(int(opts.niter))
-        self.gain_spin.setValue(opts.gain)
-        self.mgain_spin.setValue(opts.mgain)
-        self.threshold_spin.setValue(opts.threshold_jy * 1e3)
-        self.auto_spin.setValue(opts.auto_threshold or 0.0)
-        self.auto_mask_spin.setValue(opts.auto_mask or 0.0)
-        self.multiscale_check.setChecked(bool(opts.multiscale))
+        self.clean_controls.set_options(opts)
 
     # ---------------------------------------------------------------- state
     def set_running(self, running: bool) -> None:
@@ -357,7 +239,7 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         with QtCore.QSignalBlocker(self.slider):
             self.slider.setRange(0, k)
             self.slider.setValue(k)
-        self.slider.setEnabled(k > 0 and not self.multiscale_check.isChecked())
+        self.slider.setEnabled(k > 0 and not self.clean_controls.multiscale_check.isChecked())
         self._set_k_marker(k)
         self.note.setText(state.describe())
 

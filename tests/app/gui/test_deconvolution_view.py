@@ -150,9 +150,9 @@ def test_the_multiscale_checkbox_reaches_the_clean(make_window, small_state, wai
     view = w.views.deconv_view
     opts = CleanOptions("hogbom", niter=60, mgain=0.8, multiscale=True)
     out = _clean(w, qtbot, opts)
-    assert view.multiscale_check.isChecked() and view.options() == opts
+    assert view.clean_controls.multiscale_check.isChecked() and view.options() == opts
     assert out.iterations > 0
     assert float(np.sum(out.model)) == pytest.approx(float(np.sum(out.comp_flux)), rel=1e-9)
     assert not view.slider.isEnabled()  # the replay is of point components
-    view.multiscale_check.setChecked(False)
+    view.clean_controls.multiscale_check.setChecked(False)
     assert not view.options().multiscale

@@ -26,8 +26,8 @@ def _edits(w):
         lambda: w.imaging_panel.npix_spin.setValue(256),
         lambda: w.obs_panel.nchan_spin.setValue(3),
         lambda: w.obs_panel.smearing_check.setChecked(False),
-        lambda: d.niter_spin.setValue(77),
-        lambda: d.auto_mask_spin.setValue(4.0),
+        lambda: d.clean_controls.niter_spin.setValue(77),
+        lambda: d.clean_controls.auto_mask_spin.setValue(4.0),
         lambda: w.compare.panel.add_entry(),
     ]
 
@@ -49,7 +49,8 @@ def test_undo_redo_round_trips_the_state_through_the_window(make_window, small_s
         undo.trigger()
     assert w.model.state == start and w.lab_state() == start  # the panels followed
     assert (
-        w.imaging_panel.npix_spin.value() == 128 and w.views.deconv_view.niter_spin.value() == 500
+        w.imaging_panel.npix_spin.value() == 128
+        and w.views.deconv_view.clean_controls.niter_spin.value() == 500
     )
     for _ in _edits(w):
         redo.trigger()
@@ -61,7 +62,7 @@ def test_reset_loads_the_default_scene_and_its_compare_entries(make_window, smal
     w = make_window(small_state, run_on_start=False)
     w.run_panel.autorun_check.setChecked(False)
     w.compare.panel.set_algorithms(["conv", "nn"], emit=True)
-    w.views.deconv_view.niter_spin.setValue(33)
+    w.views.deconv_view.clean_controls.niter_spin.setValue(33)
     _action(w, "Reset to the default scene").trigger()
     state = w.lab_state()
     default = default_session()
@@ -69,7 +70,7 @@ def test_reset_loads_the_default_scene_and_its_compare_entries(make_window, smal
     assert [e.algorithm for e in state.imaging.compare] == list(DEFAULT_ALGORITHMS)
     _action(w, "Undo").trigger()  # Reset is undoable
     assert [e.algorithm for e in w.lab_state().imaging.compare] == ["conv", "nn"]
-    assert w.views.deconv_view.niter_spin.value() == 33
+    assert w.views.deconv_view.clean_controls.niter_spin.value() == 33
 
 
 def test_the_deconvolution_tab_carries_a_fits_mask(make_window, small_state, qtbot, tmp_path):
@@ -80,14 +81,14 @@ def test_the_deconvolution_tab_carries_a_fits_mask(make_window, small_state, qtb
     mask = np.zeros((128, 128), np.float32)
     mask[40:60, 50:70] = 1
     fits.PrimaryHDU(mask).writeto(tmp_path / "m.fits")
-    d.mask_edit.setText(str(tmp_path / "m.fits"))
-    d.mask_edit.editingFinished.emit()
+    d.clean_controls.mask_edit.setText(str(tmp_path / "m.fits"))
+    d.clean_controls.mask_edit.editingFinished.emit()
     assert w.model.state.clean.fits_mask == str(tmp_path / "m.fits")
     req = w.requests("clean")  # what the controller submits: the model's state
     np.testing.assert_array_equal(req.clean_mask, mask != 0)
     assert req == job_request(w.model.state, "clean", job_id=req.job_id, image_sky=None)
-    d.mask_edit.setText(str(tmp_path / "missing.fits"))
-    d.mask_edit.editingFinished.emit()
+    d.clean_controls.mask_edit.setText(str(tmp_path / "missing.fits"))
+    d.clean_controls.mask_edit.editingFinished.emit()
     with pytest.raises(ValueError, match=r"missing\.fits"):
         w.requests("clean")
 
