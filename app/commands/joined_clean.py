@@ -61,7 +61,7 @@ def clean_joined(parts, channels, spec, opts, params, weighting, algorithm, mask
                             for p in parts)  # fmt: skip
     joined = JoinedChannels([c.sum_weights for c in channels], spectral_fit(channels, nterms))
     dirty = xp.asarray(np.stack([c.dirty for c in channels]), dtype=xp.float64)
-    out = drive(dirty, xp.asarray(psfs), opts, mask=mask, major=major, channels=joined)
+    out = drive(dirty, xp.asarray(psfs), opts, mask=mask, major=major, joined=joined)
     cleans = []
     for k, psf in enumerate(psfs):
         beam = fit_beam(psf, spec.cell_rad)

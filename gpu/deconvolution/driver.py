@@ -24,12 +24,13 @@ A cycle:
 until ``niter`` iterations, a stop level other than mgain, a cycle that cleans
 nothing (``converged``) or ``max_major`` major cycles.
 
-With ``channels`` (WSClean's ``-join-channels``) the images are stacks of C output
-channels, each with its own PSF: the minor cycles are the joined ones
-(:func:`~uvlab.gpu.deconvolution.joined.joined_hogbom`: peaks on the MFS residual, a
-component in every channel), the stop levels, peaks and auto-mask are the MFS
-residual's (the channels' weighted mean, its PSF the PSFs' mean), and a major cycle
-makes every channel's residual from its own model
+With ``joined`` (WSClean's ``-join-channels`` or ``-join-polarizations``) the images
+are stacks of P planes (output channels or polarisations), each with its own PSF: the
+minor cycles are the joined ones (:func:`~uvlab.gpu.deconvolution.joined.joined_hogbom`:
+peaks on the planes' search image — the channels' MFS mean, the polarisations' root sum
+of squares — a component in every plane), the stop levels, peaks and auto-mask are the
+search image's, the auto-threshold's σ that of the planes' linear combination (its PSF
+the PSFs' alike), and a major cycle makes every plane's residual from its own model
 (:class:`~uvlab.gpu.deconvolution.joined.JoinedMajor`). With ``auto_mask`` the whole
 runs twice: to ``auto_mask·σ`` (in the mask), then — if that level was reached — on
 the pixels holding a component only, down to the threshold or auto-threshold.
@@ -65,15 +66,15 @@ class CleanCycle:
 
     Attributes
     ----------
-    model : (N, N) float64, or (C, N, N) with joined channels
+    model : (N, N) float64, or (P, N, N) with joined planes
         Jy/pixel, the inputs' namespace (never changed after it is yielded).
-    residual : (N, N) float64, or (C, N, N)
+    residual : (N, N) float64, or (P, N, N)
         Jy/beam; after a Cotton–Schwab cycle, the image of the residual visibilities.
-    comp_j, comp_i, comp_flux : (iterations,) NumPy; comp_flux (iterations, C) when joined
+    comp_j, comp_i, comp_flux : (iterations,) NumPy; comp_flux (iterations, P) when joined
         The components in CLEAN's order (row, column, Jy).
     peak, rms : (iterations + 1,) float64 NumPy
         Residual |peak| (inside the mask) and RMS at the start and after each iteration
-        (joined: the MFS residual's);
+        (joined: the search image's);
         at the end of a major cycle, those of the major cycle's residual (the RMS is NaN
         inside a sub-minor loop).
     cycle_ends : tuple of int
@@ -113,7 +114,7 @@ class CleanCycle:
 class _History:
     """The components, peaks, RMS and cycle ends so far.
 
-    ``mean``: the image the peaks are taken on, of a residual (joined: the MFS mean).
+    ``mean``: the image the peaks are taken on, of a residual (joined: the search image).
     """
 
     def __init__(self, residual, maskf, mean=lambda r: r):
@@ -229,7 +230,9 @@ def stop_level(
     ties): the threshold, ``auto_threshold·σ`` and ``(1 − mgain)·peak`` with the peak
     inside the mask — σ the noise's that extended emission does not inflate
     (:func:`~uvlab.gpu.deconvolution.noise.robust_sigma`; hogbom's own is the MAD).
-    ``peak``: that peak where the caller has measured it already.
+    ``peak``: that peak where the caller has measured it already. Joined planes pass
+    their linear image as ``residual`` (σ's: the polarisations' linear sum) and the
+    search image's peak as ``peak``.
     """
     levels = {"threshold": float(opts.threshold_jy)}
     if auto_threshold:
@@ -252,16 +255,16 @@ def whole_image_loop(npix: int, active_max) -> bool:
 
 def iter_clean(
     dirty, psf, opts: CleanOptions, *, mask=None, major=None, chunk: int | None = None,
-    channels=None,
+    joined=None,
 ) -> Iterator[CleanCycle]:  # fmt: skip
     """CLEAN ``dirty`` with ``psf``: a :class:`CleanCycle` at the start and after each cycle.
 
     Parameters
     ----------
-    dirty : (N, N) float, (C, N, N) with ``channels``, or None
+    dirty : (N, N) float, (P, N, N) with ``joined``, or None
         The dirty image (Jy/beam; NumPy or CuPy). None with ``major``: the major cycle's
         own image of the visibilities.
-    psf : (2N, 2N) or (N, N) float; (C, P, P) with ``channels``
+    psf : (2N, 2N) or (N, N) float; (P, Q, Q) with ``joined``
         Peak 1 at the centre; 2N subtracts sidelobes over the whole image.
     opts : CleanOptions
         ``deconvolver`` "cotton-schwab" needs ``major``.
@@ -275,8 +278,8 @@ def iter_clean(
         Also yield after every ``chunk`` iterations of a minor cycle — only where the
         minor loop is Högbom's on the whole image, where splitting changes nothing
         (:func:`whole_image_loop`), so every caller gets the same CLEAN.
-    channels : JoinedChannels, optional
-        Joined-channel CLEAN (:mod:`uvlab.gpu.deconvolution.joined`); ``major`` is then a
+    joined : JoinedChannels or JoinedPolarizations, optional
+        Joined CLEAN of P planes (:mod:`uvlab.gpu.deconvolution.joined`); ``major`` is then a
         :class:`~uvlab.gpu.deconvolution.joined.JoinedMajor`. Not with multiscale.
 
     Yields
@@ -289,8 +292,8 @@ def iter_clean(
         raise ValueError("Cotton–Schwab needs the visibilities (a MajorCycle) for its majors")
     if opts.deconvolver == "hogbom":
         major = None
-    if channels is not None and opts.multiscale:
-        raise ValueError("multiscale CLEAN of joined channels is not supported yet")
+    if joined is not None and opts.multiscale:
+        raise ValueError("multiscale CLEAN of joined planes is not supported yet")
     if major is not None:
         residual = major.residual(None)
         xp = get_xp(residual)
@@ -305,11 +308,11 @@ def iter_clean(
         boxes = box_mask(n, opts.mask_boxes, xp)
         mask = boxes if mask is None else boxes | mask
     maskf = None if mask is None else mask.astype(xp.float64)
-    mean = (lambda r: r) if channels is None else channels.mean
+    mean = (lambda r: r) if joined is None else joined.search
     hist = _History(residual, maskf, mean)
     if major is not None:
         hist.major_peaks.append(hist.known_peak(residual, masked=False))
-    joined = None if channels is None else (channels, mean(psf))  # and the MFS PSF
+    joined = None if joined is None else (joined, joined.linear(psf))  # and σ's PSF
     whole = (joined is not None or whole_image_loop(n, opts.active_max)) and not opts.multiscale
     step = int(chunk) if chunk and whole else None
     scales = None
@@ -352,8 +355,8 @@ def _cycles(
     """The cycles of one stage; returns (model, residual, iterations left, stop reason).
 
     ``scales``: multiscale's prepared scales (:func:`~uvlab.gpu.deconvolution.multiscale.
-    prepare_scales`), or None for Högbom's minor cycles. ``joined``: (JoinedChannels, the
-    MFS PSF) for joined-channel minor cycles.
+    prepare_scales`), or None for Högbom's minor cycles. ``joined``: (the joined planes,
+    their linear PSF) for joined minor cycles.
     """
     reason = "niter"
     while left > 0:
@@ -361,7 +364,10 @@ def _cycles(
         if joined is None:
             level, name = stop_level(residual, psf, maskf, opts, auto, known)
         else:
-            level, name = stop_level(hist.mean(residual), joined[1], maskf, opts, auto, known)
+            if known is None:  # the search image's peak, where the mgain level is taken
+                known = image_stats(hist.mean(residual), maskf)[0]
+            level, name = stop_level(joined[0].linear(residual), joined[1], maskf, opts, auto,
+                                     known)  # fmt: skip
         start = hist.iterations
         while True:  # the minor cycle, in chunks of ``step`` where asked
             if joined is not None:

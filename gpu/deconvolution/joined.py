@@ -1,23 +1,37 @@
-"""Joined-channel CLEAN: WSClean's ``-join-channels`` minor loop (Offringa & Smirnov 2017, §2).
+"""Joined CLEAN of several planes: WSClean's ``-join-channels`` and ``-join-polarizations``.
 
-C output channels, each with its own residual image and its own PSF, are CLEANed
-together. Each iteration (Radler's joined Högbom, WSClean's "wideband deconvolution"):
+P planes (output channels, or polarisations), each with its own residual image and its
+own PSF, are CLEANed together by one minor loop (Radler's joined Högbom; Offringa &
+Smirnov 2017, §2). Each iteration:
 
-1. the peak is found on the MFS residual, the channels' weighted mean
-   ``R = Σ_c W_c·R_c / Σ_c W_c`` (W_c: each channel's Σ of imaging weights, the weights
-   of WSClean's MFS image), its |value| inside the mask;
-2. at that pixel every channel's residual value ``R_c(x)`` is taken; with
+1. the peak is found on the *search image* of the planes, inside the mask — the one
+   thing that differs between the two kinds (:meth:`JoinedChannels.search`,
+   :meth:`JoinedPolarizations.search`):
+
+   - channels: the MFS residual, the channels' weighted mean
+     ``R = Σ_c W_c·R_c / Σ_c W_c`` (W_c: each channel's Σ of imaging weights, the
+     weights of WSClean's MFS image), its |value|;
+   - polarisations: the root of the sum of squares ``√(f·Σ_p R_p²)``, f = ½ for two
+     or four correlations of one feed type (XX,YY; RR,LL; XX,XY,YX,YY …: so an
+     unpolarised source reads its Stokes I) and 1 otherwise (Stokes parameters), as
+     Radler's ``ImageSet::GetSquareIntegrated`` normalises it;
+
+2. at that pixel every plane's residual value ``R_p(x)`` is taken; for channels with
    ``-fit-spectral-pol K`` they are replaced by the K-term polynomial fitted to them
    (:class:`~uvlab.gpu.deconvolution.spectral_fit.SpectralFit`, as Radler fits at each
    iteration);
-3. channel c gets the component ``gain·R_c(x)`` at x, and its own PSF, shifted there
+3. plane p gets the component ``gain·R_p(x)`` at x, and its own PSF, shifted there
    and scaled alike, is subtracted from its own residual.
 
-So a source's component spectrum follows its spectrum, channel by channel, while the
-peaks are found at the MFS image's signal-to-noise. The stop level and the peaks
-recorded are the MFS residual's. Arrays are NumPy or CuPy alike (one ``xp`` body); the
-driver (:func:`~uvlab.gpu.deconvolution.driver.iter_clean` with ``channels``) runs
-the cycles, Cotton–Schwab's major cycles per channel (:class:`JoinedMajor`).
+So components sit at the same pixels in every plane, each with that plane's own value
+(a source's spectrum, or its I, Q, U, V), while the peaks are found where the planes
+together are brightest. The stop level and the peaks recorded are the search image's;
+the noise σ of ``--auto-threshold`` is taken from the planes' *linear* combination
+(:meth:`JoinedChannels.linear`: the MFS image; :meth:`JoinedPolarizations.linear`:
+``f·Σ_p R_p``, Radler's ``GetLinearIntegrated``), since a sum of squares has no zero
+mean to measure a σ about. Arrays are NumPy or CuPy alike (one ``xp`` body); the driver
+(:func:`~uvlab.gpu.deconvolution.driver.iter_clean` with ``joined``) runs the cycles,
+Cotton–Schwab's major cycles per plane (:class:`JoinedMajor`).
 """
 
 from __future__ import annotations
@@ -67,75 +81,139 @@ class JoinedChannels:
         w = np.asarray(self.weights)
         return xp.asarray(w / w.sum())
 
+    @property
+    def nplanes(self) -> int:
+        return self.nchan
+
     def mean(self, stack):
         """The MFS image Σ_c W_c·stack_c / Σ W of a (C, ...) stack, in its namespace."""
         xp = get_xp(stack)
-        return xp.tensordot(self.normalised(xp), stack, axes=1)
+        return xp.tensordot(_on(self, xp, "wn", lambda: self.normalised(xp)), stack, axes=1)
+
+    search = mean  # the peaks are the MFS image's
+    linear = mean  # and so is the noise
+
+    def values(self, values):
+        """The (C,) values a component takes: the fit's (``-fit-spectral-pol``) or as found."""
+        if self.fit is None:
+            return values
+        xp = get_xp(values)
+        return _on(self, xp, "proj", lambda: xp.asarray(self.fit.projection())) @ values
+
+
+#: Correlations of one feed type, two or four of them: Radler normalises their squares by ½.
+_FEED_SETS = ({"XX", "YY"}, {"RR", "LL"}, {"XX", "XY", "YX", "YY"}, {"RR", "RL", "LR", "LL"})
+
+
+@dataclass(frozen=True, eq=False)
+class JoinedPolarizations:
+    """The polarisations CLEANed jointly (WSClean's ``-join-polarizations``).
+
+    Attributes
+    ----------
+    names : tuple of str
+        The polarisations in plane order (``I``, ``Q``, ``XX`` …), two or more, none twice.
+    """
+
+    names: tuple
+
+    def __post_init__(self):
+        names = tuple(str(n).upper() for n in self.names)
+        if len(names) < 2 or len(set(names)) != len(names):
+            raise ValueError(f"joined polarisations need two or more, none twice, got {names}")
+        object.__setattr__(self, "names", names)
+
+    @property
+    def nplanes(self) -> int:
+        return len(self.names)
+
+    @property
+    def factor(self) -> float:
+        """f: ½ for dual or full correlations of one feed type, else 1 (Radler's)."""
+        return 0.5 if set(self.names) in _FEED_SETS else 1.0
+
+    def search(self, stack):
+        """The search image √(f·Σ_p stack_p²) of a (P, ...) stack, in its namespace."""
+        xp = get_xp(stack)
+        return xp.sqrt(self.factor * (stack * stack).sum(axis=0))
+
+    def linear(self, stack):
+        """``f·Σ_p stack_p``: the image σ is measured on (Radler's linear integration)."""
+        return self.factor * stack.sum(axis=0)
+
+    def values(self, values):
+        """Each polarisation's component is its own residual value."""
+        return values
+
+
+def _on(obj, xp, key: str, make):
+    """``make()``, kept on ``obj`` per namespace (a planes' weights or projection on ``xp``)."""
+    cache = obj.__dict__.setdefault("_xp_cache", {})
+    k = (key, xp.__name__)
+    if k not in cache:
+        cache[k] = make()
+    return cache[k]
 
 
 def joined_hogbom(
-    residuals, psfs, channels: JoinedChannels, *, gain: float = 0.1, niter: int = 1000,
-    threshold: float = 0.0, mask=None,
+    residuals, psfs, planes, *, gain: float = 0.1, niter: int = 1000, threshold: float = 0.0,
+    mask=None,
 ) -> CleanResult:  # fmt: skip
-    """Högbom's joined minor cycle (module docstring) down to ``threshold`` on the MFS residual.
+    """Högbom's joined minor cycle (module docstring) down to ``threshold`` on the search image.
 
     Parameters
     ----------
-    residuals : (C, N, N) float
-        Each channel's residual, Jy/beam (NumPy or CuPy; kept, a copy is cleaned).
-    psfs : (C, P, P) float, P = N or 2N
-        Each channel's PSF, peak 1 at ``[P//2, P//2]``.
-    channels : JoinedChannels
+    residuals : (P, N, N) float
+        Each plane's residual, Jy/beam (NumPy or CuPy; kept, a copy is cleaned).
+    psfs : (P, Q, Q) float, Q = N or 2N
+        Each plane's PSF, peak 1 at ``[Q//2, Q//2]``.
+    planes : JoinedChannels or JoinedPolarizations
+        What the planes are: their search image and component values.
     gain, niter, threshold, mask
-        As :func:`~uvlab.gpu.deconvolution.hogbom.hogbom`'s; the threshold is the MFS
-        residual's.
+        As :func:`~uvlab.gpu.deconvolution.hogbom.hogbom`'s; the threshold is the search
+        image's.
 
     Raises
     ------
     ValueError
         On shapes that do not match (one line).
     CleanDivergedError
-        When the MFS peak grows past 1.5× its start or is not finite.
+        When the search image's peak grows past 1.5× its start or is not finite.
     """
     xp = get_xp(residuals)
     res = xp.array(residuals, dtype=xp.float64, order="C")
     psf = xp.ascontiguousarray(xp.asarray(psfs, dtype=xp.float64))
-    c, n = channels.nchan, res.shape[-1]
+    c, n = planes.nplanes, res.shape[-1]
     if res.shape != (c, n, n) or psf.ndim != 3 or psf.shape[0] != c:
-        raise ValueError(f"{c} channels need residuals (C, N, N) and PSFs (C, P, P), got "
+        raise ValueError(f"{c} planes need residuals (P, N, N) and PSFs (P, Q, Q), got "
                          f"{tuple(res.shape)} and {tuple(psf.shape)}")  # fmt: skip
     p = psf.shape[-1]
     if psf.shape[1] != p or p not in (n, 2 * n):
         raise ValueError(f"the PSFs must be ({c}, {n}, {n}) or ({c}, {2 * n}, {2 * n})")
-    wn = channels.normalised(xp)
-    proj = None if channels.fit is None else xp.asarray(channels.fit.projection())
     maskf = None if mask is None else xp.asarray(mask, dtype=xp.float64)
-    mfs = xp.tensordot(wn, res, axes=1)
+    search = planes.search(res)
     pos, flux, peaks, rms = [], [], [], []
     stop, limit = float(threshold), None
     for _ in range(int(niter) + 1):
-        a = xp.abs(mfs) if maskf is None else xp.abs(mfs) * maskf
+        a = xp.abs(search) if maskf is None else xp.abs(search) * maskf
         k = int(xp.argmax(a))
         peaks.append(float(a.reshape(-1)[k]))
-        rms.append(float(xp.sqrt(xp.mean(mfs * mfs))))
+        rms.append(float(xp.sqrt(xp.mean(search * search))))
         peak = peaks[-1]
         limit = DIVERGENCE_FACTOR * peak if limit is None else limit
         if len(pos) == niter or not (peak > stop) or not peak <= limit:
             break
         j, i = divmod(k, n)
-        values = res[:, j, i]
-        if proj is not None:
-            values = proj @ values
-        f = gain * values
+        f = gain * planes.values(res[:, j, i])
         rows, cols, prow, pcol = psf_window(n, p, j, i)
         res[:, rows, cols] -= f[:, None, None] * psf[:, prow, pcol]
-        mfs[rows, cols] = xp.tensordot(wn, res[:, rows, cols], axes=1)
+        search[rows, cols] = planes.search(res[:, rows, cols])
         pos.append(k)
         flux.append(f)
     peak = np.asarray(peaks)
     if not np.isfinite(peak).all() or (peak > limit).any():
         raise CleanDivergedError(
-            f"joined CLEAN diverged: the MFS residual peak {peak[-1]:.4g} Jy/beam grew past "
+            f"joined CLEAN diverged: the residual peak {peak[-1]:.4g} Jy/beam grew past "
             f"{DIVERGENCE_FACTOR:g}× the starting {peak[0]:.4g} Jy/beam"
         )
     if len(pos) == niter and peak[-1] > stop:
@@ -149,23 +227,24 @@ def joined_hogbom(
     if pos:
         for ch in range(c):  # repeated pixels add up, in CLEAN's order
             xp.add.at(model[ch], xp.asarray(pos), xp.asarray(comp[:, ch]))
-    return CleanResult(  # model and residual (C, N, N), comp_flux (m, C); no mgain level
+    return CleanResult(  # model and residual (P, N, N), comp_flux (m, P); no mgain level
         model.reshape(c, n, n), res, j, i, comp, peak, np.asarray(rms), stop, 0.0, reason
     )
 
 
 class JoinedMajor:
-    """Cotton–Schwab's major cycle of each channel: ``residual(models)`` → (C, N, N).
+    """Cotton–Schwab's major cycle of each plane: ``residual(models)`` → (P, N, N).
 
-    ``majors``: one :class:`~uvlab.gpu.deconvolution.cotton_schwab.MajorCycle` per channel,
-    each on that channel's visibilities; channel c's residual is made from its model c.
+    ``majors``: one :class:`~uvlab.gpu.deconvolution.cotton_schwab.MajorCycle` per plane,
+    each on that plane's visibilities (a channel's, or a polarisation's product); plane p's
+    residual is made from its model p.
     """
 
     def __init__(self, majors):
         self.majors = list(majors)
 
     def residual(self, model):
-        """Each channel's residual image of its visibilities minus its model (None: dirty)."""
+        """Each plane's residual image of its visibilities minus its model (None: dirty)."""
         images = [m.residual(None if model is None else model[c]) for c, m in
                   enumerate(self.majors)]  # fmt: skip
         xp = get_xp(images[0])

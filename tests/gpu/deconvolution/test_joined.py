@@ -100,7 +100,7 @@ def test_cotton_schwab_residuals_are_each_channels_data_minus_its_model(scene):
     grid, degrid_fn = major_cycle_pair("conv", GridParams.from_eps(1e-9), np)
     major = JoinedMajor(MajorCycle(u, v, vis, w, spec, grid, degrid_fn) for u, v, vis, w in data)
     opts = CleanOptions("cotton-schwab", niter=2000, gain=0.1, mgain=0.7, threshold_jy=1e-4)
-    out = run_clean(None, psf, opts, major=major, channels=JoinedChannels(weights))
+    out = run_clean(None, psf, opts, major=major, joined=JoinedChannels(weights))
     assert out.done and out.majors >= 2 and out.model.shape == (4, 64, 64)
     for c, (u, v, vis, w) in enumerate(data):
         model = out.model[c]
@@ -121,8 +121,8 @@ def test_chunks_and_cycles_make_the_same_clean(scene):
     _, _, dirty, psf, weights = scene
     opts = CleanOptions(niter=300, gain=0.1, mgain=0.6)
     ch = JoinedChannels(weights, SpectralFit(FREQ, weights, 2))
-    whole = run_clean(dirty, psf, opts, channels=ch)
-    chunked = list(iter_clean(dirty, psf, opts, channels=ch, chunk=7))
+    whole = run_clean(dirty, psf, opts, joined=ch)
+    chunked = list(iter_clean(dirty, psf, opts, joined=ch, chunk=7))
     assert len(chunked) > whole.cycles + 2
     np.testing.assert_array_equal(chunked[-1].model, whole.model)
     np.testing.assert_array_equal(chunked[-1].comp_flux, whole.comp_flux)
@@ -133,11 +133,11 @@ def test_auto_mask_and_boxes_take_the_mfs_image(scene):
     _, _, dirty, psf, weights = scene
     box = (44 - 2, 18 - 2, 44 + 2, 18 + 2)  # around the second source only
     out = run_clean(dirty, psf, CleanOptions(niter=500, mask_boxes=(box,)),
-                    channels=JoinedChannels(weights))  # fmt: skip
+                    joined=JoinedChannels(weights))  # fmt: skip
     assert out.iterations > 0 and (np.abs(out.comp_j - 44) <= 2).all()
     assert (np.abs(out.comp_i - 18) <= 2).all() and np.count_nonzero(out.model[:, 32, 32]) == 0
     auto = run_clean(dirty, psf, CleanOptions(niter=500, auto_mask=3.0, auto_threshold=1.0),
-                     channels=JoinedChannels(weights))  # fmt: skip
+                     joined=JoinedChannels(weights))  # fmt: skip
     assert auto.stop_reason in ("auto-threshold", "niter") and auto.iterations > 0
 
 
@@ -148,8 +148,8 @@ def test_cupy_equals_numpy(scene):
     spec, data, dirty, psf, weights = scene
     ch = JoinedChannels(weights, SpectralFit(FREQ, weights, 2))
     opts = CleanOptions(niter=400, gain=0.1, mgain=0.7, threshold_jy=1e-4)
-    cpu = run_clean(dirty, psf, opts, channels=ch)
-    gpu = run_clean(cupy.asarray(dirty), cupy.asarray(psf), opts, channels=ch)
+    cpu = run_clean(dirty, psf, opts, joined=ch)
+    gpu = run_clean(cupy.asarray(dirty), cupy.asarray(psf), opts, joined=ch)
     np.testing.assert_array_equal(to_numpy(gpu.comp_j), cpu.comp_j)
     np.testing.assert_allclose(to_numpy(gpu.model), cpu.model, rtol=0, atol=1e-10)
     np.testing.assert_allclose(to_numpy(gpu.residual), cpu.residual, rtol=0, atol=1e-10)
@@ -162,8 +162,8 @@ def test_cupy_equals_numpy(scene):
             for u, v, vis, w in data
         )
 
-    cpu = run_clean(None, psf, cs, major=majors(np), channels=ch)
-    gpu = run_clean(None, cupy.asarray(psf), cs, major=majors(cupy), channels=ch)
+    cpu = run_clean(None, psf, cs, major=majors(np), joined=ch)
+    gpu = run_clean(None, cupy.asarray(psf), cs, major=majors(cupy), joined=ch)
     # the major cycles' gridders differ between devices at ~1e-9 (test_cotton_schwab.py's)
     assert gpu.majors == cpu.majors and gpu.iterations == cpu.iterations
     np.testing.assert_allclose(to_numpy(gpu.model), cpu.model, rtol=0, atol=1e-9)
