@@ -19,7 +19,10 @@ from uvlab.gpu.deconvolution.options import DECONVOLVERS, CleanOptions
 
 log = logging.getLogger(__name__)
 
-__all__ = ["DECONVOLVERS", "CleanOptions", "Deconvolved", "clean", "restored_result", "wide_psf"]
+__all__ = [
+    "DECONVOLVERS", "CleanOptions", "Deconvolved", "clean", "major_cycle", "restored_result",
+    "wide_psf",
+]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -72,17 +75,26 @@ def clean(
     from uvlab.gpu.backend import get_xp
 
     xp = get_xp(device=device)
-    major = None
-    if opts.deconvolver == "cotton-schwab" and hasattr(data, "parts"):  # several windows
-        from uvlab.gpu.deconvolution.inputs import major_cycle_of_parts
-
-        major = major_cycle_of_parts(data.parts, spec, weighting, algorithm, params, xp)
-    elif opts.deconvolver == "cotton-schwab":
-        from uvlab.gpu.deconvolution.inputs import major_cycle_for
-
-        major = major_cycle_for(data, spec, weighting, algorithm, params, xp)
+    major = major_cycle(data, spec, opts, params, weighting, algorithm, xp)
     out = drive(xp.asarray(dirty, dtype=xp.float64), psf, opts, mask=mask, major=major)
     return restored_result(out, psf, spec.cell_rad)
+
+
+def major_cycle(data, spec, opts: CleanOptions, params, weighting, algorithm: str, xp):
+    """Cotton–Schwab's major cycle on ``data`` (VisData, or an SpwSet's ``parts``); None for Högbom.
+
+    :func:`~uvlab.gpu.deconvolution.inputs.major_cycle_of_parts` over several spectral
+    windows, :func:`~uvlab.gpu.deconvolution.inputs.major_cycle_for` over one.
+    """
+    if opts.deconvolver != "cotton-schwab":
+        return None
+    if hasattr(data, "parts"):  # several windows
+        from uvlab.gpu.deconvolution.inputs import major_cycle_of_parts
+
+        return major_cycle_of_parts(data.parts, spec, weighting, algorithm, params, xp)
+    from uvlab.gpu.deconvolution.inputs import major_cycle_for
+
+    return major_cycle_for(data, spec, weighting, algorithm, params, xp)
 
 
 def drive(dirty, psf, opts: CleanOptions, **kw):

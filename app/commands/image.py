@@ -28,34 +28,22 @@ The options and reading shared with ``uvlab compare`` are
 from __future__ import annotations
 
 import logging
-import time
+from dataclasses import dataclass, field
 
 from uvlab.app.commands.image_channels import (
     add_channel_args,
     channels_estimate,
     check_channel_args,
-    crop_channels,
     run_channels,
-    summary_lines,
-    write_image_set,
 )
-from uvlab.app.commands.image_outputs import (
-    check_outputs_space,
-    expected_noise_line,
-    observation_cards,
-    output_names,
-    preview,
-    psf_beam,
-    write_timing,
-)
-from uvlab.app.commands.image_size import add_size_arg, crop_outputs, resolve_size
+from uvlab.app.commands.image_outputs import output_names
+from uvlab.app.commands.image_size import add_size_arg, resolve_size
 from uvlab.app.commands.ms_imaging import (
     WTERM_HINT_RAD,
     add_imaging_args,
     add_selection_args,
     check_read_memory,
     choose_geometry,
-    fits_history,
     grid_params,
     ms_selection,
     read_selected,
@@ -209,24 +197,17 @@ def add_clean_args(p) -> None:
 
 
 def run(args) -> int:
-    from pathlib import Path
+    """``uvlab image``: the checks, then :func:`image_product`, its CLEAN and the write.
 
-    import numpy as np
-
+    With several ``--pol`` products, each runs in turn (or, with
+    ``--join-polarizations``, all are imaged, CLEANed jointly, then written:
+    :mod:`uvlab.app.commands.image_pols`).
+    """
     from uvlab.app.commands import image_scaled
-    from uvlab.app.commands.clean_args import check_options, clean_options
-    from uvlab.app.commands.image_spws import (
-        clean_psf,
-        frequency_cards,
-        geometry_inputs,
-        image_spw_set,
-        unflagged,
-    )
-    from uvlab.app.commands.spw_args import read_spw_set, resolve_spws
+    from uvlab.app.commands.clean_args import check_options
+    from uvlab.app.commands.image_write import write_product
+    from uvlab.app.commands.spw_args import resolve_spws
     from uvlab.app.lab.imaging import lab_default_algorithm
-    from uvlab.app.lab.samples import WorkCache
-    from uvlab.app.runtime.memory import check_memory, clean_estimate, imaging_estimate
-    from uvlab.app.runtime.progress import progress_bar
 
     args.algorithm = args.algorithm or lab_default_algorithm(args.device)
     complaint = check_options(args)
@@ -240,6 +221,55 @@ def run(args) -> int:
     several = len(resolve_spws(args)) > 1  # exit 2 for an unknown --spw
     if image_scaled.wanted(args):  # row chunks over a Dask cluster
         return image_scaled.run(args)
+    im = image_product(args, several)
+    clean = im.clean
+    if args.niter > 0 and not im.cube:  # all of it before the first file is written
+        clean = clean_product(im)
+    return write_product(im, clean)
+
+
+@dataclass
+class Imaged:
+    """One product imaged, before its CLEAN and its files (:func:`image_product`).
+
+    ``vd`` the read (VisData or SpwSet), ``res`` the image job's result; ``channels``,
+    ``clean`` and ``t_chan`` the output channels (``cube``), their MFS CLEAN and timing;
+    ``others`` the set's stale names, ``pb_cube`` ``--pb-correct``'s beam.
+    """
+
+    args: object
+    vd: object
+    dish: object
+    t_read: float
+    cache: object
+    spec: object
+    rule: str
+    size: object
+    rows_note: object
+    clean_mask: object
+    params: object
+    wt: object
+    res: object
+    others: list
+    pb_cube: object
+    cube: bool
+    channels: object = None
+    clean: object = None
+    t_chan: dict = field(default_factory=dict)
+
+
+def image_product(args, several: bool) -> Imaged:
+    """Read the selection and image it (and its output channels): all checked first.
+
+    Usage errors exit 2 before anything is read; memory is checked once the number of
+    samples is known.
+    """
+    from uvlab.app.commands.image_spws import geometry_inputs, image_spw_set, unflagged
+    from uvlab.app.commands.spw_args import read_spw_set
+    from uvlab.app.lab.samples import WorkCache
+    from uvlab.app.runtime.memory import check_memory, clean_estimate, imaging_estimate
+    from uvlab.app.runtime.progress import progress_bar
+
     size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing
     if size is None:  # exit 2: an image too small for the kernel
         check_image_side(args.parser, args.npix, args.support, "--npix")
@@ -247,7 +277,7 @@ def run(args) -> int:
     if several and args.channels_out > 1:
         args.parser.error("--channels-out with several spectral windows is not supported yet: "
                           "give one with --spw N")  # fmt: skip
-    from uvlab.app.outputs.output_set import check_outputs, output_set
+    from uvlab.app.outputs.output_set import check_outputs
 
     written, others = output_names(args)
     check_outputs([*written, *others], force=args.force)  # exit 2, before anything is read
@@ -292,53 +322,25 @@ def run(args) -> int:
         res = image_spw_set(args, vd, spec, params, wt)
     else:
         res = image_job(image_request(args, spec), cache)  # the lab's image task, the window's
-    cube = args.channels_out > 1  # the output channels, and the MFS CLEAN their mean
-    channels, clean, t_chan = (
-        run_channels(args, vd, spec, wt, params, res, clean_mask) if cube else (None, None, {})
-    )
-    if args.niter > 0 and not cube:  # all of it before the first file is written
-        from uvlab.app.commands.deconvolve import clean as run_clean
+    im = Imaged(args, vd, dish, t_read, cache, spec, rule, size, rows_note, clean_mask, params,
+                wt, res, others, pb_cube, cube=args.channels_out > 1)  # fmt: skip
+    if im.cube:  # the output channels, and the MFS CLEAN their mean
+        im.channels, im.clean, im.t_chan = run_channels(args, vd, spec, wt, params, res, clean_mask)
+    return im
 
-        with progress_bar("PSF for CLEAN"):
-            psf2 = clean_psf(vd, spec, wt, args.algorithm, params, res.device)
-        clean = run_clean(vd, spec, res.dirty, psf2, clean_options(args), params, wt, res.device,
-                          algorithm=args.algorithm, mask=clean_mask)  # fmt: skip
-    prefix = Path(args.out)
-    prefix.parent.mkdir(parents=True, exist_ok=True)
-    check_outputs_space(prefix, spec.npix, clean, sets=args.channels_out + 1 if cube else 1)
-    ra, dec = np.degrees(vd.ra0_rad) % 360.0, np.degrees(vd.dec0_rad)
-    history = _history(args, vd, spec, rule, size, rows_note, params, wt, res, clean)
-    common = dict(
-        **frequency_cards(vd, res),
-        stokes=vd.stokes,
-        history=history,
-        observation=observation_cards(cache.ms_info(args.ms), vd),
-        cropped=size is not None,
-    )
-    beam = clean.beam if clean is not None else psf_beam(res.psf, spec)
-    res, clean = crop_outputs(res, clean, size)
-    channels = crop_channels(channels, size) if cube else None
-    chi = pb_correct.observation_chi(args, pb_cube, args.ms, vd.time, vd.ra0_rad, vd.dec0_rad)
-    t0 = time.perf_counter()
-    with progress_bar("write"), output_set(overwrite=args.force, stale=others):
-        files = write_image_set(prefix, res, clean, channels, spec, ra, dec, common, beam)
-        if getattr(args, "pb_correct", False):
-            image = clean.restored if clean is not None else res.dirty
-            files += pb_correct.write_pb_files(
-                args, pb_cube, prefix, image, spec, ra, dec, common, vd.freq_hz, dish, chi
-            )
-        timing = {"read MS": t_read, **res.timing, **t_chan, "write": time.perf_counter() - t0}
-        if not args.no_png:
-            t0 = time.perf_counter()
-            files.append(preview(res, spec, vd, f"{prefix}.png"))
-            timing["png"] = time.perf_counter() - t0
-        files.append(write_timing(f"{prefix}-timing.json", timing, res, spec, passes=2))
-    _print_summary(args, spec, size, rule, res, vd, wt, clean)
-    for line in summary_lines(channels) if cube else ():
-        print(line)
-    for f in files:
-        print(f"wrote {f}")
-    return 0
+
+def clean_product(im: Imaged):
+    """``--niter``'s CLEAN of one product's image: its 2N PSF, the driver, the restore."""
+    from uvlab.app.commands.clean_args import clean_options
+    from uvlab.app.commands.deconvolve import clean as run_clean
+    from uvlab.app.commands.image_spws import clean_psf
+    from uvlab.app.runtime.progress import progress_bar
+
+    args = im.args
+    with progress_bar("PSF for CLEAN"):
+        psf2 = clean_psf(im.vd, im.spec, im.wt, args.algorithm, im.params, im.res.device)
+    return run_clean(im.vd, im.spec, im.res.dirty, psf2, clean_options(args), im.params, im.wt,
+                     im.res.device, algorithm=args.algorithm, mask=im.clean_mask)  # fmt: skip
 
 
 def image_job(request, cache):
@@ -361,75 +363,3 @@ def image_job(request, cache):
     times = ", ".join(f"{k} {v:.3f} s" for k, v in getattr(out, "timing", {}).items())
     log.debug("image stages: %s", times)
     return out
-
-
-def _print_summary(args, spec, size, rule, res, vd, wt, clean) -> None:
-    """The run in one line on stdout, the expected and measured noise, CLEAN's outcome."""
-    import numpy as np
-
-    shape = f"{spec.npix}²" if size is None else f"{size[0]}×{size[1]}"
-    print(
-        f'{args.algorithm} {shape} × {spec.cell_arcsec:.3g}" ({rule}), '
-        f"{res.nvis} visibilities, Stokes {vd.stokes}, device {res.device}; "
-        f"peak {res.dirty.max():.4g} Jy/beam"
-    )
-    print(expected_noise_line(vd, spec, wt, res.dirty))
-    if clean is not None:
-        b = clean.beam
-        what = "CLEAN" if args.channels_out == 1 else "CLEAN (MFS: the channels' weighted mean)"
-        print(
-            f"{what}: {clean.iterations} iterations ({clean.stop_reason}), model flux "
-            f"{clean.model.sum():.4g} Jy, residual peak {np.abs(clean.residual).max():.4g} "
-            f'Jy/beam; beam {b.bmaj_arcsec:.3g}" x {b.bmin_arcsec:.3g}" PA {b.bpa_deg:.3g} deg'
-        )
-
-
-def _history(args, vd, spec, rule, size, rows_note, params, wt, res, clean) -> dict:
-    """The FITS history of ``uvlab image``: every parameter of the run, and CLEAN's outcome."""
-    from uvlab.app.commands.clean_args import clean_opts_text
-    from uvlab.app.commands.image_spws import spw_history
-
-    return fits_history(
-        {
-            "command": "image",
-            "ms": vd.path,
-            "field": f"{vd.field} {vd.field_name}",
-            "spw": spw_history(vd, res),
-            "column": vd.column,
-            "stokes": vd.stokes,
-            "channels": f"{args.channels or 'all'} ({vd.nchan} used)",
-            **({"channels_out": args.channels_out} if args.channels_out > 1 else {}),
-            **({"rows": rows_note} if rows_note else {}),
-            **(
-                {"phase_center": f"{args.phase_center[0]:.9g} {args.phase_center[1]:.9g} deg"}
-                if args.phase_center
-                else {}
-            ),
-            "npix": spec.npix if size is None else f"{size[0]} x {size[1]} (of {spec.npix})",
-            "npix_rule": rule,
-            "cell_arcsec": f"{spec.cell_arcsec:.6g}",
-            "sigma": params.sigma if params is not None else None,
-            "weighting": f"{wt.scheme} robust={wt.robust} taper_arcsec={wt.taper_arcsec}",
-            "algorithm": args.algorithm,
-            "params": params,
-            "device": res.device,
-            "precision": args.precision,
-            "nvis": res.nvis,
-            "sum_weights": f"{res.sum_weights:.6g}",
-            "weight_source": vd.weight_source,
-            **(
-                {}
-                if clean is None
-                else {
-                    "deconvolver": f"{args.deconvolver} niter={args.niter} gain={args.gain} "
-                    f"mgain={args.mgain} threshold_jy={args.threshold_jy} "
-                    f"auto_threshold={args.auto_threshold} auto_mask={args.auto_mask} "
-                    f"multiscale={clean_opts_text(args)}",
-                    "clean": f"{clean.iterations} iterations in {clean.cycles} cycles, "
-                    f"stopped by {clean.stop_reason}",
-                    "beam": f"{clean.beam.bmaj_arcsec:.4g} x {clean.beam.bmin_arcsec:.4g} "
-                    f"arcsec, PA {clean.beam.bpa_deg:.4g} deg",
-                }
-            ),
-        }
-    )

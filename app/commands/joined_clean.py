@@ -46,22 +46,48 @@ def clean_joined(parts, channels, spec, opts, params, weighting, algorithm, mask
     The iterations, cycles, stop reason and peak history of every channel are the joined
     CLEAN's (the MFS residual's).
     """
-    from uvlab.app.commands.deconvolve import Deconvolved, drive, wide_psf
-    from uvlab.gpu.backend import get_xp, to_numpy
-    from uvlab.gpu.deconvolution import fit_beam, restore
-    from uvlab.gpu.deconvolution.joined import JoinedChannels, JoinedMajor
+    from uvlab.app.commands.deconvolve import major_cycle, wide_psf
+    from uvlab.gpu.backend import get_xp
+    from uvlab.gpu.deconvolution.joined import JoinedChannels
 
     xp = get_xp(device=device)
     psfs = np.stack([wide_psf(p, spec, weighting, algorithm, params, device) for p in parts])
-    major = None
+    majors = None
     if opts.deconvolver == "cotton-schwab":
-        from uvlab.gpu.deconvolution.inputs import major_cycle_for
-
-        major = JoinedMajor(major_cycle_for(p, spec, weighting, algorithm, params, xp)
-                            for p in parts)  # fmt: skip
+        majors = [major_cycle(p, spec, opts, params, weighting, algorithm, xp) for p in parts]
     joined = JoinedChannels([c.sum_weights for c in channels], spectral_fit(channels, nterms))
-    dirty = xp.asarray(np.stack([c.dirty for c in channels]), dtype=xp.float64)
-    out = drive(dirty, xp.asarray(psfs), opts, mask=mask, major=major, joined=joined)
+    dirty = np.stack([c.dirty for c in channels])
+    return clean_planes(dirty, psfs, majors, joined, spec, opts, mask, device)
+
+
+def clean_planes(dirty, psfs, majors, joined, spec, opts, mask, device) -> list:
+    """Each plane's :class:`~uvlab.app.commands.deconvolve.Deconvolved`, CLEANed jointly.
+
+    Parameters
+    ----------
+    dirty : (P, N, N) float
+        Each plane's dirty image (an output channel's, a polarisation's).
+    psfs : (P, 2N, 2N) float
+        Each plane's own CLEAN PSF.
+    majors : list of MajorCycle, or None
+        Cotton–Schwab: each plane's major cycle on its own visibilities; None for Högbom.
+    joined : JoinedChannels or JoinedPolarizations
+        The planes' peak criterion (:mod:`uvlab.gpu.deconvolution.joined`).
+    spec, opts, mask, device
+        As :func:`~uvlab.app.commands.deconvolve.clean`'s.
+
+    Each plane is restored with the beam fitted to its own PSF; the iterations, cycles,
+    stop reason and peak history are the joined CLEAN's (its search image's).
+    """
+    from uvlab.app.commands.deconvolve import Deconvolved, drive
+    from uvlab.gpu.backend import get_xp, to_numpy
+    from uvlab.gpu.deconvolution import fit_beam, restore
+    from uvlab.gpu.deconvolution.joined import JoinedMajor
+
+    xp = get_xp(device=device)
+    major = None if majors is None else JoinedMajor(majors)
+    out = drive(xp.asarray(dirty, dtype=xp.float64), xp.asarray(psfs), opts, mask=mask,
+                major=major, joined=joined)  # fmt: skip
     cleans = []
     for k, psf in enumerate(psfs):
         beam = fit_beam(psf, spec.cell_rad)
