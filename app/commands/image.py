@@ -217,7 +217,7 @@ def run(args) -> int:
 
     pols = image_pols.resolve(args)  # --pol: one is --stokes; several, each its own run
     if pols:
-        return image_pols.run(args, pols, run)
+        return image_pols.run(args, pols, run, image_product)
     several = len(resolve_spws(args)) > 1  # exit 2 for an unknown --spw
     if image_scaled.wanted(args):  # row chunks over a Dask cluster
         return image_scaled.run(args)

@@ -9,12 +9,17 @@ own PSF (the product's weights, :func:`uvlab.app.ms.stokes.combine`) and, with
 ``--niter``, its own CLEAN. With one polarisation there is no tag: ``--pol q`` is
 ``--stokes Q`` (``PREFIX-dirty.fits``), as WSClean names it.
 
+With ``--join-polarizations`` and ``--niter`` every polarisation is imaged first, then
+all are CLEANed together (:mod:`uvlab.app.commands.joined_pols`), then each set is
+written, with the same names.
+
 Everything that can be refused is refused before the MS is read (exit 2, one line): a
 name that is neither Stokes letters nor a correlation, a repeated one, ``--pol`` with
 ``--stokes``, a product the MS's correlations cannot give in a chosen window (V from
 XX and YY only), what is not supported yet with several polarisations
 (``--channels-out`` > 1, whose WSClean names are ``PREFIX-0000-I-…``; the row-chunk
-options), and an existing file of any polarisation's set (without ``--force``).
+options; ``--join-polarizations`` of other than two or four, or with ``--join-channels``
+or ``--multiscale``), and an existing file of any polarisation's set (without ``--force``).
 """
 
 from __future__ import annotations
@@ -37,6 +42,9 @@ def add_pol_arg(p) -> None:
         "xx,yy, rr,ll, xx,xy,yx,yy, ...), writing PREFIX-I-dirty.fits, PREFIX-Q-... (one "
         "polarisation: PREFIX-dirty.fits, no tag); not with --stokes",
     )
+    from uvlab.app.commands.joined_pols import add_join_arg
+
+    add_join_arg(p)
 
 
 def parse_pols(text: str) -> tuple[str, ...]:
@@ -70,6 +78,8 @@ def resolve(args) -> tuple[str, ...] | None:
     errors exit 2 before anything is read (see the module docstring).
     """
     if getattr(args, "pol", None) is None:
+        if getattr(args, "join_polarizations", False):
+            args.parser.error("--join-polarizations needs --pol with two or four polarisations")
         return None
     try:
         pols = parse_pols(args.pol)
@@ -86,6 +96,9 @@ def resolve(args) -> tuple[str, ...] | None:
             if getattr(args, attr, None):
                 args.parser.error(f"--pol {shown} with {flag}: not yet supported "
                                   "(one polarisation per run)")  # fmt: skip
+    from uvlab.app.commands import joined_pols
+
+    joined_pols.check(args, pols, shown)
     _check_formable(args, pols, shown)
     if len(pols) == 1:
         args.stokes, args.pol = pols[0], None
@@ -120,20 +133,27 @@ def _check_formable(args, pols, shown) -> None:
 
 
 def pol_args(args, pols) -> list[argparse.Namespace]:
-    """One namespace per polarisation: ``--stokes P``, ``--out PREFIX-P``."""
+    """One namespace per polarisation: ``--stokes P``, ``--out PREFIX-P``.
+
+    ``joined_pols``: the polarisations CLEANed with it (``--join-polarizations``), or None.
+    """
+    joined = tuple(pols) if getattr(args, "join_polarizations", False) else None
     out = []
     for p in pols:
         sub = argparse.Namespace(**vars(args))
         sub.pol, sub.stokes, sub.out = None, p, f"{args.out}-{p}"
+        sub.join_polarizations, sub.joined_pols = False, joined  # a single product each
         out.append(sub)
     return out
 
 
-def run(args, pols, single) -> int:
+def run(args, pols, single, image_product) -> int:
     """Image each of ``pols`` with ``single`` (``uvlab image``'s one-product run).
 
     Every polarisation's output set is checked first; then they run in order, each
-    writing its own set (a failure leaves the sets already written).
+    writing its own set (a failure leaves the sets already written). With
+    ``--join-polarizations`` and ``--niter``: :func:`run_joined` with ``image_product``
+    (:func:`uvlab.app.commands.image.image_product`, passed in as ``single`` is).
     """
     from uvlab.app.commands.image_outputs import output_names
     from uvlab.app.outputs.output_set import check_outputs
@@ -144,9 +164,31 @@ def run(args, pols, single) -> int:
         written, others = output_names(sub)
         names += [*written, *others]
     check_outputs(names, force=args.force)  # exit 2, before anything is read
+    if getattr(args, "join_polarizations", False) and args.niter > 0:
+        return run_joined(subs, pols, image_product)
     for sub in subs:
         print(f"polarisation {sub.stokes}:")
         code = single(sub)
         if code:
             return code
+    return 0
+
+
+def run_joined(subs, pols, image_product) -> int:
+    """Image every polarisation, CLEAN them jointly, then write each one's set.
+
+    Nothing is written before the joint CLEAN has ended; the sets are then written in
+    order (a failure leaves the sets already written).
+    """
+    from uvlab.app.commands import joined_pols
+    from uvlab.app.commands.image_write import write_product
+    from uvlab.app.commands.spw_args import resolve_spws
+
+    ims = []
+    for sub in subs:
+        ims.append(image_product(sub, len(resolve_spws(sub)) > 1))
+    cleans = joined_pols.clean(ims, pols)
+    for im, clean in zip(ims, cleans, strict=True):
+        print(f"polarisation {im.args.stokes}:")
+        write_product(im, clean)
     return 0
