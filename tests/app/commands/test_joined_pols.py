@@ -178,3 +178,28 @@ def test_unsupported_combinations_are_refused(scene, tmp_path, extra, words):
     line = _refused("--ms", ms, *IMAGE, *CLEAN, *extra, "--out", tmp_path / "r")
     assert line.startswith("uvlab image: error: ") and words in line
     assert not list(tmp_path.glob("r*"))
+
+
+def test_geometries_chosen_apart_are_refused_before_clean(scene, tmp_path):
+    """U and V lose the longest baselines (XY flagged there): their cells come out finer."""
+    import shutil
+
+    from casacore import tables
+
+    ms, _ = scene
+    flagged = tmp_path / "f.ms"
+    shutil.copytree(ms, flagged)
+    with tables.table(str(flagged), readonly=False, ack=False) as t:
+        flag, uvw = t.getcol("FLAG"), t.getcol("UVW")
+        names = tables.table(str(flagged / "POLARIZATION"), ack=False).getcell("CORR_TYPE", 0)
+        length = np.hypot(uvw[:, 0], uvw[:, 1])
+        flag[length > 0.8 * length.max(), :, list(names).index(10)] = True  # XY
+        t.putcol("FLAG", flag)
+    code, out, err = run_cli("image", "--ms", flagged, "--pol", "iu", "--join-polarizations",
+                             "--niter", 10, "--device", "cpu", "--no-png",
+                             "--out", tmp_path / "g")  # fmt: skip
+    assert code == 2, (out, err)
+    line = err.strip().splitlines()[-1]
+    assert line.startswith("uvlab image: error: --join-polarizations: U's image is ")
+    assert "give --npix and --cell-arcsec" in line
+    assert not list(tmp_path.glob("g*"))
