@@ -2,13 +2,16 @@
 
 The output channels, each imaged with the MF weights (one density grid), are CLEANed
 together by the one driver (:func:`~uvlab.gpu.deconvolution.driver.iter_clean` with
-``channels``): peaks on the MFS residual (the channels' mean weighted by their Σ of
+``joined``): peaks on the MFS residual (the channels' mean weighted by their Σ of
 imaging weights), a component in every channel from that channel's residual, each
 channel's own PSF of side 2N, and with Cotton–Schwab each channel's own major cycles
 (:mod:`uvlab.gpu.deconvolution.joined`). With ``--fit-spectral-pol K`` each component's
 channel values are replaced by the K-term polynomial fitted to them
 (:class:`~uvlab.gpu.deconvolution.spectral_fit.SpectralFit`), and the component list
 carries the terms (:func:`spectral_terms`). docs/cubes.md.
+
+:func:`clean_planes` is the joined CLEAN and restore of any planes: the channels' here,
+the polarisations' for ``--join-polarizations`` (:mod:`uvlab.app.commands.joined_pols`).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ polarisation's PSF subtracted from its own residual, and with Cotton–Schwab ea
 polarisation's own major cycles. Each is restored with the beam of its own PSF (WSClean
 makes one PSF, of the first polarisation, for all of them; here each product's weights
 make its own) and written as the unjoined ``--pol`` run writes it: ``PREFIX-I-image.fits``,
-``PREFIX-Q-model.fits`` … docs/polarisation.md.
+``PREFIX-Q-model.fits`` … docs/cli.md, *Joined polarisations*.
 """
 
 from __future__ import annotations

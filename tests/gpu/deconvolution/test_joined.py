@@ -1,4 +1,4 @@
-"""Joined-channel CLEAN (gpu/deconvolution/joined.py and the driver with ``channels``).
+"""Joined-channel CLEAN (gpu/deconvolution/joined.py and the driver with ``joined``).
 
 Oracles: the sky the visibilities were made of (two points with different spectra, each
 channel's flux known), the float64 direct DFT of each channel's V − V_model (Cotton–Schwab's
