@@ -13,9 +13,13 @@ WSClean read).
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 
 from uvlab.app.skymodel.components import Component, SkyModel
+
+log = logging.getLogger(__name__)
 
 
 def clean_components(model: np.ndarray, header, freq_hz: float, terms=None,
@@ -23,7 +27,9 @@ def clean_components(model: np.ndarray, header, freq_hz: float, terms=None,
     """The nonzero pixels of ``model`` (N, N) Jy/pixel as points, placed by ``header``'s WCS.
 
     ``terms`` (K, N, N), optional: each pixel's polynomial terms at ``ref_freq_hz`` (the
-    pixels where ``model`` or a term is nonzero).
+    pixels where ``model`` or a term is nonzero). Pixels the projection puts beyond the
+    sky (an image wider than the hemisphere: no direction) are left out, with a warning
+    naming their number and flux.
     """
     from astropy.wcs import WCS
 
@@ -31,8 +37,19 @@ def clean_components(model: np.ndarray, header, freq_hz: float, terms=None,
     used = model != 0 if terms is None else (model != 0) | np.any(terms != 0, axis=0)
     rows, cols = np.nonzero(used)
     ra, dec = wcs.pixel_to_world_values(cols.astype(float), rows.astype(float))
+    ra, dec = np.atleast_1d(ra), np.atleast_1d(dec)
+    on_sky = np.isfinite(ra) & np.isfinite(dec)
+    if not on_sky.all():
+        lost = model[rows[~on_sky], cols[~on_sky]]
+        log.warning(
+            "%d clean component(s) of %.4g Jy lie beyond the sky (the image is wider than "
+            "the hemisphere) and are left out of the component list",
+            lost.size,
+            lost.sum(),
+        )
+        rows, cols, ra, dec = rows[on_sky], cols[on_sky], ra[on_sky], dec[on_sky]
     comps = []
-    for k, (j, i, a, d) in enumerate(zip(rows, cols, np.atleast_1d(ra), np.atleast_1d(dec))):
+    for k, (j, i, a, d) in enumerate(zip(rows, cols, ra, dec)):
         if terms is None:
             flux, nu0, spectrum = float(model[j, i]), float(freq_hz), {}
         else:

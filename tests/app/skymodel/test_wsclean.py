@@ -200,3 +200,27 @@ def test_load_sky_detects_both_formats(tmp_path):
         load_sky(other)
     with pytest.raises(SkyModelError, match="known names: point"):
         load_sky(tmp_path / "nothing-here")
+
+
+def test_components_beyond_the_sky_are_left_out_with_a_warning(caplog):
+    """An image wider than the hemisphere (SIN, 64 × 5.8°): the corner pixels have no
+    direction; the others are placed where astropy's WCS puts them."""
+    from astropy.io import fits
+    from astropy.wcs import WCS
+
+    from uvlab.app.skymodel.wsclean_write import clean_components
+
+    header = fits.Header()
+    for k, v in dict(NAXIS=2, NAXIS1=64, NAXIS2=64, CTYPE1="RA---SIN", CTYPE2="DEC--SIN",
+                     CRPIX1=33.0, CRPIX2=33.0, CRVAL1=150.0, CRVAL2=30.0, CDELT1=-5.8,
+                     CDELT2=5.8, CUNIT1="deg", CUNIT2="deg").items():  # fmt: skip
+        header[k] = v
+    model = np.zeros((64, 64))
+    model[32, 32], model[40, 30], model[0, 0], model[63, 63] = 1.0, 0.5, 0.25, 0.125
+    with caplog.at_level("WARNING"):
+        sky = clean_components(model, header, 1.4e9)
+    assert [c.stokes[0] for c in sky] == [1.0, 0.5]
+    ra, dec = WCS(header).pixel_to_world_values([32.0, 30.0], [32.0, 40.0])
+    assert [c.ra_deg for c in sky] == pytest.approx(list(ra), abs=1e-9)
+    assert [c.dec_deg for c in sky] == pytest.approx(list(dec), abs=1e-9)
+    assert "2 clean component(s) of 0.375 Jy lie beyond the sky" in caplog.text
