@@ -40,6 +40,8 @@ def test_the_flags_make_the_windows_record():
         ({"auto_mask": 2.0}, "--auto-mask"),
         ({"multiscale_scales": (0.0, 4.0, 4.0)}, "--multiscale-scales"),
         ({"multiscale_scale_bias": 1.5}, "--multiscale-scale-bias"),
+        ({"multiscale_small_scale_bias": -1.5}, "--multiscale-small-scale-bias"),
+        ({"multiscale_small_scale_bias": float("nan")}, "--multiscale-small-scale-bias"),
     ],
 )
 def test_complaints_name_the_flag(kw, flag):
@@ -50,7 +52,8 @@ def test_multiscale_flags_make_the_record():
     args = _args(multiscale=True, multiscale_scales=(0.0, 4.0, 8.0), multiscale_scale_bias=0.5)
     opts = clean_options(args)
     assert opts.multiscale and opts.multiscale_scales == (0.0, 4.0, 8.0)
-    assert opts.multiscale_scale_bias == 0.5
+    assert opts.multiscale_scale_bias == 0.5 and opts.multiscale_small_scale_bias is None
+    assert clean_options(_args(multiscale_small_scale_bias=0.0)).multiscale_small_scale_bias == 0
 
 
 def test_scale_list_reads_commas():
