@@ -60,3 +60,12 @@ def test_scale_list_reads_commas():
     from uvlab.app.commands.clean_args import scale_list
 
     assert scale_list("0,4,8,16") == (0.0, 4.0, 8.0, 16.0)
+
+
+def test_the_history_names_the_rule():
+    from uvlab.app.commands.clean_args import clean_opts_text
+
+    args = _args(multiscale=True, multiscale_scales=(0.0, 4.0), multiscale_scale_bias=0.6)
+    assert clean_opts_text(args) == "scales=0,4 bias=0.6"
+    args.multiscale_small_scale_bias = 0.0
+    assert clean_opts_text(args) == "scales=0,4 tclean smallscalebias=0"
