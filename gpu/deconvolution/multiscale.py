@@ -26,8 +26,9 @@ under the level still holds flux above it on a large scale: tclean cleans it, WS
 rule (R's peak) leaves it (issue 29's field: 1.24σ against 1.44σ at S = 3).
 
 The model image so holds the scale components convolved with their kernels, as
-WSClean's model image does. The stop level is on R's |peak| in Jy/beam, the same
-level the driver gives Högbom (:func:`~uvlab.gpu.deconvolution.driver.stop_level`).
+WSClean's model image does. The stop level (Jy/beam; on R's |peak|, or with tclean's
+rule on every ``v_s``) is the one the driver gives Högbom
+(:func:`~uvlab.gpu.deconvolution.driver.stop_level`).
 Arrays are NumPy or CuPy alike (the residual's namespace); the peak of each
 iteration is read on the host.
 """
