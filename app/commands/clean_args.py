@@ -26,6 +26,7 @@ FLAGS = {
     "deconvolver": "--deconvolver",
     "multiscale-scales": "--multiscale-scales",
     "multiscale-scale-bias": "--multiscale-scale-bias",
+    "multiscale-small-scale-bias": "--multiscale-small-scale-bias",
 }
 
 
@@ -53,6 +54,11 @@ def add_multiscale_args(g) -> None:
         "--multiscale-scale-bias", type=float, default=0.6, metavar="B",
         help="in (0, 1]; smaller favours larger scales (default 0.6)",
     )  # fmt: skip
+    g.add_argument(
+        "--multiscale-small-scale-bias", type=float, metavar="B",
+        help="tclean's smallscalebias in [-1, 1]: choose scales and stop as tclean does "
+        "(peaks as a component's flux, biases 1 - B*s/s_max; tclean's default 0)",
+    )  # fmt: skip
 
 
 def clean_opts_text(args) -> str:
@@ -61,6 +67,9 @@ def clean_opts_text(args) -> str:
         return "off"
     scales = args.multiscale_scales
     sizes = "auto" if scales is None else ",".join(f"{s:g}" for s in scales)
+    small = getattr(args, "multiscale_small_scale_bias", None)
+    if small is not None:
+        return f"scales={sizes} tclean smallscalebias={small:g}"
     return f"scales={sizes} bias={args.multiscale_scale_bias:g}"
 
 
@@ -77,6 +86,7 @@ def clean_record(args) -> CleanRecord:
         multiscale=bool(getattr(args, "multiscale", False)),
         multiscale_scales=getattr(args, "multiscale_scales", None),
         multiscale_scale_bias=getattr(args, "multiscale_scale_bias", 0.6),
+        multiscale_small_scale_bias=getattr(args, "multiscale_small_scale_bias", None),
     )  # fmt: skip
     return CleanRecord(options, getattr(args, "fits_mask", None))
 

@@ -318,7 +318,9 @@ def iter_clean(
     scales = None
     if opts.multiscale:
         sizes = opts.multiscale_scales or default_scales(psf, n)
-        scales = prepare_scales(sizes, opts.multiscale_scale_bias, psf, n)
+        scales = prepare_scales(
+            sizes, opts.multiscale_scale_bias, psf, n, opts.multiscale_small_scale_bias
+        )
     yield hist.state(model, residual)
 
     stages = [(mask, opts.auto_threshold)]

@@ -16,9 +16,19 @@ twice-convolved ``K_s ⊛ K_s ⊛ PSF``. Then, until the stop level or ``niter``
    ``(1 − MULTISCALE_GAIN)·`` its start (WSClean's ``-multiscale-gain``) or the
    stop level, or R's peak to the stop level.
 
+With ``small_scale_bias`` (tclean's ``smallscalebias``; Cornwell 2008, CASA's
+MatrixCleaner) the scales are chosen, and CLEAN stops, as tclean does: each scale's peak
+is normalised to the flux of the component that would explain it,
+``v_s = peak(K_s ⊛ R) / (K_s ⊛ PSF)(0)``; the scales rank by ``v_s·(1 − b·s/s_max)``; a
+component of flux ``gain·v_s`` is placed; CLEAN goes on while a scale's ``v_s`` is above
+the stop level, though R's point peak is below it. A broad residual whose point peak is
+under the level still holds flux above it on a large scale: tclean cleans it, WSClean's
+rule (R's peak) leaves it (issue 29's field: 1.24σ against 1.44σ at S = 3).
+
 The model image so holds the scale components convolved with their kernels, as
-WSClean's model image does. The stop level is on R's |peak| in Jy/beam, the same
-level the driver gives Högbom (:func:`~uvlab.gpu.deconvolution.driver.stop_level`).
+WSClean's model image does. The stop level (Jy/beam; on R's |peak|, or with tclean's
+rule on every ``v_s``) is the one the driver gives Högbom
+(:func:`~uvlab.gpu.deconvolution.driver.stop_level`).
 Arrays are NumPy or CuPy alike (the residual's namespace); the peak of each
 iteration is read on the host.
 """
@@ -114,9 +124,14 @@ def scale_kernel(scale: float, xp=np):
 
 
 class _Scale:
-    """One scale's kernel, ``K ⊛ PSF``, ``K ⊛ K ⊛ PSF`` and the convolver of N² images."""
+    """One scale's kernel, ``K ⊛ PSF``, ``K ⊛ K ⊛ PSF`` and the convolver of N² images.
 
-    def __init__(self, scale, bias, psf, n):
+    ``unit``: what a peak of ``K ⊛ R`` is divided by before it meets the stop level (1;
+    tclean's rule: ``(K ⊛ PSF)(0)``); ``norm``: a component's flux is ``gain·peak/norm``;
+    ``bias``: the rank's factor after ``unit``.
+    """
+
+    def __init__(self, scale, bias, psf, n, tclean: bool = False):
         xp = get_xp(psf)
         p = psf.shape[0]
         self.scale, self.bias = scale, float(bias)
@@ -130,6 +145,9 @@ class _Scale:
             self.kkpsf = conv_p(self.kpsf)
             self.smooth = PsfConvolver(self.kernel, n)
         self.norm = float(self.kkpsf[p // 2, p // 2])
+        self.unit, self.tclean = 1.0, tclean
+        if tclean:  # Cornwell 2008 / CASA's MatrixCleaner: peaks in a component's flux
+            self.norm = self.unit = float(self.kpsf[p // 2, p // 2])
 
     def convolved(self, residual):
         return residual if self.smooth is None else self.smooth(residual)
@@ -148,6 +166,7 @@ def multiscale(
     mgain_level: float = 0.0,
     reason: str = "threshold",
     prepared=None,
+    small_scale_bias: float | None = None,
 ) -> MultiscaleResult:
     """A multiscale minor cycle on ``dirty`` down to ``threshold`` (see the module docstring).
 
@@ -172,7 +191,11 @@ def multiscale(
     mgain_level, reason : float, str
         Reported as :class:`CleanResult` reports them (the level's name when it stops there).
     prepared : list of _Scale, optional
-        :func:`prepare_scales`' for these scales and PSF (kept between cycles).
+        :func:`prepare_scales`' for these scales and PSF (kept between cycles), made with
+        the same ``small_scale_bias``.
+    small_scale_bias : float, optional
+        tclean's ``smallscalebias`` in [−1, 1]: choose and stop as tclean does (see the
+        module docstring; ``scale_bias`` is then unused). None: WSClean's rule.
 
     Raises
     ------
@@ -183,7 +206,8 @@ def multiscale(
     residual = xp.array(dirty, dtype=xp.float64, order="C")
     psf = xp.asarray(psf, dtype=xp.float64)
     n, p = residual.shape[0], psf.shape[0]
-    info = prepared or prepare_scales(scales, scale_bias, psf, n)
+    info = prepared or prepare_scales(scales, scale_bias, psf, n, small_scale_bias)
+    tclean = info[0].tclean
     maskf = None if mask is None else xp.asarray(mask, dtype=xp.float64)
     model = xp.zeros((n, n), dtype=xp.float64)
     masked = (lambda a: xp.abs(a)) if maskf is None else (lambda a: xp.abs(a) * maskf)
@@ -194,24 +218,28 @@ def multiscale(
     limit = DIVERGENCE_FACTOR * peak0
     comps: list[tuple[int, int, float, int]] = []
     peaks, rms = [peak0], [float(xp.sqrt(xp.mean(residual * residual)))]
-    while len(comps) < niter and peaks[-1] > stop:
+    while len(comps) < niter and (peaks[-1] > stop or tclean):
         smoothed = [sc.convolved(residual) for sc in info]
-        ranks = []
+        ranks, above = [], False
         for k, (sc, s) in enumerate(zip(info, smoothed, strict=True)):
-            top = float(masked(s).max())
+            top = float(masked(s).max()) / sc.unit
+            above = above or top > stop
             if top > stop or k == 0:
                 ranks.append((top * sc.bias, -k, k))
+        if not above:
+            break  # every scale's peak at or below the level
         _, _, k = max(ranks)
         sc, s = info[k], smoothed[k]
+        start = len(comps)
         if s is residual:
             s = None  # scale 0: the residual is its own convolved image
         sub_stop = None
         while len(comps) < niter:
             search = masked(residual if s is None else s)
             at = int(search.argmax())
-            top = float(search.reshape(-1)[at])
+            top = float(search.reshape(-1)[at]) / sc.unit
             sub_stop = max(stop, (1.0 - MULTISCALE_GAIN) * top) if sub_stop is None else sub_stop
-            if not top > sub_stop or peaks[-1] <= stop:
+            if not top > sub_stop or (peaks[-1] <= stop and not tclean):
                 break
             j, i = divmod(at, n)
             value = float((residual if s is None else s)[j, i])
@@ -231,11 +259,11 @@ def multiscale(
                     f"{peaks[-1]:.4g} Jy/beam grew past {DIVERGENCE_FACTOR:g}× the starting "
                     f"{peak0:.4g} Jy/beam"
                 )
-        if sub_stop is not None and not comps:
+        if sub_stop is not None and len(comps) == start:
             break
     if peaks[-1] == 0.0:
         reason = "zero"
-    elif peaks[-1] > stop:
+    elif len(comps) >= niter or (peaks[-1] > stop and not tclean):
         reason = "niter"
     c = np.asarray(comps, dtype=np.float64).reshape(-1, 4)
     return MultiscaleResult(
@@ -245,7 +273,20 @@ def multiscale(
     )  # fmt: skip
 
 
-def prepare_scales(scales, scale_bias: float, psf, n: int) -> list[_Scale]:
-    """Each scale's kernels and convolved PSFs (made once for a CLEAN)."""
-    biases = scale_biases(scales, scale_bias)
-    return [_Scale(float(s), b, psf, n) for s, b in zip(scales, biases, strict=True)]
+def tclean_biases(scales, small_scale_bias: float) -> np.ndarray:
+    """tclean's scale biases: ``1 − b·s/s_max`` (CASA's MatrixCleaner; b = 0: all 1)."""
+    s = np.asarray(scales, dtype=np.float64)
+    top = s.max()
+    return 1.0 - float(small_scale_bias) * (s / top if top > 0 else np.zeros_like(s))
+
+
+def prepare_scales(
+    scales, scale_bias: float, psf, n: int, small_scale_bias: float | None = None
+) -> list[_Scale]:
+    """Each scale's kernels and convolved PSFs (made once for a CLEAN).
+
+    ``small_scale_bias`` (tclean's) given: tclean's rule, its biases (:func:`tclean_biases`).
+    """
+    tclean = small_scale_bias is not None
+    biases = tclean_biases(scales, small_scale_bias) if tclean else scale_biases(scales, scale_bias)
+    return [_Scale(float(s), b, psf, n, tclean) for s, b in zip(scales, biases, strict=True)]

@@ -55,6 +55,11 @@ class CleanOptions:
         (:func:`~uvlab.gpu.deconvolution.multiscale.default_scales`).
     multiscale_scale_bias : float
         In (0, 1]; smaller favours larger scales (WSClean's ``-multiscale-scale-bias``, 0.6).
+    multiscale_small_scale_bias : float or None
+        tclean's ``smallscalebias`` in [−1, 1]: the scales chosen, and CLEAN stopped, as
+        tclean does (peaks normalised to a component's flux;
+        :mod:`uvlab.gpu.deconvolution.multiscale`), ``multiscale_scale_bias`` unused;
+        None: WSClean's rule.
     mask_boxes : tuple of (j0, i0, j1, i1)
         Components only inside these pixel boxes (inclusive corners, rows then columns;
         :func:`~uvlab.gpu.deconvolution.mask.box_mask`); empty: everywhere (or the mask
@@ -74,6 +79,7 @@ class CleanOptions:
     multiscale: bool = False
     multiscale_scales: tuple | None = None
     multiscale_scale_bias: float = 0.6
+    multiscale_small_scale_bias: float | None = None
 
     def __post_init__(self):
         if self.multiscale_scales is not None:  # JSON lists → hashable tuples
@@ -129,4 +135,7 @@ class CleanOptions:
         bias = self.multiscale_scale_bias
         if not (0.0 < bias <= 1.0 and math.isfinite(bias)):
             return f"multiscale-scale-bias must be in (0, 1], got {bias}"
+        small = self.multiscale_small_scale_bias
+        if small is not None and not (-1.0 <= small <= 1.0):
+            return f"multiscale-small-scale-bias must be in [-1, 1], got {small}"
         return None

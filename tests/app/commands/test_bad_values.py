@@ -54,6 +54,8 @@ CASES = [
      "--multiscale-scales must be pixel sizes ≥ 0"),
     ([*IMAGE, "--niter", "5", "--multiscale", "--multiscale-scale-bias", "0"], 2,
      "--multiscale-scale-bias must be in (0, 1]"),
+    ([*IMAGE, "--niter", "5", "--multiscale", "--multiscale-small-scale-bias", "2"], 2,
+     "--multiscale-small-scale-bias must be in [-1, 1]"),
     ([*IMAGE, "--scale", "1e300deg"], 2, "argument --scale: '1e300deg': the angle must be > 0"),
     (["compare", "--ms", "{ms}", "--eps", "0", "--out", "{new}"], 2, "argument --eps"),
     ([*SIM[:6], "91", *SIM[7:]], 2, "argument --dec: expected a number ≤ 90 deg, got '91'"),

@@ -40,6 +40,8 @@ def test_the_flags_make_the_windows_record():
         ({"auto_mask": 2.0}, "--auto-mask"),
         ({"multiscale_scales": (0.0, 4.0, 4.0)}, "--multiscale-scales"),
         ({"multiscale_scale_bias": 1.5}, "--multiscale-scale-bias"),
+        ({"multiscale_small_scale_bias": -1.5}, "--multiscale-small-scale-bias"),
+        ({"multiscale_small_scale_bias": float("nan")}, "--multiscale-small-scale-bias"),
     ],
 )
 def test_complaints_name_the_flag(kw, flag):
@@ -50,10 +52,20 @@ def test_multiscale_flags_make_the_record():
     args = _args(multiscale=True, multiscale_scales=(0.0, 4.0, 8.0), multiscale_scale_bias=0.5)
     opts = clean_options(args)
     assert opts.multiscale and opts.multiscale_scales == (0.0, 4.0, 8.0)
-    assert opts.multiscale_scale_bias == 0.5
+    assert opts.multiscale_scale_bias == 0.5 and opts.multiscale_small_scale_bias is None
+    assert clean_options(_args(multiscale_small_scale_bias=0.0)).multiscale_small_scale_bias == 0
 
 
 def test_scale_list_reads_commas():
     from uvlab.app.commands.clean_args import scale_list
 
     assert scale_list("0,4,8,16") == (0.0, 4.0, 8.0, 16.0)
+
+
+def test_the_history_names_the_rule():
+    from uvlab.app.commands.clean_args import clean_opts_text
+
+    args = _args(multiscale=True, multiscale_scales=(0.0, 4.0), multiscale_scale_bias=0.6)
+    assert clean_opts_text(args) == "scales=0,4 bias=0.6"
+    args.multiscale_small_scale_bias = 0.0
+    assert clean_opts_text(args) == "scales=0,4 tclean smallscalebias=0"
