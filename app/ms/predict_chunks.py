@@ -29,9 +29,10 @@ CHUNK_BYTES = 64 * 2**20
 BLOCK_ROWS = 1 << 20
 
 
-def chunk_step(nchan: int) -> int:
-    """Rows per chunk by default: :data:`CHUNK_BYTES` of temporaries at ``nchan`` channels."""
-    return max(1, CHUNK_BYTES // (max(nchan, 1) * 4 * 16 * 4))
+def chunk_step(nchan: int, chunk_bytes: int | None = None) -> int:
+    """Rows per chunk by default: ``chunk_bytes`` (default :data:`CHUNK_BYTES`) of
+    temporaries at ``nchan`` channels."""
+    return max(1, int(chunk_bytes or CHUNK_BYTES) // (max(nchan, 1) * 4 * 16 * 4))
 
 
 def _runs(keys: np.ndarray):
@@ -89,6 +90,8 @@ class ChunkPredict:
     sefd_jy: float | None
     seed: int
     chunk_rows: int | None
+    #: Bytes of temporaries per chunk when ``chunk_rows`` is not given (default CHUNK_BYTES).
+    chunk_bytes: int | None = None
     nrows: int = 0
     nonfinite: int = 0
     sigma: list = field(default_factory=list)
@@ -112,6 +115,15 @@ class ChunkPredict:
                 fid, dd = (int(k) for k in keys[start])
                 for r0, nrow in self._chunks(block + start, stop - start, fid, dd):
                     yield Chunk(r0, nrow, fid, dd)
+
+    def on_host(self) -> ChunkPredict:
+        """A copy whose image-sky grids are NumPy arrays (to send to other processes)."""
+        from dataclasses import replace
+
+        from uvlab.gpu.backend import to_numpy
+
+        images = {k: (to_numpy(model), spec) for k, (model, spec) in self.images.items()}
+        return replace(self, images=images, sigma=[])
 
     def record(self, res: ChunkResult) -> None:
         """Count a computed chunk's non-finite rows and noise σ."""
@@ -141,7 +153,7 @@ class ChunkPredict:
                 "which the subtables do not hold"
             )
         nchan = setup.spws[setup.dd_spw[dd]].nchan
-        step = self.chunk_rows or chunk_step(nchan)
+        step = self.chunk_rows or chunk_step(nchan, self.chunk_bytes)
         for s, nrow in row_chunks(count, step):
             yield first + s, nrow
 

@@ -149,6 +149,7 @@ def _predict_locked(
     device: str = "auto",
     dtype=np.float64,
     chunk_rows: int | None = None,
+    chunk_bytes: int | None = None,
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     jones=None,
@@ -175,7 +176,10 @@ def _predict_locked(
     dtype : numpy.float32 or numpy.float64
         Predict precision.
     chunk_rows : int, optional
-        Rows per chunk (default ~64 MiB of temporaries).
+        Rows per chunk (default: ``chunk_bytes`` of temporaries).
+    chunk_bytes : int, optional
+        Bytes of temporaries per chunk (default
+        :data:`~uvlab.app.ms.predict_chunks.CHUNK_BYTES`, 64 MiB).
     progress : callable(float), optional
     cancelled : callable() -> bool, optional
         Checked before each chunk; True abandons the write (the MS is restored)
@@ -222,6 +226,7 @@ def _predict_locked(
         names=[c.name for c in sky], images=_image_grids(image_sky, setup.fields, dev),
         image_sky=image_sky, jones=jones, rows_jones=rows_jones, smearing=smearing,
         dtype=dtype, device=dev, sefd_jy=sefd_jy, seed=seed, chunk_rows=chunk_rows,
+        chunk_bytes=chunk_bytes,
     )  # fmt: skip
 
     def fill(tab, name: str) -> None:
