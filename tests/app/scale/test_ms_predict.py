@@ -104,16 +104,17 @@ def test_a_failing_chunk_rolls_the_column_back(client, ms, tmp_path):
     assert data_digest(dst) == before
 
 
-def test_the_command_on_a_local_cluster(ms, tmp_path):
-    """``uvlab predict --workers 2``: the default chunks, so the column of ``uvlab predict``."""
+def test_the_command_on_a_joined_cluster(client, ms, tmp_path):
+    """``uvlab predict --scheduler ADDRESS``: the default chunks, so the column of ``uvlab
+    predict``. (``--workers`` starts a local cluster: the kill test below runs that.)"""
     src, sky = ms
     one, two = tmp_path / "one.ms", tmp_path / "two.ms"
     shutil.copytree(src, one), shutil.copytree(src, two)
     args = ("--sky", sky, "--column", "PRED", "--device", "cpu")
     assert run_cli("predict", "--ms", one, *args)[0] == 0
-    code, out, err = run_cli("predict", "--ms", two, *args, "--workers", "2")
+    code, out, err = run_cli("predict", "--ms", two, *args, "--scheduler", client.scheduler.address)
     assert code == 0, err
-    assert "wrote PRED" in out
+    assert "wrote PRED" in out and f"Dask cluster {client.scheduler.address}, 2 workers" in err
     _assert_byte_equal(_column(two, "PRED"), _column(one, "PRED"))
 
 
@@ -149,3 +150,129 @@ def test_too_little_memory_per_worker_is_refused_before_any_work(ms, tmp_path):
     line = error_line(err)
     assert code == 1 and "per worker" in line and "--abs-mem" in line
     assert data_digest(dst) == before
+
+
+def _uvlab(*args, fault=None):
+    """``uvlab ARGS`` in a subprocess of its own session (``UVLAB_FAULT`` set to ``fault``)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.support.paths import REPO
+
+    env = {k: v for k, v in os.environ.items() if k != "UVLAB_FAULT"}
+    if fault:
+        env["UVLAB_FAULT"] = fault
+    cmd = [sys.executable, "-m", "uvlab.app", *map(str, args)]
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    out, err = proc.communicate(timeout=300)
+    return proc, out, err
+
+
+def _session_left(sid: int) -> list[int]:
+    import os
+
+    import psutil
+
+    left = []
+    for p in psutil.process_iter():
+        try:
+            if os.getsid(p.pid) == sid:
+                left.append(p.pid)
+        except (ProcessLookupError, psutil.Error):
+            pass
+    return left
+
+
+def _wait_gone(sid: int, timeout_s: float = 120.0) -> list[int]:
+    """The processes of session ``sid`` still there once they are gone or ``timeout_s`` passed."""
+    import time
+
+    end = time.monotonic() + timeout_s
+    while (left := _session_left(sid)) and time.monotonic() < end:
+        time.sleep(0.2)
+    return left
+
+
+@pytest.mark.parametrize(
+    ("fault", "outcome", "cluster"),
+    [("rows-written", "old", "local"), ("committed", "new", "joined")],
+)
+def test_a_killed_distributed_predict_leaves_the_ms_old_or_new(
+    client, ms, tmp_path, fault, outcome, cluster
+):
+    """SIGKILL of the client (``UVLAB_FAULT``: as it writes the first chunk, or just after
+    the commit point): ``uvlab repair`` gives the old MS byte for byte, or the one-process
+    predict's column; a local cluster's worker processes go with the client."""
+    from tests.support.ms_factory import data_digest
+    from uvlab.app.skymodel import load_sky
+
+    src, sky = ms
+    where = ("--workers", "2") if cluster == "local" else ("--scheduler", client.scheduler.address)
+    args = ("--sky", sky, "--column", "DATA", "--overwrite", "--device", "cpu",
+            *where, "--chunk-rows", "5")  # fmt: skip
+    done = tmp_path / "done.ms"
+    shutil.copytree(src, done)
+    predict_to_ms(done, load_sky(sky), column="DATA", overwrite=True, device="cpu", chunk_rows=5)
+    ms_ = tmp_path / "killed.ms"
+    shutil.copytree(src, ms_)
+    before = data_digest(ms_)
+    proc, _, err = _uvlab("predict", "--ms", ms_, *args, fault=f"{fault}:SIGKILL")
+    assert proc.returncode == -9, err
+    assert _wait_gone(proc.pid) == []  # no worker outlives the killed client
+    assert (ms_ / "UVLAB_COMMIT").is_dir()
+    proc, _, err = _uvlab("repair", ms_)
+    assert proc.returncode == 0, err
+    if outcome == "old":
+        assert data_digest(ms_) == before
+    else:
+        _assert_byte_equal(_column(ms_, "DATA"), _column(done, "DATA"))
+        assert not [p.name for p in ms_.iterdir() if p.name.startswith("UVLAB_") and
+                    p.name != "UVLAB_LOCK"]  # fmt: skip
+
+
+def test_ctrl_c_during_a_distributed_predict_leaves_the_ms_as_it_was(client, ms, tmp_path):
+    from tests.support.ms_factory import data_digest
+
+    src, sky = ms
+    dst = tmp_path / "x.ms"
+    shutil.copytree(src, dst)
+    before = data_digest(dst)
+    proc, _, err = _uvlab("predict", "--ms", dst, "--sky", sky, "--column", "DATA",
+                          "--overwrite", "--device", "cpu", "--scheduler",
+                          client.scheduler.address, "--chunk-rows", "5",
+                          fault="rows-written:SIGINT")  # fmt: skip
+    assert proc.returncode == 130, err
+    assert err.splitlines()[-1] == (
+        "uvlab predict: interrupted (SIGINT); the write of DATA was rolled back, "
+        "the MeasurementSet is as it was"
+    )
+    assert data_digest(dst) == before
+    assert _wait_gone(proc.pid) == []
+
+
+@pytest.mark.gpu
+def test_gpu_workers_predict_the_one_process_gpu_column(ms, tmp_path):
+    """Workers pinned to the GPUs (one each, round-robin) predict on them: the column of the
+    one-process GPU predict, to the rounding of the complex64 column."""
+    from uvlab.app.scale.cluster import cluster_client, visible_gpus
+    from uvlab.app.skymodel import load_sky
+    from uvlab.app.skymodel.image_sky import load_image_sky
+
+    gpus = visible_gpus()
+    if not gpus:
+        pytest.skip("needs a GPU")
+    src, sky = ms
+    cols = {}
+    with cluster_client(gpus=gpus, workers=2) as client:
+        for name, runner in (("one.ms", None), ("dask.ms", cluster_runner(client))):
+            dst = tmp_path / name
+            shutil.copytree(src, dst)
+            res = predict_to_ms(dst, load_sky(sky), column="PRED", device="gpu", chunk_rows=5,
+                                image_sky=load_image_sky("ring", width_arcmin=2.0),
+                                runner=runner)  # fmt: skip
+            assert res.device == "gpu"
+            cols[name] = _column(dst, "PRED")
+    for g, w in zip(cols["dask.ms"], cols["one.ms"]):
+        np.testing.assert_allclose(g, w, rtol=0, atol=1e-6 * max(1.0, np.abs(w).max()))
