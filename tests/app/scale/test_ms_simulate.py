@@ -85,3 +85,21 @@ def test_the_command_on_a_joined_cluster(client, tmp_path):
     assert "wrote" in out and f"Dask cluster {client.scheduler.address}" in err
     (got,), (want,) = _columns(tmp_path / "two.ms", "DATA"), _columns(tmp_path / "one.ms", "DATA")
     assert got.tobytes() == want.tobytes()
+
+
+def test_ctrl_c_during_a_distributed_simulate_leaves_nothing(client, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from tests.support.paths import REPO
+
+    env = {**os.environ, "UVLAB_FAULT": "ms-rows-written:SIGINT"}
+    cmd = [sys.executable, "-m", "uvlab.app", "simulate", "--array", "atca.6a", "--ra", "80",
+           "--dec", "-60", "--ha-start", "-1", "--ha-stop", "1", "--int-s", "900", "--nchan",
+           "3", "--sky", "point", "--device", "cpu", "--scheduler", client.scheduler.address,
+           "--chunk-rows", "15", "--out", str(tmp_path / "sim.ms")]  # fmt: skip
+    r = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 130, r.stderr
+    assert "interrupted (SIGINT)" in r.stderr.splitlines()[-1]
+    assert os.listdir(tmp_path) == []
