@@ -151,10 +151,11 @@ def _run(args) -> int:
 @contextlib.contextmanager
 def _runner(args):
     """(runner, chunk bytes) of ``predict_to_ms``: (None, None) in this process; with any
-    cluster option, a Dask cluster's (:mod:`uvlab.app.scale.ms_predict`), started or joined
-    here and closed after the write. The chunks are the one-process predict's unless a
-    worker's share of the memory (``--abs-mem``, or what is free for a local cluster)
-    cannot hold them."""
+    cluster option, a Dask cluster's (:mod:`uvlab.app.scale.ms_predict`). The cluster is
+    started or joined when the write begins, after every check of the MS, the sky and the
+    disk (a refusal starts none), and closed after the write. The chunks are the
+    one-process predict's unless a worker's share of the memory (``--abs-mem``, or what is
+    free for a local cluster) cannot hold them."""
     from uvlab.app.commands.scale_args import local_gpus, memory_bytes, wanted
 
     if not wanted(args):
@@ -173,12 +174,22 @@ def _runner(args):
 
     memory, gpus = memory_bytes(args), local_gpus(args)
     joined = bool(args.scheduler or os.environ.get(SCHEDULER_ENV))
-    if not joined:  # refused before the cluster starts
+    budget = None
+    if not joined:  # refused before any work
         budget = chunk_budget(memory, args.workers or default_worker_count(gpus))
-    with cluster_client(args.scheduler, workers=args.workers, memory_bytes=memory,
-                        gpus=gpus) as client:  # fmt: skip
-        logging.getLogger(__name__).info("%s", describe(client))
-        if joined:  # its workers keep their own limits: only --abs-mem sizes the chunks
-            cap = None if args.abs_mem is None else int(args.abs_mem * 2**30)
-            budget = chunk_budget(cap, len(client.scheduler_info().get("workers", {})))
-        yield cluster_runner(client), budget
+
+    with contextlib.ExitStack() as stack:
+
+        def run(chunks, tab, name, progress, cancelled) -> None:
+            client = stack.enter_context(
+                cluster_client(args.scheduler, workers=args.workers, memory_bytes=memory,
+                               gpus=gpus)
+            )  # fmt: skip
+            logging.getLogger(__name__).info("%s", describe(client))
+            if joined:  # its workers keep their own limits: only --abs-mem sizes the chunks
+                cap = None if args.abs_mem is None else int(args.abs_mem * 2**30)
+                nworkers = len(client.scheduler_info().get("workers", {}))
+                chunks.chunk_bytes = chunk_budget(cap, nworkers)
+            cluster_runner(client)(chunks, tab, name, progress, cancelled)
+
+        yield run, budget

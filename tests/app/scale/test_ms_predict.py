@@ -276,3 +276,14 @@ def test_gpu_workers_predict_the_one_process_gpu_column(ms, tmp_path):
             cols[name] = _column(dst, "PRED")
     for g, w in zip(cols["dask.ms"], cols["one.ms"]):
         np.testing.assert_allclose(g, w, rtol=0, atol=1e-6 * max(1.0, np.abs(w).max()))
+
+
+def test_a_refused_predict_starts_no_cluster(ms, tmp_path):
+    """The column's checks come first: an existing column without --overwrite is refused
+    (exit 1, one line) before any cluster is started or joined."""
+    src, sky = ms
+    dst = tmp_path / "x.ms"
+    shutil.copytree(src, dst)
+    code, _, err = run_cli("predict", "--ms", dst, "--sky", sky, "--column", "DATA",
+                           "--device", "cpu", "--scheduler", "tcp://127.0.0.1:9")  # fmt: skip
+    assert code == 1 and "already exists" in error_line(err) and "--overwrite" in err
