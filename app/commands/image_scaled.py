@@ -12,80 +12,37 @@ image and PSF through :func:`uvlab.app.scale.ms_image.image_ms`; like WSClean's
 from __future__ import annotations
 
 import logging
-import os
 import time
 
-from uvlab.app.commands.validate import number
+from uvlab.app.commands.scale_args import FLAGS, add_cluster_args, local_gpus, memory_bytes
+from uvlab.app.commands.scale_args import wanted as wanted
 from uvlab.gpu.gridders.registry import grids
 
 log = logging.getLogger(__name__)
-
-COUNT = number(1, integer=True)
-GIGABYTES = number(0.0, open_lo=True, unit="GB")
 
 #: Options the chunked path does not take yet (each a usage error with it).
 UNSUPPORTED = (("join_channels", "--join-channels", bool),)
 
 
 def add_scale_args(p) -> None:
-    """The cluster options of ``uvlab image``."""
-    g = p.add_argument_group(
-        "scale",
+    """The cluster options of ``uvlab image`` (:mod:`uvlab.app.commands.scale_args`)."""
+    add_cluster_args(
+        p,
         "image in row chunks over a Dask cluster with bounded memory (needs --npix and "
         "--cell-arcsec; docs/scaling.md)",
     )
-    g.add_argument(
-        "--scheduler", metavar="ADDRESS",
-        help="join this Dask scheduler (tcp://HOST:PORT; default $UVLAB_SCHEDULER)",
-    )  # fmt: skip
-    g.add_argument(
-        "--workers", type=COUNT, metavar="N",
-        help="worker processes of the local cluster (default: the cores)",
-    )  # fmt: skip
-    g.add_argument(
-        "--abs-mem", type=GIGABYTES, metavar="GB",
-        help="memory all local workers may use, GB (WSClean's -abs-mem; default: what is free)",
-    )  # fmt: skip
-    g.add_argument(
-        "--chunk-rows", type=COUNT, metavar="N",
-        help="rows per chunk (default: what fits a worker's memory)",
-    )  # fmt: skip
-
-
-def wanted(args) -> bool:
-    """Whether ``args`` ask for the chunked path."""
-    from uvlab.app.scale.cluster import SCHEDULER_ENV
-
-    return bool(
-        args.scheduler or args.workers or args.abs_mem or args.chunk_rows
-        or os.environ.get(SCHEDULER_ENV)
-    )  # fmt: skip
 
 
 def check(args) -> None:
     """Usage errors (exit 2, one line) for what the chunked path does not take."""
     for attr, flag, given in UNSUPPORTED:
         if given(getattr(args, attr, None)):
-            args.parser.error(
-                f"{flag} is not supported with --scheduler/--workers/--abs-mem/--chunk-rows yet"
-            )
+            args.parser.error(f"{flag} is not supported with {FLAGS} yet")
     if args.npix is None or args.cell_arcsec is None:
-        args.parser.error("--scheduler/--workers/--abs-mem/--chunk-rows need --npix and "
-                          "--cell-arcsec")  # fmt: skip
+        args.parser.error(f"{FLAGS} need --npix and --cell-arcsec")
     from uvlab.app.commands import image_scaled_channels
 
     image_scaled_channels.check(args, len(args.spw) if isinstance(args.spw, tuple) else 1)
-
-
-def _memory_bytes(args) -> int | None:
-    from uvlab.app.runtime.memory import USABLE_FRACTION, available_bytes
-
-    free = available_bytes()
-    free = None if free is None else int(USABLE_FRACTION * free)
-    if args.abs_mem is None:
-        return free
-    cap = int(args.abs_mem * 2**30)
-    return cap if free is None else min(cap, free)
 
 
 def run(args) -> int:
@@ -141,9 +98,9 @@ def run(args) -> int:
     spec = ImageSpec(args.npix, args.cell_arcsec * ARCSEC)
     params = grid_params(args) if grids(args.algorithm) else None
     wt = weighting(args)
-    memory = _memory_bytes(args)
+    memory = memory_bytes(args)
     rows = args.chunk_rows
-    gpus = _local_gpus(args)
+    gpus = local_gpus(args)
     held = _held_bytes(args, sources, metas, memory)
     if held:
         log.info("CLEAN keeps the selection's data on the workers (%s)", format_bytes(held))
@@ -294,21 +251,6 @@ def _with_interval(args, source):
         raise MSError(f"{source.path}: --interval {exc}") from None
     last = times[min(stop, times.size) - 1]  # B past the end: to the last, as a slice
     return replace(source, time_range=(float(times[start]), float(last)))
-
-
-def _local_gpus(args) -> list[str]:
-    """The GPUs a local cluster pins its workers to: the visible ones when the imaging runs
-    on a GPU (``--device gpu``, or ``auto`` with one) and no scheduler is joined; else none."""
-    from uvlab.app.scale.cluster import SCHEDULER_ENV, visible_gpus
-    from uvlab.gpu.backend import DeviceError, resolve_device
-
-    if args.scheduler or os.environ.get(SCHEDULER_ENV):
-        return []
-    try:
-        on_gpu = resolve_device(args.device) == "gpu"
-    except DeviceError:  # the imaging reports it, with its own message
-        return []
-    return visible_gpus() if on_gpu else []
 
 
 def _clean_mask(args, size):

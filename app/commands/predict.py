@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 
 def register(sub) -> None:
     p = sub.add_parser(
@@ -57,6 +59,13 @@ def register(sub) -> None:
 
     add_jones_args(p, noise=True)
     p.add_argument("--seed", type=int, default=1, help="random seed of the noise (default 1)")
+    from uvlab.app.commands.scale_args import add_cluster_args
+
+    add_cluster_args(
+        p,
+        "predict the row chunks on a Dask cluster; this process writes them, in order, through "
+        "the same all-or-nothing write (docs/scaling.md)",
+    )
     p.set_defaults(func=run)
 
 
@@ -97,7 +106,7 @@ def _run(args) -> int:
             "(--column NAME) or to DATA (--column DATA --overwrite)"
         )
     dtype = np.float32 if args.precision == "single" else np.float64
-    with progress_bar("predict") as bar:
+    with _runner(args) as (runner, chunk_bytes), progress_bar("predict") as bar:
         res = predict_to_ms(
             args.ms,
             sky,
@@ -112,6 +121,9 @@ def _run(args) -> int:
             image_sky=image_sky,
             sefd_jy=args.sefd_jy,
             seed=args.seed,
+            chunk_rows=getattr(args, "chunk_rows", None),
+            chunk_bytes=chunk_bytes,
+            runner=runner,
         )
     if res.nonfinite_rows:
         from uvlab.app.commands.ms_imaging import warn
@@ -134,3 +146,50 @@ def _run(args) -> int:
         f"{res.seconds:.2f} s"
     )
     return 0
+
+
+@contextlib.contextmanager
+def _runner(args):
+    """(runner, chunk bytes) of ``predict_to_ms``: (None, None) in this process; with any
+    cluster option, a Dask cluster's (:mod:`uvlab.app.scale.ms_predict`). The cluster is
+    started or joined when the write begins, after every check of the MS, the sky and the
+    disk (a refusal starts none), and closed after the write. The chunks are the
+    one-process predict's unless a worker's share of the memory (``--abs-mem``, or what is
+    free for a local cluster) cannot hold them."""
+    from uvlab.app.commands.scale_args import local_gpus, memory_bytes, wanted
+
+    if not wanted(args):
+        yield None, None
+        return
+    import logging
+    import os
+
+    from uvlab.app.scale.cluster import (
+        SCHEDULER_ENV,
+        cluster_client,
+        default_worker_count,
+        describe,
+    )
+    from uvlab.app.scale.ms_predict import chunk_budget, cluster_runner
+
+    memory, gpus = memory_bytes(args), local_gpus(args)
+    joined = bool(args.scheduler or os.environ.get(SCHEDULER_ENV))
+    budget = None
+    if not joined:  # refused before any work
+        budget = chunk_budget(memory, args.workers or default_worker_count(gpus))
+
+    with contextlib.ExitStack() as stack:
+
+        def run(chunks, tab, name, progress, cancelled) -> None:
+            client = stack.enter_context(
+                cluster_client(args.scheduler, workers=args.workers, memory_bytes=memory,
+                               gpus=gpus)
+            )  # fmt: skip
+            logging.getLogger(__name__).info("%s", describe(client))
+            if joined:  # its workers keep their own limits: only --abs-mem sizes the chunks
+                cap = None if args.abs_mem is None else int(args.abs_mem * 2**30)
+                nworkers = len(client.scheduler_info().get("workers", {}))
+                chunks.chunk_bytes = chunk_budget(cap, nworkers)
+            cluster_runner(client)(chunks, tab, name, progress, cancelled)
+
+        yield run, budget

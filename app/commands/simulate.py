@@ -12,6 +12,7 @@ disk cannot hold is refused before anything is computed or written (exit 1,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shlex
 
 from uvlab.app.commands.validate import DEC_DEG, RA_DEG, iso_date, number, positive
@@ -186,6 +187,13 @@ def register(sub) -> None:
     p.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
     p.add_argument("--overwrite", action="store_true", help="replace OUT if it exists")
     p.add_argument("--out", required=True, metavar="OUT.ms", help="MeasurementSet to create")
+    from uvlab.app.commands.scale_args import add_cluster_args
+
+    add_cluster_args(
+        p,
+        "predict the row chunks on a Dask cluster; this process adds the noise and writes them, "
+        "in order, into the build folder (docs/scaling.md)",
+    )
     p.set_defaults(func=run)
 
 
@@ -215,7 +223,7 @@ def run(args) -> int:
     # memory and disk, before the progress bar opens (simulate_ms checks again)
     check_simulation(spec, out, nsrc=len(sky), predict=predict_path(sky, not args.no_smearing))
     command = describe_command("simulate", args)
-    with progress_bar("simulate") as bar:
+    with _runner(args) as runner, progress_bar("simulate") as bar:
         res = simulate_ms(
             spec,
             sky,
@@ -230,6 +238,8 @@ def run(args) -> int:
             progress=bar,
             image_sky=image_sky,
             jones=jones,
+            runner=runner,
+            chunk_rows=args.chunk_rows,
         )
     print(
         f"wrote {res.path}: {res.ntime} integration{'s' if res.ntime != 1 else ''} × "
@@ -241,3 +251,23 @@ def run(args) -> int:
         + f", {args.feeds} feeds, device {res.device}"
     )
     return 0
+
+
+@contextlib.contextmanager
+def _runner(args):
+    """The ``runner`` of ``simulate_ms``: None in this process; with any cluster option, a
+    Dask cluster's (:mod:`uvlab.app.scale.ms_simulate`), started or joined here."""
+    from uvlab.app.commands.scale_args import local_gpus, memory_bytes, wanted
+
+    if not wanted(args):
+        yield None
+        return
+    import logging
+
+    from uvlab.app.scale.cluster import cluster_client, describe
+    from uvlab.app.scale.ms_simulate import cluster_runner
+
+    with cluster_client(args.scheduler, workers=args.workers, memory_bytes=memory_bytes(args),
+                        gpus=local_gpus(args)) as client:  # fmt: skip
+        logging.getLogger(__name__).info("%s", describe(client))
+        yield cluster_runner(client)

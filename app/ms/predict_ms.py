@@ -19,29 +19,18 @@ import contextlib
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from uvlab.app.ms.column_writer import (
-    check_column_request,
-    column_types,
-    put_rows,
-    write_column,
-)
-from uvlab.app.ms.columns import brightness_to_correlations, corr_labels, feeds_of
+from uvlab.app.ms.column_writer import check_column_request, column_types, write_column
+from uvlab.app.ms.columns import corr_labels, feeds_of
 from uvlab.app.ms.errors import MSError
-from uvlab.app.ms.finite import check_chunk, likely_cause
 from uvlab.app.ms.journal import journal_bytes
 from uvlab.app.ms.metadata import read_data_descs, read_fields, read_spws
-from uvlab.app.ms.tables import MSTables, row_chunks, translated
+from uvlab.app.ms.predict_chunks import ChunkPredict
+from uvlab.app.ms.tables import MSTables, translated
 from uvlab.app.runtime.diskspace import check_space
-from uvlab.app.runtime.errors import Cancelled
-
-#: Temporary bytes per predicted chunk.
-CHUNK_BYTES = 64 * 2**20
-#: Rows whose FIELD_ID and DATA_DESC_ID are read at once (bounds memory on large MSs).
-BLOCK_ROWS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -124,15 +113,6 @@ def _read_setup(path: str, column: str, overwrite: bool, feeds: str) -> _Setup:
     )
 
 
-def _runs(keys: np.ndarray):
-    """(start, stop) of runs of equal rows in (nrow, k) ``keys``."""
-    if keys.shape[0] == 0:
-        return []
-    change = np.flatnonzero(np.any(keys[1:] != keys[:-1], axis=1)) + 1
-    edges = np.concatenate([[0], change, [keys.shape[0]]])
-    return list(zip(edges[:-1].tolist(), edges[1:].tolist()))
-
-
 @contextlib.contextmanager
 def write_locked(path: str | os.PathLike):
     """Hold the MS's write lock, a dead writer's journal finished or rolled back first.
@@ -169,12 +149,14 @@ def _predict_locked(
     device: str = "auto",
     dtype=np.float64,
     chunk_rows: int | None = None,
+    chunk_bytes: int | None = None,
     progress: Callable[[float], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     jones=None,
     image_sky=None,
     sefd_jy: float | None = None,
     seed: int = 1,
+    runner: Callable | None = None,
 ) -> PredictSummary:
     """Predict ``sky`` into ``column`` of the MeasurementSet at ``path``.
 
@@ -194,7 +176,10 @@ def _predict_locked(
     dtype : numpy.float32 or numpy.float64
         Predict precision.
     chunk_rows : int, optional
-        Rows per chunk (default ~64 MiB of temporaries).
+        Rows per chunk (default: ``chunk_bytes`` of temporaries).
+    chunk_bytes : int, optional
+        Bytes of temporaries per chunk (default
+        :data:`~uvlab.app.ms.predict_chunks.CHUNK_BYTES`, 64 MiB).
     progress : callable(float), optional
     cancelled : callable() -> bool, optional
         Checked before each chunk; True abandons the write (the MS is restored)
@@ -214,6 +199,12 @@ def _predict_locked(
         MS's feed basis) and antenna gains (over the MS's times), per row
         (:class:`uvlab.app.instrument.jones.RowJones`). Read and checked before anything is
         written.
+    runner : callable(chunks, table, colname, progress, cancelled), optional
+        Computes and writes every chunk of the open ``table``'s column ``colname``
+        (:class:`~uvlab.app.ms.predict_chunks.ChunkPredict`); default
+        :meth:`ChunkPredict.fill <uvlab.app.ms.predict_chunks.ChunkPredict.fill>`, one
+        chunk after the other in this process (:mod:`uvlab.app.scale.ms_predict`: on a
+        Dask cluster).
     """
     from uvlab.gpu.backend import resolve_device
 
@@ -229,16 +220,20 @@ def _predict_locked(
     rows_jones = _row_jones(path, jones) if jones is not None and jones.active else None
     if rows_jones is not None:
         _check_jones(rows_jones, setup)
-    chunks = _ChunkPredict(
+    chunks = ChunkPredict(
         path=path, col=col, setup=setup,
         sources={f.id: sky.to_source_arrays(f.ra_rad, f.dec_rad) for f in setup.fields},
         names=[c.name for c in sky], images=_image_grids(image_sky, setup.fields, dev),
         image_sky=image_sky, jones=jones, rows_jones=rows_jones, smearing=smearing,
         dtype=dtype, device=dev, sefd_jy=sefd_jy, seed=seed, chunk_rows=chunk_rows,
+        chunk_bytes=chunk_bytes,
     )  # fmt: skip
 
     def fill(tab, name: str) -> None:
-        chunks.fill(tab, name, progress, cancelled)
+        if runner is None:
+            chunks.fill(tab, name, progress, cancelled)
+        else:
+            runner(chunks, tab, name, progress, cancelled)
 
     replaced = write_column(path, col, fill, overwrite=overwrite, cell_shape=setup.cell_shape)
     return PredictSummary(
@@ -268,140 +263,6 @@ def _check_jones(rows_jones, setup: _Setup) -> None:
             check_feed_rotation(cube, basis)
     for spw in setup.spws:
         check_cube_frequencies(cube, spw.freq_hz)
-
-
-@dataclass
-class _ChunkPredict:
-    """What every chunk of a predict into an MS shares, and the predict of one chunk.
-
-    ``nrows``, ``nonfinite`` (rows with a non-finite UVW, written as 0) and
-    ``sigma`` (each chunk's median thermal σ) are counted as the chunks are written.
-    """
-
-    path: str
-    col: str
-    setup: _Setup
-    sources: dict
-    names: list
-    images: dict
-    image_sky: object
-    jones: object
-    rows_jones: object
-    smearing: bool
-    dtype: object
-    device: str
-    sefd_jy: float | None
-    seed: int
-    chunk_rows: int | None
-    nrows: int = 0
-    nonfinite: int = 0
-    sigma: list = field(default_factory=list)
-
-    def fill(self, tab, name: str, progress, cancelled) -> None:
-        """Predict and write every row of ``tab``'s column ``name``, in runs of one field/DD."""
-        with translated(self.path):
-            n = tab.nrows()
-            has_interval = "INTERVAL" in tab.colnames()
-        self.nrows = n
-        done = 0
-        for block, nblock in row_chunks(n, BLOCK_ROWS):
-            with translated(self.path):
-                keys = np.stack(
-                    [
-                        tab.getcol("FIELD_ID", block, nblock),
-                        tab.getcol("DATA_DESC_ID", block, nblock),
-                    ],
-                    axis=1,
-                )
-            for start, stop in _runs(keys):
-                fid, dd = (int(k) for k in keys[start])
-                for r0, nrow in self._chunks(block + start, stop - start, fid, dd):
-                    if cancelled is not None and cancelled():
-                        raise Cancelled(f"predict into {self.path} cancelled")
-                    self._predict_chunk(tab, name, r0, nrow, fid, dd, has_interval)
-                    done += nrow
-                    if progress is not None:
-                        progress(done / max(n, 1))
-
-    def _chunks(self, first: int, count: int, fid: int, dd: int):
-        setup = self.setup
-        if fid not in self.sources or dd not in setup.dd_spw:
-            raise MSError(
-                f"{self.path}: row {first} refers to field {fid} / data description {dd}, "
-                "which the subtables do not hold"
-            )
-        nchan = setup.spws[setup.dd_spw[dd]].nchan
-        step = self.chunk_rows or max(1, CHUNK_BYTES // (max(nchan, 1) * 4 * 16 * 4))
-        for s, nrow in row_chunks(count, step):
-            yield first + s, nrow
-
-    def _jones_terms(self, tab, r0: int, nrow: int, fid: int, spw, int_s: float, feeds: str):
-        """(row beam, row gains) of these rows, or (None, None) without Jones options."""
-        if self.rows_jones is None:
-            return None, None
-        with translated(self.path):
-            t, a1, a2 = (tab.getcol(c, r0, nrow) for c in ("TIME", "ANTENNA1", "ANTENNA2"))
-        field = self.setup.fields[fid]
-        rotation = (field.ra_rad, field.dec_rad, feeds, spw.id)
-        row_beam = self.rows_jones.row_beam(
-            self.sources[fid], spw.freq_hz, t, a1, a2, field.ra_rad, field.dec_rad, rotation
-        )
-        gains = self.rows_jones.row_gains(spw.freq_hz, t, a1, a2, int_s, rotation=rotation)
-        return row_beam, gains
-
-    def _predict_chunk(self, tab, name, r0, nrow, fid, dd, has_interval) -> None:
-        from uvlab.gpu.predict import Smearing, predict_rows
-
-        setup = self.setup
-        spw = setup.spws[setup.dd_spw[dd]]
-        types, basis = setup.pol_types[setup.dd_pol[dd]], setup.pol_feeds[setup.dd_pol[dd]]
-        with translated(self.path):
-            uvw = tab.getcol("UVW", r0, nrow)
-            interval = tab.getcol("INTERVAL", r0, nrow) if has_interval else None
-        bad = ~np.all(np.isfinite(uvw), axis=1)
-        if bad.any():  # no model exists for such a row: predict it at the origin, write 0
-            self.nonfinite += int(bad.sum())
-            uvw = np.where(bad[:, None], 0.0, uvw)
-        int_s = float(np.median(interval)) if interval is not None else 0.0
-        smear = None
-        if self.smearing:
-            dec0 = setup.fields[fid].dec_rad
-            smear = Smearing(np.abs(spw.chan_width_hz), int_s, dec0, time=int_s > 0)
-        row_beam, gains = self._jones_terms(tab, r0, nrow, fid, spw, int_s, basis)
-        with np.errstate(over="ignore", invalid="ignore"):  # check_chunk reports them
-            b = predict_rows(
-                uvw, spw.freq_hz, self.sources[fid], mode=basis, smearing=smear,
-                dtype=self.dtype, device=self.device, row_beam=row_beam,
-            )  # fmt: skip
-            if self.images:
-                b = b + _image_rows(
-                    self.images[fid], uvw, spw.freq_hz, self.image_sky, basis, self.device
-                )
-            if gains is not None:
-                from uvlab.gpu.predict.gains import apply_row_gains
-
-                b = apply_row_gains(b, *gains)
-            corr = brightness_to_correlations(b, types, basis)
-            if self.sefd_jy is not None:
-                sigma = _row_sigma(self.sefd_jy, spw, interval, self.path)
-                corr = corr + _thermal_noise(corr.shape, sigma, self.seed, r0)
-                self.sigma.append(float(np.median(sigma)))
-        if bad.any():
-            corr[bad] = 0
-        jones = self.jones
-        check_chunk(  # before put_rows: a refusal rolls the whole column back
-            corr,
-            f"{self.path}: {self.col} of rows {r0}–{r0 + nrow - 1}",
-            lambda: likely_cause(
-                uvw, spw.freq_hz, self.sources[fid], mode=basis, names=self.names,
-                image=bool(self.images),
-                options={"--gain-amp-rms": getattr(jones, "gain_amp_rms", 0.0),
-                         "--gains": getattr(jones, "gains_file", None),
-                         "--sefd-jy": self.sefd_jy},
-            ),
-        )  # fmt: skip
-        with translated(self.path):
-            put_rows(tab, name, r0, corr)
 
 
 def column_bytes(nrows: int, cell: int, itemsize: int = 8) -> float:
@@ -445,33 +306,3 @@ def _image_grids(image_sky, fields, device) -> dict:
         model, spec = image_sky.native_grid(np.degrees(f.ra_rad) % 360.0, np.degrees(f.dec_rad))
         grids[f.id] = (xp.asarray(model), spec)
     return grids
-
-
-def _image_rows(grid, uvw, freq_hz, image_sky, basis: str, device):
-    """(row, chan) or (row, chan, 2, 2) visibilities of the image sky (I on the diagonal)."""
-    from uvlab.app.observing.predict_obs import degrid_image_rows, unpolarised
-
-    model, spec = grid
-    vis = degrid_image_rows(
-        uvw[:, 0], uvw[:, 1], freq_hz, model, spec, ref_freq_hz=image_sky.ref_freq_hz,
-        spectral_index=image_sky.spectral_index, device=device,
-    )  # fmt: skip
-    return unpolarised(vis, basis)
-
-
-def _row_sigma(sefd_jy, spw, interval, path):
-    """(row, chan) radiometer σ of these rows: their INTERVAL and the window's widths."""
-    from uvlab.gpu.predict.noise import radiometer_sigma
-
-    if interval is None or not np.all(np.asarray(interval) > 0):
-        raise MSError(f"{path}: --sefd-jy needs an INTERVAL > 0 on every row")
-    width = np.abs(np.asarray(spw.chan_width_hz, dtype=np.float64))
-    return radiometer_sigma(sefd_jy, width[None, :], np.asarray(interval, float)[:, None])
-
-
-def _thermal_noise(shape, sigma, seed, first_row):
-    """(row, chan, corr) complex noise of σ (row, chan) for the rows from ``first_row``."""
-    from uvlab.gpu.predict.noise import complex_noise
-
-    rng = np.random.default_rng([int(seed), int(first_row)])
-    return complex_noise(shape, sigma[:, :, None], rng)

@@ -280,8 +280,7 @@ def visibility_chunks(
                     spectral_index=sky.spectral_index, device=device,
                 ).reshape(-1, nchan, 2, 2)  # fmt: skip
             if noise_jy > 0:
-                shape = b.shape
-                b = b + noise_jy * (rng.standard_normal(shape) + 1j * rng.standard_normal(shape))
+                b = add_noise(b, noise_jy, rng)
         check_chunk(  # before the chunk is written: a refusal removes the whole build
             b,
             f"the visibilities of rows {rows.start}–{rows.stop - 1}",
@@ -295,6 +294,14 @@ def visibility_chunks(
         return b
 
     return chunk
+
+
+def add_noise(b: np.ndarray, noise_jy: float, rng: np.random.Generator) -> np.ndarray:
+    """``b`` plus complex Gaussian noise of σ ``noise_jy`` on each part, drawn from ``rng``
+    (the real parts of the whole chunk, then the imaginary ones: a chunk after another from
+    one generator gives the one-process simulation's noise)."""
+    shape = b.shape
+    return b + noise_jy * (rng.standard_normal(shape) + 1j * rng.standard_normal(shape))
 
 
 def simulate_ms(
@@ -313,6 +320,8 @@ def simulate_ms(
     cancelled: Callable[[], bool] | None = None,
     image_sky=None,
     jones=None,
+    runner: Callable | None = None,
+    chunk_rows: int | None = None,
 ) -> SimulationSummary:
     """Simulate ``spec`` observing ``sky`` and write the MeasurementSet ``path``.
 
@@ -336,6 +345,13 @@ def simulate_ms(
         grid, :meth:`~uvlab.app.skymodel.image_sky.ImageSky.native_grid`).
     jones : uvlab.app.instrument.jones.JonesOptions, optional
         Primary beams and antenna gains (E and G) in the predict.
+    runner : callable(chunk, nrow, noise_jy, seed) -> chunk, optional
+        Turns the noiseless ``rows → visibilities`` function of :func:`visibility_chunks`
+        into the one :func:`~uvlab.app.ms.writer.write_ms` calls, adding the noise
+        (:mod:`uvlab.app.scale.ms_simulate`: the chunks computed on a Dask cluster); default:
+        the chunks predicted here, noise included.
+    chunk_rows : int, optional
+        Rows per written chunk (rounded up to whole integrations; default ~64 MiB).
 
     Raises
     ------
@@ -369,23 +385,25 @@ def simulate_ms(
         from uvlab.gpu.backend import get_xp
 
         model, grid = image_sky.native_grid(spec.ra_deg, spec.dec_deg)
-        image = (get_xp(device=dev).asarray(model), grid, image_sky)  # on the device once
+        if runner is None:
+            model = get_xp(device=dev).asarray(model)  # on the device once
+        image = (model, grid, image_sky)
     fn = visibility_chunks(
-        obs, sources, feeds=feeds, smearing=smearing, noise_jy=noise_jy, seed=seed, device=dev,
-        image=image, jones=jterms,
+        obs, sources, feeds=feeds, smearing=smearing, noise_jy=noise_jy if runner is None else 0.0,
+        seed=seed, device=dev, image=image, jones=jterms,
     )  # fmt: skip
+    if runner is not None:
+        fn = runner(fn, obs.nrow, noise_jy, seed)
     sigma = noise_jy if noise_jy > 0 else 1.0
-    out = write_ms(
-        path,
-        obs,
-        fn,
-        feeds=feeds,
-        sigma=sigma,
-        overwrite=overwrite,
-        history=history,
-        progress=lambda f: report(0.05 + 0.95 * f, "predict + write"),
-        cancelled=cancelled,
-    )
+    try:
+        out = write_ms(
+            path, obs, fn, feeds=feeds, sigma=sigma, overwrite=overwrite, history=history,
+            progress=lambda f: report(0.05 + 0.95 * f, "predict + write"),
+            cancelled=cancelled, chunk_rows=chunk_rows,
+        )  # fmt: skip
+    finally:
+        if runner is not None and hasattr(runner, "close"):
+            runner.close()  # what is still in flight on the cluster
     report(1.0, "done")
     return SimulationSummary(
         path=str(out),

@@ -60,7 +60,7 @@ def test_model_data_equals_the_simulated_data(sim, monkeypatch):
     # simulate and predict share the measurement equation and the smearing
     # (INTERVAL and CHAN_WIDTH read back from the MS): same numbers. Small
     # blocks and chunks make the rows go through every boundary case.
-    import uvlab.app.ms.predict_ms as engine
+    import uvlab.app.ms.predict_chunks as engine
 
     monkeypatch.setattr(engine, "BLOCK_ROWS", 37)
     monkeypatch.setattr(engine, "CHUNK_BYTES", 10 * 3 * 4 * 16 * 4)
@@ -151,7 +151,7 @@ def test_data_is_written_only_with_column_data_and_overwrite(sim):
 @pytest.fixture
 def failing_predict(monkeypatch):
     """Make the predict engine run in several chunks and fail on the second."""
-    import uvlab.app.ms.predict_ms as engine
+    import uvlab.app.ms.predict_chunks as engine
     import uvlab.gpu.predict as predict
 
     real, calls = predict.predict_rows, []
@@ -195,11 +195,12 @@ def test_ctrl_c_during_the_write_leaves_the_ms_as_it_was(sim, failing_predict):
 
 
 def test_cancel_through_the_engine(sim, monkeypatch):
+    import uvlab.app.ms.predict_chunks as chunks
     import uvlab.app.ms.predict_ms as engine
     from uvlab.app.skymodel import load_sky
 
     ms, sky = sim
-    monkeypatch.setattr(engine, "CHUNK_BYTES", 6 * 3 * 4 * 16 * 4)
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 6 * 3 * 4 * 16 * 4)
     before = data_digest(ms)
     seen = []
     with pytest.raises(Cancelled):
