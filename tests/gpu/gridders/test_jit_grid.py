@@ -26,7 +26,10 @@ from uvlab.gpu.gridders.registry import axis_plans, get_gridder
 from uvlab.gpu.gridders.separable import grid_extended, to_half_plane
 from uvlab.gpu.image_spec import ARCSEC, ImageSpec
 
-numba = pytest.importorskip("numba")
+#: The tests that run the numba rung skip where numba is not importable.
+needs_numba = pytest.mark.skipif(
+    jit_grid._loaded()[0] is None, reason=f"numba not importable: {jit_grid._loaded()[1]}"
+)
 
 #: A 1.2° field: w·(n − 1) of several radians at |w| ~ 6000 λ.
 SPEC = ImageSpec(48, 90.0 * ARCSEC)
@@ -69,6 +72,7 @@ def both_rungs(monkeypatch, fn):
     return out
 
 
+@needs_numba
 @pytest.mark.parametrize("wstack", [False, True], ids=["flat", "wstack"])
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_rungs_make_the_same_image_and_both_are_the_dft(samples, monkeypatch, name, wstack):
@@ -85,6 +89,7 @@ def test_the_rungs_make_the_same_image_and_both_are_the_dft(samples, monkeypatch
         assert np.abs(img - ref).max() <= img_tol * peak
 
 
+@needs_numba
 @pytest.mark.parametrize("wstack", [False, True], ids=["flat", "wstack"])
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_rungs_degrid_alike_and_both_are_the_dft_predict(samples, monkeypatch, name, wstack):
@@ -99,6 +104,7 @@ def test_the_rungs_degrid_alike_and_both_are_the_dft_predict(samples, monkeypatc
         assert rel(vis, want) <= vis_tol
 
 
+@needs_numba
 def test_a_complex_image_degrids_as_its_two_parts(samples, monkeypatch):
     u, v, _, _, _ = samples
     rng = np.random.default_rng(5)
@@ -109,6 +115,7 @@ def test_a_complex_image_degrids_as_its_two_parts(samples, monkeypatch):
     assert rel(jit, image_vis(img, u, v, SPEC)) <= 1e-5
 
 
+@needs_numba
 def test_a_check_that_raises_stops_the_compiled_gridder_mid_grid(samples, monkeypatch):
     """``on_block()`` runs before every block of taps; the one that raises ends the gridding."""
     u, v, _, _, vis = samples
@@ -134,6 +141,7 @@ def test_a_check_that_raises_stops_the_compiled_gridder_mid_grid(samples, monkey
     assert len(every) >= math.ceil(u.size / 20)  # a check per block of 20 records
 
 
+@needs_numba
 def test_records_outside_the_half_plane_raise_instead_of_writing_past_the_grid(monkeypatch):
     monkeypatch.setenv(jit_grid.RUNG_ENV, "numba")
     plan_u, plan_v = axis_plans("conv", SPEC, GridParams(support=6, oversample=16))
@@ -142,6 +150,7 @@ def test_records_outside_the_half_plane_raise_instead_of_writing_past_the_grid(m
         grid_extended(xu, np.zeros(1), np.ones(1, complex), plan_u, plan_v, 1 << 20)
 
 
+@needs_numba
 def test_warm_compiles_both_loops(monkeypatch):
     monkeypatch.setenv(jit_grid.RUNG_ENV, "numba")
     assert jit_grid.warm() >= 0.0
