@@ -1,4 +1,4 @@
-"""The numba rung of the CPU separable gridder and degridder (STYLE §2's ladder).
+"""The numba rung of the CPU separable gridder, degridder and pruner (STYLE §2's ladder).
 
 The NumPy rung (:func:`uvlab.gpu.gridders.separable.grid_extended`) forms an
 index and a weight per tap (nvis × S_u·S_v int64 and float64 entries) and sums
@@ -9,7 +9,11 @@ extended grid with a compiled loop over records × S_v × S_u
 (:mod:`~uvlab.gpu.gridders.jit_kernels`); the degridder's interpolation
 likewise. The records, chunks, ``on_block`` checks and stage names are those
 of the NumPy rung; the images differ from it only in the order of the
-additions into a cell (rounding).
+additions into a cell (rounding). The pruners' decimation along a full axis
+(:meth:`~uvlab.gpu.gridders.pruning.Pruner.apply`: ``hybrid``'s and
+``pruned-nn``'s v axis, the β-times oversampled grid) reads each fine row once
+and adds it to the coarse rows it reaches (:func:`prune_columns_numba`),
+where the NumPy rung reads the fine grid once per shift.
 
 Which rung runs is decided in one place, :func:`cpu_rung`: numba when it is
 importable, NumPy otherwise; the environment variable ``UVLAB_CPU_RUNG``
@@ -147,8 +151,31 @@ def interpolate_numba(half, xu, xv, plan_u, plan_v, chunk: int) -> np.ndarray:
     return out
 
 
+def prune_columns_numba(g, zs, lo: int, alpha: int) -> np.ndarray:
+    """:meth:`~uvlab.gpu.gridders.pruning.Pruner.apply` of columns ``g`` by the compiled loop.
+
+    Parameters
+    ----------
+    g : (α·M_c, cols) complex
+        Columns of the fine periodic axis.
+    zs : (n_s, α) float
+        The taps by shift and phase; shift 0 is ``lo`` blocks before the output block.
+    lo : int
+    alpha : int
+
+    Returns
+    -------
+    (M_c, cols) complex128, equal to the NumPy rung's to rounding.
+    """
+    fine = np.ascontiguousarray(g, dtype=np.complex128).view(np.float64)
+    out = np.zeros((fine.shape[0] // alpha, fine.shape[1]))
+    taps = np.ascontiguousarray(zs, dtype=np.float64)
+    _kernels().prune_rows(fine, taps, int(lo), int(alpha), out)
+    return out.view(np.complex128)
+
+
 def warm() -> float | None:
-    """Compile (or load from numba's cache) both loops on a few records; the seconds taken.
+    """Compile (or load from numba's cache) the loops on a few records; the seconds taken.
 
     None when the NumPy rung runs (numba missing or ``UVLAB_CPU_RUNG=numpy``). The
     window's worker may call it at start-up so that the first image does not wait
@@ -165,4 +192,5 @@ def warm() -> float | None:
     grid = np.zeros((4, 2 * 10))
     k.grid_taps(grid, k0, w, k0, w, np.ones(2), np.zeros(2), 2)
     k.read_taps(np.ones((4, 5), np.complex128), k0, w, k0, w, 8, np.empty(2, np.complex128))
+    k.prune_rows(np.ones((4, 2)), np.ones((3, 2)), 1, 2, np.zeros((2, 2)))
     return time.perf_counter() - t0

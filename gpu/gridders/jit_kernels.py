@@ -1,4 +1,4 @@
-"""The compiled loops of the separable gridder's and degridder's numba rung.
+"""The compiled loops of the separable gridder's, degridder's and pruner's numba rung.
 
 Imported only through :mod:`uvlab.gpu.gridders.jit_grid`, which imports this
 module lazily (as the CUDA code imports CuPy) and falls back to the NumPy rung
@@ -98,3 +98,39 @@ def read_taps(half, k0u, wu, k0v, wv, n_u, out):  # pragma: no cover - compiled
             acc_re += wv[r, a] * s_re
             acc_im += wv[r, a] * s_im
         out[r] = complex(acc_re, acc_im)
+
+
+@numba.njit(cache=True, nogil=True)
+def prune_rows(fine, taps, lo, alpha, out):  # pragma: no cover - compiled
+    """``out[k] += Σ_{s,a} taps[s, a]·fine[((k + s − lo)·α + a) mod M_f]``, in place.
+
+    Parameters
+    ----------
+    fine : (M_f, C) float64
+        Columns of the fine periodic axis (complex columns viewed as float pairs).
+    taps : (n_s, α) float64
+        The pruner's taps by shift s and phase a
+        (:meth:`uvlab.gpu.gridders.pruning.Pruner._blocks`).
+    lo : int
+        Blocks of padding before block 0 (``−s_min``).
+    alpha : int
+        α, ``M_f = α·M_c``.
+    out : (M_c, C) float64
+        Zeros on entry.
+
+    Each fine row is read once and added to the ``n_s`` coarse rows it reaches
+    (the NumPy rung reads the fine grid once per shift).
+    """
+    mf = fine.shape[0]
+    mc = out.shape[0]
+    ns = taps.shape[0]
+    nc = fine.shape[1]
+    for j in range(mf):
+        a = j % alpha
+        b = j // alpha
+        for s in range(ns):
+            w = taps[s, a]
+            if w != 0.0:
+                k = (b - s + lo) % mc
+                for c in range(nc):
+                    out[k, c] += w * fine[j, c]

@@ -22,6 +22,7 @@ from tests.support.oracles import dft_image, image_vis
 from uvlab.gpu.degridding import degrid
 from uvlab.gpu.gridders import jit_grid
 from uvlab.gpu.gridders.params import GridParams
+from uvlab.gpu.gridders.pruning import make_pruner
 from uvlab.gpu.gridders.registry import axis_plans, get_gridder
 from uvlab.gpu.gridders.separable import grid_extended, to_half_plane
 from uvlab.gpu.image_spec import ARCSEC, ImageSpec
@@ -113,6 +114,26 @@ def test_a_complex_image_degrids_as_its_two_parts(samples, monkeypatch):
     plain, jit = both_rungs(monkeypatch, lambda: degrid(img, u, v, SPEC, "conv", params))
     assert rel(jit, plain) <= ROUNDING
     assert rel(jit, image_vis(img, u, v, SPEC)) <= 1e-5
+
+
+@needs_numba
+@pytest.mark.parametrize(("kernel", "alpha", "axis"), [("lm", 4, 0), ("es", 8, 0), ("lm", 4, 1)])
+def test_the_rungs_prune_as_the_explicit_sum(monkeypatch, kernel, alpha, axis):
+    """``out[k] = Σ_d taps[d]·g[(α·k + d) mod M_f]``, d = −H … H, along ``axis``."""
+    pruner = make_pruner(kernel, 6, alpha)
+    rng = np.random.default_rng(alpha)
+    mf = 24 * alpha
+    grid = rng.normal(size=(mf, 10)) + 1j * rng.normal(size=(mf, 10))
+    taps, h = pruner.taps, pruner.half
+    want = np.zeros((mf // alpha, 10), dtype=complex)
+    for k in range(mf // alpha):
+        for d in range(-h, h + 1):
+            want[k] += taps[d + h] * grid[(alpha * k + d) % mf]
+    if axis == 1:
+        grid, want = grid.T, want.T
+    plain, jit = both_rungs(monkeypatch, lambda: pruner.apply(grid, axis=axis))
+    for got in (plain, jit):
+        assert np.abs(got - want).max() <= ROUNDING * np.abs(want).max()
 
 
 @needs_numba
