@@ -41,6 +41,7 @@ from uvlab.gpu.gridders.conv import conv_plans
 from uvlab.gpu.gridders.correction import pixel_offsets
 from uvlab.gpu.gridders.half_plane import half_plane_coords
 from uvlab.gpu.gridders.hybrid import hybrid_plans
+from uvlab.gpu.gridders.jit_grid import cpu_rung, interpolate_numba
 from uvlab.gpu.gridders.nn import nn_oversampled_plans, nn_plans
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.pruned_nn import pruned_nn_plans
@@ -110,7 +111,14 @@ def read_half(half: np.ndarray, rows, cols, n_u: int) -> np.ndarray:
 
 
 def interpolate_half(half, xu, xv, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int) -> np.ndarray:
-    """``Σ_taps wv·wu·F`` of half-plane records (ξu ∈ [0, Mu/2]); (nvis,) complex128."""
+    """``Σ_taps wv·wu·F`` of half-plane records (ξu ∈ [0, Mu/2]); (nvis,) complex128.
+
+    NumPy (this) or, where numba imports, a compiled loop
+    (:func:`~uvlab.gpu.gridders.jit_grid.interpolate_numba`, chosen by
+    :func:`~uvlab.gpu.gridders.jit_grid.cpu_rung`); equal to rounding.
+    """
+    if cpu_rung() == "numba":
+        return interpolate_numba(half, xu, xv, plan_u, plan_v, chunk)
     mu = plan_u.n_grid
     su, sv = plan_u.rule.support, plan_v.rule.support
     out = np.empty(xu.size, dtype=np.complex128)

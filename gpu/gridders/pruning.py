@@ -23,6 +23,7 @@ import numpy as np
 from uvlab.gpu.blocks import BLOCK_CELLS, block_done, spans
 from uvlab.gpu.gridders import correction
 from uvlab.gpu.gridders.gcf import kernel_function
+from uvlab.gpu.gridders.jit_grid import cpu_rung, prune_columns_numba
 from uvlab.gpu.gridders.least_misfit import least_misfit_taps
 
 
@@ -104,7 +105,14 @@ class Pruner:
         return np.moveaxis(out, 0, axis)
 
     def _apply_columns(self, g, zs, lo: int, hi: int, on_block=None) -> np.ndarray:
-        """:meth:`apply` of the columns ``g`` ``(α·M_c, cols)``: ``(M_c, cols)`` complex."""
+        """:meth:`apply` of the columns ``g`` ``(α·M_c, cols)``: ``(M_c, cols)`` complex.
+
+        NumPy (this) or, where numba imports, a compiled loop
+        (:func:`~uvlab.gpu.gridders.jit_grid.prune_columns_numba`, chosen by
+        :func:`~uvlab.gpu.gridders.jit_grid.cpu_rung`); equal to rounding.
+        """
+        if cpu_rung() == "numba":
+            return prune_columns_numba(g, zs, lo, self.alpha)
         mf = g.shape[0]
         mc = mf // self.alpha
         padded = np.concatenate([g[mf - lo * self.alpha :], g, g[: hi * self.alpha]])

@@ -7,7 +7,8 @@ Given one :class:`~uvlab.gpu.gridders.axis.AxisPlan` per axis:
    moved into the half plane ``0 ≤ ξu ≤ Mu/2`` by periodicity and, where
    needed, Hermitian conjugation ``(ξ, V) → (−ξ, V*)``, which leaves
    ``Re Σ V·e^{…}`` unchanged; then tap indices and weights are computed.
-2. **grid** — one ``np.bincount`` per chunk (real and imaginary parts) onto a
+2. **grid** — one ``np.bincount`` per chunk (real and imaginary parts), or
+   a compiled loop where numba imports (:mod:`~uvlab.gpu.gridders.jit_grid`), onto a
    half-plane grid with a few extra u columns for kernels straddling u = 0 or
    u = Mu/2; the extra columns are then folded back, conjugated and
    v-mirrored (Cotton 2014, "gridFlipKernel"), into the exact Hermitian half
@@ -34,6 +35,7 @@ from uvlab.gpu.gridders.compress import compress as compress_records
 from uvlab.gpu.gridders.compress import key_from_plans
 from uvlab.gpu.gridders.correction import pixel_offsets
 from uvlab.gpu.gridders.half_plane import half_plane_coords
+from uvlab.gpu.gridders.jit_grid import cpu_rung, grid_extended_numba
 from uvlab.gpu.gridders.pruning import flip_rows
 from uvlab.gpu.timing import timed
 
@@ -175,12 +177,19 @@ def grid_extended(
 ):
     """Grid half-plane records onto the half grid with its extra u columns, unfolded.
 
+    The taps of each chunk go in by one ``np.bincount`` (this, the NumPy rung) or,
+    where numba imports, by a compiled loop (:mod:`~uvlab.gpu.gridders.jit_grid`,
+    chosen by :func:`~uvlab.gpu.gridders.jit_grid.cpu_rung`); the two differ by
+    rounding only.
+
     Returns
     -------
     (Mv, Mu/2 + 1 + 2·pad) complex128
         Column c holds u cell ``c − pad``, ``pad = S_u // 2 + 1``
         (:func:`fold_half` makes it the Hermitian half).
     """
+    if cpu_rung() == "numba":
+        return grid_extended_numba(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block)
     mu, mv = plan_u.n_grid, plan_v.n_grid
     su, sv = plan_u.rule.support, plan_v.rule.support
     pad = su // 2 + 1
