@@ -88,6 +88,7 @@ def imaging_record(args, spec):
         weighting=args.weighting,
         robust=args.robust,
         taper_arcsec=args.taper_arcsec,
+        density_scale=weighting(args).density_scale,
         algorithm=args.algorithm,
     )
     if not grids(args.algorithm):
@@ -409,7 +410,8 @@ def _history(args, vd, spec, rule, size, rows_note, params, wt, res, clean) -> d
             "npix_rule": rule,
             "cell_arcsec": f"{spec.cell_arcsec:.6g}",
             "sigma": params.sigma if params is not None else None,
-            "weighting": f"{wt.scheme} robust={wt.robust} taper_arcsec={wt.taper_arcsec}",
+            "weighting": f"{wt.scheme} robust={wt.robust} taper_arcsec={wt.taper_arcsec}"
+            + (f" density_scale={wt.density_scale:.9f}" if wt.density_scale != 1.0 else ""),
             "algorithm": args.algorithm,
             "params": params,
             "device": res.device,
