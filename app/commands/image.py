@@ -61,10 +61,10 @@ from uvlab.app.commands.ms_imaging import (
     read_selected,
     row_selection_note,
     warn,
-    weighting,
     wterm_phase_rad,
 )
 from uvlab.app.commands.validate import MAX_NITER, NITER, check_image_side, number
+from uvlab.app.commands.weighting_args import weighting
 from uvlab.gpu.gridders.registry import NAMES as ALGORITHM_NAMES
 from uvlab.gpu.gridders.registry import grids
 

@@ -20,6 +20,7 @@ import argparse
 import math
 
 from uvlab.app.commands import validate as V
+from uvlab.app.commands.weighting_args import add_weighting_args
 from uvlab.app.lab.imaging import DEFAULT_NPIX
 
 NPIX_RANGE = (64, 4096)
@@ -171,18 +172,7 @@ def add_imaging_args(p: argparse.ArgumentParser) -> None:
         help="pixel size with a unit, as WSClean's -scale: 2asec, 0.5amin, 0.001deg, 1e-5rad "
         "(the same as --cell-arcsec)",
     )
-    g.add_argument("--weighting", choices=("natural", "uniform", "briggs"), default="natural")
-    g.add_argument("--robust", type=V.ROBUST, default=0.0, help="Briggs robust R (default 0)")
-    g.add_argument(
-        "--taper-arcsec", type=V.TAPER_ARCSEC, default=0.0, help="Gaussian taper FWHM, arcsec"
-    )
-    g.add_argument(
-        "--density-frame",
-        choices=("topo", "lsrk"),
-        default="topo",
-        help="frequencies the uniform/Briggs density cells are counted with: the data's own "
-        "(topo, as WSClean; default) or LSRK, as tclean counts them (its PSF then to ~3e-4)",
-    )
+    add_weighting_args(g)
     g.add_argument("--kernel", choices=("es", "kb", "pswf", "gauss"), help="gridding kernel (GCF)")
     g.add_argument(
         "--eps",
@@ -326,27 +316,6 @@ def wterm_phase_rad(uvw_m, freq_hz, flag, spec) -> float:
     half = spec.npix / 2 * spec.cell_rad
     r2 = min(2.0 * half * half, 1.0)
     return 2.0 * np.pi * w_max * (1.0 - np.sqrt(1.0 - r2))
-
-
-def weighting(args):
-    """The :class:`~uvlab.gpu.imaging.weighting.Weighting` the options ask for.
-
-    ``--density-frame lsrk`` reads the MS's field, times and antenna positions for
-    tclean's density scale (:func:`uvlab.app.ms.lsrk_scale.lsrk_density_scale`); a
-    field or MS it cannot read stops the command (exit 2) naming the flag and the file.
-    """
-    from uvlab.gpu.imaging.weighting import Weighting
-
-    scale = 1.0
-    if getattr(args, "density_frame", "topo") == "lsrk" and args.weighting != "natural":
-        from uvlab.app.ms.errors import MSError
-        from uvlab.app.ms.lsrk_scale import lsrk_density_scale
-
-        try:
-            scale = lsrk_density_scale(args.ms, field_arg(args.field))
-        except (MSError, OSError, RuntimeError, ValueError) as exc:
-            args.parser.error(f"--density-frame lsrk: {exc}")
-    return Weighting(args.weighting, args.robust, args.taper_arcsec, density_scale=scale)
 
 
 def field_arg(text: str):
