@@ -157,3 +157,15 @@ def test_density_scale_counts_cells_of_scaled_uv(scheme, robust):
 def test_bad_density_scale_rejected(bad):
     with pytest.raises(ValueError, match="density_scale"):
         Weighting("uniform", density_scale=bad)
+
+
+def test_density_scale_on_the_gpu_matches_numpy(xp, samples):
+    """The scaled cells (``density_spec``) are the same on CuPy as on NumPy."""
+    spec, u, v, w = samples
+    for wt in (Weighting("uniform", density_scale=1.017), Weighting("briggs", -1.0, 0.0, 0, 0.99)):
+        got = imaging_weights(xp.asarray(u), xp.asarray(v), xp.asarray(w), spec, wt)
+        got = got.get() if hasattr(got, "get") else got
+        np.testing.assert_allclose(got, imaging_weights(u, v, w, spec, wt), rtol=1e-12)
+        assert (
+            np.abs(got - imaging_weights(u, v, w, spec, Weighting(wt.scheme, wt.robust))).max() > 0
+        )
