@@ -44,8 +44,8 @@ def apparent_place(mjd_s, ra0: float, dec0: float, node_step_s: float = 3600.0):
     rotation that takes the mean direction of date onto the apparent one (about their
     cross product, by the ~20″ of aberration). pyuvdata's frame position angle (the
     J2000 north of points 0.5° either side, taken back through ``erfa.atic13``) turns
-    (u, v) about w by up to ~16″ more (Dec −60°), where CASA's UVW differ by 8e-5 of
-    the baseline; this rotation matches CASA 6.7's ``fixvis`` to ≤ 4e-6.
+    (u, v) about w by up to ~15″ more (Dec −60°), where CASA's UVW differ by 8e-5 of
+    the baseline; this rotation matches CASA 6.7's ``fixvis`` to ≤ 5.2e-6.
     """
     mjd_s = np.atleast_1d(np.asarray(mjd_s, dtype=np.float64))
     nnode = max(2, int(np.ceil(np.ptp(mjd_s) / node_step_s)) + 1)

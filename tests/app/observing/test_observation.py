@@ -112,7 +112,7 @@ def test_uvw_follow_casas_rotation_to_j2000(layout, ra_deg, dec_deg, start):
 @pytest.mark.parametrize(("layout", "ra_deg", "dec_deg", "start"), TRACKS)
 def test_w_match_pyuvdata_and_uv_differ_by_its_frame_angle(layout, ra_deg, dec_deg, start):
     """pyuvdata 3.2 agrees on w (to its missing polar motion, ~2e-6 of |b|); its (u, v) turn
-    about w by its frame position angle, which differs from CASA's rotation by up to ~16″
+    about w by its frame position angle, which differs from CASA's rotation by up to ~15″
     (CASA's UVW then differ from pyuvdata's by 8e-5 of |b| at Dec −60°; uvlab follows CASA).
     Once that turn is fitted out, the residual is the polar motion's.
     """
