@@ -200,7 +200,8 @@ def run(args) -> int:
 
     import numpy as np
 
-    from uvlab.app.commands.ms_imaging import choose_geometry, grid_params, weighting
+    from uvlab.app.commands.ms_imaging import choose_geometry, grid_params
+    from uvlab.app.commands.weighting_args import weighting
     from uvlab.app.lab.compare import DFT_CHUNK_BYTES, compare_algorithms
     from uvlab.app.outputs.output_set import check_outputs, output_set
     from uvlab.app.runtime.memory import MemoryEstimate, check_memory, imaging_estimate

@@ -49,10 +49,10 @@ from uvlab.app.commands.ms_imaging import (
     read_selected,
     row_selection_note,
     warn,
-    weighting,
     wterm_phase_rad,
 )
 from uvlab.app.commands.validate import MAX_NITER, NITER, check_image_side, number
+from uvlab.app.commands.weighting_args import weighting
 from uvlab.gpu.gridders.registry import NAMES as ALGORITHM_NAMES
 from uvlab.gpu.gridders.registry import grids
 
@@ -76,6 +76,7 @@ def imaging_record(args, spec):
         weighting=args.weighting,
         robust=args.robust,
         taper_arcsec=args.taper_arcsec,
+        density_scale=weighting(args).density_scale,
         algorithm=args.algorithm,
     )
     if not grids(args.algorithm):

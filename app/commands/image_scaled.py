@@ -67,8 +67,8 @@ def run(args) -> int:
         grid_params,
         ms_size,
         parse_channels,
-        weighting,
     )
+    from uvlab.app.commands.weighting_args import weighting
     from uvlab.app.lab.samples import WorkCache
     from uvlab.app.runtime.memory import format_bytes
     from uvlab.app.runtime.progress import progress_bar

@@ -125,7 +125,8 @@ def _history(im, clean) -> dict:
             "npix_rule": rule,
             "cell_arcsec": f"{spec.cell_arcsec:.6g}",
             "sigma": params.sigma if params is not None else None,
-            "weighting": f"{wt.scheme} robust={wt.robust} taper_arcsec={wt.taper_arcsec}",
+            "weighting": f"{wt.scheme} robust={wt.robust} taper_arcsec={wt.taper_arcsec}"
+            + (f" density_scale={wt.density_scale:.9f}" if wt.density_scale != 1.0 else ""),
             "algorithm": args.algorithm,
             "params": params,
             "device": res.device,

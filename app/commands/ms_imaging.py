@@ -20,6 +20,7 @@ import argparse
 import math
 
 from uvlab.app.commands import validate as V
+from uvlab.app.commands.weighting_args import add_weighting_args
 from uvlab.app.lab.imaging import DEFAULT_NPIX
 
 NPIX_RANGE = (64, 4096)
@@ -171,11 +172,7 @@ def add_imaging_args(p: argparse.ArgumentParser) -> None:
         help="pixel size with a unit, as WSClean's -scale: 2asec, 0.5amin, 0.001deg, 1e-5rad "
         "(the same as --cell-arcsec)",
     )
-    g.add_argument("--weighting", choices=("natural", "uniform", "briggs"), default="natural")
-    g.add_argument("--robust", type=V.ROBUST, default=0.0, help="Briggs robust R (default 0)")
-    g.add_argument(
-        "--taper-arcsec", type=V.TAPER_ARCSEC, default=0.0, help="Gaussian taper FWHM, arcsec"
-    )
+    add_weighting_args(g)
     g.add_argument("--kernel", choices=("es", "kb", "pswf", "gauss"), help="gridding kernel (GCF)")
     g.add_argument(
         "--eps",
@@ -319,13 +316,6 @@ def wterm_phase_rad(uvw_m, freq_hz, flag, spec) -> float:
     half = spec.npix / 2 * spec.cell_rad
     r2 = min(2.0 * half * half, 1.0)
     return 2.0 * np.pi * w_max * (1.0 - np.sqrt(1.0 - r2))
-
-
-def weighting(args):
-    """The :class:`~uvlab.gpu.imaging.weighting.Weighting` the options ask for."""
-    from uvlab.gpu.imaging.weighting import Weighting
-
-    return Weighting(args.weighting, args.robust, args.taper_arcsec)
 
 
 def field_arg(text: str):

@@ -191,9 +191,10 @@ def parallactic_angles(mjd_s, ra0_rad: float, dec0_rad: float, lon_rad, lat_rad)
     The angle from the J2000 north to the zenith at the phase centre, east of north: the
     parallactic angle of the apparent place (hour angle = Greenwich apparent sidereal
     time + the antenna's longitude − the apparent right ascension; the declination of
-    date), plus the frame position angle between the apparent and the J2000 north
-    (precession: ~3e-3 rad in 2025 at Dec −50°), since the sky's (l, m) lie on J2000
-    axes. Checked against astropy's position angle of the zenith to 5e-5 rad.
+    date), plus the angle between the apparent and the J2000 north as the uvw turn it
+    (:func:`uvlab.app.observing.apparent.apparent_place`; precession: ~3e-3 rad in 2025 at
+    Dec −50°), since the sky's (l, m) lie on J2000 axes. Checked against astropy's
+    position angle of the zenith to 5e-5 rad.
     """
     from uvlab.app.observing.apparent import apparent_place
     from uvlab.app.observing.observation import earth_orientation

@@ -95,8 +95,9 @@ class ImagingOptions:
         Image side N, an even number of pixels ≥ 2.
     cell_arcsec : float or None
         Pixel size; None chooses 1/(3·u_max) from the data.
-    weighting, robust, taper_arcsec
-        As :class:`uvlab.gpu.imaging.weighting.Weighting`.
+    weighting, robust, taper_arcsec, density_scale
+        As :class:`uvlab.gpu.imaging.weighting.Weighting` (``density_scale`` ≠ 1: tclean's
+        LSRK density cells, ``uvlab image --density-frame lsrk``).
     algorithm : str
         One of :data:`ALGORITHMS`; default :func:`lab_default_algorithm`
         (``conv`` with a GPU, ``ducc`` on a CPU-only machine).
@@ -127,6 +128,7 @@ class ImagingOptions:
     weighting: str = "natural"
     robust: float = 0.0
     taper_arcsec: float = 0.0
+    density_scale: float = 1.0
     algorithm: str = field(default_factory=lab_default_algorithm)
     kernel: str = "es"
     kernel_size: str = "eps"
@@ -179,7 +181,12 @@ class ImagingOptions:
     def weighting_spec(self) -> Weighting:
         from uvlab.gpu.imaging.weighting import Weighting
 
-        return Weighting(self.weighting, float(self.robust), float(self.taper_arcsec))
+        return Weighting(
+            self.weighting,
+            float(self.robust),
+            float(self.taper_arcsec),
+            density_scale=float(self.density_scale),
+        )
 
     def grid_params(self, threads: int = INTERACTIVE_THREADS) -> GridParams | None:
         """The gridder parameters (None for the DFT).

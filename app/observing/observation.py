@@ -19,16 +19,16 @@ How the uvw are computed (DESIGN §1 plus what a real MS's UVW carry):
    (:func:`uvlab.gpu.geometry.baseline_uvw`) with ``H = GAST + λ_site − α_d``
    and the middle time's δ_d; (v, w) are then rotated about u by each time's
    small change of δ_d (precession, nutation: ~1e-7 rad in hours), which is exact.
-4. (u, v) is rotated about w by the frame position angle (up to ~0.4° in
-   2026): the angle between the J2000 and the apparent north at the phase
-   centre, measured as pyuvdata does (:func:`apparent_place`), so that u, v, w
-   lie on the J2000 axes of the phase centre.
+4. (u, v) is rotated about w onto the J2000 axes as CASA turns them
+   (:func:`apparent_place`: the J2000 axes precessed to the date and turned by the
+   smallest rotation from the mean to the apparent place; up to ~0.4° from the of-date
+   axes in 2026), so that u, v, w lie on the J2000 axes of the phase centre.
 
-Against pyuvdata 3.2's recomputation (apparent coordinates, frame position
-angle, antenna positions) the residual is ≤ 1e-5 of the baseline length on
-northern and southern tracks (pyuvdata leaves out polar motion, ~2e-6), and
-against an astropy ITRS→GCRS rotation projected on the phase centre's
-geocentric apparent (GCRS) direction ~1e-8 (tests/app/observing/test_observation.py).
+Against CASA 6.7's own recomputation (``fixvis``) the residual is ≤ 5.2e-6 of the
+baseline length on VLA-C and MeerKAT tracks, north and south
+(tests/app/observing/test_uvw_vs_casa.py, marked ``casa``); against an astropy
+ITRS→GCRS rotation turned by the same rule ~1e-9, and pyuvdata 3.2's w agree to
+~1e-6 (tests/app/observing/test_observation.py).
 
 Dates past the bundled IERS table use its last UT1−UTC and polar motion
 (a UT1 error of ≲ 1 s shifts the hour angles by ≲ 7e-5 rad), and dates past

@@ -1,4 +1,6 @@
-"""uvlab's uniform and Briggs weighting against CASA's (the imager tool's PSF, tclean's weights).
+"""uvlab's uniform and Briggs weighting against CASA's imager tool (its PSF).
+
+tclean counts the same cells on LSRK frequencies: tests/app/commands/test_weighting_vs_tclean.py.
 
 Needs casatools and casadata (``pip install casatools casadata``, measures configured in
 ``~/.casa/config.py``); marked ``casa`` and left out of the default run. What it showed
