@@ -13,7 +13,8 @@ for the first image, and prints one JSON object:
 - ``fit``: per image view, the view range and the image's half-width (arcmin).
 
 With ``--shots DIR`` it also saves the window with each of ``--tabs`` in front
-(``--compute`` runs the compare and aliasing tasks before their shots).
+(``--compute`` runs the compare and aliasing tasks before their shots; ``--compare
+conv,hybrid,…`` chooses the compared algorithms, the Compare panel's by default).
 The GUI tests run it in a subprocess (the platform is chosen per process);
 screenshots for the docs come from the same script under Xvfb.
 """
@@ -102,6 +103,7 @@ def main(argv=None) -> int:
         action="store_true",
         help="run the compare and aliasing tasks before their shots",
     )
+    p.add_argument("--compare", help="comma-separated algorithms to compare (2–6)")
     args = p.parse_args(argv)
     width, height = (int(v) for v in args.size.lower().split("x"))
     if not args.real:
@@ -143,6 +145,8 @@ def main(argv=None) -> int:
         os.makedirs(args.shots, exist_ok=True)
         for tab in args.tabs.split(","):
             if args.compute and tab in ("compare", "aliasing"):
+                if tab == "compare" and args.compare:  # an edit of the entries, as by hand
+                    window.compare.panel.set_algorithms(args.compare.split(","), emit=True)
                 results.clear()
                 window.controller.submit(tab)
                 deadline = QtCore.QDeadlineTimer(600_000)
