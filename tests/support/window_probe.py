@@ -147,10 +147,13 @@ def main(argv=None) -> int:
             if args.compute and tab in ("compare", "aliasing"):
                 if tab == "compare" and args.compare:  # an edit of the entries, as by hand
                     window.compare.panel.set_algorithms(args.compare.split(","), emit=True)
-                results.clear()
-                window.controller.submit(tab)
+                request = window.controller.submit(tab)
                 deadline = QtCore.QDeadlineTimer(600_000)
-                while not results and not failed and not deadline.hasExpired():
+
+                def done(job_id=request.job_id) -> bool:  # that job's result: not a late image's
+                    return any(r.job_id == job_id for r in results) or bool(failed)
+
+                while not done() and not deadline.hasExpired():
                     app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
             window.show_tab(tab)
             for _ in range(20):
