@@ -28,6 +28,9 @@ BAR_HEIGHT = 0.6
 LEGEND_PT = 8
 #: Height a legend row is given (its colour sample is 20 px), pixels.
 LEGEND_ROW_PX = 21
+#: Longest run label written on the axis, in characters (longer ones are elided; the
+#: axis's tooltip lists them whole).
+TICK_CHARS = 9
 
 
 def stage_color(stage: str, extra: list[str]) -> str:
@@ -44,6 +47,11 @@ def stage_order(runs: dict[str, dict[str, float]]) -> tuple[list[str], list[str]
     seen = {s for r in runs.values() for s in r}
     extra = list(dict.fromkeys(s for r in runs.values() for s in r if s not in STAGES))
     return [s for s in STAGES if s in seen] + extra, extra
+
+
+def tick_text(label: str, chars: int = TICK_CHARS) -> str:
+    """A run's label as the axis writes it: at most ``chars`` characters, elided with …."""
+    return label if len(label) <= chars else label[: chars - 1].rstrip() + "…"
 
 
 def total_text(ms: float) -> str:
@@ -95,6 +103,7 @@ class TimingView(QtWidgets.QWidget):
         layout.setContentsMargins(2, 2, 2, 2)
         layout.addLayout(plots, 1)
         layout.addWidget(self.throughput_label)
+        self.throughput_label.hide()  # until there is a rate to show: its height to the bars
 
     def set_runs(
         self,
@@ -168,7 +177,10 @@ class TimingView(QtWidgets.QWidget):
             self._bars[stage].setOpts(x0=left.copy(), y=y, width=ms)
             left += ms
         # one line per run on the axis, its total at its bar's end: six runs fit a short plot
-        self.plot_item.getAxis("left").setTicks([list(zip(y, labels))])
+        axis = self.plot_item.getAxis("left")
+        axis.setTicks([[(yy, tick_text(k)) for yy, k in zip(y, labels)]])
+        elided = [k for k in labels if tick_text(k) != k]
+        axis.setToolTip("\n".join(elided))
         for item in self.totals[len(labels) :]:
             self.plot_item.removeItem(item)
         del self.totals[len(labels) :]
@@ -239,3 +251,4 @@ class TimingView(QtWidgets.QWidget):
         if source_vis_per_s is not None:
             parts.append(f"predict {_si(source_vis_per_s)}source·vis/s")
         self.throughput_label.setText("   ".join(parts) or " ")
+        self.throughput_label.setVisible(bool(parts))

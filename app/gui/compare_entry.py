@@ -47,7 +47,7 @@ class EntryEditor(QtWidgets.QGroupBox):
     Signals
     -------
     changed()
-        Any edit.
+        Any edit, an ε not accepted included (:meth:`options` then says why).
     remove_requested()
     match_requested()
         Find the exact-ES conv setting whose error matches this entry's (any
@@ -114,6 +114,7 @@ class EntryEditor(QtWidgets.QGroupBox):
         for spin in (self.support_spin, self.oversample_spin, self.sigma_spin):
             spin.valueChanged.connect(self._edited)
         self.eps_edit.value_changed.connect(self._edited)
+        self.eps_edit.rejected.connect(self._edited)  # not accepted: the panel says why
         self.remove_button.clicked.connect(self.remove_requested)
         self.match_button.clicked.connect(self.match_requested)
         make_narrow(self, ENTRY_CHARS)  # two fields a row in a laptop's dock

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PyQt6 import QtCore, QtWidgets
 
 from uvlab.app.gui.compare_panel import DEFAULT_ALGORITHMS, ComparePanel
 from uvlab.app.gui.compare_view import CompareView
-from uvlab.app.lab.imaging import ImagingOptions
+from uvlab.app.lab.imaging import COMPARE_REPEATS, ImagingOptions
 from uvlab.app.lab.jobs import JobRequest, JobResult
 
 if TYPE_CHECKING:
@@ -67,7 +66,6 @@ class CompareMode:
         self.panel.match_requested.connect(self.match)
         self.view.compute_requested.connect(lambda: c.submit("compare"))
         self.panel.changed.connect(self.view.mark_stale)
-        c.add_amendment(self._with_repeats)
         c.submitted.connect(self._on_submitted)
         c.job_failed.connect(lambda _message: self.view.set_running(False))
         c.job_cancelled.connect(lambda _job: self.view.set_running(False))
@@ -77,19 +75,17 @@ class CompareMode:
         """The entries a ``compare`` job needs (none for other tasks; ValueError if invalid)."""
         return self.panel.entries(imaging) if task == "compare" else ()
 
-    def set_entries(self, entries: Sequence[ImagingOptions] | None) -> None:
-        """Show a state's entries (None: the default ones); the last comparison is stale."""
+    def set_entries(
+        self, entries: Sequence[ImagingOptions] | None, repeats: int = COMPARE_REPEATS
+    ) -> None:
+        """Show a state's entries (None: the default ones) and timed runs; the last
+        comparison is stale."""
         if entries is None:
             self.panel.set_algorithms(DEFAULT_ALGORITHMS)
         else:
             self.panel.set_entries(entries)
+        self.panel.set_repeats(repeats)
         self.view.mark_stale()
-
-    def _with_repeats(self, request: JobRequest) -> JobRequest:
-        """A ``compare`` request with the panel's timed runs per entry."""
-        if request.task != "compare" or request.repeats == self.panel.repeats():
-            return request
-        return replace(request, repeats=self.panel.repeats())
 
     def match_index(self, task: str) -> int | None:
         """The entry a ``compare`` job being frozen should find a matching conv for."""
@@ -133,8 +129,12 @@ class CompareMode:
         return time.perf_counter() - t0, text
 
     def start(self, algorithms: Sequence[str]) -> None:
-        """Compare these algorithms once the first image is shown (ValueError if unknown)."""
-        self.panel.set_algorithms(algorithms)
+        """Compare these algorithms once the first image is shown (ValueError if unknown).
+
+        The entries are an edit like one by hand (the panel's ``changed``): the lab's
+        state holds them, so that the comparison, a saved session and Undo see them.
+        """
+        self.panel.set_algorithms(algorithms, emit=True)
         c = self._controller
 
         def after_first_image(result: JobResult) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from PyQt6 import QtWidgets
+from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
 from uvlab.app.gui.compare_entry import EntryEditor
@@ -36,13 +36,18 @@ class ComparePanel(QtWidgets.QWidget):
     Signals
     -------
     changed()
-        An entry was edited, added or removed.
+        An entry was edited (and is valid), added or removed.
+    error(str)
+        An entry's edit was not accepted (an ε outside (0, 1), a β the algorithm
+        refuses): why, naming the entry. The entry's field is marked and the panel's
+        message says the same until it is put right.
     compare_requested()
     match_requested(int)
         Compare with a conv entry matching entry ``index``'s error (0-based).
     """
 
     changed = pyqtSignal()
+    error = pyqtSignal(str)
     compare_requested = pyqtSignal()
     match_requested = pyqtSignal(int)
 
@@ -56,6 +61,7 @@ class ComparePanel(QtWidgets.QWidget):
         self.repeats_box = QtWidgets.QSpinBox()
         self.repeats_box.setRange(1, MAX_REPEATS)
         self.repeats_box.setValue(COMPARE_REPEATS)
+        self.repeats_box.setKeyboardTracking(False)  # one edit of the lab's state, not one a key
         self.repeats_box.setToolTip(
             "Each entry images this many times after an untimed warm-up run; the table shows "
             "the median time and the fastest–slowest, the timing plot the spread as error bars"
@@ -88,6 +94,11 @@ class ComparePanel(QtWidgets.QWidget):
     def repeats(self) -> int:
         """Timed runs of each entry (the median and the spread are shown)."""
         return int(self.repeats_box.value())
+
+    def set_repeats(self, repeats: int) -> None:
+        """Show a state's timed runs per entry without emitting ``changed``."""
+        with QtCore.QSignalBlocker(self.repeats_box):
+            self.repeats_box.setValue(int(repeats))
 
     def entries(self, base: ImagingOptions) -> tuple[ImagingOptions, ...]:
         """Every entry as ``base`` with its algorithm and parameters (ValueError if invalid)."""
@@ -160,12 +171,24 @@ class ComparePanel(QtWidgets.QWidget):
     def _append(self, options: ImagingOptions) -> EntryEditor:
         ed = EntryEditor()
         ed.set_options(options)
-        ed.changed.connect(self.changed)
+        ed.changed.connect(lambda ed=ed: self._entry_edited(ed))
         ed.remove_requested.connect(lambda ed=ed: self.remove_entry(ed))
         ed.match_requested.connect(lambda ed=ed: self.match_requested.emit(self.editors.index(ed)))
         self._list.addWidget(ed)
         self.editors.append(ed)
         return ed
+
+    def _entry_edited(self, editor: EntryEditor) -> None:
+        """An entry's edit: ``changed`` when it is valid, else ``error`` saying why."""
+        try:
+            editor.options(ImagingOptions())
+        except ValueError as exc:
+            k = self.editors.index(editor) + 1
+            self.message.setText(f"Entry {k} ({editor.algorithm()}): {exc}")
+            self.error.emit(f"compare entry {k} ({editor.algorithm()}) not accepted: {exc}")
+            return
+        self.message.setText("")
+        self.changed.emit()
 
     def _renumber(self) -> None:
         for k, ed in enumerate(self.editors, start=1):

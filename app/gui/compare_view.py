@@ -46,6 +46,9 @@ from uvlab.widgets import (
 
 #: Smallest height of the strip with every entry's numbers (table and plots), pixels.
 STRIP_MIN_HEIGHT = 180
+#: Shares of the strip's width: the table (at most as wide as its columns need), the
+#: error-against-time plot, the timing plot (what the table leaves goes to the plots).
+STRIP_STRETCH = (10, 5, 6)
 #: Share of the spare height the image row takes, against the strip's (1).
 IMAGE_STRETCH = 3
 #: Dynamic range of the shared logarithmic colour scale of the error maps.
@@ -153,27 +156,53 @@ class CompareView(OnDemand, QtWidgets.QWidget):
         pick.addWidget(self.diff_a)
         pick.addWidget(QtWidgets.QLabel("− B"))
         pick.addWidget(self.diff_b)
-        images = QtWidgets.QHBoxLayout()
+        self._images = QtWidgets.QWidget()
+        images = QtWidgets.QHBoxLayout(self._images)
+        images.setContentsMargins(0, 0, 0, 0)
         for box in (self._image_box, self._error_box, self._diff_box):
             images.addWidget(box, 1)
         self._strip = QtWidgets.QWidget()
         strip = QtWidgets.QHBoxLayout(self._strip)
         strip.setContentsMargins(0, 0, 0, 0)
-        strip.addWidget(self.metrics_table)  # as wide as its columns (show_output)
-        strip.addWidget(self.accuracy_view, 2)
-        strip.addWidget(self._timing_box, 3)
+        # shares of the width, not the parts' own size hints: the table no wider than its
+        # columns need (show_output), its columns fitted to what it gets (elided, with
+        # tooltips), so that both plots keep room at 1280×720 with the controls open
+        ignored = QtWidgets.QSizePolicy.Policy.Ignored
+        for part, stretch in zip(
+            (self.metrics_table, self.accuracy_view, self._timing_box), STRIP_STRETCH
+        ):
+            part.setSizePolicy(ignored, part.sizePolicy().verticalPolicy())
+            strip.addWidget(part, stretch)
         self._strip.setMinimumHeight(STRIP_MIN_HEIGHT)
         self._body = QtWidgets.QWidget()
         body = QtWidgets.QVBoxLayout(self._body)
         body.setContentsMargins(0, 0, 0, 0)
         body.addLayout(pick)
-        body.addLayout(images, IMAGE_STRETCH)
+        body.addWidget(self._images, IMAGE_STRETCH)
         body.addWidget(self._strip, 1)
         lay = QtWidgets.QVBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
         lay.addLayout(head)
         lay.addWidget(self._body, 1)
         self._body.hide()  # until the first comparison
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        QtCore.QTimer.singleShot(0, self._fit_image_row)  # once the boxes have their widths
+
+    def _fit_image_row(self) -> None:
+        """No taller an image row than square views need: the rest of the height to the strip.
+
+        A wide, tall window (1920×1080) otherwise gives the image row height that
+        its views, as wide as a third of the tab, leave empty, and the plots stay small.
+        """
+        box, view = self._image_box, self.image_view
+        if not self._body.isVisible() or view.width() <= 0:
+            return
+        square = view.width() + (box.height() - view.height())  # views as tall as wide
+        height = max(square, self._images.minimumSizeHint().height())
+        if self._images.maximumHeight() != height:
+            self._images.setMaximumHeight(height)
 
     # ---------------------------------------------------------------- views
     def all_views(self) -> list[SkyImageView]:
@@ -207,13 +236,9 @@ class CompareView(OnDemand, QtWidgets.QWidget):
         self._levels = shared_levels([cmp.results[lab] for lab in labels])
         table = self.metrics_table
         table.set_metrics(out.table())
-        # as wide as its columns, so that none is cut off (no scroll bar)
-        header = table.horizontalHeader()
-        header.setStretchLastSection(False)
-        table.resizeColumnsToContents()
-        table.setFixedWidth(header.length() + 2 * table.frameWidth())
-        header.setStretchLastSection(True)
+        table.setMaximumWidth(table.natural_width())  # the rest of its share to the plots
         self._body.show()
+        QtCore.QTimer.singleShot(0, self._fit_image_row)
         self._plot(out)
         with QtCore.QSignalBlocker(self.entry_bar):
             while self.entry_bar.count():

@@ -86,7 +86,6 @@ class Controller(QtCore.QObject):
     ):
         super().__init__(parent)
         self._freeze = freeze
-        self._amendments: list[Callable[[JobRequest], JobRequest]] = []
         self.worker = worker or Worker()
         self._latest_job_id: int | None = None
         self._latest_request: JobRequest | None = None
@@ -156,21 +155,11 @@ class Controller(QtCore.QObject):
         else:
             self.debounce.start()
 
-    def add_amendment(self, amend: Callable[[JobRequest], JobRequest]) -> None:
-        """Pass every frozen request through ``amend(request) -> request`` before it runs.
-
-        For a mode's own fields of its jobs (compare mode's timed runs per entry),
-        which the window's model does not hold; ValueError from it is bad input.
-        """
-        self._amendments.append(amend)
-
     def submit(self, task: str = "image") -> JobRequest | None:
         """Freeze the model and submit it now; returns the request (None if invalid)."""
         self.debounce.stop()
         try:
             request = self._freeze(task)
-            for amend in self._amendments:
-                request = amend(request)
         except ValueError as exc:  # invalid input: say so, keep the last result
             self.job_failed.emit(str(exc))
             return None

@@ -88,8 +88,7 @@ def launch(
     _set_icon(app)
     window = MainWindow(state)
     if compare:
-        window.compare.start(compare)
-        window.binding.commit("imaging")  # the entries shown are the model's: an edit
+        window.compare.start(compare)  # an edit of the entries: the model's
     if tab:
         window.show_tab(tab)
     if lecture:

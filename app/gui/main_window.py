@@ -161,6 +161,7 @@ class MainWindow(QtWidgets.QMainWindow):
         for panel in (self.obs_panel, self.instrument_panel, self.sky_panel, self.imaging_panel):
             panel.changed.connect(e.on_edit)
             panel.error.connect(self.report_error)
+        self.compare.panel.error.connect(self.report_error)  # an entry's field not accepted
         self.obs_panel.layout_changed.connect(e.show_layout)
         self.obs_panel.array_chosen.connect(e.on_array_chosen)
         self.obs_panel.open_ms_requested.connect(self.files.ask_open_ms)

@@ -58,11 +58,15 @@ def fit_window(window: QtWidgets.QWidget, restored: bool) -> QtCore.QRect:
     return rect
 
 
-def dock_width(widget: QtWidgets.QWidget) -> int:
-    """The controls dock's first width: a share of the screen, within DOCK_CHARS characters."""
+def dock_width(widget: QtWidgets.QWidget, screen_width: int | None = None) -> int:
+    """The controls dock's first width: a share of the screen, within DOCK_CHARS characters.
+
+    ``screen_width``: that of another screen than ``widget``'s (tests of a screen size).
+    """
     char = QtGui.QFontMetrics(widget.font()).averageCharWidth()
     lo, hi = (n * char for n in DOCK_CHARS)
-    return int(min(max(DOCK_SHARE * available_geometry(widget).width(), lo), hi))
+    width = available_geometry(widget).width() if screen_width is None else screen_width
+    return int(min(max(DOCK_SHARE * width, lo), hi))
 
 
 def min_dock_width(widget: QtWidgets.QWidget) -> int:

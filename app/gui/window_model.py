@@ -86,6 +86,7 @@ class ModelBinding:
             ("sky", w.sky_panel),
             ("instrument", w.instrument_panel),
             ("imaging", w.imaging_panel),
+            ("imaging", w.compare.panel),  # an entry's field
         ):  # a field not accepted: until it is put right, a run says so
             panel.error.connect(lambda message, part=part: self._check(part, message))
 
@@ -101,7 +102,8 @@ class ModelBinding:
             return w.instrument_panel.record()
         if part == "imaging":
             options = w.imaging_panel.options()
-            return w.imaging_panel.record(w.compare.panel.entries(options))
+            panel = w.compare.panel
+            return w.imaging_panel.record(panel.entries(options), panel.repeats())
         if part == "clean":
             return w.views.deconv_view.record()
         raise ValueError(f"unknown part {part!r}; choose from {', '.join(PARTS)}")
@@ -236,6 +238,6 @@ def _show_in_panels(w: ModelHost, state: LabState) -> None:
         w.obs_panel.set_ms_selection(s.ms)
     # a state without entries (the default scene) has the default ones, and the last
     # comparison is no longer that of the state shown
-    w.compare.set_entries(s.compare)
+    w.compare.set_entries(s.compare, s.compare_repeats)
     w.obs_panel.set_source(s.source)
     w.edits.show_layout()

@@ -19,7 +19,7 @@ Format (``"format": "uvlab session", "version": 2``)::
             or {"demo": "teaching", "fov_fraction": 0.6},
      "imaging": {ImagingOptions fields}, "device": "auto",
      "ms": null or {"path": ..., "field": 0, "spw": 0, "column": "DATA", "stokes": "I"},
-     "compare": null or [{ImagingOptions fields}, ...],
+     "compare": null or [{ImagingOptions fields}, ...], "compare_repeats": 3,
      "image_sky": null or {"source": "picture:spiral" or a file path,
                            "width_arcmin": 8.1 or null, "flux_jy": 1.0},
      "clean": null or {CleanOptions fields},
@@ -27,6 +27,8 @@ Format (``"format": "uvlab session", "version": 2``)::
      "corruptions": null or {"jones": {JonesOptions fields}, "sefd_jy": 0.0,
                              "noise_seed": 1}}
 
+``compare_repeats`` (the Compare panel's timed runs of each entry, 1 …
+:data:`~uvlab.app.lab.imaging.MAX_REPEATS`; default 3) is optional too.
 ``image_sky``, ``clean``, ``clean_fits_mask`` and ``corruptions`` (the Instrument tab:
 primary beam, gain errors, thermal noise) are optional (files without them load as before):
 the image sky is read again from its source when the session is opened
@@ -66,7 +68,7 @@ import numpy as np
 
 from uvlab.app.lab.clean_task import CleanOptions
 from uvlab.app.lab.corruptions import Corruptions
-from uvlab.app.lab.imaging import DEVICES, ImagingOptions
+from uvlab.app.lab.imaging import COMPARE_REPEATS, DEVICES, MAX_REPEATS, ImagingOptions
 from uvlab.app.lab.jobs import SOURCES, JobRequest, MSSelection
 from uvlab.app.lab.placement import demo_sky_for, layout_with_enu
 from uvlab.app.lab.session_records import record
@@ -170,6 +172,7 @@ class SessionState:
     compare: tuple[ImagingOptions, ...] | None = None
     image_sky: ImageSkySource | None = None
     clean: CleanOptions | None = None
+    compare_repeats: int = COMPARE_REPEATS
     corruptions: Corruptions | None = None
     clean_fits_mask: str | None = None
 
@@ -180,6 +183,15 @@ class SessionState:
             raise SessionError(f"device must be one of {', '.join(DEVICES)}, got {self.device!r}")
         if not isinstance(self.observation.layout, str):
             raise SessionError("a session's layout is a name or a file path")
+        if (
+            isinstance(self.compare_repeats, bool)
+            or not isinstance(self.compare_repeats, int)
+            or not 1 <= self.compare_repeats <= MAX_REPEATS
+        ):
+            raise SessionError(
+                f"compare_repeats must be a whole number 1–{MAX_REPEATS}, "
+                f"got {self.compare_repeats!r}"
+            )
 
     def resolved(self) -> SessionState:
         """This state with a :class:`NamedSky` made into components (:func:`demo_sky_for`)."""
@@ -213,6 +225,7 @@ class SessionState:
             ms=state.ms,
             task=task,
             compare=state.compare or (),
+            repeats=state.compare_repeats,
             image_sky=None if state.image_sky is None else state.image_sky.load(),
             clean=state.clean,
             corruptions=state.corruptions if state.source == "synthetic" else None,
@@ -248,6 +261,7 @@ class SessionState:
             "device": self.device,
             "ms": None if self.ms is None else asdict(self.ms),
             "compare": (None if self.compare is None else [o.to_dict() for o in self.compare]),
+            "compare_repeats": self.compare_repeats,
             "image_sky": None if self.image_sky is None else asdict(self.image_sky),
             "clean": None if self.clean is None else asdict(self.clean),
             "corruptions": None if self.corruptions is None else self.corruptions.to_dict(),
@@ -304,6 +318,7 @@ class SessionState:
                 clean=None if clean is None else record(CleanOptions, clean, "clean", SessionError),
                 corruptions=None if corruptions is None else Corruptions.from_dict(corruptions),
                 clean_fits_mask=_path(d.get("clean_fits_mask"), "clean_fits_mask"),
+                compare_repeats=d.get("compare_repeats", COMPARE_REPEATS),
             )
         except SessionError:
             raise

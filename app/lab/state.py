@@ -9,7 +9,7 @@ whole lab as frozen records, one per task —
 - :class:`InstrumentRecord`: the primary beam, gain errors and thermal noise;
 - :class:`ImagingRecord`: the imaging options with their full
   :class:`~uvlab.gpu.gridders.params.GridParams` (held whole), the device and
-  the compare entries;
+  the compare entries and their timed runs;
 - :class:`CleanRecord`: the engine's :class:`~uvlab.gpu.deconvolution.options.CleanOptions`
   (held whole: niter, gain, mgain, thresholds, deconvolver, mask boxes, auto-mask,
   sub-minor loop) and a FITS mask file.
@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from uvlab.app.lab.imaging import DEVICES, ImagingOptions
+from uvlab.app.lab.imaging import COMPARE_REPEATS, DEVICES, MAX_REPEATS, ImagingOptions
 from uvlab.app.lab.session import (
     DEFAULT_SESSION,
     ImageSkySource,
@@ -111,16 +111,25 @@ class ImagingRecord:
     device : {"auto", "cpu", "gpu"}
     compare : tuple of ImagingOptions, or None
         The Compare panel's entries (None: its default ones).
+    compare_repeats : int
+        The Compare panel's timed runs of each entry (1 … MAX_REPEATS): a ``compare``
+        job's ``repeats``.
     """
 
     options: ImagingOptions = field(default_factory=ImagingOptions)
     params: GridParams | None = None
     device: str = "auto"
     compare: tuple[ImagingOptions, ...] | None = None
+    compare_repeats: int = COMPARE_REPEATS
 
     def __post_init__(self):
         if self.device not in DEVICES:
             raise ValueError(f"device must be one of {', '.join(DEVICES)}, got {self.device!r}")
+        n = self.compare_repeats
+        if isinstance(n, bool) or int(n) != n or not 1 <= n <= MAX_REPEATS:
+            raise ValueError(
+                f"timed runs per entry must be 1–{MAX_REPEATS}, got {self.compare_repeats}"
+            )
 
 
 @dataclass(frozen=True)
@@ -174,7 +183,7 @@ class LabState:
             ObservationRecord(s.observation, s.source, s.modified_antennas_enu, s.smearing, s.ms),
             SkyRecord(s.sky, s.image_sky),
             InstrumentRecord(s.corruptions),
-            ImagingRecord(s.imaging, None, s.device, s.compare),
+            ImagingRecord(s.imaging, None, s.device, s.compare, s.compare_repeats),
             CleanRecord(s.clean or CleanOptions(), s.clean_fits_mask),
         )
 
@@ -186,7 +195,7 @@ class LabState:
             smearing=o.smearing, sky=self.sky.sky, imaging=im.options, device=im.device,
             ms=o.ms, compare=im.compare, image_sky=self.sky.image_sky,
             clean=self.clean.options, corruptions=self.instrument.corruptions,
-            clean_fits_mask=self.clean.fits_mask,
+            clean_fits_mask=self.clean.fits_mask, compare_repeats=im.compare_repeats,
         )  # fmt: skip
 
     def resolved(self) -> LabState:
@@ -231,6 +240,8 @@ def job_request(state: LabState, task: str = "image", **changes) -> JobRequest:
     )  # fmt: skip
     if o.source == "synthetic":
         fields_["observation"] = s.session().observation_for_job()
+    if task == "compare":
+        fields_["repeats"] = im.compare_repeats
     if task == "clean":
         fields_["clean"] = clean.options
         fields_["clean_mask"] = clean.mask(im.options.npix)

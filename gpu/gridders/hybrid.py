@@ -38,9 +38,13 @@ def pruned_axis(spec: ImageSpec, params: GridParams) -> AxisPlan:
     return AxisPlan(spec.npix, spec.cell_rad, spec.npix * beta, NearestTaps(), pruner)
 
 
-def hybrid_plans(spec: ImageSpec, params: GridParams) -> tuple[AxisPlan, AxisPlan]:
-    """(u plan: GCF as conv, v plan: nearest cell + column pruner)."""
-    return conv_axis(spec, params), pruned_axis(spec, params)
+def hybrid_plans(spec: ImageSpec, params: GridParams, on_block=None) -> tuple[AxisPlan, AxisPlan]:
+    """(u plan: GCF as conv, v plan: nearest cell + column pruner).
+
+    ``on_block``: a cancel check between the pieces of the u table's least-misfit solve
+    (:func:`~uvlab.gpu.gridders.conv.conv_axis`); the pruner solves with its apply's.
+    """
+    return conv_axis(spec, params, on_block), pruned_axis(spec, params)
 
 
 def dirty(
@@ -50,5 +54,5 @@ def dirty(
 
     Parameters and return as :func:`uvlab.gpu.gridders.conv.dirty`.
     """
-    plans = hybrid_plans(spec, params)
+    plans = hybrid_plans(spec, params, on_block)  # a cancel stops the u table's solve too
     return dirty_with_w(u, v, wvis, spec, params, plans, w=w, timer=timer, on_block=on_block)

@@ -13,7 +13,10 @@ for the first image, and prints one JSON object:
 - ``fit``: per image view, the view range and the image's half-width (arcmin).
 
 With ``--shots DIR`` it also saves the window with each of ``--tabs`` in front
-(``--compute`` runs the compare and aliasing tasks before their shots).
+(``--compute`` runs the compare and aliasing tasks before their shots; ``--compare
+conv,hybrid,…`` chooses the compared algorithms, the Compare panel's by default, and
+``--repeats`` their timed runs). ``--also 1366x768,1280x720`` shoots the same results
+again in the window and dock sizes of those smaller screens (one computation for all).
 The GUI tests run it in a subprocess (the platform is chosen per process);
 screenshots for the docs come from the same script under Xvfb.
 """
@@ -102,6 +105,9 @@ def main(argv=None) -> int:
         action="store_true",
         help="run the compare and aliasing tasks before their shots",
     )
+    p.add_argument("--compare", help="comma-separated algorithms to compare (2–6)")
+    p.add_argument("--repeats", type=int, help="timed runs of each compared entry")
+    p.add_argument("--also", default="", help="smaller screens WxH,… to shoot the same results")
     args = p.parse_args(argv)
     width, height = (int(v) for v in args.size.lower().split("x"))
     if not args.real:
@@ -143,10 +149,17 @@ def main(argv=None) -> int:
         os.makedirs(args.shots, exist_ok=True)
         for tab in args.tabs.split(","):
             if args.compute and tab in ("compare", "aliasing"):
-                results.clear()
-                window.controller.submit(tab)
-                deadline = QtCore.QDeadlineTimer(600_000)
-                while not results and not failed and not deadline.hasExpired():
+                if tab == "compare" and args.compare:  # an edit of the entries, as by hand
+                    window.compare.panel.set_algorithms(args.compare.split(","), emit=True)
+                if tab == "compare" and args.repeats:
+                    window.compare.panel.repeats_box.setValue(args.repeats)
+                request = window.controller.submit(tab)
+                deadline = QtCore.QDeadlineTimer(1_800_000)
+
+                def done(job_id=request.job_id) -> bool:  # that job's result: not a late image's
+                    return any(r.job_id == job_id for r in results) or bool(failed)
+
+                while not done() and not deadline.hasExpired():
                     app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
             window.show_tab(tab)
             for _ in range(20):
@@ -154,11 +167,35 @@ def main(argv=None) -> int:
             path = os.path.join(args.shots, f"{args.prefix}-{tab}-{width}x{height}.png")
             window.grab().save(path)
             report.setdefault("shots", []).append(path)
+        for size in filter(None, args.also.split(",")):
+            report["shots"] += _shoot_as_on(app, window, size, args)
     print(json.dumps(report))
     window.controller.shutdown()
     window.close()
     _dispose(app, window)  # while the QApplication lives: else SIGSEGV at exit, at times
     return 0
+
+
+def _shoot_as_on(app, window, size: str, args) -> list[str]:
+    """Shots of ``args.tabs`` with the window and its dock sized as on a ``size`` screen."""
+    from PyQt6 import QtCore
+
+    from uvlab.app.gui.screen_fit import FRAME_ALLOWANCE, PREFERRED_SIZE, dock_width
+
+    screen = [int(v) for v in size.lower().split("x")]
+    w, h = (min(p, s - a) for p, s, a in zip(PREFERRED_SIZE, screen, FRAME_ALLOWANCE))
+    window.resize(w, h)
+    tabs = window.panel_tabs.tabBar().sizeHint().width()
+    dock = dock_width(window, screen[0]) + tabs
+    window.resizeDocks([window.dock], [dock], QtCore.Qt.Orientation.Horizontal)
+    paths = []
+    for tab in args.tabs.split(","):
+        window.show_tab(tab)
+        for _ in range(20):
+            app.processEvents()
+        paths.append(os.path.join(args.shots, f"{args.prefix}-{tab}-{size}.png"))
+        window.grab().save(paths[-1])
+    return paths
 
 
 def _dispose(app, window) -> None:

@@ -6,7 +6,7 @@ import math
 
 from PyQt6 import QtCore
 
-from uvlab.widgets.metrics_table import MetricsTable
+from uvlab.widgets.metrics_table import MetricsTable, fit_widths
 
 METRICS = {
     "conv": {
@@ -43,3 +43,29 @@ def test_sorting_by_number_not_text(qtbot):
     assert [cell(t, r, 0) for r in range(3)] == ["a", "b", "c"]  # given order kept
     t.sortItems(1, QtCore.Qt.SortOrder.AscendingOrder)
     assert [cell(t, r, 0) for r in range(3)] == ["b", "a", "c"]
+
+
+def test_fit_widths_fill_the_room_the_widest_giving_way_first():
+    want, floor = [100, 50, 60, 120], [40, 50, 60, 110]
+    assert fit_widths(want, floor, 400) == [100, 50, 60, 190]  # roomy: surplus to the last
+    cramped = fit_widths(want, floor, 300)
+    assert sum(cramped) <= 300 and all(w >= f for w, f in zip(cramped, floor))
+    assert cramped == [80, 50, 60, 110]  # the widest cut to one cap, none below its floor
+    tight = fit_widths(want, floor, 200)  # the floors alone too wide: scaled from them
+    assert tight == [30, 38, 46, 86] and sum(tight) == 200
+
+
+def test_columns_fit_a_narrow_table_names_elided_with_tooltips(qtbot):
+    t = MetricsTable()
+    qtbot.addWidget(t)
+    long = "nn-oversampled (ES, ε=1e-05) #2"
+    t.set_metrics({"conv": {"rms_full": 1.5e-5, "backend": "NumPy"}, long: {"rms_full": 0.2}})
+    natural = t.natural_widths()
+    t.resize(sum(natural) - 60 + 2 * t.frameWidth(), 120)
+    t.show()
+    qtbot.waitUntil(lambda: t.horizontalHeader().length() <= t.viewport().width())
+    widths = [t.columnWidth(c) for c in range(t.columnCount())]
+    assert widths[2] >= natural[2]  # the numbers whole: the name gave way
+    assert widths[0] < natural[0] and t.item(1, 0).toolTip() == long
+    assert t.item(0, 2).toolTip().startswith("1.50e-05")
+    assert not t.horizontalScrollBar().isVisible()

@@ -24,7 +24,14 @@ from uvlab.app.gui.panels.fields import (
     parse_open_unit,
     parse_positive_or_auto,
 )
-from uvlab.app.lab.imaging import DEVICES, KERNELS, PRECISIONS, TABLE_LOOKUPS, ImagingOptions
+from uvlab.app.lab.imaging import (
+    COMPARE_REPEATS,
+    DEVICES,
+    KERNELS,
+    PRECISIONS,
+    TABLE_LOOKUPS,
+    ImagingOptions,
+)
 from uvlab.gpu.gridders.registry import CATALOGUE, NAMES
 
 if TYPE_CHECKING:
@@ -233,14 +240,20 @@ class ImagingPanel(QtWidgets.QWidget):
     def device(self) -> str:
         return self.device_combo.currentText()
 
-    def record(self, compare: tuple[ImagingOptions, ...] | None = None) -> ImagingRecord:
+    def record(
+        self,
+        compare: tuple[ImagingOptions, ...] | None = None,
+        compare_repeats: int = COMPARE_REPEATS,
+    ) -> ImagingRecord:
         """The options and device shown, as the lab's record (ValueError if a field is invalid).
 
-        ``compare`` (the Compare panel's entries) travels with them.
+        ``compare`` and ``compare_repeats`` (the Compare panel's entries and timed runs)
+        travel with them.
         """
         from uvlab.app.lab.state import ImagingRecord
 
-        return ImagingRecord(self.options(), None, self.device(), compare)
+        options, device = self.options(), self.device()
+        return ImagingRecord(options, None, device, compare, int(compare_repeats))
 
     def set_device(self, device: str) -> None:
         with QtCore.QSignalBlocker(self.device_combo):

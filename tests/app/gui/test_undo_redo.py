@@ -29,6 +29,7 @@ def _edits(w):
         lambda: d.clean_controls.niter_spin.setValue(77),
         lambda: d.clean_controls.auto_mask_spin.setValue(4.0),
         lambda: w.compare.panel.add_entry(),
+        lambda: w.compare.panel.repeats_box.setValue(5),
     ]
 
 
@@ -43,6 +44,7 @@ def test_undo_redo_round_trips_the_state_through_the_window(make_window, small_s
     assert w.model.state == end != start
     assert end.clean.options.niter == 77 and end.clean.options.auto_mask == 4.0
     assert end.imaging.options.npix == 256 and len(end.imaging.compare) == 4
+    assert end.imaging.compare_repeats == 5
     undo, redo = _action(w, "Undo"), _action(w, "Redo")
     assert undo.shortcut().toString() == "Ctrl+Z" and redo.shortcut().toString() == "Ctrl+Shift+Z"
     for _ in _edits(w):
@@ -52,10 +54,12 @@ def test_undo_redo_round_trips_the_state_through_the_window(make_window, small_s
         w.imaging_panel.npix_spin.value() == 128
         and w.views.deconv_view.clean_controls.niter_spin.value() == 500
     )
+    assert w.compare.panel.repeats() == 3
     for _ in _edits(w):
         redo.trigger()
     assert w.model.state == end and w.lab_state() == end
     assert w.imaging_panel.npix_spin.value() == 256 and len(w.compare.panel.editors) == 4
+    assert w.compare.panel.repeats() == 5
 
 
 def test_reset_loads_the_default_scene_and_its_compare_entries(make_window, small_state, qtbot):

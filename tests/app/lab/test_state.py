@@ -13,7 +13,7 @@ from tests.support.observations import SMALL_OBS
 from uvlab.app.lab.clean_mask import MaskError
 from uvlab.app.lab.corruptions import Corruptions
 from uvlab.app.lab.imaging import ImagingOptions
-from uvlab.app.lab.session import DEFAULT_SESSION, load_session
+from uvlab.app.lab.session import DEFAULT_SESSION, SessionError, load_session
 from uvlab.app.lab.state import (
     CleanRecord,
     ImagingRecord,
@@ -52,6 +52,7 @@ def _changes() -> list:
             observation=replace(s.observation, spec=replace(s.observation.spec, nchan=2))
         ),
         lambda s: s.with_(imaging=replace(s.imaging, device="cpu")),
+        lambda s: s.with_(imaging=replace(s.imaging, compare_repeats=5)),
         lambda s: s.with_(imaging=replace(s.imaging, params=GridParams(precision="single"))),
     ]
 
@@ -110,11 +111,27 @@ def test_session_round_trip_of_the_state(tmp_path):
     path = save_lab(state, tmp_path / "lab.json")
     assert load_lab(path) == state
     assert load_session(path).clean_fits_mask == "mask.fits"
+    assert json.loads(path.read_text())["compare_repeats"] == 5
+
+
+def test_compare_repeats_travel_in_a_compare_job_and_are_checked(tmp_path):
+    state = default_state()
+    entries = (ImagingOptions(algorithm="conv"), ImagingOptions(algorithm="nn"))
+    state = state.with_(imaging=replace(state.imaging, compare=entries, compare_repeats=7))
+    assert job_request(state, "compare").repeats == 7
+    assert state.session().job_request("compare").repeats == 7
+    with pytest.raises(ValueError, match="timed runs per entry must be 1–20, got 0"):
+        replace(state.imaging, compare_repeats=0)
+    bad = DEFAULT_SESSION.to_dict() | {"compare_repeats": 2.5}
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(bad))
+    with pytest.raises(SessionError, match="compare_repeats must be a whole number 1–20"):
+        load_lab(path)
 
 
 def test_a_session_of_the_previous_version_still_loads(tmp_path):
     old = DEFAULT_SESSION.to_dict()
-    del old["clean_fits_mask"]  # what the previous version wrote
+    del old["clean_fits_mask"], old["compare_repeats"]  # what the previous version wrote
     path = tmp_path / "old.json"
     path.write_text(json.dumps(old))
     state = load_lab(path)

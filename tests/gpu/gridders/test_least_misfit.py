@@ -3,13 +3,15 @@
 A check that raises on its k-th call stops the solve there (no later piece runs),
 nothing is cached, and the taps solved with a check that never raises are
 bit-identical to those solved without one. The pruners and ``conv`` pass the
-gridder's ``on_block`` to the solve, so a cancel during a first pruned image stops it.
+gridder's ``on_block`` to the solve (hybrid to its u table's and its pruner's), so a
+cancel during a first pruned image stops it.
 """
 
 from __future__ import annotations
 
 import math
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -90,7 +92,7 @@ def test_a_conv_table_of_the_least_misfit_kernel_is_solved_with_the_check():
     assert len(calls) == 3
 
 
-@pytest.mark.parametrize("name", ["pruned-nn", "conv"])
+@pytest.mark.parametrize("name", ["pruned-nn", "conv", "hybrid"])
 def test_a_first_image_with_a_new_table_checks_through_its_solve(name):
     """The gridder's own on_block reaches the solve: a cancel during it stops the image."""
     spec = ImageSpec(32, math.radians(1 / 60))
@@ -99,10 +101,12 @@ def test_a_first_image_with_a_new_table_checks_through_its_solve(name):
     wvis = rng.normal(size=2000) + 1j * rng.normal(size=2000)
     if name == "pruned-nn":  # α = β/2 = 3, S_z = 9
         params, key = GridParams(oversample=6, prune_support=9), (9, 3, 0.25, SWEEPS)
-    else:  # the least-misfit table of conv: S = 6, β = 8, x0 = 1/(2σ)
+    else:  # the least-misfit table of conv (hybrid's along u): S = 6, β = 8, x0 = 1/(2σ)
         params = GridParams(kernel="lm", support=6, oversample=8, sigma=2.0)
         key = (6, 8, 0.25, SWEEPS)
     gridder = get_gridder(name)
+    if name == "hybrid":  # its pruner's table solved already: only the u table's solve counts
+        gridder(u, v, wvis, spec, replace(params, kernel="es"))
     fresh(*key)
     first, on_block = counter()
     checked = gridder(u, v, wvis, spec, params, on_block=on_block)

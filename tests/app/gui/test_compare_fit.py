@@ -1,0 +1,117 @@
+"""The Compare tab's strip fits the screen with the controls open (issue 28).
+
+At 1280×720, 1366×768 and 1920×1080, with the Controls dock at the width the window
+gives it on that screen and six entries (one with a long name), the metrics table
+shows every column with its header and numbers whole (names too long are elided,
+whole in their tooltips), the two plots keep a share of the tab, the timing legend
+stands beside the bars, and each image view is at least 300 px.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PyQt6 import QtCore, QtWidgets
+
+from uvlab.app.gui.screen_fit import FRAME_ALLOWANCE, PREFERRED_SIZE, dock_width
+from uvlab.app.lab.compare import Entry, drain, iter_comparison
+from uvlab.app.lab.compare_task import CompareOutput
+from uvlab.app.lab.imaging import ImagingOptions
+from uvlab.gpu.gridders.params import GridParams
+from uvlab.gpu.image_spec import ImageSpec
+from uvlab.widgets.metrics_table import TEXT_COLUMNS
+
+#: Six entries; the last one's label is longer than a narrow column.
+LABELS = ("conv", "ducc", "nn", "nn-oversampled", "hybrid", "pruned-nn (ES, ε=1e-05) #2")
+ALGORITHMS = ("conv", "ducc", "nn", "nn-oversampled", "hybrid", "pruned-nn")
+#: Screen sizes (logical pixels).
+SCREENS = ((1280, 720), (1366, 768), (1920, 1080))
+#: The least share of the tab's height each plot of the strip is given.
+PLOT_HEIGHT_SHARE = 0.24
+#: The least share of the strip's width: the error-time plot, the timing plot's bars.
+PLOT_WIDTH_SHARE = (0.2, 0.15)
+
+
+@pytest.fixture(scope="module")
+def output():
+    """A comparison of six entries on random uv coverage, at 64² pixels."""
+    rng = np.random.default_rng(280)
+    freq = np.array([1.0e9])
+    r, phi = 2000.0 * np.sqrt(rng.random(2000)), rng.uniform(0, 2 * np.pi, 2000)
+    uvw = np.stack([r * np.cos(phi), r * np.sin(phi), np.zeros_like(r)], axis=1)
+    spec = ImageSpec(64, 1.0 / (3 * 2000 * freq[0] / 299792458.0))
+    vis = np.exp(2j * np.pi * rng.random((2000, 1)))
+    params = GridParams(threads=1)
+    entries = [Entry(lab, a, params) for lab, a in zip(LABELS, ALGORITHMS)]
+    cmp = drain(iter_comparison(uvw, freq, vis, 1.0, spec, entries, device="cpu", repeats=2))
+    options = tuple(ImagingOptions(npix=64, algorithm=a) for a in ALGORITHMS)
+    return CompareOutput(cmp, options, 0.0, -0.5, freq, "random coverage")
+
+
+def window_size(screen: tuple[int, int]) -> tuple[int, int]:
+    """The window's size on that screen (screen_fit: the preferred size, inside it)."""
+    return tuple(min(p, s - a) for p, s, a in zip(PREFERRED_SIZE, screen, FRAME_ALLOWANCE))
+
+
+def rect_in(widget, ancestor) -> QtCore.QRect:
+    return QtCore.QRect(widget.mapTo(ancestor, QtCore.QPoint(0, 0)), widget.size())
+
+
+@pytest.mark.parametrize("screen", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_strip_fits_with_the_controls_open(make_window, small_state, qtbot, output, screen):
+    w = make_window(small_state, run_on_start=False)
+    w.resize(*window_size(screen))
+    tabs = w.panel_tabs.tabBar().sizeHint().width()
+    w.resizeDocks([w.dock], [dock_width(w, screen[0]) + tabs], QtCore.Qt.Orientation.Horizontal)
+    w.show_tab("compare")
+    view = w.compare.view
+    view.show_output(output)
+    assert w.dock.isVisible()
+    qtbot.waitUntil(lambda: view._images.maximumHeight() < 2**24 - 1)  # the row fitted
+    QtWidgets.QApplication.processEvents()
+
+    # the image views: at least 300 px each
+    for v in view.all_views():
+        assert min(v.width(), v.height()) >= 300, (screen, v.width(), v.height())
+
+    # the table: every column inside it, headers and numbers whole; long names elided
+    # with the whole name as tooltip; every row shown; no scroll bar
+    table = view.metrics_table
+    assert table.columnCount() == 7 and table.rowCount() == len(LABELS)
+    assert table.horizontalHeader().length() <= table.viewport().width()
+    assert table.verticalHeader().length() <= table.viewport().height()
+    assert not table.horizontalScrollBar().isVisible()
+    assert not table.verticalScrollBar().isVisible()
+    keys = ["algorithm", *table.metric_keys()]
+    for c, key in enumerate(keys):
+        width = table.columnWidth(c)
+        assert width >= table.header_width(c), (screen, key, width)
+        if key not in TEXT_COLUMNS:
+            assert width >= table.sizeHintForColumn(c), (screen, key, width)
+            continue
+        metrics = table.fontMetrics()
+        for r in range(table.rowCount()):
+            item = table.item(r, c)
+            if metrics.horizontalAdvance(item.text()) + 8 > width:  # elided
+                assert item.toolTip() == item.text(), (screen, item.text())
+    names = {table.item(r, 0).text(): table.item(r, 0).toolTip() for r in range(len(LABELS))}
+    assert names == {lab: lab for lab in LABELS}
+
+    # the plots: a share of the tab's height and of the strip's width
+    strip = view._strip
+    acc, timing = view.accuracy_view, view.timing_view
+    for plot in (acc.plot_widget, timing.plot_widget):
+        assert plot.height() >= PLOT_HEIGHT_SHARE * view.height(), (screen, plot.height())
+    assert acc.plot_widget.width() >= PLOT_WIDTH_SHARE[0] * strip.width(), screen
+    assert timing.plot_widget.width() >= PLOT_WIDTH_SHARE[1] * strip.width(), screen
+    parts = [rect_in(p, strip) for p in (table, acc, view._timing_box)]
+    assert all(strip.rect().contains(p) for p in parts), (screen, parts)
+    assert not any(a.intersects(b) for k, a in enumerate(parts) for b in parts[k + 1 :])
+
+    # the timing legend beside the bars, never over them; the axis names every run
+    legend, bars = rect_in(timing.legend_view, timing), rect_in(timing.plot_widget, timing)
+    assert len(timing.legend.items) == len(timing.bars) > 0
+    assert not legend.intersects(bars)
+    assert timing.rect().contains(legend) and timing.rect().contains(bars)
+    axis = timing.plot_item.getAxis("left")
+    assert LABELS[-1] in axis.toolTip()  # elided on the axis, whole in its tooltip
