@@ -44,7 +44,9 @@ def to_half_plane(xu, xv, vis, n_u: int):
     return xu, xv, np.where(neg, np.conj(vis), vis)
 
 
-def fold_half(ext: np.ndarray, n_u: int, pad: int, on_block=None) -> np.ndarray:
+def fold_half(
+    ext: np.ndarray, n_u: int, pad: int, on_block=None, *, inplace: bool = False
+) -> np.ndarray:
     """Hermitian half ``(G + G')/2`` of a grid gridded with extra u columns.
 
     Parameters
@@ -57,6 +59,9 @@ def fold_half(ext: np.ndarray, n_u: int, pad: int, on_block=None) -> np.ndarray:
         Extra columns each side (≤ Mu/2).
     on_block : callable() -> None, optional
         Called between blocks of rows (a cancel check, :mod:`uvlab.gpu.blocks`).
+    inplace : bool
+        Fold into ``ext`` itself (no grid-sized copy; ``ext`` is spent) and return a view
+        of its columns ``pad … pad + Mu/2``; the values are those of the copy.
 
     Returns
     -------
@@ -67,14 +72,20 @@ def fold_half(ext: np.ndarray, n_u: int, pad: int, on_block=None) -> np.ndarray:
     h = n_u // 2
     if pad > h:
         raise ValueError(f"grid of {n_u} cells too small for {pad} fold columns")
-    out = np.empty((ext.shape[0], h + 1), dtype=np.result_type(ext, 0.5))
+    # u cells k = 0, −1, …, −pad mirror onto 0 … pad; k = Mu/2 + pad … Mu/2 onto
+    # Mu/2 − pad … Mu/2 (copied first: in place, the scaling below overwrites them).
+    left = ext[:, pad::-1]
+    right = ext[:, 2 * pad + h : pad + h - 1 : -1]
+    if inplace:
+        left, right = left.copy(), right.copy()
+        out = ext[:, pad : pad + h + 1]
+    else:
+        out = np.empty((ext.shape[0], h + 1), dtype=np.result_type(ext, 0.5))
     for rows in spans(ext.shape[0], BLOCK_CELLS // (h + 1)):
         block_done(on_block)
         np.multiply(0.5, ext[rows, pad : pad + h + 1], out=out[rows])
-    # u cells k = 0, −1, …, −pad mirror onto 0 … pad.
-    out[:, : pad + 1] += 0.5 * np.conj(flip_rows(ext[:, pad::-1]))
-    # u cells k = Mu/2 + pad … Mu/2 mirror onto Mu/2 − pad … Mu/2.
-    out[:, h - pad : h + 1] += 0.5 * np.conj(flip_rows(ext[:, 2 * pad + h : pad + h - 1 : -1]))
+    out[:, : pad + 1] += 0.5 * np.conj(flip_rows(left))
+    out[:, h - pad : h + 1] += 0.5 * np.conj(flip_rows(right))
     return out
 
 
@@ -170,6 +181,45 @@ def grid_half_plane(
         return fold_half(ext, plan_u.n_grid, plan_u.rule.support // 2 + 1, on_block)
 
 
+def extended_shape(plan_u: AxisPlan, plan_v: AxisPlan) -> tuple[int, int]:
+    """(Mv, Mu/2 + 1 + 2·pad): the unfolded half grid :func:`grid_into` adds to."""
+    return plan_v.n_grid, plan_u.n_grid // 2 + 1 + 2 * (plan_u.rule.support // 2 + 1)
+
+
+def grid_into(
+    ext: np.ndarray, xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None,
+    on_block=None,
+) -> None:  # fmt: skip
+    """Add half-plane records into ``ext``, the unfolded half grid, in place.
+
+    Parameters
+    ----------
+    ext : (Mv, Mu/2 + 1 + 2·pad) complex128, C-contiguous
+        :func:`extended_shape`; column c holds u cell ``c − pad``, ``pad = S_u // 2 + 1``.
+        Records gridded into it in several calls sum as if gridded in one, to rounding
+        (what a grid made in parts, :mod:`uvlab.gpu.imaging.grid_parts`, relies on).
+    xu, xv, vis : (nrec,)
+        Half-plane records (:func:`half_plane_records`).
+    chunk : int
+        Tap entries per block of records (memory bound).
+    """
+    if ext.shape != extended_shape(plan_u, plan_v) or not ext.flags.c_contiguous:
+        raise ValueError(f"grid of shape {ext.shape} is not this chain's unfolded half grid")
+    su, sv = plan_u.rule.support, plan_v.rule.support
+    width = ext.shape[1]
+    flat = ext.reshape(-1)
+    re, im = flat.real, flat.imag  # strided views: the bincounts add into ext itself
+    step = max(1, int(chunk) // (su * sv))
+    for s in range(0, xu.size, step):
+        sl = slice(s, s + step)
+        idx, w_re, w_im = _chunk_taps(
+            xu[sl], xv[sl], vis[sl], plan_u, plan_v, width, timer, on_block
+        )
+        with timed(timer, "grid"):
+            banded_bincount(idx, w_re, re, on_block)
+            banded_bincount(idx, w_im, im, on_block)
+
+
 def grid_extended(
     xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None, on_block=None
 ):
@@ -181,29 +231,37 @@ def grid_extended(
         Column c holds u cell ``c − pad``, ``pad = S_u // 2 + 1``
         (:func:`fold_half` makes it the Hermitian half).
     """
-    mu, mv = plan_u.n_grid, plan_v.n_grid
-    su, sv = plan_u.rule.support, plan_v.rule.support
-    pad = su // 2 + 1
-    width = mu // 2 + 1 + 2 * pad
-    size = mv * width
-    re = np.zeros(size)
-    im = np.zeros(size)
-    step = max(1, int(chunk) // (su * sv))
-    for s in range(0, xu.size, step):
-        sl = slice(s, s + step)
-        idx, w_re, w_im = _chunk_taps(
-            xu[sl], xv[sl], vis[sl], plan_u, plan_v, width, timer, on_block
-        )
-        with timed(timer, "grid"):
-            banded_bincount(idx, w_re, re, on_block)
-            banded_bincount(idx, w_im, im, on_block)
     with timed(timer, "grid"):
-        re, im = re.reshape(mv, width), im.reshape(mv, width)
-        ext = np.empty((mv, width), dtype=np.complex128)
-        for rows in spans(mv, BLOCK_CELLS // width):
-            block_done(on_block)
-            ext[rows] = re[rows] + 1j * im[rows]
-        return ext
+        ext = np.zeros(extended_shape(plan_u, plan_v), dtype=np.complex128)
+    grid_into(ext, xu, xv, vis, plan_u, plan_v, chunk, timer, on_block)
+    return ext
+
+
+def half_to_uncorrected(
+    half: np.ndarray, plan_u: AxisPlan, plan_v: AxisPlan, timer=None, on_block=None
+) -> np.ndarray:
+    """Prune and inverse-FFT the Hermitian half grid: the uncorrected (N, N) image.
+
+    Steps 3–4 of the module's chain; the caller corrects (:func:`correct`).
+    """
+    block_done(on_block)
+    if plan_v.pruner is not None:
+        with timed(timer, "prune"):
+            half = plan_v.pruner.apply(half, axis=0, on_block=on_block)
+        block_done(on_block)
+    if plan_u.pruner is not None:
+        with timed(timer, "prune"):
+            half = plan_u.pruner.apply_half(half, plan_u.n_grid, on_block=on_block)
+        block_done(on_block)
+    with timed(timer, "FFT"):
+        return half_to_image(half, plan_u.n_fft, plan_u.npix, on_block)
+
+
+def correct(img: np.ndarray, plan_u: AxisPlan, plan_v: AxisPlan, timer=None) -> np.ndarray:
+    """Step 5, in place: ``img`` times the outer product of the two axis correctors."""
+    with timed(timer, "correct"):
+        img *= plan_v.corrector[:, None] * plan_u.corrector[None, :]
+    return img
 
 
 def records_to_image(
@@ -219,17 +277,26 @@ def records_to_image(
     (N, N) float64, ``Re Σ_k F_k·exp(2πi·k·n/M)`` of the pruned grid.
     """
     half = grid_half_plane(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block)
-    block_done(on_block)
-    if plan_v.pruner is not None:
-        with timed(timer, "prune"):
-            half = plan_v.pruner.apply(half, axis=0, on_block=on_block)
-        block_done(on_block)
-    if plan_u.pruner is not None:
-        with timed(timer, "prune"):
-            half = plan_u.pruner.apply_half(half, plan_u.n_grid, on_block=on_block)
-        block_done(on_block)
-    with timed(timer, "FFT"):
-        return half_to_image(half, plan_u.n_fft, plan_u.npix, on_block)
+    return half_to_uncorrected(half, plan_u, plan_v, timer, on_block)
+
+
+def half_plane_records(
+    u, v, wvis, plan_u: AxisPlan, plan_v: AxisPlan, *, compress: bool = False, timer=None
+):
+    """Step 1: (ξu, ξv, vis) of the records in the plans' grid cells, in the half plane.
+
+    ``compress`` sums the records of each nearest cell first
+    (:func:`~uvlab.gpu.gridders.compress.compress`, stage "compress").
+    """
+    if compress:
+        key = key_from_plans(plan_u, plan_v)
+        with timed(timer, "compress"):
+            c = compress_records(u, v, wvis, key)
+        u, v, wvis = c.u, c.v, c.wvis
+    with timed(timer, "sort / bin"):
+        return to_half_plane(
+            plan_u.coords(u), -plan_v.coords(v), np.asarray(wvis, np.complex128), plan_u.n_grid
+        )
 
 
 def separable_dirty(
@@ -270,21 +337,10 @@ def separable_dirty(
     -------
     (N, N) float64
     """
-    if compress:
-        key = key_from_plans(plan_u, plan_v)
-        with timed(timer, "compress"):
-            c = compress_records(u, v, wvis, key)
-        u, v, wvis = c.u, c.v, c.wvis
-        block_done(on_block)
-    with timed(timer, "sort / bin"):
-        xu, xv, vis = to_half_plane(
-            plan_u.coords(u), -plan_v.coords(v), np.asarray(wvis, np.complex128), plan_u.n_grid
-        )
+    xu, xv, vis = half_plane_records(u, v, wvis, plan_u, plan_v, compress=compress, timer=timer)
     block_done(on_block)
     img = records_to_image(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block)
-    with timed(timer, "correct"):
-        img *= plan_v.corrector[:, None] * plan_u.corrector[None, :]
-    return img
+    return correct(img, plan_u, plan_v, timer)
 
 
 def plans_dirty(u, v, wvis, plans, params, *, timer=None, on_block=None) -> np.ndarray:
