@@ -113,8 +113,12 @@ def half_to_image(half: np.ndarray, n_u: int, npix: int, on_block=None) -> np.nd
     for cols in spans(half.shape[1], BLOCK_CELLS // n_v):
         block_done(on_block)
         rows[:, cols] = np.fft.ifft(half[:, cols], axis=0)[n % n_v] * n_v
-    block_done(on_block)
-    return np.fft.irfft(rows, n=n_u, axis=1)[:, n % n_u] * n_u
+    # the u transform a block of rows at a time: no (N, Mu) temporary
+    img = np.empty((npix, npix))
+    for part in spans(npix, BLOCK_CELLS // n_u):
+        block_done(on_block)
+        img[part] = np.fft.irfft(rows[part], n=n_u, axis=1)[:, n % n_u] * n_u
+    return img
 
 
 def banded_bincount(idx, weights, out: np.ndarray, on_block=None) -> None:

@@ -69,22 +69,44 @@ class PartGrid:
     nvis: int = 0
     sum_weighted_freq_hz: float = 0.0
 
-    def add(self, other: PartGrid) -> PartGrid:
-        """Add ``other`` into this grid, in place; returns ``self``."""
-        if (self.psf is None) != (other.psf is None) or self.dirty.shape != other.dirty.shape:
+    def add(self, other: PartGrid, band: int = 0, nbands: int = 1) -> PartGrid:
+        """Add ``other`` into this grid, in place; returns ``self``.
+
+        With ``nbands`` > 1, ``other`` is band ``band`` of a grid (:meth:`band`), added
+        into the same rows of this one.
+        """
+        rows = _band_rows(self.dirty.shape[0], band, nbands)
+        if (self.psf is None) != (other.psf is None) or (
+            self.dirty[rows].shape != other.dirty.shape
+        ):
             raise ValueError("grids of different chains or products do not add")
-        self.dirty += other.dirty
+        self.dirty[rows] += other.dirty
         if self.psf is not None:
-            self.psf += other.psf
+            self.psf[rows] += other.psf
         self.sum_weights += other.sum_weights
         self.nvis += other.nvis
         self.sum_weighted_freq_hz += other.sum_weighted_freq_hz
         return self
 
+    def band(self, band: int, nbands: int) -> PartGrid:
+        """A copy of rows ``band`` of ``nbands`` equal bands of the grids (the sums ride
+        with band 0): what :meth:`add` adds a band at a time."""
+        rows = _band_rows(self.dirty.shape[0], band, nbands)
+        sums = (self.sum_weights, self.nvis, self.sum_weighted_freq_hz) if band == 0 else ()
+        return PartGrid(
+            self.dirty[rows].copy(), None if self.psf is None else self.psf[rows].copy(), *sums
+        )
+
     @property
     def nbytes(self) -> int:
         """Bytes of its grids."""
         return self.dirty.nbytes + (0 if self.psf is None else self.psf.nbytes)
+
+
+def _band_rows(nrows: int, band: int, nbands: int) -> slice:
+    if not 0 <= band < nbands:
+        raise ValueError(f"band {band} of {nbands}")
+    return slice(nrows * band // nbands, nrows * (band + 1) // nbands)
 
 
 def _plans(spec: ImageSpec, algorithm: str, params):
@@ -158,7 +180,7 @@ def finish(
 ) -> PartImage:  # fmt: skip
     """The unnormalised images of a summed grid: fold, prune, FFT, crop and correct.
 
-    The grids are folded in place (``grid`` is spent). Its
+    The grids are folded in place and dropped (``grid`` is spent). Its
     :meth:`~uvlab.gpu.imaging.parts.PartImage.normalised` is what
     :func:`~uvlab.gpu.imaging.imager.make_image` gives for all the parts' data at once.
     """
@@ -175,5 +197,7 @@ def finish(
         return correct(img, plan_u, plan_v, timer)
 
     dirty = image(grid.dirty)
+    grid.dirty = None  # spent: freed before the PSF's turn
     psf = None if grid.psf is None else image(grid.psf)
+    grid.psf = None
     return PartImage(dirty, psf, grid.sum_weights, grid.nvis, grid.sum_weighted_freq_hz)

@@ -23,9 +23,12 @@ def ms(tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("weighting", ["natural", "uniform"])
-def test_chunks_over_local_workers_write_the_same_images(ms, tmp_path, weighting):
-    args = ["image", "--ms", ms, *GEOMETRY, "--weighting", weighting]
+@pytest.mark.parametrize(
+    ("weighting", "algorithm"),
+    [("natural", "ducc"), ("uniform", "ducc"), ("natural", "conv"), ("briggs", "conv")],
+)  # ducc sums images, conv grids (gpu/imaging/grid_parts.py)
+def test_chunks_over_local_workers_write_the_same_images(ms, tmp_path, weighting, algorithm):
+    args = ["image", "--ms", ms, *GEOMETRY, "--weighting", weighting, "--algorithm", algorithm]
     code, _, err = run_cli(*args, "--out", tmp_path / "one")
     assert code == 0, err
     code, _, err = run_cli(*args, "--workers", "2", "--chunk-rows", "17",

@@ -116,6 +116,23 @@ def test_a_part_with_nothing_usable_adds_nothing():
     assert finish(grid, SPEC).dirty is None
 
 
+def test_a_grid_added_a_band_at_a_time_is_the_grid_added_whole():
+    uvw, freq, vis, weight, flag = data()
+    a = grid_part(uvw[:30], freq, vis[:30], weight[:30], flag[:30], SPEC, Weighting())
+    b = grid_part(uvw[30:], freq, vis[30:], weight[30:], flag[30:], SPEC, Weighting())
+    whole = grid_part(uvw[:30], freq, vis[:30], weight[:30], flag[:30], SPEC, Weighting())
+    whole.add(b)
+    for band in range(5):  # uneven bands of the rows
+        a.add(b.band(band, 5), band, 5)
+    np.testing.assert_array_equal(a.dirty, whole.dirty)
+    np.testing.assert_array_equal(a.psf, whole.psf)
+    assert (a.sum_weights, a.nvis, a.sum_weighted_freq_hz) == (
+        whole.sum_weights,
+        whole.nvis,
+        whole.sum_weighted_freq_hz,
+    )
+
+
 def test_grids_of_different_products_do_not_add():
     with pytest.raises(ValueError, match="do not add"):
         empty_grid(SPEC).add(empty_grid(SPEC, psf=False))
