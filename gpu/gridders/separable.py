@@ -121,28 +121,40 @@ def half_to_image(half: np.ndarray, n_u: int, npix: int, on_block=None) -> np.nd
     return img
 
 
-def banded_bincount(idx, weights, out: np.ndarray, on_block=None) -> None:
+def banded_bincount(idx, weights, out, on_block=None) -> None:
     """``out += np.bincount(idx, weights, minlength=out.size)``, a band of cells at a time.
 
-    Each band's records keep their order, so every cell's sum is the same as in
-    one ``bincount``; ``on_block()`` is called before each band of
-    :data:`~uvlab.gpu.blocks.BLOCK_CELLS` cells.
+    ``weights`` and ``out`` may be sequences of the same length (several sums over the
+    same ``idx``: the bands are found once). Each band's records keep their order (a
+    stable sort by band), so every cell's sum is the same as in one ``bincount``;
+    ``on_block()`` is called before each band of :data:`~uvlab.gpu.blocks.BLOCK_CELLS`
+    cells.
     """
-    if out.size <= BLOCK_CELLS:
-        block_done(on_block)
-        out += np.bincount(idx, weights, minlength=out.size)
+    if isinstance(out, np.ndarray):
+        weights, out = [weights], [out]
+    size = out[0].size
+    if size <= BLOCK_CELLS:
+        for w, o in zip(weights, out, strict=True):
+            block_done(on_block)
+            o += np.bincount(idx, w, minlength=size)
         return
-    band = idx // BLOCK_CELLS
-    for b, cells in enumerate(spans(out.size, BLOCK_CELLS)):
+    nbands = -(-size // BLOCK_CELLS)
+    band = (idx // BLOCK_CELLS).astype(np.uint16 if nbands < 1 << 16 else np.int64)
+    order = np.argsort(band, kind="stable")  # a radix sort of 16-bit keys
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(band, minlength=nbands))])
+    del band
+    for b, cells in enumerate(spans(size, BLOCK_CELLS)):
         block_done(on_block)
-        sel = band == b
-        out[cells] += np.bincount(
-            idx[sel] - cells.start, weights[sel], minlength=cells.stop - cells.start
-        )
+        sel = order[bounds[b] : bounds[b + 1]]
+        local = idx[sel] - cells.start
+        for w, o in zip(weights, out, strict=True):
+            o[cells] += np.bincount(local, w[sel], minlength=cells.stop - cells.start)
 
 
-def _chunk_taps(xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, width: int, timer, on_block):
-    """(cell index, weight·Re V, weight·Im V) of every tap of a chunk's records.
+def _chunk_taps(xu, xv, values, plan_u: AxisPlan, plan_v: AxisPlan, width: int, timer,
+                on_block):  # fmt: skip
+    """(cell index, [weight·Re v (and weight·Im v for complex v) for v in values]) of every
+    tap of a chunk's records.
 
     Computed for :data:`~uvlab.gpu.blocks.BLOCK_CELLS` taps at a time (each record's
     taps alone decide its entries, so the arrays are those of one pass), with
@@ -153,7 +165,8 @@ def _chunk_taps(xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, width: int, tim
     ju, jv = np.arange(su), np.arange(sv)
     taps = su * sv
     idx = np.empty(xu.size * taps, dtype=np.int64)
-    w_re, w_im = np.empty(idx.size), np.empty(idx.size)
+    parts = [p for v in values for p in ((v.real, v.imag) if np.iscomplexobj(v) else (v,))]
+    sums = [np.empty(idx.size) for _ in parts]
     for part in spans(xu.size, BLOCK_CELLS // taps):
         block_done(on_block)
         out = slice(part.start * taps, part.stop * taps)
@@ -163,9 +176,9 @@ def _chunk_taps(xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, width: int, tim
             rows = ((k0v[:, None] + jv) % mv) * width
             idx[out] = (rows[:, :, None] + (k0u[:, None] + ju + pad)[:, None, :]).ravel()
             wt = wv[:, :, None] * wu[:, None, :]
-            w_re[out] = (wt * vis[part].real[:, None, None]).ravel()
-            w_im[out] = (wt * vis[part].imag[:, None, None]).ravel()
-    return idx, w_re, w_im
+            for p, acc in zip(parts, sums, strict=True):
+                acc[out] = (wt * p[part][:, None, None]).ravel()
+    return idx, sums
 
 
 def grid_half_plane(
@@ -191,37 +204,42 @@ def extended_shape(plan_u: AxisPlan, plan_v: AxisPlan) -> tuple[int, int]:
 
 
 def grid_into(
-    ext: np.ndarray, xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None,
+    ext, xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None,
     on_block=None,
 ) -> None:  # fmt: skip
     """Add half-plane records into ``ext``, the unfolded half grid, in place.
 
     Parameters
     ----------
-    ext : (Mv, Mu/2 + 1 + 2·pad) complex128, C-contiguous
+    ext : (Mv, Mu/2 + 1 + 2·pad) complex128, C-contiguous, or a list of them
         :func:`extended_shape`; column c holds u cell ``c − pad``, ``pad = S_u // 2 + 1``.
         Records gridded into it in several calls sum as if gridded in one, to rounding
         (what a grid made in parts, :mod:`uvlab.gpu.imaging.grid_parts`, relies on).
-    xu, xv, vis : (nrec,)
+    xu, xv : (nrec,)
         Half-plane records (:func:`half_plane_records`).
+    vis : (nrec,) complex or real, or a list of them (one per grid of ``ext``)
+        The records' values; the taps are computed once for all the grids (a real
+        array's values add to the real part alone).
     chunk : int
         Tap entries per block of records (memory bound).
     """
-    if ext.shape != extended_shape(plan_u, plan_v) or not ext.flags.c_contiguous:
-        raise ValueError(f"grid of shape {ext.shape} is not this chain's unfolded half grid")
+    exts, values = ([ext], [vis]) if isinstance(ext, np.ndarray) else (list(ext), list(vis))
+    shape = extended_shape(plan_u, plan_v)
+    if any(e.shape != shape or not e.flags.c_contiguous for e in exts):
+        raise ValueError(f"grid of shape {exts[0].shape} is not this chain's unfolded half grid")
     su, sv = plan_u.rule.support, plan_v.rule.support
-    width = ext.shape[1]
-    flat = ext.reshape(-1)
-    re, im = flat.real, flat.imag  # strided views: the bincounts add into ext itself
+    targets = []  # strided views: the bincounts add into the grids themselves
+    for e, v in zip(exts, values, strict=True):
+        flat = e.reshape(-1)
+        targets += [flat.real, flat.imag] if np.iscomplexobj(v) else [flat.real]
     step = max(1, int(chunk) // (su * sv))
     for s in range(0, xu.size, step):
         sl = slice(s, s + step)
-        idx, w_re, w_im = _chunk_taps(
-            xu[sl], xv[sl], vis[sl], plan_u, plan_v, width, timer, on_block
+        idx, sums = _chunk_taps(
+            xu[sl], xv[sl], [v[sl] for v in values], plan_u, plan_v, shape[1], timer, on_block
         )
         with timed(timer, "grid"):
-            banded_bincount(idx, w_re, re, on_block)
-            banded_bincount(idx, w_im, im, on_block)
+            banded_bincount(idx, sums, targets, on_block)
 
 
 def grid_extended(

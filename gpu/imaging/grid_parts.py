@@ -165,12 +165,21 @@ def grid_part(
     grid.sum_weighted_freq_hz += float(wt @ f)
     u, v = s.u[keep], s.v[keep]
     wvis = (wt * s.take(np.asarray(vis)))[keep]
-    products = [(grid.dirty, wvis)] + ([(grid.psf, wt[keep].astype(np.complex128))] if psf else [])
-    for ext, values in products:
-        xu, xv, recs = half_plane_records(
-            u, v, values, plan_u, plan_v, compress=params.compress, timer=timer
-        )
-        grid_into(ext, xu, xv, recs, plan_u, plan_v, params.chunk, timer, on_block)
+    if params.compress:  # each product's records merged per cell: gridded apart
+        products = [(grid.dirty, wvis)] + ([(grid.psf, wt[keep] + 0j)] if psf else [])
+        for ext, values in products:
+            xu, xv, recs = half_plane_records(u, v, values, plan_u, plan_v, compress=True,
+                                              timer=timer)  # fmt: skip
+            grid_into(ext, xu, xv, recs, plan_u, plan_v, params.chunk, timer, on_block)
+        return grid
+    # the same records for both: their taps found once, the PSF's real weights (unchanged
+    # by the half plane's conjugation) added to the real part alone
+    xu, xv, recs = half_plane_records(u, v, wvis, plan_u, plan_v, timer=timer)
+    exts, values = [grid.dirty], [recs]
+    if psf:
+        exts.append(grid.psf)
+        values.append(wt[keep])
+    grid_into(exts, xu, xv, values, plan_u, plan_v, params.chunk, timer, on_block)
     return grid
 
 

@@ -159,3 +159,19 @@ def test_algorithms_without_a_grid_split_keep_image_parts(algorithm, params, dev
     if device == "cpu":
         with pytest.raises(ValueError, match="not gridded in parts"):
             empty_grid(SPEC, algorithm, params)
+
+
+def test_banded_bincount_equals_one_bincount_for_several_sums():
+    """Several bands (a grid over BLOCK_CELLS), several sums over one idx: bitwise equal."""
+    from uvlab.gpu.blocks import BLOCK_CELLS
+    from uvlab.gpu.gridders.separable import banded_bincount
+
+    rng = np.random.default_rng(3)
+    size = 2 * BLOCK_CELLS + 17
+    idx = rng.integers(0, size, 200_000)
+    idx[:5000] = size - 1  # many records in one cell: their order decides the rounding
+    w1, w2 = rng.normal(size=idx.size), rng.normal(size=idx.size) * 1e8
+    grid = np.zeros(size, dtype=np.complex128)
+    banded_bincount(idx, [w1, w2], [grid.real, grid.imag])
+    np.testing.assert_array_equal(grid.real, np.bincount(idx, w1, minlength=size))
+    np.testing.assert_array_equal(grid.imag, np.bincount(idx, w2, minlength=size))
