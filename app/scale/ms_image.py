@@ -3,13 +3,17 @@
 Each task reads one row chunk of the selection on its worker (uvlab's reader,
 :func:`~uvlab.app.ms.reader.read_visibilities` with ``row_range``: the same
 selection, Stokes product, weights, flags and non-finite handling as every other
-read) and images it with the engine (:func:`uvlab.gpu.imaging.parts.image_part`);
-the parts are added pairwise on the workers as they come in (a tree reduction
-with a bounded number of tasks in flight, :func:`stream_sum`), and the client
-divides once. Uniform and Briggs weighting take a first pass over the chunks for
-the density of all the data (:func:`uvlab.gpu.imaging.parts.part_counts`), whose
-totals every task of the second pass receives. No process ever holds the whole
-selection: a worker holds its chunk and the image-sized part.
+read). The separable gridders on the CPU grid it into their worker's grids in place
+(:func:`uvlab.gpu.imaging.grid_parts.grid_part`, a chain of tasks per worker,
+:func:`grid_sum`), the grids are summed on one worker and finished there once (one FFT
+in all). The other algorithms image each chunk with the engine
+(:func:`uvlab.gpu.imaging.parts.image_part`), and the images are added pairwise on the
+workers as they come in (a tree reduction with a bounded number of tasks in flight,
+:func:`stream_sum`). The client divides once. Uniform and Briggs weighting take a
+first pass over the chunks for the density of all the data
+(:func:`uvlab.gpu.imaging.parts.part_counts`), whose totals every task of the second pass
+receives. No process ever holds the whole selection: a worker holds its chunk and the
+image-sized part (its grids, or an image part).
 
 Several spectral windows (one :class:`MSRead` each) make one multi-frequency-synthesis
 image: the tasks are the windows' row chunks, every one imaged at its own window's

@@ -38,14 +38,18 @@ def grids_in_parts(algorithm: str, params=None, device: str = "cpu") -> bool:
     """Whether ``algorithm`` with ``params`` on ``device`` can be gridded in parts.
 
     True for the catalogue's separable gridders (a ``plans`` chain of their own, not
-    ``host_only``) on the CPU, without w-stacking; the rest keep image parts.
+    ``host_only``) on the CPU (``"auto"`` where it resolves to the CPU here), without
+    w-stacking; the rest keep image parts.
     """
+    from uvlab.gpu.backend import resolve_device
     from uvlab.gpu.gridders.params import GridParams
     from uvlab.gpu.gridders.registry import algorithm as record
 
     rec = record(algorithm)
     params = params or GridParams()
-    return device == "cpu" and rec.is_gridder and not rec.host_only and not rec.corrects_w(params)
+    if not rec.is_gridder or rec.host_only or rec.corrects_w(params):
+        return False
+    return (resolve_device("auto") if device == "auto" else device) == "cpu"
 
 
 @dataclass(eq=False)
