@@ -36,6 +36,19 @@ MAX_CHUNK_ROWS = 1 << 20
 #: peak resident memory of a worker grew by 12–17 MiB over its chunk budget when
 #: measured (MeerKAT, 64 channels, 128² with uniform weighting; tests/app/scale).
 WORKER_OVERHEAD_BYTES = 24 * 2**20
+#: A worker process's resident memory before any chunk (Python, NumPy, casacore, Dask):
+#: 115–120 MiB measured. On the grid path the worker's grids live outside Dask's managed
+#: memory, so its memory limit (the share) meets them as process memory: the chunks are
+#: sized for :data:`DASK_FRACTION` of the share less this, below the nanny's terminate
+#: threshold (95 %), and a worker's grids stay below its pause threshold (80 %).
+WORKER_BASE_BYTES = 128 * 2**20
+DASK_FRACTION = 0.9
+
+
+def grid_share(share: float) -> float:
+    """What the grid path's chunks may be sized for out of a worker's ``share`` (its Dask
+    memory limit): :data:`DASK_FRACTION` of it less :data:`WORKER_BASE_BYTES`."""
+    return share if share == float("inf") else DASK_FRACTION * share - WORKER_BASE_BYTES
 
 
 #: The grid path (:mod:`uvlab.gpu.imaging.grid_parts`, the separable gridders on the CPU):
