@@ -72,10 +72,11 @@ def run(args) -> int:
     from uvlab.app.lab.samples import WorkCache
     from uvlab.app.runtime.memory import format_bytes
     from uvlab.app.runtime.progress import progress_bar
-    from uvlab.app.scale.budget import chunk_rows, image_bytes
+    from uvlab.app.scale.budget import chunk_rows, grid_costs, grid_share, image_bytes
     from uvlab.app.scale.cluster import cluster_client, default_worker_count, describe
     from uvlab.app.scale.ms_image import MSRead, image_ms
     from uvlab.gpu.image_spec import ARCSEC, ImageSpec
+    from uvlab.gpu.imaging.grid_parts import grids_in_parts
 
     size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing
     check(args)
@@ -107,12 +108,20 @@ def run(args) -> int:
     if rows is None:
         nworkers = args.workers or default_worker_count(gpus)
         density = args.npix if wt.scheme != "natural" else 0
-        fixed = image_bytes(args.npix, args.algorithm, params, density_npix=density,
-                            clean=args.niter > 0)  # fmt: skip
         share = float("inf") if memory is None else (memory - held) / nworkers
         nchan = max(m.nchan for m in metas)
-        plan = chunk_rows(share, nchan, len(meta.corr_names), fixed,
-                          what=f"a {args.npix}² image")  # fmt: skip
+        plans = []
+        if grids_in_parts(args.algorithm, params, args.device):  # the dirty image sums grids
+            costs = grid_costs(args.npix, args.algorithm, params, density_npix=density)
+            plans.append(chunk_rows(grid_share(share), nchan, len(meta.corr_names),
+                                    costs.fixed, what=f"a {args.npix}² image",
+                                    grid=costs))  # fmt: skip
+        if not plans or args.niter > 0:  # images summed, and CLEAN's passes
+            fixed = image_bytes(args.npix, args.algorithm, params, density_npix=density,
+                                clean=args.niter > 0)  # fmt: skip
+            plans.append(chunk_rows(share, nchan, len(meta.corr_names), fixed,
+                                    what=f"a {args.npix}² image"))  # fmt: skip
+        plan = min(plans, key=lambda p: p.rows)
         rows = plan.rows
         log.info("%s", plan.describe())
     with cluster_client(

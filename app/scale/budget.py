@@ -1,15 +1,18 @@
 """Row chunks sized from the memory a worker may use (WSClean's ``-abs-mem``).
 
-A worker holds one image part at a time (:mod:`uvlab.gpu.imaging.parts`): the
-image-sized part (the images, the gridder's grid and its FFT, for uniform and
-Briggs the density grid) does not depend on the data, and the rest grows with the
-rows of the chunk it reads. :func:`chunk_rows` gives the most rows whose
-temporaries fit the rest of the worker's share, so peak memory is the image-sized
-part plus a fixed budget per worker, whatever the size of the MS.
+On the grid path (the separable gridders on the CPU, :mod:`uvlab.gpu.imaging.grid_parts`)
+a worker holds its two grids for all its chunks and one chunk's temporaries at a time
+(:func:`grid_bytes`, :data:`GRID_BYTES_PER_SAMPLE`). Otherwise it holds one image part at
+a time (:mod:`uvlab.gpu.imaging.parts`): the image-sized part (the images, the
+gridder's grid and its FFT, for uniform and Briggs the density grid) does not depend on
+the data, and the rest grows with the rows of the chunk it reads. :func:`chunk_rows`
+gives the most rows whose temporaries fit the rest of the worker's share, so peak memory
+is the image-sized part plus a fixed budget per worker, whatever the size of the MS.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from uvlab.app.runtime.memory import format_bytes, imaging_estimate
@@ -34,6 +37,55 @@ MAX_CHUNK_ROWS = 1 << 20
 #: peak resident memory of a worker grew by 12–17 MiB over its chunk budget when
 #: measured (MeerKAT, 64 channels, 128² with uniform weighting; tests/app/scale).
 WORKER_OVERHEAD_BYTES = 24 * 2**20
+#: What the CPU gridders' numba rung adds to a worker that runs it: numba, LLVM and the
+#: loaded kernels (:mod:`uvlab.gpu.gridders.jit_grid`; +136 MiB of resident memory when
+#: measured). Uncounted, a 0.2 GB worker passed Dask's pause level and waited for ever.
+JIT_BYTES = 144 * 2**20
+
+
+def jit_bytes(algorithm: str) -> float:
+    """:data:`JIT_BYTES` where a worker imaging with ``algorithm`` loads the numba rung: an
+    algorithm with separable plans, numba installed and ``UVLAB_CPU_RUNG`` not ``numpy``
+    (checked without importing numba here)."""
+    import importlib.util
+
+    from uvlab.gpu.gridders.jit_grid import RUNG_ENV
+    from uvlab.gpu.gridders.registry import algorithm as record
+
+    if record(algorithm).plans is None:
+        return 0.0
+    if os.environ.get(RUNG_ENV, "").strip().lower() == "numpy":
+        return 0.0
+    return JIT_BYTES if importlib.util.find_spec("numba") is not None else 0.0
+
+
+#: A worker process's resident memory before any chunk (Python, NumPy, casacore, Dask):
+#: 115–120 MiB measured. On the grid path the worker's grids live outside Dask's managed
+#: memory, so its memory limit (the share) meets them as process memory: the chunks are
+#: sized for :data:`DASK_FRACTION` of the share less this, below the nanny's terminate
+#: threshold (95 %), and a worker's grids stay below its pause threshold (80 %).
+WORKER_BASE_BYTES = 128 * 2**20
+DASK_FRACTION = 0.9
+
+
+def grid_share(share: float) -> float:
+    """What the grid path's chunks may be sized for out of a worker's ``share`` (its Dask
+    memory limit): :data:`DASK_FRACTION` of it less :data:`WORKER_BASE_BYTES`."""
+    return share if share == float("inf") else DASK_FRACTION * share - WORKER_BASE_BYTES
+
+
+#: The grid path (:mod:`uvlab.gpu.imaging.grid_parts`, the separable gridders on the CPU):
+#: bytes per selected sample while a chunk is read and gridded into the worker's grids,
+#: besides the reader's :data:`BYTES_PER_SAMPLE_CORR` per correlation: the reader's output,
+#: the flat samples, their imaging weights and the half-plane records. Measured: a worker's
+#: peak grew by 314 B a sample between chunks of 1.28e5 and 5.12e5 samples (MeerKAT, 64
+#: channels, 4 correlations, 256², natural; /proc VmHWM), 84 of them the reader's.
+GRID_BYTES_PER_SAMPLE = 240
+#: The grid path's bytes per tap entry of a block of records (the cell index, the dirty
+#: grid's two sums and the PSF's one, the band sort and its gathers), for
+#: ``GridParams.chunk`` entries at most (:func:`grid_taps`): measured ≈ 190 MiB at the
+#: default 2²² entries.
+GRID_BYTES_PER_TAP = 48
 
 
 class BudgetError(MemoryError):
@@ -66,24 +118,86 @@ def image_bytes(
     if clean:
         est += imaging_estimate(2 * npix, algorithm, params, nvis=0, nimages=2).total
         est += 2 * 8.0 * npix * npix
-    est += WORKER_OVERHEAD_BYTES
+    est += WORKER_OVERHEAD_BYTES + jit_bytes(algorithm)
     if density_npix:
         est += 3 * 8.0 * (2 * density_npix) ** 2  # its counts, the totals' grid, a lookup
     return est
 
 
+@dataclass(frozen=True)
+class GridCosts:
+    """What a worker of the grid path needs besides its grids (:func:`grid_costs`).
+
+    Attributes
+    ----------
+    fixed : float
+        Its two grids, the density grid if any and :data:`WORKER_OVERHEAD_BYTES`: held
+        from its first chunk to the finish.
+    tap_per_sample, tap_cap : float
+        A chunk's block of taps: bytes per sample, and at most.
+    finish : float
+        The finish (the v-transformed rows, the two images and a block's FFT), or a band
+        of another worker's grids on the worker that sums them: after the chunks, so it
+        shares their room.
+    """
+
+    fixed: float
+    tap_per_sample: float
+    tap_cap: float
+    finish: float
+
+
+def grid_costs(npix: int, algorithm: str, params=None, *, density_npix: int = 0) -> GridCosts:
+    """The grid path's costs (:func:`~uvlab.gpu.imaging.grid_parts.grids_in_parts`):
+    two complex128 grids of the gridder's unfolded half grid (dirty and PSF), S_u·S_v taps
+    a sample at :data:`GRID_BYTES_PER_TAP` up to ``GridParams.chunk`` taps, and the finish.
+    """
+    from uvlab.gpu.blocks import BLOCK_CELLS
+    from uvlab.gpu.gridders.params import GridParams
+    from uvlab.gpu.gridders.registry import axis_plans
+    from uvlab.gpu.gridders.separable import extended_shape
+    from uvlab.gpu.image_spec import ImageSpec
+
+    params = params or GridParams()
+    plan_u, plan_v = axis_plans(algorithm, ImageSpec(int(npix), 1.0e-6), params)
+    mv, width = extended_shape(plan_u, plan_v)
+    grids = 2 * 16.0 * mv * width
+    block = 3 * 16.0 * min(BLOCK_CELLS, mv * width)  # a block of the FFTs and its copies
+    finish = 16.0 * npix * (plan_u.n_fft // 2 + 1) + 2 * 8.0 * npix * npix + block
+    fixed = grids + WORKER_OVERHEAD_BYTES + jit_bytes(algorithm)
+    if density_npix:
+        fixed += 3 * 8.0 * (2 * density_npix) ** 2
+    taps = plan_u.rule.support * plan_v.rule.support
+    return GridCosts(fixed, GRID_BYTES_PER_TAP * taps, GRID_BYTES_PER_TAP * float(params.chunk),
+                     max(finish, grids / 8))  # fmt: skip
+
+
 def chunk_rows(
-    worker_bytes: float, nchan: int, ncorr: int, fixed_bytes: float, *, what: str = "imaging"
-) -> ChunkPlan:
+    worker_bytes: float, nchan: int, ncorr: int, fixed_bytes: float, *, what: str = "imaging",
+    grid: GridCosts | None = None,
+) -> ChunkPlan:  # fmt: skip
     """The rows per chunk that fit ``worker_bytes`` beside ``fixed_bytes``.
+
+    ``grid``: the chunks are gridded into a worker's grids (``fixed_bytes`` its
+    :attr:`GridCosts.fixed`), at :data:`GRID_BYTES_PER_SAMPLE` and the costs' taps, and
+    the room left must also hold the finish; else imaged (:data:`BYTES_PER_SAMPLE`).
 
     Raises
     ------
     BudgetError
         When the worker's share does not hold the image-sized part and one row.
     """
-    row = float(nchan) * (BYTES_PER_SAMPLE_CORR * ncorr + BYTES_PER_SAMPLE) + BYTES_PER_ROW
+    per_sample = GRID_BYTES_PER_SAMPLE if grid else BYTES_PER_SAMPLE
+    row = float(nchan) * (BYTES_PER_SAMPLE_CORR * ncorr + per_sample) + BYTES_PER_ROW
     left = float(worker_bytes) - float(fixed_bytes)
+    if grid is not None:  # the taps grow with the rows up to their cap
+        tap_row = float(nchan) * grid.tap_per_sample
+        if left < max(row + tap_row, grid.finish):
+            left = -1.0
+        elif left // (row + tap_row) * tap_row > grid.tap_cap:
+            left -= grid.tap_cap
+        else:
+            row += tap_row
     if left < row:
         raise BudgetError(
             f"{what} needs at least {format_bytes(fixed_bytes + row)} per worker "

@@ -89,8 +89,17 @@ def gpu_worker_specs(gpus: list[str], workers: int | None, limit) -> dict:
 
 
 def _local_cluster(workers, memory_bytes, gpus):
-    """A LocalCluster of CPU workers, or a SpecCluster of one worker per GPU."""
+    """A LocalCluster of CPU workers, or a SpecCluster of one worker per GPU.
+
+    Dask's pause at 80 % of a worker's limit is off: uvlab sizes its chunks to the limit
+    (:mod:`~uvlab.app.scale.budget`), and a worker paused by memory that no task of its
+    own can free waits for ever (a 0.2 GB worker loading the numba rung did). Past 95 %
+    the nanny still restarts the worker, and the job fails with Dask's KilledWorker.
+    """
+    import dask
     from distributed import LocalCluster, Scheduler, SpecCluster
+
+    dask.config.set({"distributed.worker.memory.pause": False})
 
     n = max(1, int(workers or default_worker_count(gpus)))
     limit = "auto" if memory_bytes is None else max(1, int(memory_bytes) // n)

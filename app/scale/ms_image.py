@@ -3,13 +3,17 @@
 Each task reads one row chunk of the selection on its worker (uvlab's reader,
 :func:`~uvlab.app.ms.reader.read_visibilities` with ``row_range``: the same
 selection, Stokes product, weights, flags and non-finite handling as every other
-read) and images it with the engine (:func:`uvlab.gpu.imaging.parts.image_part`);
-the parts are added pairwise on the workers as they come in (a tree reduction
-with a bounded number of tasks in flight, :func:`stream_sum`), and the client
-divides once. Uniform and Briggs weighting take a first pass over the chunks for
-the density of all the data (:func:`uvlab.gpu.imaging.parts.part_counts`), whose
-totals every task of the second pass receives. No process ever holds the whole
-selection: a worker holds its chunk and the image-sized part.
+read). The separable gridders on the CPU grid it into their worker's grids in place
+(:func:`uvlab.gpu.imaging.grid_parts.grid_part`, a chain of tasks per worker,
+:func:`grid_sum`), the grids are summed on one worker and finished there once (one FFT
+in all). The other algorithms image each chunk with the engine
+(:func:`uvlab.gpu.imaging.parts.image_part`), and the images are added pairwise on the
+workers as they come in (a tree reduction with a bounded number of tasks in flight,
+:func:`stream_sum`). The client divides once. Uniform and Briggs weighting take a
+first pass over the chunks for the density of all the data
+(:func:`uvlab.gpu.imaging.parts.part_counts`), whose totals every task of the second pass
+receives. No process ever holds the whole selection: a worker holds its chunk and the
+image-sized part (its grids, or an image part).
 
 Several spectral windows (one :class:`MSRead` each) make one multi-frequency-synthesis
 image: the tasks are the windows' row chunks, every one imaged at its own window's
@@ -92,6 +96,8 @@ class PartsImage:
     #: The density totals (a future on the cluster) for uniform and Briggs, else None:
     #: what every later pass over the same data (CLEAN's) weights with.
     totals: object = None
+    #: What the chunks' parts were: ``"grids"`` (summed, one FFT) or ``"images"``.
+    summed: str = "images"
 
 
 def row_chunks(nrow: int, rows: int) -> list[tuple[int, int]]:
@@ -130,6 +136,51 @@ def _image(chunk, *, spec, weighting, totals, algorithm, params, device, psf):
         vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, totals,
         algorithm=algorithm, params=params, device=device, psf=psf,
     )  # fmt: skip
+
+
+#: Bands a worker's grid is sent in to the worker that sums them (:func:`grid_sum`).
+REDUCE_BANDS = 16
+
+
+def _grid(chunk, acc, *, spec, weighting, totals, algorithm, params, psf):
+    from uvlab.gpu.imaging.grid_parts import grid_part
+
+    vd = chunk_data(chunk)
+    return grid_part(
+        vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, totals,
+        algorithm=algorithm, params=params, psf=psf, into=acc,
+    )  # fmt: skip
+
+
+def _grid_band(grid, band, nbands):
+    return grid.band(band, nbands)
+
+
+def _add_band(grid, piece, band, nbands, *after):
+    return grid.add(piece, band, nbands)
+
+
+def _finish(grid, *after, spec, algorithm, params):
+    from uvlab.gpu.imaging.grid_parts import finish
+
+    return finish(grid, spec, algorithm, params)
+
+
+def grid_sum(client, chunks, *, spec, algorithm, params, progress=None, cancelled=None, **kw):
+    """The images of all ``chunks`` by summing grids: a chain per worker
+    (:func:`~uvlab.app.scale.chains.run_chains`), the chains added on the workers, one
+    :func:`~uvlab.gpu.imaging.grid_parts.finish`. Returns a
+    :class:`~uvlab.gpu.imaging.parts.PartImage`."""
+    from uvlab.app.scale.chains import reduce_on_workers, run_chains
+
+    same = dict(spec=spec, algorithm=algorithm, params=params)
+    chains = run_chains(client, _grid, chunks, progress=progress, cancelled=cancelled,
+                        **same, **kw)  # fmt: skip
+    worker, total, after = reduce_on_workers(client, _grid_band, _add_band, chains, REDUCE_BANDS)
+    del chains
+    done = client.submit(_finish, total, *after, **same, workers=[worker], pure=False)
+    del total, after
+    return done.result()
 
 
 def stream_sum(client, fn, chunks, *, window: int, progress=None, **kwargs):
@@ -176,7 +227,7 @@ def stream_sum(client, fn, chunks, *, window: int, progress=None, **kwargs):
 
 def image_ms(
     client, source, spec, weighting, *, chunk_rows: int, algorithm: str = "conv",
-    params=None, device: str = "cpu", psf: bool = True,
+    params=None, device: str = "cpu", psf: bool = True, cancelled=None,
 ) -> PartsImage:  # fmt: skip
     """Image ``source`` in chunks of ``chunk_rows`` rows on ``client``'s cluster.
 
@@ -184,8 +235,15 @@ def image_ms(
     image of all). Equal to :func:`~uvlab.gpu.imaging.imager.make_image` of the whole
     selection read at once (:func:`~uvlab.gpu.imaging.mfs.mfs_image` of the windows),
     to rounding. Raises ``ValueError`` when nothing is left to image.
+
+    The separable gridders on the CPU sum grids (:func:`grid_sum`: one FFT in all;
+    :func:`~uvlab.gpu.imaging.grid_parts.grids_in_parts`); the others sum images
+    (:func:`stream_sum` of :func:`~uvlab.gpu.imaging.parts.image_part`: an FFT per
+    chunk). ``cancelled()``, asked between chunks of the grid sum, stops it
+    (:class:`~uvlab.app.scale.chains.Cancelled`).
     """
     from uvlab.app.runtime.progress import progress_bar
+    from uvlab.gpu.imaging.grid_parts import grids_in_parts
     from uvlab.gpu.imaging.parts import density_totals, needs_density
 
     timing: dict[str, float] = {}
@@ -200,15 +258,23 @@ def image_ms(
         totals = client.scatter(density_totals(counts), broadcast=True)
         timing["read + density"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    with progress_bar("read + grid + FFT", total=len(chunks), unit="chunk") as bar:
-        total = stream_sum(
-            client, _image, chunks, window=window, spec=spec, weighting=weighting,
-            totals=totals, algorithm=algorithm, params=params, device=device, psf=psf,
-            progress=bar,
-        )  # fmt: skip
+    by_grids = grids_in_parts(algorithm, params, device)
+    if by_grids:
+        with progress_bar("read + grid", total=len(chunks), unit="chunk") as bar:
+            total = grid_sum(
+                client, chunks, spec=spec, algorithm=algorithm, params=params,
+                weighting=weighting, totals=totals, psf=psf, progress=bar, cancelled=cancelled,
+            )  # fmt: skip
+    else:
+        with progress_bar("read + grid + FFT", total=len(chunks), unit="chunk") as bar:
+            total = stream_sum(
+                client, _image, chunks, window=window, spec=spec, weighting=weighting,
+                totals=totals, algorithm=algorithm, params=params, device=device, psf=psf,
+                progress=bar,
+            )  # fmt: skip
     timing["read + grid"] = time.perf_counter() - t0
     dirty, psf_img = total.normalised()
     return PartsImage(
         dirty, psf_img, total.sum_weights, total.nvis, len(chunks), algorithm, device, timing,
-        total.mean_freq_hz, totals,
+        total.mean_freq_hz, totals, "grids" if by_grids else "images",
     )  # fmt: skip

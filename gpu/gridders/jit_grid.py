@@ -91,27 +91,21 @@ def _check_columns(k0u, lo: int, hi: int) -> None:
         )
 
 
-def grid_extended_numba(xu, xv, vis, plan_u, plan_v, chunk: int, timer=None, on_block=None):
-    """:func:`~uvlab.gpu.gridders.separable.grid_extended` by the compiled loop.
+def grid_into_numba(exts, xu, xv, values, plan_u, plan_v, chunk: int, timer=None, on_block=None):
+    """:func:`~uvlab.gpu.gridders.separable.grid_into` by the compiled loop, in place.
 
-    The same records, chunks of ``chunk // (S_u·S_v)`` records, blocks of
-    :data:`~uvlab.gpu.blocks.BLOCK_CELLS` taps with ``on_block()`` before each,
-    and stages ("sort / bin" for the taps, "grid" for the accumulation).
-
-    Returns
-    -------
-    (Mv, Mu/2 + 1 + 2·pad) complex128
-        Column c holds u cell ``c − pad``, ``pad = S_u // 2 + 1``.
+    ``exts``: the unfolded half grids, (Mv, Mu/2 + 1 + 2·pad) complex128, C-contiguous
+    (checked by the caller); ``values``: the records' values, one array per grid (a real
+    array adds to the real part alone). The same records, chunks of ``chunk // (S_u·S_v)``
+    records, blocks of :data:`~uvlab.gpu.blocks.BLOCK_CELLS` taps with ``on_block()``
+    before each, and stages ("sort / bin" for the taps, once for all the grids; "grid"
+    for the accumulation).
     """
     grid_taps = _kernels().grid_taps
-    mu, mv = plan_u.n_grid, plan_v.n_grid
     su, sv = plan_u.rule.support, plan_v.rule.support
     pad = su // 2 + 1
-    width = mu // 2 + 1 + 2 * pad
-    with timed(timer, "grid"):
-        ext = np.zeros((mv, width), dtype=np.complex128)
-        flat = ext.view(np.float64)
-    vis = np.asarray(vis, dtype=np.complex128)
+    width = exts[0].shape[1]
+    flats = [e.view(np.float64) for e in exts]
     step = max(1, int(chunk) // (su * sv))
     for s in range(0, xu.size, step):
         sl = slice(s, min(xu.size, s + step))
@@ -122,12 +116,16 @@ def grid_extended_numba(xu, xv, vis, plan_u, plan_v, chunk: int, timer=None, on_
                 k0u, wu = _taps(plan_u.rule, xu[rec])
                 k0v, wv = _taps(plan_v.rule, xv[rec])
                 _check_columns(k0u, -pad, width - pad - su)
-                v = vis[rec]
-                vr, vi = np.ascontiguousarray(v.real), np.ascontiguousarray(v.imag)
+                parts = []
+                for v in values:
+                    v = v[rec]
+                    im = v.imag if np.iscomplexobj(v) else np.zeros(v.shape)
+                    parts.append((np.ascontiguousarray(v.real, np.float64),
+                                  np.ascontiguousarray(im, np.float64)))  # fmt: skip
             with timed(timer, "grid"):
-                grid_taps(flat, k0u, wu, k0v, wv, vr, vi, pad)
+                for flat, (vr, vi) in zip(flats, parts, strict=True):
+                    grid_taps(flat, k0u, wu, k0v, wv, vr, vi, pad)
     block_done(on_block)
-    return ext
 
 
 def interpolate_numba(half, xu, xv, plan_u, plan_v, chunk: int) -> np.ndarray:

@@ -35,7 +35,7 @@ from uvlab.gpu.gridders.compress import compress as compress_records
 from uvlab.gpu.gridders.compress import key_from_plans
 from uvlab.gpu.gridders.correction import pixel_offsets
 from uvlab.gpu.gridders.half_plane import half_plane_coords
-from uvlab.gpu.gridders.jit_grid import cpu_rung, grid_extended_numba
+from uvlab.gpu.gridders.jit_grid import cpu_rung, grid_into_numba
 from uvlab.gpu.gridders.pruning import flip_rows
 from uvlab.gpu.timing import timed
 
@@ -46,7 +46,9 @@ def to_half_plane(xu, xv, vis, n_u: int):
     return xu, xv, np.where(neg, np.conj(vis), vis)
 
 
-def fold_half(ext: np.ndarray, n_u: int, pad: int, on_block=None) -> np.ndarray:
+def fold_half(
+    ext: np.ndarray, n_u: int, pad: int, on_block=None, *, inplace: bool = False
+) -> np.ndarray:
     """Hermitian half ``(G + G')/2`` of a grid gridded with extra u columns.
 
     Parameters
@@ -59,6 +61,9 @@ def fold_half(ext: np.ndarray, n_u: int, pad: int, on_block=None) -> np.ndarray:
         Extra columns each side (≤ Mu/2).
     on_block : callable() -> None, optional
         Called between blocks of rows (a cancel check, :mod:`uvlab.gpu.blocks`).
+    inplace : bool
+        Fold into ``ext`` itself (no grid-sized copy; ``ext`` is spent) and return a view
+        of its columns ``pad … pad + Mu/2``; the values are those of the copy.
 
     Returns
     -------
@@ -69,14 +74,20 @@ def fold_half(ext: np.ndarray, n_u: int, pad: int, on_block=None) -> np.ndarray:
     h = n_u // 2
     if pad > h:
         raise ValueError(f"grid of {n_u} cells too small for {pad} fold columns")
-    out = np.empty((ext.shape[0], h + 1), dtype=np.result_type(ext, 0.5))
+    # u cells k = 0, −1, …, −pad mirror onto 0 … pad; k = Mu/2 + pad … Mu/2 onto
+    # Mu/2 − pad … Mu/2 (copied first: in place, the scaling below overwrites them).
+    left = ext[:, pad::-1]
+    right = ext[:, 2 * pad + h : pad + h - 1 : -1]
+    if inplace:
+        left, right = left.copy(), right.copy()
+        out = ext[:, pad : pad + h + 1]
+    else:
+        out = np.empty((ext.shape[0], h + 1), dtype=np.result_type(ext, 0.5))
     for rows in spans(ext.shape[0], BLOCK_CELLS // (h + 1)):
         block_done(on_block)
         np.multiply(0.5, ext[rows, pad : pad + h + 1], out=out[rows])
-    # u cells k = 0, −1, …, −pad mirror onto 0 … pad.
-    out[:, : pad + 1] += 0.5 * np.conj(flip_rows(ext[:, pad::-1]))
-    # u cells k = Mu/2 + pad … Mu/2 mirror onto Mu/2 − pad … Mu/2.
-    out[:, h - pad : h + 1] += 0.5 * np.conj(flip_rows(ext[:, 2 * pad + h : pad + h - 1 : -1]))
+    out[:, : pad + 1] += 0.5 * np.conj(flip_rows(left))
+    out[:, h - pad : h + 1] += 0.5 * np.conj(flip_rows(right))
     return out
 
 
@@ -104,32 +115,48 @@ def half_to_image(half: np.ndarray, n_u: int, npix: int, on_block=None) -> np.nd
     for cols in spans(half.shape[1], BLOCK_CELLS // n_v):
         block_done(on_block)
         rows[:, cols] = np.fft.ifft(half[:, cols], axis=0)[n % n_v] * n_v
-    block_done(on_block)
-    return np.fft.irfft(rows, n=n_u, axis=1)[:, n % n_u] * n_u
+    # the u transform a block of rows at a time: no (N, Mu) temporary
+    img = np.empty((npix, npix))
+    for part in spans(npix, BLOCK_CELLS // n_u):
+        block_done(on_block)
+        img[part] = np.fft.irfft(rows[part], n=n_u, axis=1)[:, n % n_u] * n_u
+    return img
 
 
-def banded_bincount(idx, weights, out: np.ndarray, on_block=None) -> None:
+def banded_bincount(idx, weights, out, on_block=None) -> None:
     """``out += np.bincount(idx, weights, minlength=out.size)``, a band of cells at a time.
 
-    Each band's records keep their order, so every cell's sum is the same as in
-    one ``bincount``; ``on_block()`` is called before each band of
-    :data:`~uvlab.gpu.blocks.BLOCK_CELLS` cells.
+    ``weights`` and ``out`` may be sequences of the same length (several sums over the
+    same ``idx``: the bands are found once). Each band's records keep their order (a
+    stable sort by band), so every cell's sum is the same as in one ``bincount``;
+    ``on_block()`` is called before each band of :data:`~uvlab.gpu.blocks.BLOCK_CELLS`
+    cells.
     """
-    if out.size <= BLOCK_CELLS:
-        block_done(on_block)
-        out += np.bincount(idx, weights, minlength=out.size)
+    if isinstance(out, np.ndarray):
+        weights, out = [weights], [out]
+    size = out[0].size
+    if size <= BLOCK_CELLS:
+        for w, o in zip(weights, out, strict=True):
+            block_done(on_block)
+            o += np.bincount(idx, w, minlength=size)
         return
-    band = idx // BLOCK_CELLS
-    for b, cells in enumerate(spans(out.size, BLOCK_CELLS)):
+    nbands = -(-size // BLOCK_CELLS)
+    band = (idx // BLOCK_CELLS).astype(np.uint16 if nbands < 1 << 16 else np.int64)
+    order = np.argsort(band, kind="stable")  # a radix sort of 16-bit keys
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(band, minlength=nbands))])
+    del band
+    for b, cells in enumerate(spans(size, BLOCK_CELLS)):
         block_done(on_block)
-        sel = band == b
-        out[cells] += np.bincount(
-            idx[sel] - cells.start, weights[sel], minlength=cells.stop - cells.start
-        )
+        sel = order[bounds[b] : bounds[b + 1]]
+        local = idx[sel] - cells.start
+        for w, o in zip(weights, out, strict=True):
+            o[cells] += np.bincount(local, w[sel], minlength=cells.stop - cells.start)
 
 
-def _chunk_taps(xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, width: int, timer, on_block):
-    """(cell index, weight·Re V, weight·Im V) of every tap of a chunk's records.
+def _chunk_taps(xu, xv, values, plan_u: AxisPlan, plan_v: AxisPlan, width: int, timer,
+                on_block):  # fmt: skip
+    """(cell index, [weight·Re v (and weight·Im v for complex v) for v in values]) of every
+    tap of a chunk's records.
 
     Computed for :data:`~uvlab.gpu.blocks.BLOCK_CELLS` taps at a time (each record's
     taps alone decide its entries, so the arrays are those of one pass), with
@@ -140,7 +167,8 @@ def _chunk_taps(xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, width: int, tim
     ju, jv = np.arange(su), np.arange(sv)
     taps = su * sv
     idx = np.empty(xu.size * taps, dtype=np.int64)
-    w_re, w_im = np.empty(idx.size), np.empty(idx.size)
+    parts = [p for v in values for p in ((v.real, v.imag) if np.iscomplexobj(v) else (v,))]
+    sums = [np.empty(idx.size) for _ in parts]
     for part in spans(xu.size, BLOCK_CELLS // taps):
         block_done(on_block)
         out = slice(part.start * taps, part.stop * taps)
@@ -150,9 +178,9 @@ def _chunk_taps(xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, width: int, tim
             rows = ((k0v[:, None] + jv) % mv) * width
             idx[out] = (rows[:, :, None] + (k0u[:, None] + ju + pad)[:, None, :]).ravel()
             wt = wv[:, :, None] * wu[:, None, :]
-            w_re[out] = (wt * vis[part].real[:, None, None]).ravel()
-            w_im[out] = (wt * vis[part].imag[:, None, None]).ravel()
-    return idx, w_re, w_im
+            for p, acc in zip(parts, sums, strict=True):
+                acc[out] = (wt * p[part][:, None, None]).ravel()
+    return idx, sums
 
 
 def grid_half_plane(
@@ -172,6 +200,53 @@ def grid_half_plane(
         return fold_half(ext, plan_u.n_grid, plan_u.rule.support // 2 + 1, on_block)
 
 
+def extended_shape(plan_u: AxisPlan, plan_v: AxisPlan) -> tuple[int, int]:
+    """(Mv, Mu/2 + 1 + 2·pad): the unfolded half grid :func:`grid_into` adds to."""
+    return plan_v.n_grid, plan_u.n_grid // 2 + 1 + 2 * (plan_u.rule.support // 2 + 1)
+
+
+def grid_into(
+    ext, xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None,
+    on_block=None,
+) -> None:  # fmt: skip
+    """Add half-plane records into ``ext``, the unfolded half grid, in place.
+
+    Parameters
+    ----------
+    ext : (Mv, Mu/2 + 1 + 2·pad) complex128, C-contiguous, or a list of them
+        :func:`extended_shape`; column c holds u cell ``c − pad``, ``pad = S_u // 2 + 1``.
+        Records gridded into it in several calls sum as if gridded in one, to rounding
+        (what a grid made in parts, :mod:`uvlab.gpu.imaging.grid_parts`, relies on).
+    xu, xv : (nrec,)
+        Half-plane records (:func:`half_plane_records`).
+    vis : (nrec,) complex or real, or a list of them (one per grid of ``ext``)
+        The records' values; the taps are computed once for all the grids (a real
+        array's values add to the real part alone).
+    chunk : int
+        Tap entries per block of records (memory bound).
+    """
+    exts, values = ([ext], [vis]) if isinstance(ext, np.ndarray) else (list(ext), list(vis))
+    shape = extended_shape(plan_u, plan_v)
+    if any(e.shape != shape or not e.flags.c_contiguous for e in exts):
+        raise ValueError(f"grid of shape {exts[0].shape} is not this chain's unfolded half grid")
+    if cpu_rung() == "numba":
+        grid_into_numba(exts, xu, xv, values, plan_u, plan_v, chunk, timer, on_block)
+        return
+    su, sv = plan_u.rule.support, plan_v.rule.support
+    targets = []  # strided views: the bincounts add into the grids themselves
+    for e, v in zip(exts, values, strict=True):
+        flat = e.reshape(-1)
+        targets += [flat.real, flat.imag] if np.iscomplexobj(v) else [flat.real]
+    step = max(1, int(chunk) // (su * sv))
+    for s in range(0, xu.size, step):
+        sl = slice(s, s + step)
+        idx, sums = _chunk_taps(
+            xu[sl], xv[sl], [v[sl] for v in values], plan_u, plan_v, shape[1], timer, on_block
+        )
+        with timed(timer, "grid"):
+            banded_bincount(idx, sums, targets, on_block)
+
+
 def grid_extended(
     xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None, on_block=None
 ):
@@ -188,31 +263,37 @@ def grid_extended(
         Column c holds u cell ``c − pad``, ``pad = S_u // 2 + 1``
         (:func:`fold_half` makes it the Hermitian half).
     """
-    if cpu_rung() == "numba":
-        return grid_extended_numba(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block)
-    mu, mv = plan_u.n_grid, plan_v.n_grid
-    su, sv = plan_u.rule.support, plan_v.rule.support
-    pad = su // 2 + 1
-    width = mu // 2 + 1 + 2 * pad
-    size = mv * width
-    re = np.zeros(size)
-    im = np.zeros(size)
-    step = max(1, int(chunk) // (su * sv))
-    for s in range(0, xu.size, step):
-        sl = slice(s, s + step)
-        idx, w_re, w_im = _chunk_taps(
-            xu[sl], xv[sl], vis[sl], plan_u, plan_v, width, timer, on_block
-        )
-        with timed(timer, "grid"):
-            banded_bincount(idx, w_re, re, on_block)
-            banded_bincount(idx, w_im, im, on_block)
     with timed(timer, "grid"):
-        re, im = re.reshape(mv, width), im.reshape(mv, width)
-        ext = np.empty((mv, width), dtype=np.complex128)
-        for rows in spans(mv, BLOCK_CELLS // width):
-            block_done(on_block)
-            ext[rows] = re[rows] + 1j * im[rows]
-        return ext
+        ext = np.zeros(extended_shape(plan_u, plan_v), dtype=np.complex128)
+    grid_into(ext, xu, xv, vis, plan_u, plan_v, chunk, timer, on_block)
+    return ext
+
+
+def half_to_uncorrected(
+    half: np.ndarray, plan_u: AxisPlan, plan_v: AxisPlan, timer=None, on_block=None
+) -> np.ndarray:
+    """Prune and inverse-FFT the Hermitian half grid: the uncorrected (N, N) image.
+
+    Steps 3–4 of the module's chain; the caller corrects (:func:`correct`).
+    """
+    block_done(on_block)
+    if plan_v.pruner is not None:
+        with timed(timer, "prune"):
+            half = plan_v.pruner.apply(half, axis=0, on_block=on_block)
+        block_done(on_block)
+    if plan_u.pruner is not None:
+        with timed(timer, "prune"):
+            half = plan_u.pruner.apply_half(half, plan_u.n_grid, on_block=on_block)
+        block_done(on_block)
+    with timed(timer, "FFT"):
+        return half_to_image(half, plan_u.n_fft, plan_u.npix, on_block)
+
+
+def correct(img: np.ndarray, plan_u: AxisPlan, plan_v: AxisPlan, timer=None) -> np.ndarray:
+    """Step 5, in place: ``img`` times the outer product of the two axis correctors."""
+    with timed(timer, "correct"):
+        img *= plan_v.corrector[:, None] * plan_u.corrector[None, :]
+    return img
 
 
 def records_to_image(
@@ -228,17 +309,26 @@ def records_to_image(
     (N, N) float64, ``Re Σ_k F_k·exp(2πi·k·n/M)`` of the pruned grid.
     """
     half = grid_half_plane(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block)
-    block_done(on_block)
-    if plan_v.pruner is not None:
-        with timed(timer, "prune"):
-            half = plan_v.pruner.apply(half, axis=0, on_block=on_block)
-        block_done(on_block)
-    if plan_u.pruner is not None:
-        with timed(timer, "prune"):
-            half = plan_u.pruner.apply_half(half, plan_u.n_grid, on_block=on_block)
-        block_done(on_block)
-    with timed(timer, "FFT"):
-        return half_to_image(half, plan_u.n_fft, plan_u.npix, on_block)
+    return half_to_uncorrected(half, plan_u, plan_v, timer, on_block)
+
+
+def half_plane_records(
+    u, v, wvis, plan_u: AxisPlan, plan_v: AxisPlan, *, compress: bool = False, timer=None
+):
+    """Step 1: (ξu, ξv, vis) of the records in the plans' grid cells, in the half plane.
+
+    ``compress`` sums the records of each nearest cell first
+    (:func:`~uvlab.gpu.gridders.compress.compress`, stage "compress").
+    """
+    if compress:
+        key = key_from_plans(plan_u, plan_v)
+        with timed(timer, "compress"):
+            c = compress_records(u, v, wvis, key)
+        u, v, wvis = c.u, c.v, c.wvis
+    with timed(timer, "sort / bin"):
+        return to_half_plane(
+            plan_u.coords(u), -plan_v.coords(v), np.asarray(wvis, np.complex128), plan_u.n_grid
+        )
 
 
 def separable_dirty(
@@ -279,21 +369,10 @@ def separable_dirty(
     -------
     (N, N) float64
     """
-    if compress:
-        key = key_from_plans(plan_u, plan_v)
-        with timed(timer, "compress"):
-            c = compress_records(u, v, wvis, key)
-        u, v, wvis = c.u, c.v, c.wvis
-        block_done(on_block)
-    with timed(timer, "sort / bin"):
-        xu, xv, vis = to_half_plane(
-            plan_u.coords(u), -plan_v.coords(v), np.asarray(wvis, np.complex128), plan_u.n_grid
-        )
+    xu, xv, vis = half_plane_records(u, v, wvis, plan_u, plan_v, compress=compress, timer=timer)
     block_done(on_block)
     img = records_to_image(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block)
-    with timed(timer, "correct"):
-        img *= plan_v.corrector[:, None] * plan_u.corrector[None, :]
-    return img
+    return correct(img, plan_u, plan_v, timer)
 
 
 def plans_dirty(u, v, wvis, plans, params, *, timer=None, on_block=None) -> np.ndarray:

@@ -69,10 +69,10 @@ def density_totals(counts) -> DensityTotals:
     return DensityTotals(mirrored(counts), mean_density(counts))
 
 
-def part_weights(
+def weighted_samples(
     uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting, totals=None
-) -> np.ndarray:
-    """(row, chan) float64: the imaging weights of one part, 0 where a sample is unusable.
+):
+    """(FlatSamples, (nvis,) float64 imaging weights) of one part's usable samples.
 
     ``totals`` (:func:`density_totals`) is required for uniform and Briggs weighting.
     """
@@ -84,6 +84,17 @@ def part_weights(
         density = lookup_density(totals.grid, s.u, s.v, weighting.density_spec(spec))
         mean = totals.mean
     wt = imaging_weights(s.u, s.v, s.weight, spec, weighting, density=density, mean_density=mean)
+    return s, np.asarray(wt, dtype=np.float64)
+
+
+def part_weights(
+    uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting, totals=None
+) -> np.ndarray:
+    """(row, chan) float64: the imaging weights of one part, 0 where a sample is unusable.
+
+    ``totals`` (:func:`density_totals`) is required for uniform and Briggs weighting.
+    """
+    s, wt = weighted_samples(uvw, freq_hz, vis, weight, flag, spec, weighting, totals)
     out = np.zeros(s.shape[0] * s.shape[1])
     if s.index is None:
         out[:] = wt

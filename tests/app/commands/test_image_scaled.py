@@ -23,9 +23,12 @@ def ms(tmp_path_factory):
     return path
 
 
-@pytest.mark.parametrize("weighting", ["natural", "uniform"])
-def test_chunks_over_local_workers_write_the_same_images(ms, tmp_path, weighting):
-    args = ["image", "--ms", ms, *GEOMETRY, "--weighting", weighting]
+@pytest.mark.parametrize(
+    ("weighting", "algorithm"),
+    [("natural", "ducc"), ("uniform", "ducc"), ("natural", "conv"), ("briggs", "conv")],
+)  # ducc sums images, conv grids (gpu/imaging/grid_parts.py)
+def test_chunks_over_local_workers_write_the_same_images(ms, tmp_path, weighting, algorithm):
+    args = ["image", "--ms", ms, *GEOMETRY, "--weighting", weighting, "--algorithm", algorithm]
     code, _, err = run_cli(*args, "--out", tmp_path / "one")
     assert code == 0, err
     code, _, err = run_cli(*args, "--workers", "2", "--chunk-rows", "17",
@@ -124,16 +127,18 @@ def test_interval_in_chunks_keeps_the_same_timesteps(ms, tmp_path):
     assert "--interval" in err and "6 timesteps" in err
 
 
-def test_chunks_sized_from_abs_mem(ms, tmp_path):
+@pytest.mark.parametrize("algorithm", ["ducc", "conv"])  # images summed, grids summed
+def test_chunks_sized_from_abs_mem(ms, tmp_path, algorithm):
     code, _, err = run_cli("image", "--ms", ms, *GEOMETRY, "--workers", "1", "--abs-mem",
-                           "0.2", "--out", tmp_path / "m")  # fmt: skip
+                           "0.5", "--algorithm", algorithm, "--out", tmp_path / "m")  # fmt: skip
     assert code == 0, err
     assert "rows per chunk" in err and "image-sized per worker" in err
 
 
-def test_too_little_memory_is_refused_before_any_work(ms, tmp_path):
+@pytest.mark.parametrize("algorithm", ["ducc", "conv"])
+def test_too_little_memory_is_refused_before_any_work(ms, tmp_path, algorithm):
     code, _, err = run_cli("image", "--ms", ms, *GEOMETRY, "--workers", "1", "--abs-mem",
-                             "0.0001", "--out", tmp_path / "m")  # fmt: skip
+                           "0.0001", "--algorithm", algorithm, "--out", tmp_path / "m")  # fmt: skip
     assert code == 1 and len(err.strip().splitlines()) == 1
     assert "per worker" in err and "--abs-mem" in err
     assert not list(tmp_path.iterdir())

@@ -22,7 +22,7 @@ CHUNK_BUDGET = 6 * 2**20
 
 PROBE = f"""
 import json, sys
-from uvlab.app.scale.budget import chunk_rows, image_bytes
+from uvlab.app.scale.budget import chunk_rows, grid_costs, image_bytes
 from uvlab.app.scale.cluster import cluster_client
 from uvlab.app.scale.ms_image import MSRead, image_ms
 from uvlab.gpu.gridders.registry import default_algorithm
@@ -48,10 +48,12 @@ def reset_peak():
 if __name__ == "__main__":
     source = MSRead(sys.argv[1])
     spec, wt = ImageSpec({NPIX}, 20 * ARCSEC), Weighting("natural")
-    algorithm = default_algorithm("cpu")  # ducc0: what uvlab image runs without a GPU
-    fixed = image_bytes({NPIX}, algorithm, None)
+    # ducc0 (what uvlab image runs without a GPU) sums images; nn sums grids
+    algorithm = sys.argv[2] if len(sys.argv) > 2 else default_algorithm("cpu")
+    grid = grid_costs({NPIX}, algorithm) if algorithm != "ducc" else None
+    fixed = image_bytes({NPIX}, algorithm, None) if grid is None else grid.fixed
     budget = fixed + {CHUNK_BUDGET}
-    plan = chunk_rows(budget, {NCHAN}, {NCORR}, fixed)
+    plan = chunk_rows(budget, {NCHAN}, {NCORR}, fixed, grid=grid)
     t0 = float(source.read((0, 1)).time[0])  # the first two integrations: imports, images
     with cluster_client(workers=1) as client:
         image_ms(client, MSRead(source.path, time_range=(t0, t0 + 60.0)), spec, wt,
@@ -61,7 +63,7 @@ if __name__ == "__main__":
         res = image_ms(client, source, spec, wt, chunk_rows=plan.rows, algorithm=algorithm)
         (_, peak), = client.run(memory).values()
     print(json.dumps(dict(reset=reset, before=before, peak=peak, budget=budget,
-                          chunks=res.chunks, nvis=res.nvis,
+                          chunks=res.chunks, nvis=res.nvis, summed=res.summed,
                           data_bytes=source.count() * {NCHAN} * {NCORR} * 8)))
 """
 
@@ -77,17 +79,18 @@ def big_ms(tmp_path_factory):
     return out
 
 
-def test_an_ms_three_times_the_budget_images_within_it(big_ms, tmp_path):
+@pytest.mark.parametrize(("algorithm", "summed"), [("ducc", "images"), ("nn", "grids")])
+def test_an_ms_three_times_the_budget_images_within_it(big_ms, tmp_path, algorithm, summed):
     script = tmp_path / "probe.py"
     script.write_text(PROBE)
-    r = subprocess.run([sys.executable, str(script), str(big_ms)], capture_output=True,
-                       text=True, cwd=REPO, timeout=600)  # fmt: skip
+    r = subprocess.run([sys.executable, str(script), str(big_ms), algorithm],
+                       capture_output=True, text=True, cwd=REPO, timeout=600)  # fmt: skip
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout.strip().splitlines()[-1])
     if not got["reset"]:
         pytest.skip("the peak resident memory cannot be reset here (/proc/self/clear_refs)")
     assert got["data_bytes"] > 3 * got["budget"]
-    assert got["chunks"] >= 3 and got["nvis"] > 0
+    assert got["chunks"] >= 3 and got["nvis"] > 0 and got["summed"] == summed
     grew = got["peak"] - got["before"]
     assert grew <= got["budget"], (
         f"peak grew by {grew / 2**20:.1f} MiB, budget {got['budget'] / 2**20:.1f} MiB"

@@ -56,6 +56,43 @@ def test_other_algorithms_and_selections(client, ms):
     np.testing.assert_allclose(got.dirty, want.dirty, atol=1e-10 * np.abs(want.dirty).max())
 
 
+def test_separable_gridders_sum_grids_and_the_others_images(client, ms):
+    wt = Weighting("uniform")
+    for algorithm, summed in (("conv", "grids"), ("pruned-nn", "grids"), ("ducc", "images")):
+        want = whole(ms, wt, algorithm=algorithm)
+        got = image_ms(client, ms, SPEC, wt, chunk_rows=3, algorithm=algorithm)
+        assert got.summed == summed
+        assert got.nvis == want.nvis
+        np.testing.assert_allclose(got.dirty, want.dirty, atol=1e-10 * np.abs(want.dirty).max())
+        np.testing.assert_allclose(got.psf, want.psf, atol=1e-10)
+
+
+def test_windows_grid_into_one_mfs_image(client, ms):
+    from uvlab.gpu.imaging.mfs import mfs_image
+
+    windows = [MSRead(ms.path, spw=0), MSRead(ms.path, spw=1)]
+    data = [read_visibilities(w.path, **w.kwargs()) for w in windows]
+    want = mfs_image(data, SPEC, Weighting("briggs", 0.0), device="cpu")
+    got = image_ms(client, windows, SPEC, Weighting("briggs", 0.0), chunk_rows=4)
+    assert got.summed == "grids" and got.nvis == want.nvis
+    np.testing.assert_allclose(got.dirty, want.dirty, atol=1e-12 * np.abs(want.dirty).max())
+    assert got.mean_freq_hz == pytest.approx(want.mean_freq_hz, rel=1e-12)
+
+
+def test_a_cancel_between_chunks_stops_the_grid_sum(client, ms):
+    from uvlab.app.scale.chains import Cancelled
+
+    asked = []
+    with pytest.raises(Cancelled, match="cancelled after 1 of"):
+        image_ms(client, ms, SPEC, Weighting(), chunk_rows=1,
+                 cancelled=lambda: asked.append(1) or True)  # fmt: skip
+    assert len(asked) == 1
+    # the cluster goes on: the next image is whole
+    got = image_ms(client, ms, SPEC, Weighting(), chunk_rows=4)
+    want = whole(ms, Weighting())
+    np.testing.assert_allclose(got.dirty, want.dirty, atol=1e-12 * np.abs(want.dirty).max())
+
+
 def test_row_chunks_cover_every_row_once():
     assert row_chunks(10, 4) == [(0, 4), (4, 8), (8, 10)]
     assert row_chunks(3, 10) == [(0, 3)]

@@ -1,0 +1,216 @@
+"""Grids made in parts: map–reduce over row chunks that sums grids, with one FFT at the end.
+
+The dirty image and PSF of a separable gridder (the catalogue's ``plans`` chain,
+:mod:`uvlab.gpu.gridders.separable`) are linear in the gridded records, and so is every
+step after the gridding (the Hermitian fold, the pruners, the FFT, the correction). So
+the data can be gridded in parts and the *grids* summed: each part adds its weighted
+visibilities (and its weights, for the PSF) into a :class:`PartGrid` — the unfolded
+half-plane grid of :func:`~uvlab.gpu.gridders.separable.grid_into`, complex128 — with
+its Σw, Σw·f and sample count (:func:`grid_part`); grids add in place
+(:meth:`PartGrid.add`), and one :func:`finish` folds, prunes, transforms and corrects the
+sum, giving the :class:`~uvlab.gpu.imaging.parts.PartImage` that
+:func:`~uvlab.gpu.imaging.parts.image_part` would give for all the data, to rounding.
+
+Against image parts (:mod:`uvlab.gpu.imaging.parts`) a part costs its gridding only (no
+FFT of the padded grid per part), and a worker keeps one grid for all its parts. The
+grid has the gridder's size: ``Mv × (Mu/2 + 1 + 2·pad)`` cells of 16 bytes, for ``conv``
+about (σN)²/2 (266 MB at N = 2880, σ = 2), for the fine-grid algorithms (``hybrid``,
+``pruned-nn``, ``nn-oversampled``) β times more along each oversampled axis, as their
+one-shot images hold too.
+
+Which algorithms: :func:`grids_in_parts` — the catalogue's separable gridders on the
+CPU without w-stacking. The others (``ducc``, whose grid is ducc0's own; w-stacking,
+which makes one grid per w plane; the GPU chains) keep image parts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from uvlab.gpu.image_spec import ImageSpec
+from uvlab.gpu.imaging.parts import PartImage, weighted_samples
+from uvlab.gpu.imaging.weighting import Weighting
+
+
+def grids_in_parts(algorithm: str, params=None, device: str = "cpu") -> bool:
+    """Whether ``algorithm`` with ``params`` on ``device`` can be gridded in parts.
+
+    True for the catalogue's separable gridders (a ``plans`` chain of their own, not
+    ``host_only``) on the CPU (``"auto"`` where it resolves to the CPU here), without
+    w-stacking; the rest keep image parts.
+    """
+    from uvlab.gpu.backend import resolve_device
+    from uvlab.gpu.gridders.params import GridParams
+    from uvlab.gpu.gridders.registry import algorithm as record
+
+    rec = record(algorithm)
+    params = params or GridParams()
+    if not rec.is_gridder or rec.host_only or rec.corrects_w(params):
+        return False
+    return (resolve_device("auto") if device == "auto" else device) == "cpu"
+
+
+@dataclass(eq=False)
+class PartGrid:
+    """Unnormalised grids of a part (or a sum of parts) and their weights.
+
+    Attributes
+    ----------
+    dirty, psf : (Mv, Mu/2 + 1 + 2·pad) complex128 or None
+        The unfolded half-plane grids of ``w·V`` and of ``w``
+        (:func:`~uvlab.gpu.gridders.separable.extended_shape`); ``psf`` None when not made.
+    sum_weights, sum_weighted_freq_hz : float
+        Σw and Σw·f of the imaging weights (as :class:`~uvlab.gpu.imaging.parts.PartImage`).
+    nvis : int
+        Samples with nonzero weight.
+    """
+
+    dirty: np.ndarray
+    psf: np.ndarray | None
+    sum_weights: float = 0.0
+    nvis: int = 0
+    sum_weighted_freq_hz: float = 0.0
+
+    def add(self, other: PartGrid, band: int = 0, nbands: int = 1) -> PartGrid:
+        """Add ``other`` into this grid, in place; returns ``self``.
+
+        With ``nbands`` > 1, ``other`` is band ``band`` of a grid (:meth:`band`), added
+        into the same rows of this one.
+        """
+        rows = _band_rows(self.dirty.shape[0], band, nbands)
+        if (self.psf is None) != (other.psf is None) or (
+            self.dirty[rows].shape != other.dirty.shape
+        ):
+            raise ValueError("grids of different chains or products do not add")
+        self.dirty[rows] += other.dirty
+        if self.psf is not None:
+            self.psf[rows] += other.psf
+        self.sum_weights += other.sum_weights
+        self.nvis += other.nvis
+        self.sum_weighted_freq_hz += other.sum_weighted_freq_hz
+        return self
+
+    def band(self, band: int, nbands: int) -> PartGrid:
+        """A copy of rows ``band`` of ``nbands`` equal bands of the grids (the sums ride
+        with band 0): what :meth:`add` adds a band at a time."""
+        rows = _band_rows(self.dirty.shape[0], band, nbands)
+        sums = (self.sum_weights, self.nvis, self.sum_weighted_freq_hz) if band == 0 else ()
+        return PartGrid(
+            self.dirty[rows].copy(), None if self.psf is None else self.psf[rows].copy(), *sums
+        )
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of its grids."""
+        return self.dirty.nbytes + (0 if self.psf is None else self.psf.nbytes)
+
+
+def _band_rows(nrows: int, band: int, nbands: int) -> slice:
+    if not 0 <= band < nbands:
+        raise ValueError(f"band {band} of {nbands}")
+    return slice(nrows * band // nbands, nrows * (band + 1) // nbands)
+
+
+def _plans(spec: ImageSpec, algorithm: str, params):
+    from uvlab.gpu.gridders.params import GridParams
+    from uvlab.gpu.gridders.registry import axis_plans
+
+    params = params or GridParams()
+    if not grids_in_parts(algorithm, params):
+        raise ValueError(f"{algorithm} with these parameters is not gridded in parts")
+    return axis_plans(algorithm, spec, params), params
+
+
+def empty_grid(spec: ImageSpec, algorithm: str = "conv", params=None, *, psf: bool = True):
+    """A zero :class:`PartGrid` of ``algorithm``'s chain for ``spec`` (what parts add into)."""
+    from uvlab.gpu.gridders.separable import extended_shape
+
+    (plan_u, plan_v), _ = _plans(spec, algorithm, params)
+    shape = extended_shape(plan_u, plan_v)
+    zeros = lambda: np.zeros(shape, dtype=np.complex128)  # noqa: E731
+    return PartGrid(zeros(), zeros() if psf else None)
+
+
+def grid_part(
+    uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting, totals=None, *,
+    algorithm: str = "conv", params=None, psf: bool = True, into: PartGrid | None = None,
+    timer=None, on_block=None,
+) -> PartGrid:  # fmt: skip
+    """Grid one part with the whole data's weights, adding it into ``into`` (in place).
+
+    Arguments as :func:`~uvlab.gpu.imaging.parts.image_part` (``totals`` for uniform and
+    Briggs), on the CPU; ``into`` is the grid to add to (a new one when None) and is
+    returned. ``on_block`` is a cancel check between blocks of the gridding.
+
+    Parameters
+    ----------
+    uvw : (row, 3) float, metres
+    freq_hz : (chan,) float
+    vis : (row, chan) complex
+    weight, flag : (row, chan)
+    """
+    from uvlab.gpu.gridders.separable import grid_into, half_plane_records
+
+    (plan_u, plan_v), params = _plans(spec, algorithm, params)
+    grid = into if into is not None else empty_grid(spec, algorithm, params, psf=psf)
+    if (grid.psf is not None) != psf:
+        raise ValueError("the grid to add to does not hold the products asked for")
+    s, wt = weighted_samples(uvw, freq_hz, vis, weight, flag, spec, weighting, totals)
+    keep = wt > 0
+    if not keep.any():
+        return grid
+    freq = np.asarray(freq_hz, dtype=np.float64)
+    chans = np.arange(s.shape[0] * s.shape[1]) if s.index is None else s.index
+    f = freq[chans % s.shape[1]]
+    grid.sum_weights += float(wt.sum())
+    grid.nvis += int(np.count_nonzero(keep))
+    grid.sum_weighted_freq_hz += float(wt @ f)
+    u, v = s.u[keep], s.v[keep]
+    wvis = (wt * s.take(np.asarray(vis)))[keep]
+    if params.compress:  # each product's records merged per cell: gridded apart
+        products = [(grid.dirty, wvis)] + ([(grid.psf, wt[keep] + 0j)] if psf else [])
+        for ext, values in products:
+            xu, xv, recs = half_plane_records(u, v, values, plan_u, plan_v, compress=True,
+                                              timer=timer)  # fmt: skip
+            grid_into(ext, xu, xv, recs, plan_u, plan_v, params.chunk, timer, on_block)
+        return grid
+    # the same records for both: their taps found once, the PSF's real weights (unchanged
+    # by the half plane's conjugation) added to the real part alone
+    xu, xv, recs = half_plane_records(u, v, wvis, plan_u, plan_v, timer=timer)
+    exts, values = [grid.dirty], [recs]
+    if psf:
+        exts.append(grid.psf)
+        values.append(wt[keep])
+    grid_into(exts, xu, xv, values, plan_u, plan_v, params.chunk, timer, on_block)
+    return grid
+
+
+def finish(
+    grid: PartGrid, spec: ImageSpec, algorithm: str = "conv", params=None, *, timer=None,
+    on_block=None,
+) -> PartImage:  # fmt: skip
+    """The unnormalised images of a summed grid: fold, prune, FFT, crop and correct.
+
+    The grids are folded in place and dropped (``grid`` is spent). Its
+    :meth:`~uvlab.gpu.imaging.parts.PartImage.normalised` is what
+    :func:`~uvlab.gpu.imaging.imager.make_image` gives for all the parts' data at once.
+    """
+    from uvlab.gpu.gridders.separable import correct, fold_half, half_to_uncorrected
+
+    (plan_u, plan_v), _ = _plans(spec, algorithm, params)
+    if grid.nvis == 0:
+        return PartImage(None, None, 0.0, 0)
+    pad = plan_u.rule.support // 2 + 1
+
+    def image(ext):
+        half = fold_half(ext, plan_u.n_grid, pad, on_block, inplace=True)
+        img = half_to_uncorrected(half, plan_u, plan_v, timer, on_block)
+        return correct(img, plan_u, plan_v, timer)
+
+    dirty = image(grid.dirty)
+    grid.dirty = None  # spent: freed before the PSF's turn
+    psf = None if grid.psf is None else image(grid.psf)
+    grid.psf = None
+    return PartImage(dirty, psf, grid.sum_weights, grid.nvis, grid.sum_weighted_freq_hz)
