@@ -44,15 +44,16 @@ JIT_BYTES = 144 * 2**20
 
 
 def jit_bytes(algorithm: str) -> float:
-    """:data:`JIT_BYTES` where a worker imaging with ``algorithm`` loads the numba rung: an
-    algorithm with separable plans, numba installed and ``UVLAB_CPU_RUNG`` not ``numpy``
-    (checked without importing numba here)."""
+    """:data:`JIT_BYTES` where a worker imaging with ``algorithm`` loads the numba rung: a
+    separable gridder of uvlab's own (not ``ducc``, not the DFT), numba installed and
+    ``UVLAB_CPU_RUNG`` not ``numpy`` (checked without importing numba here)."""
     import importlib.util
 
     from uvlab.gpu.gridders.jit_grid import RUNG_ENV
     from uvlab.gpu.gridders.registry import algorithm as record
 
-    if record(algorithm).plans is None:
+    rec = record(algorithm)
+    if rec.plans is None or rec.host_only:  # the DFT; ducc0 (its plans only bound aliasing)
         return 0.0
     if os.environ.get(RUNG_ENV, "").strip().lower() == "numpy":
         return 0.0
@@ -190,8 +191,10 @@ def chunk_rows(
     per_sample = GRID_BYTES_PER_SAMPLE if grid else BYTES_PER_SAMPLE
     row = float(nchan) * (BYTES_PER_SAMPLE_CORR * ncorr + per_sample) + BYTES_PER_ROW
     left = float(worker_bytes) - float(fixed_bytes)
+    need = float(fixed_bytes) + row  # the least a worker must have
     if grid is not None:  # the taps grow with the rows up to their cap
         tap_row = float(nchan) * grid.tap_per_sample
+        need = float(fixed_bytes) + max(row + tap_row, grid.finish)
         if left < max(row + tap_row, grid.finish):
             left = -1.0
         elif left // (row + tap_row) * tap_row > grid.tap_cap:
@@ -200,7 +203,7 @@ def chunk_rows(
             row += tap_row
     if left < row:
         raise BudgetError(
-            f"{what} needs at least {format_bytes(fixed_bytes + row)} per worker "
+            f"{what} needs at least {format_bytes(need)} per worker "
             f"({format_bytes(fixed_bytes)} image-sized), but a worker may use "
             f"{format_bytes(worker_bytes)}: give more memory (--abs-mem) or fewer workers, "
             "or make a smaller image"

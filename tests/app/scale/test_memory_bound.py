@@ -10,6 +10,7 @@ three times that budget.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -83,8 +84,11 @@ def big_ms(tmp_path_factory):
 def test_an_ms_three_times_the_budget_images_within_it(big_ms, tmp_path, algorithm, summed):
     script = tmp_path / "probe.py"
     script.write_text(PROBE)
+    # the NumPy rung: numba's fixed 144 MiB (budget.JIT_BYTES, loaded before the peak is
+    # reset) would make this MS smaller than three budgets; this test is about the chunks
+    env = {**os.environ, "UVLAB_CPU_RUNG": "numpy"}
     r = subprocess.run([sys.executable, str(script), str(big_ms), algorithm],
-                       capture_output=True, text=True, cwd=REPO, timeout=600)  # fmt: skip
+                       capture_output=True, text=True, cwd=REPO, timeout=600, env=env)  # fmt: skip
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout.strip().splitlines()[-1])
     if not got["reset"]:
