@@ -62,12 +62,12 @@ def run(args) -> int:
     )
     from uvlab.app.commands.image_size import crop_outputs, resolve_size
     from uvlab.app.commands.ms_imaging import (
-        field_arg,
         fits_history,
         grid_params,
         ms_size,
         parse_channels,
     )
+    from uvlab.app.commands.validate import field_arg
     from uvlab.app.commands.weighting_args import weighting
     from uvlab.app.lab.samples import WorkCache
     from uvlab.app.runtime.memory import format_bytes

@@ -318,10 +318,6 @@ def wterm_phase_rad(uvw_m, freq_hz, flag, spec) -> float:
     return 2.0 * np.pi * w_max * (1.0 - np.sqrt(1.0 - r2))
 
 
-def field_arg(text: str):
-    return int(text) if text.strip().lstrip("-").isdigit() else text
-
-
 def ms_size(path) -> tuple[int, int, float]:
     """(rows, channels of the largest window, median dish diameter in m or 0) of an MS."""
     import numpy as np
@@ -352,7 +348,7 @@ def ms_selection(args):
     lo, hi = getattr(args, "minuv_l", None), getattr(args, "maxuv_l", None)
     uvrange = None if lo is None and hi is None else (lo or 0.0, hi if hi is not None else None)
     return MSSelection(
-        args.ms, field_arg(args.field), args.spw, args.column, args.stokes, channels, uvrange,
+        args.ms, V.field_arg(args.field), args.spw, args.column, args.stokes, channels, uvrange,
         timerange=getattr(args, "timerange", None),
         interval=getattr(args, "interval", None),
         antenna=getattr(args, "antenna", None),

@@ -18,7 +18,7 @@ def resolve_spws(args) -> tuple[int, ...]:
     Sets ``args.spw`` to the window when there is one (what a single-window read takes).
     An unknown window exits 2 (``args.parser.error``) before anything is read.
     """
-    from uvlab.app.commands.ms_imaging import field_arg
+    from uvlab.app.commands.validate import field_arg
     from uvlab.app.ms.metadata import read_spws
     from uvlab.app.ms.spw_set import field_spws
     from uvlab.app.ms.tables import MSTables

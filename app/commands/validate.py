@@ -141,3 +141,8 @@ def check_image_side(parser, npix: int | None, support: int | None, flag: str) -
     need += need % 2
     if npix < need:
         parser.error(f"{flag}: an image of {npix} pixels is too small: need at least {need}")
+
+
+def field_arg(text: str):
+    """``--field``'s value: a FIELD row number (digits) or a field name."""
+    return int(text) if text.strip().lstrip("-").isdigit() else text

@@ -32,12 +32,11 @@ def weighting(args):
 
     scale = 1.0
     if getattr(args, "density_frame", "topo") == "lsrk" and args.weighting != "natural":
-        from uvlab.app.commands.ms_imaging import field_arg
         from uvlab.app.ms.errors import MSError
         from uvlab.app.ms.lsrk_scale import lsrk_density_scale
 
         try:
-            scale = lsrk_density_scale(args.ms, field_arg(args.field))
+            scale = lsrk_density_scale(args.ms, V.field_arg(args.field))
         except (MSError, OSError, RuntimeError, ValueError) as exc:
             args.parser.error(f"--density-frame lsrk: {exc}")
     return Weighting(args.weighting, args.robust, args.taper_arcsec, density_scale=scale)

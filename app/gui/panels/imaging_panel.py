@@ -141,6 +141,13 @@ class ImagingPanel(QtWidgets.QWidget):
         self.taper_spin = double_spin(0.0, 1e5, 2, suffix=" ″")
         self.taper_spin.setSpecialValueText("off")
         form.addRow("Taper (FWHM)", self.taper_spin)
+        self.density_scale_spin = double_spin(
+            0.99, 1.01, 9, step=1e-5, value=1.0,
+            tip="Uniform/Briggs density cells counted on uv × this scale: 1 counts them with "
+            "the data's frequencies; tclean counts them in LSRK (uvlab image --density-frame "
+            "lsrk computes the scale from the MS)",
+        )  # fmt: skip
+        form.addRow("Density scale", self.density_scale_spin)
         self.algorithm_combo = algorithm_combo()
         form.addRow("Algorithm", self.algorithm_combo)
         self.kernel_combo = QtWidgets.QComboBox()
@@ -200,6 +207,7 @@ class ImagingPanel(QtWidgets.QWidget):
             self.npix_spin,
             self.robust_spin,
             self.taper_spin,
+            self.density_scale_spin,
             self.support_spin,
             self.oversample_spin,
             self.sigma_spin,
@@ -221,6 +229,7 @@ class ImagingPanel(QtWidgets.QWidget):
                 weighting=self.weighting_combo.currentText(),
                 robust=float(self.robust_spin.value()),
                 taper_arcsec=float(self.taper_spin.value()),
+                density_scale=float(self.density_scale_spin.value()),
                 algorithm=self.algorithm_combo.currentData(),
                 kernel=self.kernel_combo.currentText(),
                 kernel_size=self.kernel_size_combo.currentData(),
@@ -266,6 +275,7 @@ class ImagingPanel(QtWidgets.QWidget):
             self.weighting_combo,
             self.robust_spin,
             self.taper_spin,
+            self.density_scale_spin,
             self.algorithm_combo,
             self.kernel_combo,
             self.kernel_size_combo,
@@ -281,6 +291,7 @@ class ImagingPanel(QtWidgets.QWidget):
         self.weighting_combo.setCurrentText(o.weighting)
         self.robust_spin.setValue(o.robust)
         self.taper_spin.setValue(o.taper_arcsec)
+        self.density_scale_spin.setValue(float(o.density_scale))
         self.algorithm_combo.setCurrentIndex(self.algorithm_combo.findData(o.algorithm))
         self.kernel_combo.setCurrentText(o.kernel)
         self.kernel_size_combo.setCurrentIndex(self.kernel_size_combo.findData(o.kernel_size))
