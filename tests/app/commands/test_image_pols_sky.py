@@ -103,7 +103,10 @@ def test_multiscale_recovers_the_extended_field(extended, tmp_path):
     assert residual.std() <= 1.5 * extended[1]
 
 
-@pytest.mark.parametrize("stop", ["auto", pytest.param("absolute", marks=pytest.mark.slow)])
+# both slow (30–60 s each on two cores): the `casa` tests compare with tclean itself, and
+# test_multiscale.py pins the rule on a 128² field in the default run
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", ["auto", "absolute"])
 def test_tclean_rule_reaches_tcleans_residual(extended, tmp_path, stop):
     sigma = extended[1]
     flag = ("--auto-threshold", 3) if stop == "auto" else ("--threshold-jy", 3 * sigma)

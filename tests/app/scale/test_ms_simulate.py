@@ -87,6 +87,7 @@ def test_the_command_on_a_joined_cluster(client, tmp_path):
     assert got.tobytes() == want.tobytes()
 
 
+@pytest.mark.slow  # 10 s; the same rollback as a chunk failing on a worker (tested above)
 def test_ctrl_c_during_a_distributed_simulate_leaves_nothing(client, tmp_path):
     import os
     import subprocess
