@@ -130,6 +130,8 @@ def kernel_function(
         return fn(np.asarray(z, dtype=np.float64))
 
     kernel.__doc__ = f"{name} kernel, support {support}, shape {par}"
+    # What a compiled loop needs to evaluate it itself (jit_grid.axis_form).
+    kernel.name, kernel.shape = name, par
     # Where the kernel's derivative jumps (quadrature panels split there).
     kernel.breaks = (-0.75 * half, 0.75 * half) if name == "pswf" else ()
     return kernel

@@ -14,6 +14,7 @@ not check bounds).
 from __future__ import annotations
 
 import numba
+import numpy as np
 
 
 @numba.njit(cache=True, nogil=True)
@@ -134,3 +135,174 @@ def prune_rows(fine, taps, lo, alpha, out):  # pragma: no cover - compiled
                 k = (b - s + lo) % mc
                 for c in range(nc):
                     out[k, c] += w * fine[j, c]
+
+
+#: Axis forms of the fused loops (:func:`uvlab.gpu.gridders.jit_grid.axis_form`).
+TABLE, EXACT_ES = 0, 1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _first_cell(x, ax):  # pragma: no cover - compiled
+    """First cell of a record's taps on axis ``ax`` = (form, table, β, D, shape, S).
+
+    A table read by nearest lookup: ``k0 = ⌈(q − D)/β⌉``, ``q = ⌊x·β + ½⌋``
+    (:meth:`~uvlab.gpu.gridders.tables.TableTaps.taps`); the ES kernel evaluated
+    exactly: ``k0 = ⌈x − S/2⌉`` (:class:`~uvlab.gpu.gridders.tables.ExactTaps`).
+    Returns (k0, q) (q unused for the exact kernel).
+    """
+    if ax[0] == TABLE:
+        q = np.int64(np.floor(x * ax[2] + 0.5))
+        return -((ax[3] - q) // ax[2]), q
+    return np.int64(np.ceil(x - ax[5] / 2.0)), np.int64(0)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _axis_taps(x, ax, out):  # pragma: no cover - compiled
+    """First cell of a record's taps on axis ``ax``; ``out`` gets their S weights.
+
+    The steps of the NumPy tap rules for one record: ``table[(k0 + b)·β − q + D]``, or
+    ``exp(shape·(√(1 − (z/(S/2))²) − 1))`` at ``z = (k0 − x) + b`` (0 where the root's
+    argument is not positive), as :func:`uvlab.gpu.gridders.gcf.kernel_function`'s ES.
+    """
+    k0, q = _first_cell(x, ax)
+    if ax[0] == TABLE:
+        table, beta, half = ax[1], ax[2], ax[3]
+        for b in range(out.size):
+            out[b] = table[(k0 + b) * beta - q + half]
+    else:
+        shape, zh = ax[4], ax[5] / 2.0
+        for b in range(out.size):
+            z = (k0 - x) + b
+            y = 1.0 - (z / zh) ** 2
+            out[b] = np.exp(shape * (np.sqrt(y) - 1.0)) if y > 0 else 0.0
+    return k0
+
+
+@numba.njit(cache=True, nogil=True)
+def first_columns(xu, ax):  # pragma: no cover - compiled
+    """(least, greatest) first u cell of the records' taps on axis ``ax``."""
+    lo = np.int64(2**62)
+    hi = -lo
+    for r in range(xu.size):
+        k0 = _first_cell(xu[r], ax)[0]
+        lo = min(lo, k0)
+        hi = max(hi, k0)
+    return lo, hi
+
+
+@numba.njit(cache=True, nogil=True)
+def band_order(xv, ax, mv, rows):  # pragma: no cover - compiled
+    """The records' indices ordered by band of ``rows`` grid rows (their first v tap's,
+    wrapped mod ``mv``), in record order within a band: a stable counting sort, O(n).
+
+    Gridding in this order keeps the rows a band's taps reach in the caches. Returns
+    (order, first): band b's records are ``order[first[b]:first[b + 1]]``.
+    """
+    nband = (mv + rows - 1) // rows
+    start = np.zeros(nband + 1, np.int64)
+    band = np.empty(xv.size, np.int64)
+    for r in range(xv.size):
+        b = (_first_cell(xv[r], ax)[0] % mv) // rows
+        band[r] = b
+        start[b + 1] += 1
+    for b in range(nband):
+        start[b + 1] += start[b]
+    first = start.copy()
+    order = np.empty(xv.size, np.int64)
+    for r in range(xv.size):
+        b = band[r]
+        order[start[b]] = r
+        start[b] += 1
+    return order, first
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _add_record(grid, k0v, c0, wu, wv, vr, vi):  # pragma: no cover - compiled
+    """Add one record's ``(wv·wu)·V`` into the extended half grid (:func:`grid_taps`)."""
+    mv = grid.shape[0]
+    for a in range(wv.size):
+        row = (k0v + a) % mv
+        wa = wv[a]
+        for b in range(wu.size):
+            t = wa * wu[b]
+            grid[row, c0 + 2 * b] += t * vr
+            grid[row, c0 + 2 * b + 1] += t * vi
+
+
+@numba.njit(cache=True, nogil=True)
+def grid_fused(
+    g0, g1, two, order, lo, hi, xu, xv, axu, axv, vis_re, vis_im, pad
+):  # pragma: no cover
+    """:func:`grid_taps` of records ``order[lo:hi]`` into one or two grids, each record's
+    taps formed here once.
+
+    Parameters
+    ----------
+    g0, g1 : (Mv, 2·W) float64
+        The extended half grids viewed as float64 (:func:`grid_taps`); ``g1`` only
+        when ``two`` (else any array of that type, untouched).
+    two : bool
+    order : (n,) int64
+        The records in the order gridded (:func:`band_order`).
+    lo, hi : int
+        The part of ``order`` gridded by this call.
+    xu, xv : (n,) float64
+        Half-plane grid coordinates.
+    axu, axv : tuple
+        Each axis' (form, table, β, D, shape, S) (:func:`_first_cell`).
+    vis_re, vis_im : (1 or 2, n) float64
+        Each grid's record values.
+    pad : int
+
+    Each record adds to each grid the products ``(wv·wu)·Re V`` that :func:`grid_taps`
+    adds given the NumPy tap rule's weights; only the order of the records differs
+    (rounding). No (n, S) index or weight arrays are formed.
+    """
+    wu = np.empty(axu[5])
+    wv = np.empty(axv[5])
+    for i in range(lo, hi):
+        r = order[i]
+        c0 = 2 * (_axis_taps(xu[r], axu, wu) + pad)
+        k0v = _axis_taps(xv[r], axv, wv)
+        _add_record(g0, k0v, c0, wu, wv, vis_re[0, r], vis_im[0, r])
+        if two:
+            _add_record(g1, k0v, c0, wu, wv, vis_re[1, r], vis_im[1, r])
+
+
+@numba.njit(cache=True, nogil=True)
+def read_fused(half, order, xu, xv, axu, axv, n_u, out):  # pragma: no cover - compiled
+    """:func:`read_taps` of every record, in ``order``, each record's taps formed here.
+
+    ``out[r]`` is the sum :func:`read_taps` forms for record r given the NumPy tap
+    rule's weights, its terms in the same order; ``order`` (:func:`band_order`) only
+    keeps the rows read in the caches.
+    """
+    mv = half.shape[0]
+    h = n_u // 2
+    wu = np.empty(axu[5])
+    wv = np.empty(axv[5])
+    for i in range(order.size):
+        r = order[i]
+        k0u = _axis_taps(xu[r], axu, wu)
+        k0v = _axis_taps(xv[r], axv, wv)
+        acc_re = 0.0
+        acc_im = 0.0
+        for a in range(wv.size):
+            row = (k0v + a) % mv
+            mrow = (mv - row) % mv
+            s_re = 0.0
+            s_im = 0.0
+            for b in range(wu.size):
+                col = k0u + b
+                w = wu[b]
+                if col >= 0 and col <= h:
+                    val = half[row, col]
+                    s_re += w * val.real
+                    s_im += w * val.imag
+                else:
+                    val = half[mrow, -col if col < 0 else n_u - col]
+                    s_re += w * val.real
+                    s_im -= w * val.imag
+            acc_re += wv[a] * s_re
+            acc_im += wv[a] * s_im
+        out[r] = complex(acc_re, acc_im)

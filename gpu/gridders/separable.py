@@ -35,7 +35,7 @@ from uvlab.gpu.gridders.compress import compress as compress_records
 from uvlab.gpu.gridders.compress import key_from_plans
 from uvlab.gpu.gridders.correction import pixel_offsets
 from uvlab.gpu.gridders.half_plane import half_plane_coords
-from uvlab.gpu.gridders.jit_grid import cpu_rung, grid_into_numba
+from uvlab.gpu.gridders.jit_grid import cpu_rung, grid_into_numba, grid_threads
 from uvlab.gpu.gridders.pruning import flip_rows
 from uvlab.gpu.timing import timed
 
@@ -184,8 +184,9 @@ def _chunk_taps(xu, xv, values, plan_u: AxisPlan, plan_v: AxisPlan, width: int, 
 
 
 def grid_half_plane(
-    xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None, on_block=None
-):
+    xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None, on_block=None,
+    *, threads: int = 1,
+):  # fmt: skip
     """Grid half-plane records onto the Hermitian half of the (fine) grid.
 
     ``on_block()``, when given, is called before each chunk of records and
@@ -195,7 +196,7 @@ def grid_half_plane(
     -------
     (Mv, Mu/2 + 1) complex128, Mu and Mv the ``n_grid`` of the plans.
     """
-    ext = grid_extended(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block)
+    ext = grid_extended(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block, threads=threads)
     with timed(timer, "grid"):
         return fold_half(ext, plan_u.n_grid, plan_u.rule.support // 2 + 1, on_block)
 
@@ -207,7 +208,7 @@ def extended_shape(plan_u: AxisPlan, plan_v: AxisPlan) -> tuple[int, int]:
 
 def grid_into(
     ext, xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None,
-    on_block=None,
+    on_block=None, *, threads: int = 1,
 ) -> None:  # fmt: skip
     """Add half-plane records into ``ext``, the unfolded half grid, in place.
 
@@ -224,13 +225,17 @@ def grid_into(
         array's values add to the real part alone).
     chunk : int
         Tap entries per block of records (memory bound).
+    threads : int
+        Threads the numba rung's fused loop may grid on (the grid does not depend on
+        it; :func:`~uvlab.gpu.gridders.jit_grid.grid_threads` makes 0 the CPUs there).
     """
     exts, values = ([ext], [vis]) if isinstance(ext, np.ndarray) else (list(ext), list(vis))
     shape = extended_shape(plan_u, plan_v)
     if any(e.shape != shape or not e.flags.c_contiguous for e in exts):
         raise ValueError(f"grid of shape {exts[0].shape} is not this chain's unfolded half grid")
     if cpu_rung() == "numba":
-        grid_into_numba(exts, xu, xv, values, plan_u, plan_v, chunk, timer, on_block)
+        grid_into_numba(exts, xu, xv, values, plan_u, plan_v, chunk, timer, on_block,
+                        threads=grid_threads(threads))  # fmt: skip
         return
     su, sv = plan_u.rule.support, plan_v.rule.support
     targets = []  # strided views: the bincounts add into the grids themselves
@@ -248,8 +253,9 @@ def grid_into(
 
 
 def grid_extended(
-    xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None, on_block=None
-):
+    xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None, on_block=None,
+    *, threads: int = 1,
+):  # fmt: skip
     """Grid half-plane records onto the half grid with its extra u columns, unfolded.
 
     The taps of each chunk go in by one ``np.bincount`` (this, the NumPy rung) or,
@@ -265,7 +271,7 @@ def grid_extended(
     """
     with timed(timer, "grid"):
         ext = np.zeros(extended_shape(plan_u, plan_v), dtype=np.complex128)
-    grid_into(ext, xu, xv, vis, plan_u, plan_v, chunk, timer, on_block)
+    grid_into(ext, xu, xv, vis, plan_u, plan_v, chunk, timer, on_block, threads=threads)
     return ext
 
 
@@ -297,8 +303,9 @@ def correct(img: np.ndarray, plan_u: AxisPlan, plan_v: AxisPlan, timer=None) -> 
 
 
 def records_to_image(
-    xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None, on_block=None
-) -> np.ndarray:
+    xu, xv, vis, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int, timer=None, on_block=None,
+    *, threads: int = 1,
+) -> np.ndarray:  # fmt: skip
     """Grid, prune and inverse-FFT half-plane records: the uncorrected (N, N) image.
 
     Steps 2–4 of the module's chain (the records already in grid cells of the
@@ -308,7 +315,7 @@ def records_to_image(
     -------
     (N, N) float64, ``Re Σ_k F_k·exp(2πi·k·n/M)`` of the pruned grid.
     """
-    half = grid_half_plane(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block)
+    half = grid_half_plane(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block, threads=threads)
     return half_to_uncorrected(half, plan_u, plan_v, timer, on_block)
 
 
@@ -342,6 +349,7 @@ def separable_dirty(
     timer=None,
     compress: bool = False,
     on_block=None,
+    threads: int = 1,
 ) -> np.ndarray:
     """Unnormalised dirty image ``Re Σ wvis·exp(−2πi(u·l + v·m))`` by gridding.
 
@@ -364,6 +372,8 @@ def separable_dirty(
         Called between blocks of work (chunks of records, pruner blocks, the
         stages): a cancel check, which stops the imaging by raising. The image
         does not depend on it.
+    threads : int
+        Threads the gridding may use (:func:`grid_into`; 0: the CPUs available).
 
     Returns
     -------
@@ -371,14 +381,14 @@ def separable_dirty(
     """
     xu, xv, vis = half_plane_records(u, v, wvis, plan_u, plan_v, compress=compress, timer=timer)
     block_done(on_block)
-    img = records_to_image(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block)
+    img = records_to_image(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block, threads=threads)
     return correct(img, plan_u, plan_v, timer)
 
 
 def plans_dirty(u, v, wvis, plans, params, *, timer=None, on_block=None) -> np.ndarray:
     """:func:`separable_dirty` with an algorithm's (u, v) plans and its GridParams.
 
-    ``params`` gives ``chunk`` and ``compress``; ``plans`` is what the algorithm's
+    ``params`` gives ``chunk``, ``compress`` and ``threads``; ``plans`` is what the algorithm's
     plan function returns. Every separable algorithm's flat (no w-term) image.
     """
     plan_u, plan_v = plans
@@ -392,4 +402,5 @@ def plans_dirty(u, v, wvis, plans, params, *, timer=None, on_block=None) -> np.n
         timer=timer,
         compress=params.compress,
         on_block=on_block,
+        threads=params.threads,
     )

@@ -174,7 +174,8 @@ def grid_part(
         for ext, values in products:
             xu, xv, recs = half_plane_records(u, v, values, plan_u, plan_v, compress=True,
                                               timer=timer)  # fmt: skip
-            grid_into(ext, xu, xv, recs, plan_u, plan_v, params.chunk, timer, on_block)
+            grid_into(ext, xu, xv, recs, plan_u, plan_v, params.chunk, timer, on_block,
+                      threads=params.threads)  # fmt: skip
         return grid
     # the same records for both: their taps found once, the PSF's real weights (unchanged
     # by the half plane's conjugation) added to the real part alone
@@ -183,7 +184,8 @@ def grid_part(
     if psf:
         exts.append(grid.psf)
         values.append(wt[keep])
-    grid_into(exts, xu, xv, values, plan_u, plan_v, params.chunk, timer, on_block)
+    grid_into(exts, xu, xv, values, plan_u, plan_v, params.chunk, timer, on_block,
+              threads=params.threads)  # fmt: skip
     return grid
 
 
