@@ -334,16 +334,9 @@ def add_channel_args(p) -> None:
     )  # fmt: skip
 
 
-#: What ``--join-channels`` does not take yet: (attribute, flag, given).
-JOIN_UNSUPPORTED = (("multiscale", "--multiscale (joined multiscale CLEAN)", bool),)
-
-
 def check_channel_args(args, nchan: int | None = None) -> None:
-    """Usage errors (exit 2, one line): what --join-channels does not take; N above ``nchan``."""
-    if getattr(args, "join_channels", False):
-        for attr, flag, given in JOIN_UNSUPPORTED:
-            if given(getattr(args, attr, None)):
-                args.parser.error(f"--join-channels with {flag}: not yet supported")
+    """Usage errors (exit 2, one line): --fit-spectral-pol without what it needs; N above
+    ``nchan``."""
     k = getattr(args, "fit_spectral_pol", None)
     if k is not None and not getattr(args, "join_channels", False):
         args.parser.error("--fit-spectral-pol needs --join-channels (and --channels-out N > 1)")
