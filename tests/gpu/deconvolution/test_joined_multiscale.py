@@ -145,8 +145,8 @@ def test_every_channel_recovers_its_flux_with_a_residual_near_the_noise(scene, c
 def test_joined_differs_from_per_channel_cleans_only_where_it_is_nearer_the_sky(cleans):
     """Where the joined and per-channel models differ by more than 2 %, the joined one is the
     nearer to each channel's true flux (channel 0's point: 0.363 Jy joined, 0.405 alone, 0.357
-    true; its wide beam mixes the Gaussian in); outside the sources, per-channel CLEANs put
-    more flux (each cleans its own noise to 1σ; the joined one what the MFS image holds)."""
+    true; its wide beam mixes the Gaussian in); outside the bright sources, per-channel CLEANs
+    put more flux (each cleans its own noise to 1σ; the joined one what the MFS image holds)."""
     joined, alone = cleans
     truth = ((EXTENDED, _flux(*GAUSS[:2])), (POINT, _flux(*POINTS[0][2:])))
     differ = 0
