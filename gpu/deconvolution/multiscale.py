@@ -76,6 +76,8 @@ class MultiscaleResult(CleanResult):
 
     ``model`` holds the components convolved with their kernels (Jy/pixel); ``comp_j``,
     ``comp_i`` are each component's centre and ``comp_flux`` its flux (the kernel's sum).
+    Joined planes (:func:`joined_multiscale`): ``model`` and ``residual`` (P, N, N),
+    ``comp_flux`` (ncomp, P), the peaks and RMS the search image's.
 
     Attributes
     ----------
@@ -376,7 +378,8 @@ def tclean_biases(scales, small_scale_bias: float) -> np.ndarray:
 def prepare_scales(
     scales, scale_bias: float, psf, n: int, small_scale_bias: float | None = None
 ) -> list[_Scale]:
-    """Each scale's kernels and convolved PSFs (made once for a CLEAN).
+    """Each scale's kernels and convolved PSFs (made once for a CLEAN); ``psf`` (Q, Q), or
+    the (P, Q, Q) stack of joined planes' PSFs.
 
     ``small_scale_bias`` (tclean's) given: tclean's rule, its biases (:func:`tclean_biases`).
     """
