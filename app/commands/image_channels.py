@@ -334,16 +334,9 @@ def add_channel_args(p) -> None:
     )  # fmt: skip
 
 
-#: What ``--join-channels`` does not take yet: (attribute, flag, given).
-JOIN_UNSUPPORTED = (("multiscale", "--multiscale (joined multiscale CLEAN)", bool),)
-
-
 def check_channel_args(args, nchan: int | None = None) -> None:
-    """Usage errors (exit 2, one line): what --join-channels does not take; N above ``nchan``."""
-    if getattr(args, "join_channels", False):
-        for attr, flag, given in JOIN_UNSUPPORTED:
-            if given(getattr(args, attr, None)):
-                args.parser.error(f"--join-channels with {flag}: not yet supported")
+    """Usage errors (exit 2, one line): --fit-spectral-pol without what it needs; N above
+    ``nchan``."""
     k = getattr(args, "fit_spectral_pol", None)
     if k is not None and not getattr(args, "join_channels", False):
         args.parser.error("--fit-spectral-pol needs --join-channels (and --channels-out N > 1)")
@@ -386,6 +379,18 @@ def run_channels(args, vd, spec, weighting, params, res, mask):
 #: N² float64 images per output channel that joined CLEAN adds: the 2N PSF (4), the
 #: driver's residual and model stacks and the dirty stack handed to it (3).
 JOINED_EXTRA = 7
+#: And per scale above 0 with ``--multiscale``: its two convolved 2N PSFs (8), the
+#: channel's scale-convolved residual and its copy while they are stacked (2).
+JOINED_PER_SCALE = 10
+
+
+def joined_scales(args, npix: int) -> int:
+    """Scales above 0 of joined multiscale: those given, or at most WSClean's default's
+    (from a beam of 2 pixels: 4, 8, … N/2)."""
+    given = getattr(args, "multiscale_scales", None)
+    if given is not None:
+        return sum(1 for s in given if s > 0)
+    return max(0, int(np.log2(npix / 8)) + 1)
 
 
 def channels_estimate(args, npix: int):
@@ -394,7 +399,9 @@ def channels_estimate(args, npix: int):
     Each float64 (N, N) per output channel: dirty and PSF, with CLEAN also model, residual
     and restored. Each channel is imaged (and CLEANed alone) in turn, in the memory the MFS
     image needed. Joined CLEAN holds every channel at once: its PSF of side 2N (4 N²) and
-    the driver's residual and model stacks (:data:`JOINED_EXTRA` N² per channel).
+    the driver's residual and model stacks (:data:`JOINED_EXTRA` N² per channel); joined
+    multiscale also each scale's PSFs and convolved residual (:data:`JOINED_PER_SCALE` N²
+    per channel and scale, :func:`joined_scales`).
     """
     from uvlab.app.commands.image_outputs import CLEAN_KINDS, DIRTY_KINDS
     from uvlab.app.runtime.memory import MemoryEstimate
@@ -403,4 +410,6 @@ def channels_estimate(args, npix: int):
     per = len(DIRTY_KINDS + CLEAN_KINDS) if clean else len(DIRTY_KINDS)
     if clean and getattr(args, "join_channels", False):
         per += JOINED_EXTRA
+        if getattr(args, "multiscale", False):
+            per += JOINED_PER_SCALE * joined_scales(args, npix)
     return MemoryEstimate({"output channel images": float(args.channels_out) * per * npix**2 * 8})

@@ -18,8 +18,8 @@ name that is neither Stokes letters nor a correlation, a repeated one, ``--pol``
 ``--stokes``, a product the MS's correlations cannot give in a chosen window (V from
 XX and YY only), what is not supported yet with several polarisations
 (``--channels-out`` > 1, whose WSClean names are ``PREFIX-0000-I-…``; the row-chunk
-options; ``--join-polarizations`` of other than two or four, or with ``--join-channels``
-or ``--multiscale``), and an existing file of any polarisation's set (without ``--force``).
+options; ``--join-polarizations`` of other than two or four, or with ``--join-channels``),
+and an existing file of any polarisation's set (without ``--force``).
 """
 
 from __future__ import annotations

@@ -8,7 +8,10 @@ channel's own PSF of side 2N, and with Cotton–Schwab each channel's own major 
 (:mod:`uvlab.gpu.deconvolution.joined`). With ``--fit-spectral-pol K`` each component's
 channel values are replaced by the K-term polynomial fitted to them
 (:class:`~uvlab.gpu.deconvolution.spectral_fit.SpectralFit`), and the component list
-carries the terms (:func:`spectral_terms`). docs/cubes.md.
+carries the terms (:func:`spectral_terms`). With ``--multiscale`` the minor cycles are
+joined multiscale ones (:func:`~uvlab.gpu.deconvolution.multiscale.joined_multiscale`:
+scales and peaks on the MFS image's scale-convolved residuals, each channel's component
+from its own). docs/cubes.md.
 
 :func:`clean_planes` is the joined CLEAN and restore of any planes: the channels' here,
 the polarisations' for ``--join-polarizations`` (:mod:`uvlab.app.commands.joined_pols`).

@@ -7,10 +7,13 @@ are CLEANed together by the one driver with
 squares of the residuals (½ of it squared for two or four correlations of one feed),
 a component at that pixel in every polarisation with its own residual value, each
 polarisation's PSF subtracted from its own residual, and with Cotton–Schwab each
-polarisation's own major cycles. Each is restored with the beam of its own PSF (WSClean
-makes one PSF, of the first polarisation, for all of them; here each product's weights
-make its own) and written as the unjoined ``--pol`` run writes it: ``PREFIX-I-image.fits``,
-``PREFIX-Q-model.fits`` … docs/cli.md, *Joined polarisations*.
+polarisation's own major cycles; with ``--multiscale`` the joined multiscale minor cycles
+(:func:`~uvlab.gpu.deconvolution.multiscale.joined_multiscale`: each scale's peak on the
+root sum of squares of the polarisations' scale-convolved residuals). Each is restored
+with the beam of its own PSF (WSClean makes one PSF, of the first polarisation, for all
+of them; here each product's weights make its own) and written as the unjoined ``--pol``
+run writes it: ``PREFIX-I-image.fits``, ``PREFIX-Q-model.fits`` … docs/cli.md, *Joined
+polarisations*.
 """
 
 from __future__ import annotations
@@ -18,10 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 #: What ``--join-polarizations`` does not take yet: (attribute, flag, given).
-UNSUPPORTED = (
-    ("join_channels", "--join-channels", bool),
-    ("multiscale", "--multiscale", bool),
-)
+UNSUPPORTED = (("join_channels", "--join-channels", bool),)
 #: How many polarisations may be joined (WSClean: "two or four").
 COUNTS = (2, 4)
 

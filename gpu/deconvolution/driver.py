@@ -26,9 +26,10 @@ nothing (``converged``) or ``max_major`` major cycles.
 
 With ``joined`` (WSClean's ``-join-channels`` or ``-join-polarizations``) the images
 are stacks of P planes (output channels or polarisations), each with its own PSF: the
-minor cycles are the joined ones (:func:`~uvlab.gpu.deconvolution.joined.joined_hogbom`:
-peaks on the planes' search image — the channels' MFS mean, the polarisations' root sum
-of squares — a component in every plane), the stop levels, peaks and auto-mask are the
+minor cycles are the joined ones (:func:`~uvlab.gpu.deconvolution.joined.joined_hogbom`,
+with multiscale :func:`~uvlab.gpu.deconvolution.multiscale.joined_multiscale`: peaks on
+the planes' search image — the channels' MFS mean, the polarisations' root sum of
+squares — a component in every plane), the stop levels, peaks and auto-mask are the
 search image's, the auto-threshold's σ that of the planes' linear combination (its PSF
 the PSFs' alike), and a major cycle makes every plane's residual from its own model
 (:class:`~uvlab.gpu.deconvolution.joined.JoinedMajor`). With ``auto_mask`` the whole
@@ -53,6 +54,7 @@ from uvlab.gpu.deconvolution.mask import box_mask
 from uvlab.gpu.deconvolution.multiscale import (
     MultiscaleResult,
     default_scales,
+    joined_multiscale,
     multiscale,
     prepare_scales,
 )
@@ -280,7 +282,8 @@ def iter_clean(
         (:func:`whole_image_loop`), so every caller gets the same CLEAN.
     joined : JoinedChannels or JoinedPolarizations, optional
         Joined CLEAN of P planes (:mod:`uvlab.gpu.deconvolution.joined`); ``major`` is then a
-        :class:`~uvlab.gpu.deconvolution.joined.JoinedMajor`. Not with multiscale.
+        :class:`~uvlab.gpu.deconvolution.joined.JoinedMajor`. With ``opts.multiscale`` the
+        minor cycles are :func:`~uvlab.gpu.deconvolution.multiscale.joined_multiscale`'s.
 
     Yields
     ------
@@ -292,8 +295,6 @@ def iter_clean(
         raise ValueError("Cotton–Schwab needs the visibilities (a MajorCycle) for its majors")
     if opts.deconvolver == "hogbom":
         major = None
-    if joined is not None and opts.multiscale:
-        raise ValueError("multiscale CLEAN of joined planes is not supported yet")
     if major is not None:
         residual = major.residual(None)
         xp = get_xp(residual)
@@ -317,7 +318,8 @@ def iter_clean(
     step = int(chunk) if chunk and whole else None
     scales = None
     if opts.multiscale:
-        sizes = opts.multiscale_scales or default_scales(psf, n)
+        # default scales from the joined PSF (the planes' linear combination)
+        sizes = opts.multiscale_scales or default_scales(psf if joined is None else joined[1], n)
         scales = prepare_scales(
             sizes, opts.multiscale_scale_bias, psf, n, opts.multiscale_small_scale_bias
         )
@@ -372,7 +374,12 @@ def _cycles(
                                      known)  # fmt: skip
         start = hist.iterations
         while True:  # the minor cycle, in chunks of ``step`` where asked
-            if joined is not None:
+            if joined is not None and scales is not None:
+                res = joined_multiscale(
+                    residual, psf, joined[0], scales=[sc.scale for sc in scales],
+                    gain=opts.gain, niter=left, threshold=level, mask=mask, prepared=scales,
+                )  # fmt: skip
+            elif joined is not None:
                 res = joined_hogbom(
                     residual, psf, joined[0], gain=opts.gain, niter=min(step or left, left),
                     threshold=level, mask=mask,

@@ -155,6 +155,27 @@ def _on(obj, xp, key: str, make):
     return cache[k]
 
 
+def checked_stacks(residuals, psfs, planes):
+    """(residuals, PSFs) as C-ordered float64 stacks (a copy of the residuals) of ``planes``.
+
+    Raises
+    ------
+    ValueError
+        Unless the residuals are (P, N, N) and the PSFs (P, Q, Q), Q = N or 2N (one line).
+    """
+    xp = get_xp(residuals)
+    res = xp.array(residuals, dtype=xp.float64, order="C")
+    psf = xp.ascontiguousarray(xp.asarray(psfs, dtype=xp.float64))
+    c, n = planes.nplanes, res.shape[-1]
+    if res.shape != (c, n, n) or psf.ndim != 3 or psf.shape[0] != c:
+        raise ValueError(f"{c} planes need residuals (P, N, N) and PSFs (P, Q, Q), got "
+                         f"{tuple(res.shape)} and {tuple(psf.shape)}")  # fmt: skip
+    p = psf.shape[-1]
+    if psf.shape[1] != p or p not in (n, 2 * n):
+        raise ValueError(f"the PSFs must be ({c}, {n}, {n}) or ({c}, {2 * n}, {2 * n})")
+    return res, psf
+
+
 def joined_hogbom(
     residuals, psfs, planes, *, gain: float = 0.1, niter: int = 1000, threshold: float = 0.0,
     mask=None,
@@ -180,16 +201,9 @@ def joined_hogbom(
     CleanDivergedError
         When the search image's peak grows past 1.5× its start or is not finite.
     """
-    xp = get_xp(residuals)
-    res = xp.array(residuals, dtype=xp.float64, order="C")
-    psf = xp.ascontiguousarray(xp.asarray(psfs, dtype=xp.float64))
-    c, n = planes.nplanes, res.shape[-1]
-    if res.shape != (c, n, n) or psf.ndim != 3 or psf.shape[0] != c:
-        raise ValueError(f"{c} planes need residuals (P, N, N) and PSFs (P, Q, Q), got "
-                         f"{tuple(res.shape)} and {tuple(psf.shape)}")  # fmt: skip
-    p = psf.shape[-1]
-    if psf.shape[1] != p or p not in (n, 2 * n):
-        raise ValueError(f"the PSFs must be ({c}, {n}, {n}) or ({c}, {2 * n}, {2 * n})")
+    res, psf = checked_stacks(residuals, psfs, planes)
+    xp = get_xp(res)
+    c, n, p = planes.nplanes, res.shape[-1], psf.shape[-1]
     maskf = None if mask is None else xp.asarray(mask, dtype=xp.float64)
     search = planes.search(res)
     pos, flux, peaks, rms = [], [], [], []

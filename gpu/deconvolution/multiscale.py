@@ -25,6 +25,21 @@ the stop level, though R's point peak is below it. A broad residual whose point 
 under the level still holds flux above it on a large scale: tclean cleans it, WSClean's
 rule (R's peak) leaves it (issue 29's field: 1.24σ against 1.44σ at S = 3).
 
+*Joined planes* (WSClean's ``-join-channels -multiscale``, ``-join-polarizations
+-multiscale``; :func:`joined_multiscale`): P planes (output channels or polarisations),
+each with its own residual ``R_p`` and PSF, are CLEANed by the same loop on their stack.
+Every scale's convolved images ``K_s ⊛ R_p`` are made per plane; the scale and the
+position are chosen on the planes' *search image* of them (the channels' MFS mean, the
+polarisations' root sum of squares: :mod:`uvlab.gpu.deconvolution.joined`) with the
+scale biases, tclean's rule dividing by the joined PSF's ``(K_s ⊛ PSF)(0)`` (the planes'
+linear combination of theirs); at that pixel plane p's component has the flux
+``gain·(K_s ⊛ R_p)(x) / (K_s ⊛ K_s ⊛ PSF_p)(0)`` — its own residual and its own PSF's
+normalisation (Radler divides every plane by the joined PSF's) — replaced, with
+``-fit-spectral-pol``, by the polynomial fitted to the channels' fluxes; and plane p's
+``R_p`` and ``K_s ⊛ R_p`` lose that flux times its own ``K_s ⊛ PSF_p`` and
+``K_s ⊛ K_s ⊛ PSF_p``. The stop level and the peaks recorded are the search image's.
+One plane (:func:`multiscale`) is the same loop with the residual its own search image.
+
 The model image so holds the scale components convolved with their kernels, as
 WSClean's model image does. The stop level (Jy/beam; on R's |peak|, or with tclean's
 rule on every ``v_s``) is the one the driver gives Högbom
@@ -36,11 +51,11 @@ iteration is read on the host.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from uvlab.gpu.backend import get_xp
+from uvlab.gpu.backend import get_xp, to_numpy
 from uvlab.gpu.deconvolution.hogbom import (
     DIVERGENCE_FACTOR,
     CleanDivergedError,
@@ -61,6 +76,8 @@ class MultiscaleResult(CleanResult):
 
     ``model`` holds the components convolved with their kernels (Jy/pixel); ``comp_j``,
     ``comp_i`` are each component's centre and ``comp_flux`` its flux (the kernel's sum).
+    Joined planes (:func:`joined_multiscale`): ``model`` and ``residual`` (P, N, N),
+    ``comp_flux`` (ncomp, P), the peaks and RMS the search image's.
 
     Attributes
     ----------
@@ -126,14 +143,15 @@ def scale_kernel(scale: float, xp=np):
 class _Scale:
     """One scale's kernel, ``K ⊛ PSF``, ``K ⊛ K ⊛ PSF`` and the convolver of N² images.
 
+    ``psf``: (Q, Q), or (P, Q, Q) for joined planes, each plane's PSF convolved alike.
     ``unit``: what a peak of ``K ⊛ R`` is divided by before it meets the stop level (1;
-    tclean's rule: ``(K ⊛ PSF)(0)``); ``norm``: a component's flux is ``gain·peak/norm``;
-    ``bias``: the rank's factor after ``unit``.
+    tclean's rule: ``(K ⊛ PSF)(0)``, per plane); ``norm``: a component's flux is
+    ``gain·peak/norm`` (NumPy, per plane); ``bias``: the rank's factor after ``unit``.
     """
 
     def __init__(self, scale, bias, psf, n, tclean: bool = False):
         xp = get_xp(psf)
-        p = psf.shape[0]
+        p = psf.shape[-1]
         self.scale, self.bias = scale, float(bias)
         self.kernel = scale_kernel(scale, xp)
         if scale <= 0:
@@ -141,16 +159,25 @@ class _Scale:
             self.smooth = None
         else:
             conv_p = PsfConvolver(self.kernel, p)
-            self.kpsf = conv_p(psf)
-            self.kkpsf = conv_p(self.kpsf)
+            self.kpsf = _each(conv_p, psf)
+            self.kkpsf = _each(conv_p, self.kpsf)
             self.smooth = PsfConvolver(self.kernel, n)
-        self.norm = float(self.kkpsf[p // 2, p // 2])
+        peak = (self.kpsf if tclean else self.kkpsf)[..., p // 2, p // 2]
+        self.norm = np.asarray(to_numpy(peak), dtype=np.float64)  # () or (P,)
         self.unit, self.tclean = 1.0, tclean
         if tclean:  # Cornwell 2008 / CASA's MatrixCleaner: peaks in a component's flux
-            self.norm = self.unit = float(self.kpsf[p // 2, p // 2])
+            self.unit = self.norm
 
     def convolved(self, residual):
-        return residual if self.smooth is None else self.smooth(residual)
+        """``K ⊛ residual`` of an (N, N) image or each plane of a (P, N, N) stack."""
+        return residual if self.smooth is None else _each(self.smooth, residual)
+
+
+def _each(convolve, images):
+    """``convolve`` of an image, or of each plane of a stack (one convolver, its FFT kept)."""
+    if images.ndim == 2:
+        return convolve(images)
+    return get_xp(images).stack([convolve(im) for im in images])
 
 
 def multiscale(
@@ -205,54 +232,121 @@ def multiscale(
     xp = get_xp(dirty)
     residual = xp.array(dirty, dtype=xp.float64, order="C")
     psf = xp.asarray(psf, dtype=xp.float64)
-    n, p = residual.shape[0], psf.shape[0]
-    info = prepared or prepare_scales(scales, scale_bias, psf, n, small_scale_bias)
-    tclean = info[0].tclean
+    info = prepared or prepare_scales(scales, scale_bias, psf, residual.shape[0], small_scale_bias)
+    res = _minor(residual[None], psf.shape[-1], None, info, gain, niter, threshold, mask,
+                 mgain_level, reason, scales)  # fmt: skip
+    return replace(res, model=res.model[0], residual=residual, comp_flux=res.comp_flux[:, 0])
+
+
+def joined_multiscale(
+    residuals, psfs, planes, *, scales, scale_bias: float = SCALE_BIAS, gain: float = 0.1,
+    niter: int = 1000, threshold: float = 0.0, mask=None, mgain_level: float = 0.0,
+    reason: str = "threshold", prepared=None, small_scale_bias: float | None = None,
+) -> MultiscaleResult:  # fmt: skip
+    """Joined multiscale minor cycle of P planes (module docstring, *Joined planes*).
+
+    Parameters
+    ----------
+    residuals : (P, N, N) float
+        Each plane's residual, Jy/beam (NumPy or CuPy; kept, a copy is cleaned).
+    psfs : (P, Q, Q) float, Q = N or 2N
+        Each plane's PSF, peak 1 at ``[Q//2, Q//2]``.
+    planes : JoinedChannels or JoinedPolarizations
+        Their search image, linear combination and component values
+        (:mod:`uvlab.gpu.deconvolution.joined`).
+    scales, scale_bias, gain, niter, threshold, mask, mgain_level, reason, small_scale_bias
+        As :func:`multiscale`'s; the threshold is the search image's.
+    prepared : list of _Scale, optional
+        :func:`prepare_scales`' of ``psfs`` (the stack).
+
+    Returns
+    -------
+    MultiscaleResult
+        ``model`` and ``residual`` (P, N, N), ``comp_flux`` (ncomp, P); the peaks and RMS
+        are the search image's.
+
+    Raises
+    ------
+    ValueError
+        On shapes that do not match (one line).
+    CleanDivergedError
+        When the search image's peak grows past 1.5× its start or is not finite.
+    """
+    from uvlab.gpu.deconvolution.joined import checked_stacks
+
+    res, psf = checked_stacks(residuals, psfs, planes)
+    info = prepared or prepare_scales(scales, scale_bias, psf, res.shape[-1], small_scale_bias)
+    return _minor(res, psf.shape[-1], planes, info, gain, niter, threshold, mask, mgain_level,
+                  reason, scales)  # fmt: skip
+
+
+def _minor(res, p, planes, info, gain, niter, threshold, mask, mgain_level, reason, scales):
+    """The multiscale minor cycle of the (P, N, N) stack ``res`` (C-ordered, cleaned in place).
+
+    ``planes`` None: one plane, its own search image (:func:`multiscale`); ``p`` the PSFs' side.
+    """
+    xp = get_xp(res)
+    n = res.shape[-1]
+    one = planes is None
+    look = (lambda s: s[0]) if one else planes.search  # the image peaks are found on
     maskf = None if mask is None else xp.asarray(mask, dtype=xp.float64)
-    model = xp.zeros((n, n), dtype=xp.float64)
     masked = (lambda a: xp.abs(a)) if maskf is None else (lambda a: xp.abs(a) * maskf)
+    tclean = info[0].tclean
+    # a scale's peak is divided by its joined PSF's: the planes' linear combination
+    units = [float(sc.unit if one or not tclean else planes.linear(sc.unit)) for sc in info]
+    model = xp.zeros(res.shape, dtype=xp.float64)
+    search = look(res)  # one plane: a view of it
     stop = float(threshold)
-    peak0 = float(masked(residual).max())
+    peak0 = float(masked(search).max())
     if not math.isfinite(peak0):
         raise CleanDivergedError("the dirty image holds non-finite values: nothing to clean")
     limit = DIVERGENCE_FACTOR * peak0
-    comps: list[tuple[int, int, float, int]] = []
-    peaks, rms = [peak0], [float(xp.sqrt(xp.mean(residual * residual)))]
+    comps: list[tuple[int, int, int]] = []
+    fluxes = []
+    peaks, rms = [peak0], [float(xp.sqrt(xp.mean(search * search)))]
     while len(comps) < niter and (peaks[-1] > stop or tclean):
-        smoothed = [sc.convolved(residual) for sc in info]
+        smoothed = [sc.convolved(res) for sc in info]
+        looks = [search if s is res else look(s) for s in smoothed]
         ranks, above = [], False
-        for k, (sc, s) in enumerate(zip(info, smoothed, strict=True)):
-            top = float(masked(s).max()) / sc.unit
+        for k, (sc, a) in enumerate(zip(info, looks, strict=True)):
+            top = float(masked(a).max()) / units[k]
             above = above or top > stop
             if top > stop or k == 0:
                 ranks.append((top * sc.bias, -k, k))
         if not above:
             break  # every scale's peak at or below the level
         _, _, k = max(ranks)
-        sc, s = info[k], smoothed[k]
-        start = len(comps)
-        if s is residual:
+        sc, s, a = info[k], smoothed[k], looks[k]
+        if s is res:
             s = None  # scale 0: the residual is its own convolved image
+        kpsf, kkpsf = sc.kpsf.reshape(-1, p, p), sc.kkpsf.reshape(-1, p, p)
+        norm = xp.asarray(sc.norm.reshape(-1))
+        start = len(comps)
         sub_stop = None
         while len(comps) < niter:
-            search = masked(residual if s is None else s)
-            at = int(search.argmax())
-            top = float(search.reshape(-1)[at]) / sc.unit
+            found = masked(search if s is None else a)
+            at = int(found.argmax())
+            top = float(found.reshape(-1)[at]) / units[k]
             sub_stop = max(stop, (1.0 - MULTISCALE_GAIN) * top) if sub_stop is None else sub_stop
             if not top > sub_stop or (peaks[-1] <= stop and not tclean):
                 break
             j, i = divmod(at, n)
-            value = float((residual if s is None else s)[j, i])
-            flux = gain * value / sc.norm
+            flux = gain * (res if s is None else s)[:, j, i] / norm
+            flux = flux if one else planes.values(flux)  # -fit-spectral-pol's fit
             rows, cols, prow, pcol = psf_window(n, p, j, i)
-            residual[rows, cols] -= flux * sc.kpsf[prow, pcol]
+            res[:, rows, cols] -= flux[:, None, None] * kpsf[:, prow, pcol]
+            if not one:
+                search[rows, cols] = look(res[:, rows, cols])
             if s is not None:
-                s[rows, cols] -= flux * sc.kkpsf[prow, pcol]
+                s[:, rows, cols] -= flux[:, None, None] * kkpsf[:, prow, pcol]
+                if not one:
+                    a[rows, cols] = look(s[:, rows, cols])
             krows, kcols, kr, kc = psf_window(n, sc.kernel.shape[0], j, i)
-            model[krows, kcols] += flux * sc.kernel[kr, kc]
-            comps.append((j, i, flux, k))
-            peaks.append(float(masked(residual).max()))
-            rms.append(float(xp.sqrt(xp.mean(residual * residual))))
+            model[:, krows, kcols] += flux[:, None, None] * sc.kernel[kr, kc]
+            comps.append((j, i, k))
+            fluxes.append(flux)
+            peaks.append(float(masked(search).max()))
+            rms.append(float(xp.sqrt(xp.mean(search * search))))
             if not peaks[-1] <= limit:
                 raise CleanDivergedError(
                     f"multiscale CLEAN diverged at iteration {len(comps)}: the residual peak "
@@ -265,11 +359,12 @@ def multiscale(
         reason = "zero"
     elif len(comps) >= niter or (peaks[-1] > stop and not tclean):
         reason = "niter"
-    c = np.asarray(comps, dtype=np.float64).reshape(-1, 4)
+    c = np.asarray(comps, dtype=np.int64).reshape(-1, 3)
+    flux = to_numpy(xp.stack(fluxes)) if fluxes else np.zeros((0, res.shape[0]))
     return MultiscaleResult(
-        model, residual, c[:, 0].astype(np.int64), c[:, 1].astype(np.int64), c[:, 2].copy(),
+        model, res, c[:, 0].copy(), c[:, 1].copy(), np.asarray(flux, dtype=np.float64),
         np.asarray(peaks), np.asarray(rms), stop, float(mgain_level), reason,
-        tuple(float(s) for s in scales), c[:, 3].astype(np.int64),
+        tuple(float(s) for s in scales), c[:, 2].copy(),
     )  # fmt: skip
 
 
@@ -283,7 +378,8 @@ def tclean_biases(scales, small_scale_bias: float) -> np.ndarray:
 def prepare_scales(
     scales, scale_bias: float, psf, n: int, small_scale_bias: float | None = None
 ) -> list[_Scale]:
-    """Each scale's kernels and convolved PSFs (made once for a CLEAN).
+    """Each scale's kernels and convolved PSFs (made once for a CLEAN); ``psf`` (Q, Q), or
+    the (P, Q, Q) stack of joined planes' PSFs.
 
     ``small_scale_bias`` (tclean's) given: tclean's rule, its biases (:func:`tclean_biases`).
     """

@@ -243,6 +243,11 @@ def test_the_memory_check_counts_every_output_channel(two_sources, tmp_path, mon
     for niter, join, per in ((0, False, 2), (10, False, 5), (0, True, 2), (10, True, 12)):
         args = Namespace(channels_out=4, niter=niter, join_channels=join)
         assert channels_estimate(args, 64).total == 4 * per * 64 * 64 * 8
+    # joined multiscale: 10 N² more per scale above 0, the scales given or 4, 8, 16, 32
+    for scales, nscale in (((0.0, 6.0, 12.0), 2), (None, 4)):
+        args = Namespace(channels_out=4, niter=10, join_channels=True, multiscale=True,
+                         multiscale_scales=scales)  # fmt: skip
+        assert channels_estimate(args, 64).total == 4 * (12 + 10 * nscale) * 64 * 64 * 8
     calls = []  # the read passes (the command's check, the MS source's); imaging finds 1 MiB
 
     def available():
