@@ -145,12 +145,17 @@ class CleanControls(QtWidgets.QWidget):
         self.controls.addWidget(self.mask_button, 4, 3)
         self.controls.addWidget(self.multiscale_check, 5, 0, 1, 2)
         self.controls.addWidget(self.rule_combo, 5, 2, 1, 2)
+        # each bias with its label across two columns: "small-scale bias" in the
+        # label column would widen the tab's whole right-hand side
         self.scale_bias_label = QtWidgets.QLabel("scale bias")
         self.small_bias_label = QtWidgets.QLabel("small-scale bias")
-        self.controls.addWidget(self.scale_bias_label, 6, 0)
-        self.controls.addWidget(self.scale_bias_spin, 6, 1)
-        self.controls.addWidget(self.small_bias_label, 6, 2)
-        self.controls.addWidget(self.small_bias_spin, 6, 3)
+        for col, pair in ((0, (self.scale_bias_label, self.scale_bias_spin)),
+                          (2, (self.small_bias_label, self.small_bias_spin))):  # fmt: skip
+            row = QtWidgets.QHBoxLayout()
+            row.setSpacing(4)
+            row.addWidget(pair[0])
+            row.addWidget(pair[1], 1)
+            self.controls.addLayout(row, 6, col, 1, 2)
         self.controls.setColumnStretch(1, 1)
         self.controls.setColumnStretch(3, 1)
         self._enable_multiscale()
