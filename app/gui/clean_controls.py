@@ -174,9 +174,8 @@ class CleanControls(QtWidgets.QWidget):
         """The controls as CleanOptions (ValueError when they do not make one).
 
         Fields without a control (mask boxes, multiscale scales, sub-minor settings) keep
-        the values
-        :meth:`set_options` was given, such as a session's. The tclean rule sets
-        ``multiscale_small_scale_bias`` (None with WSClean's rule).
+        the values :meth:`set_options` was given, such as a session's. The tclean rule
+        sets ``multiscale_small_scale_bias`` (None with WSClean's rule).
         """
         auto, auto_mask = self.auto_spin.value(), self.auto_mask_spin.value()
         return replace(
