@@ -1,8 +1,10 @@
 """The Deconvolution tab's CLEAN controls: a :class:`~uvlab.app.lab.state.CleanRecord`.
 
 Deconvolver, niter, gain, mgain, threshold, auto-threshold, auto-mask, a FITS mask file
-(as ``uvlab image``'s ``--auto-mask`` and ``--fits-mask``), multiscale, and *Clean*.
-The options the controls do not show (mask boxes, sub-minor settings) keep the values
+(as ``uvlab image``'s ``--auto-mask`` and ``--fits-mask``), multiscale with its scale
+rule and bias (WSClean's ``--multiscale-scale-bias``, or tclean's
+``--multiscale-small-scale-bias``), and *Clean*. The options the controls do not show
+(mask boxes, multiscale scales, sub-minor settings) keep the values
 :meth:`CleanControls.set_options` was given, such as a session's.
 """
 
@@ -16,6 +18,9 @@ from PyQt6.QtCore import pyqtSignal
 from uvlab.app.gui.panels.fields import double_spin
 from uvlab.app.lab.clean_task import DECONVOLVERS, CleanOptions
 from uvlab.app.lab.state import CleanRecord
+
+#: Multiscale's scale rules: (shown, data). ``tclean`` sets ``multiscale_small_scale_bias``.
+SCALE_RULES = (("WSClean rule", "wsclean"), ("tclean rule", "tclean"))
 
 
 class CleanControls(QtWidgets.QWidget):
@@ -34,7 +39,7 @@ class CleanControls(QtWidgets.QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._base = CleanOptions()  # what the controls do not show (masks, auto-mask, …)
+        self._base = CleanOptions()  # what the controls do not show (masks, scales, …)
         self.deconvolver_combo = QtWidgets.QComboBox()
         self.deconvolver_combo.addItem("Högbom", "hogbom")
         self.deconvolver_combo.addItem("Cotton–Schwab", "cotton-schwab")
@@ -87,7 +92,33 @@ class CleanControls(QtWidgets.QWidget):
             "Multiscale CLEAN (WSClean's -multiscale): components of several scales, default "
             "scales; the step-through slider is off (it replays point components)"
         )
+        self.rule_combo = QtWidgets.QComboBox()
+        for text, data in SCALE_RULES:
+            self.rule_combo.addItem(text, data)
+        self.rule_combo.setToolTip(
+            "How multiscale CLEAN picks the scale of its next component, and when it stops. "
+            "WSClean rule: the scale whose biased peak is brightest, stopping on the brightest "
+            "single pixel. tclean rule (CASA): each scale's peak counted as the flux of the "
+            "component that explains it, and CLEAN goes on while any scale still holds flux "
+            "above the stop level, so broad faint emission is cleaned too"
+        )
+        self.scale_bias_spin = double_spin(
+            0.001, 1.0, 3, step=0.05, value=0.6, **live,
+            tip="WSClean rule: how much larger scales are held back, in (0, 1]; smaller "
+            "values favour larger scales (WSClean's -multiscale-scale-bias, default 0.6)",
+        )  # fmt: skip
+        self.small_bias_spin = double_spin(
+            -1.0, 1.0, 3, step=0.1, value=0.0, **live,
+            tip="tclean rule: each scale's peak is weighted by 1 − bias × scale / largest "
+            "scale; above 0 favours small scales, below 0 large ones, 0 treats them alike "
+            "(tclean's smallscalebias, default 0)",
+        )  # fmt: skip
+        self.multiscale_check.toggled.connect(self._enable_multiscale)
+        self.rule_combo.currentIndexChanged.connect(self._enable_multiscale)
         self.multiscale_check.toggled.connect(self.changed)
+        self.rule_combo.currentIndexChanged.connect(self.changed)
+        self.scale_bias_spin.valueChanged.connect(self.changed)
+        self.small_bias_spin.valueChanged.connect(self.changed)
         self.clean_button = QtWidgets.QPushButton("Clean")
         self.clean_button.setToolTip("CLEAN the current dirty image in the background")
         self.clean_button.clicked.connect(self.clean_requested)
@@ -113,14 +144,38 @@ class CleanControls(QtWidgets.QWidget):
         self.controls.addWidget(self.mask_edit, 4, 1, 1, 2)
         self.controls.addWidget(self.mask_button, 4, 3)
         self.controls.addWidget(self.multiscale_check, 5, 0, 1, 2)
+        self.controls.addWidget(self.rule_combo, 5, 2, 1, 2)
+        # each bias with its label across two columns: "small-scale bias" in the
+        # label column would widen the tab's whole right-hand side
+        self.scale_bias_label = QtWidgets.QLabel("scale bias")
+        self.small_bias_label = QtWidgets.QLabel("small-scale bias")
+        for col, pair in ((0, (self.scale_bias_label, self.scale_bias_spin)),
+                          (2, (self.small_bias_label, self.small_bias_spin))):  # fmt: skip
+            row = QtWidgets.QHBoxLayout()
+            row.setSpacing(4)
+            row.addWidget(pair[0])
+            row.addWidget(pair[1], 1)
+            self.controls.addLayout(row, 6, col, 1, 2)
         self.controls.setColumnStretch(1, 1)
         self.controls.setColumnStretch(3, 1)
+        self._enable_multiscale()
+
+    def _enable_multiscale(self) -> None:
+        """The rule with multiscale on; each bias with its rule (disabled ones keep values)."""
+        on = self.multiscale_check.isChecked()
+        tclean = self.rule_combo.currentData() == "tclean"
+        self.rule_combo.setEnabled(on)
+        for widget in (self.scale_bias_label, self.scale_bias_spin):
+            widget.setEnabled(on and not tclean)
+        for widget in (self.small_bias_label, self.small_bias_spin):
+            widget.setEnabled(on and tclean)
 
     def options(self) -> CleanOptions:
         """The controls as CleanOptions (ValueError when they do not make one).
 
-        Fields without a control (mask boxes, sub-minor settings) keep the values
-        :meth:`set_options` was given, such as a session's.
+        Fields without a control (mask boxes, multiscale scales, sub-minor settings) keep
+        the values :meth:`set_options` was given, such as a session's. The tclean rule
+        sets ``multiscale_small_scale_bias`` (None with WSClean's rule).
         """
         auto, auto_mask = self.auto_spin.value(), self.auto_mask_spin.value()
         return replace(
@@ -133,6 +188,12 @@ class CleanControls(QtWidgets.QWidget):
             auto_threshold=float(auto) if auto > 0 else None,
             auto_mask=float(auto_mask) if auto_mask > 0 else None,
             multiscale=self.multiscale_check.isChecked(),
+            multiscale_scale_bias=float(self.scale_bias_spin.value()),
+            multiscale_small_scale_bias=(
+                float(self.small_bias_spin.value())
+                if self.rule_combo.currentData() == "tclean"
+                else None
+            ),
         )
 
     def record(self) -> CleanRecord:
@@ -166,3 +227,10 @@ class CleanControls(QtWidgets.QWidget):
         self.auto_spin.setValue(opts.auto_threshold or 0.0)
         self.auto_mask_spin.setValue(opts.auto_mask or 0.0)
         self.multiscale_check.setChecked(bool(opts.multiscale))
+        self.scale_bias_spin.setValue(opts.multiscale_scale_bias)
+        small = opts.multiscale_small_scale_bias
+        self.rule_combo.setCurrentIndex(
+            self.rule_combo.findData("wsclean" if small is None else "tclean")
+        )
+        if small is not None:
+            self.small_bias_spin.setValue(small)

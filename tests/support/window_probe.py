@@ -13,9 +13,11 @@ for the first image, and prints one JSON object:
 - ``fit``: per image view, the view range and the image's half-width (arcmin).
 
 With ``--shots DIR`` it also saves the window with each of ``--tabs`` in front
-(``--compute`` runs the compare and aliasing tasks before their shots; ``--compare
+(``--compute`` runs the compare, aliasing and CLEAN tasks before their shots; ``--compare
 conv,hybrid,…`` chooses the compared algorithms, the Compare panel's by default, and
-``--repeats`` their timed runs). ``--also 1366x768,1280x720`` shoots the same results
+``--repeats`` their timed runs; ``--clean "--niter 500 --multiscale …"`` sets the
+Deconvolution tab from ``uvlab image``'s CLEAN flags; ``--panel imaging`` shows that
+panel of the Controls dock). ``--also 1366x768,1280x720`` shoots the same results
 again in the window and dock sizes of those smaller screens (one computation for all).
 The GUI tests run it in a subprocess (the platform is chosen per process);
 screenshots for the docs come from the same script under Xvfb.
@@ -108,6 +110,8 @@ def main(argv=None) -> int:
     p.add_argument("--compare", help="comma-separated algorithms to compare (2–6)")
     p.add_argument("--repeats", type=int, help="timed runs of each compared entry")
     p.add_argument("--also", default="", help="smaller screens WxH,… to shoot the same results")
+    p.add_argument("--clean", help="the Deconvolution tab's options as uvlab image's CLEAN flags")
+    p.add_argument("--panel", help="the Controls dock's panel to show (its tab's title)")
     args = p.parse_args(argv)
     width, height = (int(v) for v in args.size.lower().split("x"))
     if not args.real:
@@ -145,15 +149,21 @@ def main(argv=None) -> int:
         _dispose(app, window)
         return 1
     report = measure(window)
+    if args.clean:
+        window.views.deconv_view.set_record(_clean_record(args.clean))
+        window.views.deconv_view.changed.emit()  # as an edit there does
+    if args.panel:
+        titles = [window.panel_tabs.tabText(k).lower() for k in range(window.panel_tabs.count())]
+        window.panel_tabs.setCurrentIndex(titles.index(args.panel.lower()))
     if args.shots:
         os.makedirs(args.shots, exist_ok=True)
         for tab in args.tabs.split(","):
-            if args.compute and tab in ("compare", "aliasing"):
+            if args.compute and tab in ("compare", "aliasing", "deconvolution"):
                 if tab == "compare" and args.compare:  # an edit of the entries, as by hand
                     window.compare.panel.set_algorithms(args.compare.split(","), emit=True)
                 if tab == "compare" and args.repeats:
                     window.compare.panel.repeats_box.setValue(args.repeats)
-                request = window.controller.submit(tab)
+                request = window.controller.submit("clean" if tab == "deconvolution" else tab)
                 deadline = QtCore.QDeadlineTimer(1_800_000)
 
                 def done(job_id=request.job_id) -> bool:  # that job's result: not a late image's
@@ -196,6 +206,17 @@ def _shoot_as_on(app, window, size: str, args) -> list[str]:
         paths.append(os.path.join(args.shots, f"{args.prefix}-{tab}-{size}.png"))
         window.grab().save(paths[-1])
     return paths
+
+
+def _clean_record(flags: str):
+    """``uvlab image``'s CLEAN flags (one string) as the lab's CleanRecord."""
+    import shlex
+
+    from uvlab.app.cli import build_parser
+    from uvlab.app.commands.clean_args import clean_record
+
+    argv = ["image", "--ms", "probe.ms", "--out", "probe", *shlex.split(flags)]
+    return clean_record(build_parser(argv).parse_args(argv))
 
 
 def _dispose(app, window) -> None:

@@ -141,8 +141,8 @@ class ImagingPanel(QtWidgets.QWidget):
         self.taper_spin = double_spin(0.0, 1e5, 2, suffix=" ″")
         self.taper_spin.setSpecialValueText("off")
         form.addRow("Taper (FWHM)", self.taper_spin)
-        self.density_scale_spin = double_spin(
-            0.99, 1.01, 9, step=1e-5, value=1.0,
+        self.density_scale_spin = double_spin(  # the record's open (0.9, 1.1)
+            0.9 + 1e-9, 1.1 - 1e-9, 9, step=1e-5, value=1.0,
             tip="Uniform/Briggs density cells counted on uv × this scale: 1 counts them with "
             "the data's frequencies; tclean counts them in LSRK (uvlab image --density-frame "
             "lsrk computes the scale from the MS)",
@@ -185,6 +185,9 @@ class ImagingPanel(QtWidgets.QWidget):
         self.message.setWordWrap(True)
         self.message.setStyleSheet("color: #d03030;")
         form.addRow(self.message)
+        # the red line only while there is something to say: an empty row still took
+        # 20 px, and a scroll bar at 1280×720
+        form.setRowVisible(self.message, False)
         self._params = {
             "kernel": self.kernel_combo,
             "kernel_size": self.kernel_size_combo,
@@ -336,6 +339,7 @@ class ImagingPanel(QtWidgets.QWidget):
         for w, words in keys.items():
             mark_invalid(w, message if message and any(k in message for k in words) else None)
         self.message.setText(message or "")
+        self.layout().setRowVisible(self.message, bool(message))
 
     def _edited(self, *_args) -> None:
         self._update_enabled()

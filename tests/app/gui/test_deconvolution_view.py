@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PyQt6 import QtWidgets
 
 from tests.support.clean_scenes import psf_subtracted
 from uvlab.app.lab.clean_task import CleanOptions, CleanState
@@ -127,20 +126,6 @@ def test_the_rms_curve_joins_the_points_where_it_was_measured(
     known = np.isfinite(state.rms)
     assert known.sum() >= 2 and np.array_equal(x, np.flatnonzero(known))
     assert np.all(np.isfinite(y)) and np.allclose(y, state.rms[known])
-
-
-def test_four_images_fit_a_laptop_screen_without_scrolling(make_window, small_state, wait_result):
-    w = make_window(small_state)
-    wait_result(w)
-    w.show_tab("deconvolution")
-    w.resize(1358, 732)  # the window's frame on a 1366×768 screen (tests.support.window_probe)
-    QtWidgets.QApplication.processEvents()
-    d = w.views.deconv_view
-    assert w.views.currentWidget() is d  # the tab itself: no scroll area around it
-    assert not any(bar.isVisible() for bar in d.findChildren(QtWidgets.QScrollBar))
-    sizes = [(v.width(), v.height()) for v in d.image_views]
-    assert min(min(s) for s in sizes) >= 300, sizes
-    assert d.curves.isVisible() and d.curves.height() >= 200
 
 
 def test_the_multiscale_checkbox_reaches_the_clean(make_window, small_state, wait_result, qtbot):

@@ -121,3 +121,19 @@ def test_table_lookup_is_offered_for_a_kernel_table_only(qtbot, name, kernel_siz
     with qtbot.waitSignal(panel.changed, timeout=1000):
         panel.lookup_combo.setCurrentText("nearest")
     assert panel.options().lookup == "nearest"
+
+
+@pytest.mark.parametrize("scale", [1.000023457, 0.999981, 1.05])  # LSRK-like, and the record's
+def test_density_scale_edits_the_record_and_shows_it(qtbot, scale):
+    """``ImagingOptions.density_scale``'s spin box (every record field has its widget)."""
+    panel = ImagingPanel()
+    qtbot.addWidget(panel)
+    with qtbot.waitSignal(panel.changed):
+        panel.density_scale_spin.setValue(scale)
+    assert panel.options().density_scale == scale
+    assert panel.options().weighting_spec().density_scale == scale  # what the gridder reads
+    panel.set_options(ImagingOptions(weighting="uniform", density_scale=1.0))
+    assert panel.options().density_scale == 1.0
+    shown = ImagingOptions(weighting="briggs", density_scale=scale)
+    panel.set_options(shown)  # a session's value, shown and given back
+    assert panel.options() == shown

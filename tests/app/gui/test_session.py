@@ -26,6 +26,10 @@ def test_window_session_round_trip(make_window, small_state, wait_result, tmp_pa
         ImagingOptions(algorithm="nn"),
     )
     w.compare.panel.set_entries(entries, emit=True)  # as an edit there does
+    clean = w.views.deconv_view.clean_controls
+    clean.multiscale_check.setChecked(True)
+    clean.rule_combo.setCurrentIndex(clean.rule_combo.findData("tclean"))
+    clean.small_bias_spin.setValue(0.25)
     wait_result(w)
     state = w.model.state.session()
     assert [e.algorithm for e in state.compare] == ["hybrid", "conv", "nn"]
@@ -39,6 +43,9 @@ def test_window_session_round_trip(make_window, small_state, wait_result, tmp_pa
         (e.algorithm, e.kernel, e.support, e.oversample) for e in state.compare
     ]
     assert again.compare[1].kernel == "kb" and again.compare[1].support == 5
+    assert again.clean.multiscale and again.clean.multiscale_small_scale_bias == 0.25
+    shown = other.views.deconv_view.clean_controls
+    assert shown.rule_combo.currentData() == "tclean" and shown.small_bias_spin.value() == 0.25
     assert again.observation.dec_deg == -50.25 and len(again.sky) == len(small_state.sky) + 1
     np.testing.assert_allclose(
         np.array(again.modified_antennas_enu)[2, :2], enu[2, :2] + [120.0, -40.0], atol=1e-6

@@ -21,6 +21,7 @@ def _action(w, text: str) -> QtGui.QAction:
 
 def _edits(w):
     """Edits in four panels, as a user makes them (each emits its panel's signal)."""
+    assert w.views.deconv_view.clean_controls.rule_combo.itemData(1) == "tclean"
     d = w.views.deconv_view
     return [
         lambda: w.imaging_panel.npix_spin.setValue(256),
@@ -28,6 +29,9 @@ def _edits(w):
         lambda: w.obs_panel.smearing_check.setChecked(False),
         lambda: d.clean_controls.niter_spin.setValue(77),
         lambda: d.clean_controls.auto_mask_spin.setValue(4.0),
+        lambda: d.clean_controls.multiscale_check.setChecked(True),
+        lambda: d.clean_controls.rule_combo.setCurrentIndex(1),  # tclean's rule
+        lambda: d.clean_controls.small_bias_spin.setValue(-0.3),
         lambda: w.compare.panel.add_entry(),
         lambda: w.compare.panel.repeats_box.setValue(5),
     ]
@@ -43,6 +47,7 @@ def test_undo_redo_round_trips_the_state_through_the_window(make_window, small_s
     end = w.lab_state()
     assert w.model.state == end != start
     assert end.clean.options.niter == 77 and end.clean.options.auto_mask == 4.0
+    assert end.clean.options.multiscale and end.clean.options.multiscale_small_scale_bias == -0.3
     assert end.imaging.options.npix == 256 and len(end.imaging.compare) == 4
     assert end.imaging.compare_repeats == 5
     undo, redo = _action(w, "Undo"), _action(w, "Redo")
@@ -50,16 +55,18 @@ def test_undo_redo_round_trips_the_state_through_the_window(make_window, small_s
     for _ in _edits(w):
         undo.trigger()
     assert w.model.state == start and w.lab_state() == start  # the panels followed
-    assert (
-        w.imaging_panel.npix_spin.value() == 128
-        and w.views.deconv_view.clean_controls.niter_spin.value() == 500
-    )
+    c = w.views.deconv_view.clean_controls
+    assert w.imaging_panel.npix_spin.value() == 128 and c.niter_spin.value() == 500
+    assert not c.multiscale_check.isChecked() and c.rule_combo.currentData() == "wsclean"
+    assert not c.rule_combo.isEnabled() and not c.small_bias_spin.isEnabled()
     assert w.compare.panel.repeats() == 3
     for _ in _edits(w):
         redo.trigger()
     assert w.model.state == end and w.lab_state() == end
     assert w.imaging_panel.npix_spin.value() == 256 and len(w.compare.panel.editors) == 4
     assert w.compare.panel.repeats() == 5
+    assert c.rule_combo.currentData() == "tclean" and c.small_bias_spin.value() == -0.3
+    assert c.small_bias_spin.isEnabled() and not c.scale_bias_spin.isEnabled()
 
 
 def test_reset_loads_the_default_scene_and_its_compare_entries(make_window, small_state, qtbot):
@@ -121,6 +128,7 @@ def test_the_request_is_the_models_and_equals_the_panels(make_window, small_stat
     got = blocker.args[0]
     assert got == job_request(w.model.state, "clean", job_id=got.job_id, image_sky=None)
     assert got.clean.niter == 77 and got.clean.auto_mask == 4.0
+    assert got.clean.multiscale and got.clean.multiscale_small_scale_bias == -0.3
     w.controller.cancel()
     cell = w.imaging_panel.cell_edit.text()
     w.imaging_panel.cell_edit.setText("abc")  # not accepted: no edit, and a run says why

@@ -5,7 +5,8 @@ Both front ends drive the engine's one driver: the window through its ``clean`` 
 cut into chunks), the CLI through :func:`uvlab.app.commands.deconvolve.clean` on the ``image``
 task's dirty image and :func:`~uvlab.gpu.deconvolution.inputs.wide_psf` (the mask as
 an array, as ``--mask-box`` gives it). The model, residual and restored image must be
-equal, bit for bit, for Högbom and Cotton–Schwab, natural and uniform weighting.
+equal, bit for bit, for Högbom and Cotton–Schwab, natural and uniform weighting, and
+for multiscale CLEAN by WSClean's rule and by tclean's.
 """
 
 from __future__ import annotations
@@ -15,17 +16,15 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from tests.support.cli_clean import cli_clean
 from tests.support.observations import SMALL_OBS
-from uvlab.app.commands.deconvolve import clean
 from uvlab.app.lab.clean_task import CleanOptions, CleanState
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.app.lab.jobs import JobRequest
 from uvlab.app.lab.live import run_job
 from uvlab.app.lab.placement import demo_sky_for
 from uvlab.app.lab.samples import WorkCache
-from uvlab.app.lab.sources import read_samples
 from uvlab.gpu.deconvolution import box_mask
-from uvlab.gpu.deconvolution.inputs import wide_psf
 
 NPIX = 64
 #: A box around the brightest part of the field, (j0, i0, j1, i1).
@@ -44,20 +43,13 @@ def _window(req: JobRequest) -> CleanState:
 
 
 def _cli(req: JobRequest, opts: CleanOptions, device: str, mask=None):
-    """What ``uvlab image --niter`` does with the same data: image task, 2N PSF, clean()."""
-    image = run_job(replace(req, task="image", clean=None), WorkCache())
-    s = read_samples(req)
-    im, params = req.imaging, req.grid_params()
-    psf = wide_psf(s, s.spec, im.weighting_spec(), im.algorithm, params, device)
-    return clean(
-        s, s.spec, image.dirty, psf, opts, params, im.weighting_spec(), device,
-        algorithm=im.algorithm, mask=box_mask(NPIX, [BOX]) if mask is None else mask,
-    )  # fmt: skip
+    """What ``uvlab image --niter`` does with the same data (the mask: ``BOX``'s, or ``mask``)."""
+    return cli_clean(req, opts, device, box_mask(NPIX, [BOX]) if mask is None else mask)
 
 
-def _compare(sky, deconvolver: str, weighting: str, device: str) -> None:
+def _compare(sky, deconvolver: str, weighting: str, device: str, **multiscale) -> None:
     imaging = ImagingOptions(npix=NPIX, weighting=weighting)
-    opts = CleanOptions(deconvolver, niter=120, gain=0.1, mgain=0.6)
+    opts = CleanOptions(deconvolver, niter=120, gain=0.1, mgain=0.6, **multiscale)
     # one ducc0 thread: with several, its sums' order (and so the last bit of the dirty
     # image each run makes) follows the threads' timing, on both front ends alike
     req = JobRequest(
@@ -107,6 +99,26 @@ def test_window_and_cli_clean_alike_on_the_cpu(sky, deconvolver, weighting):
 @pytest.mark.parametrize("deconvolver", ["hogbom", "cotton-schwab"])
 def test_window_and_cli_clean_alike_on_the_gpu(sky, deconvolver, weighting):
     _compare(sky, deconvolver, weighting, "gpu")
+
+
+#: Multiscale CLEAN by WSClean's rule and by tclean's (the Deconvolution tab's scale rule).
+RULES = {
+    "wsclean": {"multiscale": True, "multiscale_scale_bias": 0.5},
+    "tclean": {"multiscale": True, "multiscale_small_scale_bias": 0.3},
+}
+
+
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("deconvolver", ["hogbom", "cotton-schwab"])
+def test_window_and_cli_multiscale_alike_on_the_cpu(sky, deconvolver, rule):
+    _compare(sky, deconvolver, "natural", "cpu", **RULES[rule])
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("rule", RULES)
+@pytest.mark.parametrize("deconvolver", ["hogbom", "cotton-schwab"])
+def test_window_and_cli_multiscale_alike_on_the_gpu(sky, deconvolver, rule):
+    _compare(sky, deconvolver, "natural", "gpu", **RULES[rule])
 
 
 def test_a_fits_masked_clean_alike_from_the_same_records(sky, tmp_path):

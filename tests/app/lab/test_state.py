@@ -46,6 +46,7 @@ def _changes() -> list:
         imaging(weighting="uniform"),
         clean(niter=1234, gain=0.05),
         clean(auto_mask=4.0, auto_threshold=1.0, deconvolver="cotton-schwab"),
+        clean(multiscale=True, multiscale_scale_bias=0.4, multiscale_small_scale_bias=-0.25),
         lambda s: s.with_(clean=replace(s.clean, fits_mask="mask.fits")),
         lambda s: s.with_(instrument=InstrumentRecord(Corruptions(sefd_jy=450.0))),
         lambda s: s.with_(
