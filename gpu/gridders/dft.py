@@ -9,7 +9,8 @@ so the sum over visibilities is one matrix product per chunk:
 just evaluated in O(N·nvis) phase factors plus a GEMM. Only the real part is
 wanted, so the product is a real one of the interleaved (re, im) pairs:
 ``Re(b·a) = Re(conj b)·Re a + Im(conj b)·Im a``, i.e. ``conj(B)`` and ``wvis·A``
-viewed as float64 (half the flops of a complex GEMM; float64 cuBLAS on the GPU).
+viewed as float64 (half the flops of a complex GEMM; on the GPU cuBLAS's complex
+product, as before).
 On the CPU the phase factors come by recurrence along the evenly spaced l and
 m axes (:func:`uvlab.gpu.gridders.phasors.axis_phasors`: one exponential per
 16 columns instead of one per column), over cache-sized blocks of visibilities
@@ -98,13 +99,18 @@ def dirty_dft(
             a = axis_phasors(u[e], lax, -1)  # (nl, n): exp(−2πi u l)
             a *= wvis[None, e]
             b = axis_phasors(v[e], max_, +1)  # (nm, n): conj exp(−2πi v m)
-            _accumulate(out, b.view(xp.float64), a.view(xp.float64))
+            _accumulate(out, b, a)
     return out
 
 
 def _accumulate(out, b, a) -> None:
-    """``out += b @ a.T`` (real rows): the numba rung's loop for small images, else BLAS."""
-    if isinstance(out, np.ndarray) and out.size <= JIT_PRODUCT_PIXELS:
+    """``out += Re(conj(b) @ a.T)``: on the CPU the real product of the (re, im) pairs, by
+    the numba rung's loop for small images, else BLAS; on the GPU cuBLAS's complex one."""
+    if not isinstance(out, np.ndarray):
+        out += (b.conj() @ a.T).real
+        return
+    b, a = b.view(np.float64), a.view(np.float64)
+    if out.size <= JIT_PRODUCT_PIXELS:
         from uvlab.gpu.gridders.jit_grid import _kernels, cpu_rung
 
         if cpu_rung() == "numba":
