@@ -191,4 +191,5 @@ def warm() -> float | None:
     k.grid_taps(grid, k0, w, k0, w, np.ones(2), np.zeros(2), 2)
     k.read_taps(np.ones((4, 5), np.complex128), k0, w, k0, w, 8, np.empty(2, np.complex128))
     k.prune_rows(np.ones((4, 2)), np.ones((3, 2)), 1, 2, np.zeros((2, 2)))
+    k.dot_rows(np.zeros((2, 2)), np.ones((2, 4)), np.ones((2, 4)))  # the DFT reference's
     return time.perf_counter() - t0
