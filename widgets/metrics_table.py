@@ -50,7 +50,9 @@ TOOLTIPS = {
         "stage: selection, weighting, gridding, FFT, correction), and in brackets the "
         "range from the fastest to the slowest run, milliseconds: how much the time varies between "
         "identical runs. An untimed warm-up run comes first (one-time work lands "
-        "there). Sorts by the median."
+        "there). Each entry is timed up to Timed runs times, fewer when slow (at least "
+        "twice: the runs stop where another would pass the entry's time budget). Sorts "
+        "by the median."
     ),
     "rate_vis_per_s": (
         "Gridding rate: samples with nonzero weight per second of the grid stage, in the "

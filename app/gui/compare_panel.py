@@ -16,6 +16,7 @@ from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
 from uvlab.app.gui.compare_entry import EntryEditor
+from uvlab.app.lab.compare_timing import TIMING_BUDGET_S
 from uvlab.app.lab.imaging import COMPARE_REPEATS, MAX_REPEATS, ImagingOptions
 from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
 from uvlab.gpu.gridders.registry import COMPARED as DEFAULT_ALGORITHMS
@@ -63,8 +64,10 @@ class ComparePanel(QtWidgets.QWidget):
         self.repeats_box.setValue(COMPARE_REPEATS)
         self.repeats_box.setKeyboardTracking(False)  # one edit of the lab's state, not one a key
         self.repeats_box.setToolTip(
-            "Each entry images this many times after an untimed warm-up run; the table shows "
-            "the median time and the fastest–slowest, the timing plot the spread as error bars"
+            "Each entry images at most this many times after an untimed warm-up run, and "
+            f"at least twice: its timed runs stop where another would pass {TIMING_BUDGET_S:g} s. "
+            "The table shows the median time and the fastest–slowest, the timing plot the "
+            "spread as error bars"
         )
         self.message = QtWidgets.QLabel("")
         self.message.setWordWrap(True)
@@ -92,7 +95,7 @@ class ComparePanel(QtWidgets.QWidget):
 
     # ------------------------------------------------------------------ state
     def repeats(self) -> int:
-        """Timed runs of each entry (the median and the spread are shown)."""
+        """Timed runs of each entry at most (the median and the spread are shown)."""
         return int(self.repeats_box.value())
 
     def set_repeats(self, repeats: int) -> None:

@@ -22,15 +22,16 @@ same budget decides whether the aliasing task computes its error map.
 The reference may be summed over chunks of visibilities (it is linear in
 them) so that a long one can be cancelled between chunks (the window), or
 made in one call (the commands): :mod:`uvlab.app.lab.compare_reference`. The
-analytic bound of each entry is :mod:`uvlab.app.lab.compare_bound`.
+analytic bound of each entry is :mod:`uvlab.app.lab.compare_bound`, how often each
+entry is timed :mod:`uvlab.app.lab.compare_timing`, and the result records
+(:class:`AlgorithmResult`, :class:`Comparison`, ``metrics.json``)
+:mod:`uvlab.app.lab.compare_results`.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -44,6 +45,8 @@ from uvlab.app.lab.compare_reference import (
     chunked_reference,
     dft_step,
 )
+from uvlab.app.lab.compare_results import AlgorithmResult, Comparison, write_metrics_json
+from uvlab.app.lab.compare_timing import TIMING_BUDGET_S, timed_runs
 from uvlab.app.lab.jobs import Progress, run_to_end
 from uvlab.app.lab.samples import block_check, check
 from uvlab.gpu.gridders.registry import REFERENCE, grids
@@ -56,135 +59,6 @@ __all__ = [  # the names other modules take from here
 
 if TYPE_CHECKING:
     from uvlab.gpu.gridders.params import GridParams
-
-
-@dataclass(frozen=True)
-class AlgorithmResult:
-    """One algorithm's dirty image, error map, metrics and timing.
-
-    Attributes
-    ----------
-    timing : dict, stage → seconds
-        The stages of the run of median total time (of ``runs_s``).
-    runs_s : tuple of float
-        Total seconds of each timed run, in order (empty: the one run of ``timing``).
-    warmup_s : float or None
-        Total seconds of the untimed first run before them (one-time work such as
-        a least-misfit table's solve lands there); None when there was none.
-    backend : str
-        What computed the image (:meth:`~uvlab.gpu.gridders.registry.Algorithm.backend`).
-    """
-
-    name: str
-    image: np.ndarray
-    error: np.ndarray
-    metrics: dict
-    timing: dict
-    nvis: int
-    analytic: np.ndarray | None = None
-    bound: np.ndarray | None = None
-    bound_step: int | None = None
-    runs_s: tuple = ()
-    backend: str = ""
-    warmup_s: float | None = None
-
-    @property
-    def rate_vis_per_s(self) -> float | None:
-        """Samples with nonzero weight per second of the grid stage."""
-        t = float(self.timing.get("grid", 0.0))
-        return self.nvis / t if t > 0 else None
-
-    @property
-    def total_s(self) -> float:
-        """Seconds of every timed stage together: the median run's total."""
-        return float(sum(self.timing.values()))
-
-    @property
-    def spread_s(self) -> tuple[float, float]:
-        """(fastest, slowest) total seconds of the timed runs."""
-        runs = self.runs_s or (self.total_s,)
-        return float(min(runs)), float(max(runs))
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """Everything :func:`compare_algorithms` measured.
-
-    Attributes
-    ----------
-    spec : ImageSpec
-    reference : (N/k, N/k) float64
-        The DFT image at pixels 0, k, 2k, … (k = ``step``; the full image when 1).
-    step : int
-    results : dict name → AlgorithmResult, in the order asked
-    reference_timing : dict, stage → seconds
-    reference_device : str
-    nvis : int
-    """
-
-    spec: object
-    reference: np.ndarray
-    step: int
-    results: dict
-    reference_timing: dict = field(default_factory=dict)
-    reference_device: str = "cpu"
-    nvis: int = 0
-
-    @property
-    def reference_spec(self):
-        """The geometry of :attr:`reference` and the error maps: every ``step``-th pixel."""
-        return self.spec.every(self.step)
-
-    @property
-    def reference_label(self) -> str:
-        if self.step == 1:
-            return REFERENCE
-        return f"{REFERENCE} subsampled every {self.step} pixels"
-
-    def metrics(self) -> dict:
-        """The JSON record written as ``metrics.json``."""
-        return {
-            "reference": self.reference_label,
-            "reference_step": self.step,
-            "reference_device": self.reference_device,
-            "reference_timing": {k: float(v) for k, v in self.reference_timing.items()},
-            "npix": self.spec.npix,
-            "cell_arcsec": self.spec.cell_arcsec,
-            "nvis": self.nvis,
-            "note": "rms_central, rms_full and max_error are |I - I_dft| relative to the "
-            "DFT image's peak; timing is the stages of the run of median total time "
-            "(total_s) of runs_s, each timed run's total, after an untimed warm-up run "
-            "(warmup_s) when there are several; rate_vis_per_s = nvis / grid seconds "
-            "of that run; bound_max is the "
-            "largest (sum|wV|/sumw) E(l,m) in the same units, error_over_bound_max the "
-            "largest error/bound on every bound_step-th pixel (at most 1)",
-            "algorithms": {
-                name: {
-                    **r.metrics,
-                    "backend": r.backend,
-                    "timing": {k: float(v) for k, v in r.timing.items()},
-                    "total_s": r.total_s,
-                    "runs_s": [float(t) for t in r.runs_s or (r.total_s,)],
-                    "warmup_s": r.warmup_s,
-                    "rate_vis_per_s": r.rate_vis_per_s,
-                    "nvis": r.nvis,
-                }
-                for name, r in self.results.items()
-            },
-        }
-
-
-def write_metrics_json(cmp: Comparison, path, data_label: str) -> Path:
-    """Write ``metrics.json``: :meth:`Comparison.metrics` plus ``"data": data_label``.
-
-    The one writer of the file, used by ``uvlab compare`` and the GUI's compare mode;
-    written atomically (:mod:`uvlab.app.outputs.atomic`).
-    """
-    from uvlab.app.outputs.atomic import write_text
-
-    metrics = cmp.metrics()
-    metrics["data"] = data_label
-    return write_text(path, json.dumps(metrics, indent=2))
 
 
 @dataclass(frozen=True)
@@ -209,6 +83,7 @@ class Entry:
 def measure_entry(
     uvw, freq_hz, vis, weight, spec, entry: Entry, ref, step: int, *,
     flag=None, weighting=None, device: str = "auto", cancelled=None, repeats: int = 1,
+    budget_s: float | None = None,
 ) -> AlgorithmResult:  # fmt: skip
     """Image with one entry, time it ``repeats`` times, and measure it against the DFT ``ref``.
 
@@ -219,24 +94,25 @@ def measure_entry(
     first run's image (every run makes the same one). With ``repeats`` > 1 that
     first run is a warm-up (``warmup_s``: one-time work, such as solving a
     least-misfit table, lands there) and ``repeats`` timed runs follow; the timing
-    is the run of median total time, with every timed run's total in ``runs_s``.
+    is the run of median total time, with every timed run's total in ``runs_s``. With
+    ``budget_s`` the timed runs may stop before ``repeats``, after two
+    (:mod:`uvlab.app.lab.compare_timing`).
     """
     from uvlab.gpu.aliasing import error_map
     from uvlab.gpu.gridders.registry import algorithm
     from uvlab.gpu.imaging.imager import make_image
 
-    repeats = max(1, int(repeats))
-    res, timings = None, []
-    for _ in range(repeats + (repeats > 1)):
-        check(cancelled)
-        run = make_image(
+    def run():
+        return make_image(
             uvw, freq_hz, vis, weight, spec, flag=flag, weighting=weighting,
             algorithm=entry.algorithm, params=entry.params, device=device, psf=False,
             on_block=block_check(cancelled),
         )  # fmt: skip
-        res = res or run  # the first run's image; the others' timings only
-        timings.append(dict(run.timing))
-    warmup = float(sum(timings.pop(0).values())) if repeats > 1 else None
+
+    res, first, timings = timed_runs(
+        run, repeats, timing=lambda r: r.timing, budget_s=budget_s, cancelled=cancelled
+    )
+    warmup = None if first is None else float(sum(first.values()))
     totals = tuple(float(sum(t.values())) for t in timings)
     median = sorted(range(len(totals)), key=totals.__getitem__)[(len(totals) - 1) // 2]
     err, metrics = error_map(res.dirty[::step, ::step], ref)
@@ -267,6 +143,7 @@ def iter_comparison(
     cancelled: Callable[[], bool] | None = None,
     bound: bool = False,
     repeats: int = 1,
+    budget_s: float | None = None,
 ) -> Iterator[Progress]:
     """Image with each entry and measure its error against the DFT; returns a Comparison.
 
@@ -295,6 +172,8 @@ def iter_comparison(
         Also each entry's analytic map and bound (:mod:`~uvlab.app.lab.compare_bound`).
     repeats : int
         Timed runs per entry (:func:`measure_entry`: the median and the spread).
+    budget_s : float, optional
+        Seconds for each entry's timed runs (at least two; None: ``repeats`` each).
     """
     from uvlab.gpu.backend import resolve_device
     from uvlab.gpu.gridders.params import GridParams
@@ -338,6 +217,7 @@ def iter_comparison(
         result = measure_entry(
             uvw, freq_hz, vis, weight, spec, e, ref, step,
             flag=flag, weighting=weighting, device=device, cancelled=cancelled, repeats=repeats,
+            budget_s=budget_s,
         )  # fmt: skip
         if bound:
             params = e.params or GridParams()
@@ -354,8 +234,9 @@ def iter_samples_comparison(request, samples, entries, cancelled=None, **options
 
     The job's weighting and device, the reference summed in chunks of
     :data:`REFERENCE_CHUNK_WORK` (cancellable between them; on the GPU
-    :data:`REFERENCE_CHUNK_WORK_GPU`); ``options`` go on to :func:`iter_comparison`
-    (e.g. ``step=1``).
+    :data:`REFERENCE_CHUNK_WORK_GPU`), each entry's timed runs within
+    :data:`~uvlab.app.lab.compare_timing.TIMING_BUDGET_S`; ``options`` go on to
+    :func:`iter_comparison` (e.g. ``step=1``).
     """
     from uvlab.gpu.backend import resolve_device
 
@@ -373,7 +254,7 @@ def iter_samples_comparison(request, samples, entries, cancelled=None, **options
         device=request.device,
         chunk_work=REFERENCE_CHUNK_WORK_GPU if gpu else REFERENCE_CHUNK_WORK,
         cancelled=cancelled,
-        **options,
+        **{"budget_s": TIMING_BUDGET_S, **options},
     )
 
 

@@ -12,14 +12,17 @@ import numpy as np
 from uvlab.app.lab.samples import check
 
 #: N²·nvis products the DFT reference may cost, per device, before it is subsampled
-#: (``uvlab compare``, compare mode) or skipped (the aliasing task's error map):
-#: ~20 s at 2e8/s on the CPU; float64 cuBLAS on a GPU.
+#: (``uvlab compare``, compare mode) or skipped (the aliasing task's error map): a few
+#: seconds on two CPU cores for a subsampled reference (~6e8–1.5e9/s:
+#: :func:`~uvlab.gpu.gridders.dft.dirty_dft`'s recurrence and numba loop), ~20 s for a
+#: full-size one (BLAS, ~2e8/s); float64 cuBLAS on a GPU.
 DFT_BUDGET = {"cpu": 4.0e9, "gpu": 1.0e14}
 #: Bytes the reference's factor matrices may take per chunk.
 DFT_CHUNK_BYTES = 256 * 2**20
 #: Pixel·visibility products per chunk of a reference that can be cancelled between
-#: chunks (the window's tasks), per device: on the CPU ≈ 0.05–0.15 s on one core, so
-#: that Cancel takes effect within 0.5 s (issue 28); on the GPU as many as before.
+#: chunks (the window's tasks), per device: on the CPU ≤ 0.15 s on one core (0.02–0.05 s
+#: for a subsampled reference), so that Cancel takes effect within 0.5 s (issue 28); on
+#: the GPU as many as before.
 REFERENCE_CHUNK_WORK = 2.5e7
 REFERENCE_CHUNK_WORK_GPU = 5.0e8
 

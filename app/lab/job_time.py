@@ -42,6 +42,10 @@ PRIOR_NPIX = {"cpu": 512, "gpu": 1024}
 #: Pixel·sample products per second of the direct DFT (BENCHMARKS.md: ~2e8 on the 2-core
 #: CPU; the H200 made 1024² × 1,451,520 in 0.59 s).
 DFT_RATE = {"cpu": 2.0e8, "gpu": 2.6e12}
+#: Pixel·sample products per second of a comparison's subsampled DFT reference, summed by
+#: recurrence and the numba rung's loop (the default scene's 32² × 1,451,520 in 1–3 s on
+#: the 2-core CPU, loaded; the GPU's as the DFT's).
+REFERENCE_RATE = {"cpu": 6.0e8, "gpu": 2.6e12}
 #: Seconds per pixel·iteration of the minor cycles (Högbom's peak search and subtraction).
 MINOR_S_PER_PIXEL = {"cpu": 2.0e-9, "gpu": 2.0e-11}
 #: The learned speed stays within this factor of the measurements'.
@@ -77,19 +81,22 @@ def prior_seconds(request, device: str | None = None) -> float | None:
     if n is None or dev not in PRIOR_S_PER_SAMPLE:
         return None
     entries = request.compare if request.task == "compare" else (request.imaging,)
+    repeats = int(getattr(request, "repeats", 1)) if request.task == "compare" else 1
     total = 0.0
     for e in entries:
         one = _image_seconds(e.algorithm, e.npix, n, dev)
         if one is None:
             return None
+        if request.task == "compare":  # a warm-up, then timed runs within the budget
+            from uvlab.app.lab.compare_timing import TIMING_BUDGET_S, planned_runs
+
+            one *= planned_runs(repeats, one, TIMING_BUDGET_S) + (repeats > 1)
         total += one
     npix = int(request.imaging.npix)
-    if request.task == "compare":  # each entry timed R times; the DFT reference, subsampled
-        repeats = int(getattr(request, "repeats", 1))
-        total *= repeats + (repeats > 1)  # and a warm-up run
+    if request.task == "compare":  # and the DFT reference, subsampled
         from uvlab.app.lab.compare_reference import DFT_BUDGET
 
-        total += min(float(n) * npix * npix, DFT_BUDGET[dev]) / DFT_RATE[dev]
+        total += min(float(n) * npix * npix, DFT_BUDGET[dev]) / REFERENCE_RATE[dev]
     elif request.task == "aliasing":
         total *= 2.0
     elif request.task == "clean":

@@ -1,4 +1,5 @@
-"""The compiled loops of the separable gridder's, degridder's and pruner's numba rung.
+"""The compiled loops of the numba rung: the separable gridder's, degridder's and pruner's,
+and the DFT reference's products (:func:`dot_rows`).
 
 Imported only through :mod:`uvlab.gpu.gridders.jit_grid`, which imports this
 module lazily (as the CUDA code imports CuPy) and falls back to the NumPy rung
@@ -306,3 +307,28 @@ def read_fused(half, order, xu, xv, axu, axv, n_u, out):  # pragma: no cover - c
             acc_re += wv[a] * s_re
             acc_im += wv[a] * s_im
         out[r] = complex(acc_re, acc_im)
+
+
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def dot_rows(out, b, a):  # pragma: no cover - compiled
+    """``out[j, i] += Σ_t b[j, t]·a[i, t]``, in place: ``out += b @ a.T`` on one thread.
+
+    Parameters
+    ----------
+    out : (nm, nl) float64
+    b : (nm, n) float64, C-contiguous
+    a : (nl, n) float64, C-contiguous
+
+    The DFT reference's real product (:func:`uvlab.gpu.gridders.dft.dirty_dft`)
+    for small images: there the product is too small for BLAS's threads, which on
+    a loaded machine wait on each other for longer than the sum takes. The sums
+    may be reassociated (vectorised), so they differ from BLAS's in rounding only.
+    """
+    nm, n = b.shape
+    nl = a.shape[0]
+    for j in range(nm):
+        for i in range(nl):
+            s = 0.0
+            for t in range(n):
+                s += b[j, t] * a[i, t]
+            out[j, i] += s

@@ -12,6 +12,7 @@ from dataclasses import replace
 import pytest
 
 from uvlab.app.lab import job_time
+from uvlab.app.lab.compare_timing import TIMING_BUDGET_S, planned_runs
 from uvlab.app.lab.job_time import JobTimes, format_seconds, job_kind, slow_notice, time_left
 from uvlab.app.lab.session import default_session
 
@@ -80,8 +81,9 @@ def test_priors_follow_the_benchmarks_ordering(request_cpu):
     assert p["dft"] == pytest.approx(2 * n * npix * npix / job_time.DFT_RATE["cpu"])
     compare = replace(request_cpu, task="compare",
                       compare=(_with(request_cpu, algorithm="conv").imaging,))  # fmt: skip
-    ref = min(n * npix * npix, 4.0e9) / job_time.DFT_RATE["cpu"]
-    runs = compare.repeats + 1  # after a warm-up run
+    ref = min(n * npix * npix, 4.0e9) / job_time.REFERENCE_RATE["cpu"]
+    runs = planned_runs(compare.repeats, p["conv"], TIMING_BUDGET_S) + 1  # after a warm-up
+    assert 2 <= runs - 1 <= compare.repeats
     assert job_time.prior_seconds(compare) == pytest.approx(runs * p["conv"] + ref)
     once = replace(compare, repeats=1)  # each entry timed once
     assert job_time.prior_seconds(once) == pytest.approx(p["conv"] + ref)

@@ -70,3 +70,41 @@ def test_flags_and_nonfinite_samples_are_ignored(rng):
     a = make_image(uvw, [1e9], bad, 1.0, spec, flag=flag, algorithm="dft", device="cpu")
     b = make_image(uvw[5:], [1e9], vis[5:], 1.0, spec, algorithm="dft", device="cpu")
     np.testing.assert_allclose(a.dirty, b.dirty, atol=1e-14)
+
+
+def old_dirty_dft(u, v, wvis, spec, pixels=1):
+    """The reference as it was: every factor an exponential, one complex product."""
+    lax, max_ = spec.l_axis()[::pixels], spec.m_axis()[::pixels]
+    a = np.exp(-2j * np.pi * np.outer(u, lax)) * wvis[:, None]
+    b = np.exp(-2j * np.pi * np.outer(v, max_))
+    return np.real(b.T @ a)
+
+
+@pytest.mark.parametrize("rung", ["numpy", "numba"])
+@pytest.mark.parametrize(("npix", "pixels"), [(64, 1), (64, 4), (62, 2), (90, 5), (128, 16)])
+def test_the_fast_reference_is_the_old_one(rng, monkeypatch, rung, npix, pixels):
+    """Recurrence, real product and the numba rung change the sum by rounding only."""
+    if rung == "numba":
+        from uvlab.gpu.gridders.jit_grid import _loaded
+
+        if _loaded()[0] is None:
+            pytest.skip(f"numba not importable: {_loaded()[1]}")
+    monkeypatch.setenv("UVLAB_CPU_RUNG", rung)
+    spec = ImageSpec(npix, 15 * ARCSEC)
+    n = 3000
+    u, v = rng.uniform(-4e4, 4e4, (2, n))
+    wvis = rng.normal(size=n) + 1j * rng.normal(size=n)
+    want = old_dirty_dft(u, v, wvis, spec, pixels)
+    got = dirty_dft(u, v, wvis, spec, pixels=pixels, chunk=1100)
+    assert got.shape == want.shape == (-(-npix // pixels),) * 2
+    assert np.abs(got - want).max() <= 1e-10 * np.abs(want).max()
+
+
+def test_the_fast_reference_on_gpu_is_the_old_one(xp, rng):
+    spec = ImageSpec(96, 15 * ARCSEC)
+    u, v = rng.uniform(-4e4, 4e4, (2, 2000))
+    wvis = rng.normal(size=2000) + 1j * rng.normal(size=2000)
+    want = old_dirty_dft(u, v, wvis, spec, 3)
+    got = dirty_dft(xp.asarray(u), xp.asarray(v), xp.asarray(wvis), spec, pixels=3, chunk=700)
+    got = got.get() if hasattr(got, "get") else got
+    assert np.abs(got - want).max() <= 1e-10 * np.abs(want).max()
