@@ -265,10 +265,12 @@ def _cpu_image(
     The samples, their weights, the algorithm's NUFFT plan and the PSF come
     from the cache when their inputs are those of its last image. An
     algorithm that ``co_grids_psf`` (``ducc`` without the w-term) grids the
-    dirty image and the PSF in one pass.
+    dirty image and the PSF in one pass, and so does a separable chain
+    (:mod:`~uvlab.gpu.imaging.co_grid`).
     """
     from uvlab.gpu.gridders.params import GridParams
     from uvlab.gpu.gridders.registry import algorithm as record
+    from uvlab.gpu.imaging.co_grid import co_grids, dirty_and_psf
 
     cache = cache if cache is not None else ImagingCache()
     params = params or GridParams()
@@ -291,6 +293,12 @@ def _cpu_image(
             wvis[1] = wts.weight
         images = rec.cpu(s.u, s.v, wvis, spec, params, w=s.w, timer=timer, plan=plan)
         dirty, psf_img = images[0], images[1] if make_psf else psf_img
+    elif make_psf and co_grids(algorithm, params):  # a separable chain: one pass for both
+        block_done(on_block)
+        dirty, psf_img = dirty_and_psf(
+            s.u, s.v, wts.weight * vis_f, wts.weight, spec, algorithm, params, timer=timer,
+            on_block=on_block,
+        )  # fmt: skip
     else:
         fn = _algorithm(algorithm, params, on_block=on_block)
         dirty = fn(s.u, s.v, wts.weight * vis_f, spec, w=s.w, timer=timer)
