@@ -72,7 +72,13 @@ def run(args) -> int:
     from uvlab.app.lab.samples import WorkCache
     from uvlab.app.runtime.memory import format_bytes
     from uvlab.app.runtime.progress import progress_bar
-    from uvlab.app.scale.budget import chunk_rows, grid_costs, grid_share, image_bytes
+    from uvlab.app.scale.budget import (
+        chunk_rows,
+        clean_grid_costs,
+        grid_costs,
+        grid_share,
+        image_bytes,
+    )
     from uvlab.app.scale.cluster import cluster_client, default_worker_count, describe
     from uvlab.app.scale.ms_image import MSRead, image_ms
     from uvlab.gpu.image_spec import ARCSEC, ImageSpec
@@ -111,12 +117,17 @@ def run(args) -> int:
         share = float("inf") if memory is None else (memory - held) / nworkers
         nchan = max(m.nchan for m in metas)
         plans = []
-        if grids_in_parts(args.algorithm, params, args.device):  # the dirty image sums grids
-            costs = grid_costs(args.npix, args.algorithm, params, density_npix=density)
+        if grids_in_parts(args.algorithm, params, args.device):  # every pass sums grids
+            costs = (
+                clean_grid_costs(args.npix, args.algorithm, params, density_npix=density,
+                                 major=args.deconvolver == "cotton-schwab")
+                if args.niter > 0 else
+                grid_costs(args.npix, args.algorithm, params, density_npix=density)
+            )  # fmt: skip
             plans.append(chunk_rows(grid_share(share), nchan, len(meta.corr_names),
                                     costs.fixed, what=f"a {args.npix}² image",
                                     grid=costs))  # fmt: skip
-        if not plans or args.niter > 0:  # images summed, and CLEAN's passes
+        if not plans:  # images summed, CLEAN's passes too
             fixed = image_bytes(args.npix, args.algorithm, params, density_npix=density,
                                 clean=args.niter > 0)  # fmt: skip
             plans.append(chunk_rows(share, nchan, len(meta.corr_names), fixed,

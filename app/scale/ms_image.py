@@ -166,16 +166,25 @@ def _finish(grid, *after, spec, algorithm, params):
     return finish(grid, spec, algorithm, params)
 
 
-def grid_sum(client, chunks, *, spec, algorithm, params, progress=None, cancelled=None, **kw):
+def grid_sum(
+    client, chunks, *, spec, algorithm, params, progress=None, cancelled=None, fn=_grid,
+    per_worker=None, **kw,
+):  # fmt: skip
     """The images of all ``chunks`` by summing grids: a chain per worker
     (:func:`~uvlab.app.scale.chains.run_chains`), the chains added on the workers, one
     :func:`~uvlab.gpu.imaging.grid_parts.finish`. Returns a
-    :class:`~uvlab.gpu.imaging.parts.PartImage`."""
+    :class:`~uvlab.gpu.imaging.parts.PartImage`.
+
+    ``fn(chunk, acc, spec=, algorithm=, params=, **kw)`` grids a chunk into its chain's
+    :class:`~uvlab.gpu.imaging.grid_parts.PartGrid` (default: the dirty image and PSF;
+    CLEAN's passes give theirs, :mod:`uvlab.app.scale.ms_clean`); ``per_worker`` as
+    :func:`~uvlab.app.scale.chains.run_chains`'s.
+    """
     from uvlab.app.scale.chains import reduce_on_workers, run_chains
 
     same = dict(spec=spec, algorithm=algorithm, params=params)
-    chains = run_chains(client, _grid, chunks, progress=progress, cancelled=cancelled,
-                        **same, **kw)  # fmt: skip
+    chains = run_chains(client, fn, chunks, progress=progress, cancelled=cancelled,
+                        per_worker=per_worker, **same, **kw)  # fmt: skip
     worker, total, after = reduce_on_workers(client, _grid_band, _add_band, chains, REDUCE_BANDS)
     del chains
     done = client.submit(_finish, total, *after, **same, workers=[worker], pure=False)
@@ -255,7 +264,7 @@ def image_ms(
         with progress_bar("read + weights", total=len(chunks), unit="chunk") as bar:
             counts = stream_sum(client, _counts, chunks, window=window, spec=spec,
                                 weighting=weighting, progress=bar)  # fmt: skip
-        totals = client.scatter(density_totals(counts), broadcast=True)
+        totals = client.scatter(density_totals(counts), broadcast=True, hash=False)
         timing["read + density"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     by_grids = grids_in_parts(algorithm, params, device)
