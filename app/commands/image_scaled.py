@@ -314,6 +314,7 @@ def _clean(args, client, sources, spec, wt, res, rows, params, mask, keep: bool)
     )
     if keep:
         job = hold(job)
+    log.info("CLEAN's passes sum %s", "a grid per worker" if job.by_grids else "chunk images")
     t0 = time.perf_counter()
     out, psf, major = clean_ms(job, res.dirty, clean_options(args), mask=mask, driver=drive)
     res.timing["clean"] = time.perf_counter() - t0

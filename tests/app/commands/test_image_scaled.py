@@ -54,6 +54,7 @@ def test_clean_over_local_workers_writes_the_same_images(ms, tmp_path, deconvolv
     assert code == 0, err
     assert f"{deconvolver}: 30 iterations" in out
     assert "CLEAN keeps the selection's data on the workers" in err  # read once, then held
+    assert "CLEAN's passes sum chunk images" in err  # ducc
     for kind in ("model", "residual", "image"):
         want = fits.getdata(tmp_path / f"one-{kind}.fits")
         got = fits.getdata(tmp_path / f"many-{kind}.fits")
@@ -196,3 +197,21 @@ def test_channels_out_in_chunks_writes_the_same_cube(ms, tmp_path, weighting, ni
 def test_the_chunked_path_needs_a_geometry(ms, tmp_path):
     code, _, err = run_cli("image", "--ms", ms, "--workers", "2", "--out", tmp_path / "x")
     assert code == 2 and "--npix and --cell-arcsec" in err
+
+
+def test_cotton_schwab_on_the_grid_path_sized_from_abs_mem(ms, tmp_path):
+    """conv sums grids through CLEAN too (app/scale/ms_clean.py): chunks sized by
+    clean_grid_costs under --abs-mem, the images those of the one-process run."""
+    args = ["image", "--ms", ms, *GEOMETRY, "--weighting", "briggs", "--algorithm", "conv",
+            "--niter", "30", "--deconvolver", "cotton-schwab", "--mgain", "0.6"]  # fmt: skip
+    code, _, err = run_cli(*args, "--out", tmp_path / "one")
+    assert code == 0, err
+    code, out, err = run_cli(*args, "--workers", "2", "--abs-mem", "1", "--out",
+                             tmp_path / "many")  # fmt: skip
+    assert code == 0, err
+    assert "rows per chunk" in err and "cotton-schwab: 30 iterations" in out
+    assert "CLEAN's passes sum a grid per worker" in err
+    for kind in ("psf", "model", "residual", "image"):
+        want = fits.getdata(tmp_path / f"one-{kind}.fits")
+        got = fits.getdata(tmp_path / f"many-{kind}.fits")
+        np.testing.assert_allclose(got, want, atol=1e-6 * np.abs(want).max(), err_msg=kind)
