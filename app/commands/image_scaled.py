@@ -21,7 +21,7 @@ from uvlab.gpu.gridders.registry import grids
 log = logging.getLogger(__name__)
 
 #: Options the chunked path does not take yet (each a usage error with it).
-UNSUPPORTED = (("join_channels", "--join-channels", bool),)
+UNSUPPORTED: tuple = ()
 
 
 def add_scale_args(p) -> None:
@@ -141,23 +141,30 @@ def run(args) -> int:
         gpu_note = f", on GPUs {','.join(gpus)}" if gpus else ""
         log.info("%s%s", describe(client), gpu_note)
 
-        def image(srcs):
+        def image(srcs, totals=None):
             return image_ms(client, srcs, spec, wt, chunk_rows=rows, algorithm=args.algorithm,
-                            params=params, device=args.device)  # fmt: skip
+                            params=params, device=args.device, totals=totals)  # fmt: skip
 
         def clean_of(srcs, r):
             return _clean(args, client, srcs, spec, wt, r, rows, params, mask, held > 0)
 
+        def job_of(srcs, r):
+            return _clean_job(args, client, srcs, spec, wt, r, rows, params, held > 0)
+
         res = image(sources)
         cube = args.channels_out > 1  # each output channel its own selection and passes
         channels, t_chan = (
-            image_scaled_channels.image_channels(args, image, clean_of, sources[0], meta)
+            image_scaled_channels.image_channels(args, image, clean_of, sources[0], meta,
+                                                 mfs=res, job=job_of, mask=mask)
             if cube else (None, {})
         )  # fmt: skip
         if not cube:
             clean = clean_of(sources, res)
+        elif args.niter > 0:
+            join, nterms = args.join_channels, getattr(args, "fit_spectral_pol", None)
+            clean = mfs_clean(channels, psf_beam(res.psf, spec), join, nterms)
         else:
-            clean = mfs_clean(channels, psf_beam(res.psf, spec)) if args.niter > 0 else None
+            clean = None
     from pathlib import Path
 
     import numpy as np
@@ -307,7 +314,21 @@ def _clean(args, client, sources, spec, wt, res, rows, params, mask, keep: bool)
         return None
     from uvlab.app.commands.clean_args import clean_options
     from uvlab.app.commands.deconvolve import drive, restored_result
-    from uvlab.app.scale.ms_clean import Pass, clean_ms, hold
+    from uvlab.app.scale.ms_clean import clean_ms
+
+    job = _clean_job(args, client, sources, spec, wt, res, rows, params, keep)
+    t0 = time.perf_counter()
+    out, psf, major = clean_ms(job, res.dirty, clean_options(args), mask=mask, driver=drive)
+    res.timing["clean"] = time.perf_counter() - t0
+    if major is not None:
+        res.timing["major cycles (read + degrid + grid)"] = major.seconds
+    return restored_result(out, psf, spec.cell_rad)
+
+
+def _clean_job(args, client, sources, spec, wt, res, rows, params, keep: bool):
+    """The :class:`~uvlab.app.scale.ms_clean.Pass` of CLEAN's passes over ``sources``,
+    weighted with ``res``'s density totals; the data held on the workers when ``keep``."""
+    from uvlab.app.scale.ms_clean import Pass, hold
 
     job = Pass(
         client, tuple(sources), spec, wt, res.totals, rows, args.algorithm, params, args.device
@@ -315,12 +336,7 @@ def _clean(args, client, sources, spec, wt, res, rows, params, mask, keep: bool)
     if keep:
         job = hold(job)
     log.info("CLEAN's passes sum %s", "a grid per worker" if job.by_grids else "chunk images")
-    t0 = time.perf_counter()
-    out, psf, major = clean_ms(job, res.dirty, clean_options(args), mask=mask, driver=drive)
-    res.timing["clean"] = time.perf_counter() - t0
-    if major is not None:
-        res.timing["major cycles (read + degrid + grid)"] = major.seconds
-    return restored_result(out, psf, spec.cell_rad)
+    return job
 
 
 def _frequency_cards(metas, res) -> dict:

@@ -236,7 +236,7 @@ def stream_sum(client, fn, chunks, *, window: int, progress=None, **kwargs):
 
 def image_ms(
     client, source, spec, weighting, *, chunk_rows: int, algorithm: str = "conv",
-    params=None, device: str = "cpu", psf: bool = True, cancelled=None,
+    params=None, device: str = "cpu", psf: bool = True, cancelled=None, totals=None,
 ) -> PartsImage:  # fmt: skip
     """Image ``source`` in chunks of ``chunk_rows`` rows on ``client``'s cluster.
 
@@ -249,7 +249,10 @@ def image_ms(
     :func:`~uvlab.gpu.imaging.grid_parts.grids_in_parts`); the others sum images
     (:func:`stream_sum` of :func:`~uvlab.gpu.imaging.parts.image_part`: an FFT per
     chunk). ``cancelled()``, asked between chunks of the grid sum, stops it
-    (:class:`~uvlab.app.scale.chains.Cancelled`).
+    (:class:`~uvlab.app.scale.chains.Cancelled`). ``totals``: the density totals to weight
+    with (a future on the cluster, another image's :attr:`PartsImage.totals`: WSClean's MF
+    weighting of an output channel by the density of all channels) instead of this
+    selection's own; its density pass is then skipped.
     """
     from uvlab.app.runtime.progress import progress_bar
     from uvlab.gpu.imaging.grid_parts import grids_in_parts
@@ -258,8 +261,7 @@ def image_ms(
     timing: dict[str, float] = {}
     chunks = source_chunks(source, chunk_rows)
     window = 2 * max(1, len(client.scheduler_info().get("workers", {})))
-    totals = None
-    if needs_density(weighting):
+    if needs_density(weighting) and totals is None:
         t0 = time.perf_counter()
         with progress_bar("read + weights", total=len(chunks), unit="chunk") as bar:
             counts = stream_sum(client, _counts, chunks, window=window, spec=spec,
