@@ -194,9 +194,7 @@ def grid_part(
     from uvlab.gpu.gridders.separable import grid_into, half_plane_records
 
     (plan_u, plan_v), params = _plans(spec, algorithm, params)
-    if into is None:
-        into = empty_grid(spec, algorithm, params, psf=psf, dirty=dirty)
-    grid = into
+    grid = into if into is not None else empty_grid(spec, algorithm, params, psf=psf, dirty=dirty)
     if (grid.psf is not None) != psf or (grid.dirty is not None) != dirty:
         raise ValueError("the grid to add to does not hold the products asked for")
     s, wt = weighted_samples(uvw, freq_hz, vis, weight, flag, spec, weighting, totals)
