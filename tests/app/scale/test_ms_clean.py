@@ -176,3 +176,30 @@ def test_ducc_keeps_image_parts_through_clean(client, ms):
     want = ClusterMajorCycle(grid_job).residual(out.model)
     got = ClusterMajorCycle(job).residual(out.model)
     np.testing.assert_allclose(got, want, atol=1e-4 * np.abs(want).max())
+
+
+def test_a_grid_path_cycle_is_one_model_grid_per_worker_and_one_finish(client, ms):
+    """What a major cycle on the grid path runs (Dask's task stream): a model grid (its
+    FFT) per worker, every chunk gridded once, one finish (the only other FFT); held chunks
+    are queued to the workers that hold them."""
+    from distributed import get_task_stream, wait
+
+    from uvlab.app.scale.chains import _queues
+
+    wt = Weighting("natural")
+    dirty = image_ms(client, ms, SPEC, wt, chunk_rows=8)
+    job = ms_clean.hold(Pass(client, ms, SPEC, wt, dirty.totals, 8))
+    wait(list(job.held))
+    workers = sorted(client.scheduler_info()["workers"])
+    where = client.who_has(list(job.held))
+    for w, queue in _queues(client, job.held, workers).items():
+        assert all(w in where[f.key] for f in queue)
+    model = np.zeros((SPEC.npix, SPEC.npix))
+    model[16, 16] = 1.0
+    with get_task_stream(client) as ts:
+        got = ClusterMajorCycle(job).residual(model)
+    ran = [t["key"].split("-")[0] for t in ts.data]
+    assert ran.count("_model_grid") == len(workers) == 2
+    assert ran.count("_residual_grid") == len(job.chunks) > 4 and ran.count("_finish") == 1
+    want = job.run(ms_clean._residual, model=model).normalised()[0]  # image parts
+    np.testing.assert_allclose(got, want, atol=1e-9 * np.abs(want).max())
