@@ -21,7 +21,7 @@ from uvlab.gpu.gridders.registry import grids
 log = logging.getLogger(__name__)
 
 #: Options the chunked path does not take yet (each a usage error with it).
-UNSUPPORTED = (("join_channels", "--join-channels", bool),)
+UNSUPPORTED: tuple = ()
 
 
 def add_scale_args(p) -> None:
@@ -72,7 +72,13 @@ def run(args) -> int:
     from uvlab.app.lab.samples import WorkCache
     from uvlab.app.runtime.memory import format_bytes
     from uvlab.app.runtime.progress import progress_bar
-    from uvlab.app.scale.budget import chunk_rows, grid_costs, grid_share, image_bytes
+    from uvlab.app.scale.budget import (
+        chunk_rows,
+        clean_grid_costs,
+        grid_costs,
+        grid_share,
+        image_bytes,
+    )
     from uvlab.app.scale.cluster import cluster_client, default_worker_count, describe
     from uvlab.app.scale.ms_image import MSRead, image_ms
     from uvlab.gpu.image_spec import ARCSEC, ImageSpec
@@ -111,12 +117,17 @@ def run(args) -> int:
         share = float("inf") if memory is None else (memory - held) / nworkers
         nchan = max(m.nchan for m in metas)
         plans = []
-        if grids_in_parts(args.algorithm, params, args.device):  # the dirty image sums grids
-            costs = grid_costs(args.npix, args.algorithm, params, density_npix=density)
+        if grids_in_parts(args.algorithm, params, args.device):  # every pass sums grids
+            costs = (
+                clean_grid_costs(args.npix, args.algorithm, params, density_npix=density,
+                                 major=args.deconvolver == "cotton-schwab")
+                if args.niter > 0 else
+                grid_costs(args.npix, args.algorithm, params, density_npix=density)
+            )  # fmt: skip
             plans.append(chunk_rows(grid_share(share), nchan, len(meta.corr_names),
                                     costs.fixed, what=f"a {args.npix}² image",
                                     grid=costs))  # fmt: skip
-        if not plans or args.niter > 0:  # images summed, and CLEAN's passes
+        if not plans:  # images summed, CLEAN's passes too
             fixed = image_bytes(args.npix, args.algorithm, params, density_npix=density,
                                 clean=args.niter > 0)  # fmt: skip
             plans.append(chunk_rows(share, nchan, len(meta.corr_names), fixed,
@@ -130,23 +141,30 @@ def run(args) -> int:
         gpu_note = f", on GPUs {','.join(gpus)}" if gpus else ""
         log.info("%s%s", describe(client), gpu_note)
 
-        def image(srcs):
+        def image(srcs, totals=None):
             return image_ms(client, srcs, spec, wt, chunk_rows=rows, algorithm=args.algorithm,
-                            params=params, device=args.device)  # fmt: skip
+                            params=params, device=args.device, totals=totals)  # fmt: skip
 
         def clean_of(srcs, r):
             return _clean(args, client, srcs, spec, wt, r, rows, params, mask, held > 0)
 
+        def job_of(srcs, r):
+            return _clean_job(args, client, srcs, spec, wt, r, rows, params, held > 0)
+
         res = image(sources)
         cube = args.channels_out > 1  # each output channel its own selection and passes
         channels, t_chan = (
-            image_scaled_channels.image_channels(args, image, clean_of, sources[0], meta)
+            image_scaled_channels.image_channels(args, image, clean_of, sources[0], meta,
+                                                 mfs=res, job=job_of, mask=mask)
             if cube else (None, {})
         )  # fmt: skip
         if not cube:
             clean = clean_of(sources, res)
+        elif args.niter > 0:
+            join, nterms = args.join_channels, getattr(args, "fit_spectral_pol", None)
+            clean = mfs_clean(channels, psf_beam(res.psf, spec), join, nterms)
         else:
-            clean = mfs_clean(channels, psf_beam(res.psf, spec)) if args.niter > 0 else None
+            clean = None
     from pathlib import Path
 
     import numpy as np
@@ -296,19 +314,29 @@ def _clean(args, client, sources, spec, wt, res, rows, params, mask, keep: bool)
         return None
     from uvlab.app.commands.clean_args import clean_options
     from uvlab.app.commands.deconvolve import drive, restored_result
-    from uvlab.app.scale.ms_clean import Pass, clean_ms, hold
+    from uvlab.app.scale.ms_clean import clean_ms
 
-    job = Pass(
-        client, tuple(sources), spec, wt, res.totals, rows, args.algorithm, params, args.device
-    )
-    if keep:
-        job = hold(job)
+    job = _clean_job(args, client, sources, spec, wt, res, rows, params, keep)
     t0 = time.perf_counter()
     out, psf, major = clean_ms(job, res.dirty, clean_options(args), mask=mask, driver=drive)
     res.timing["clean"] = time.perf_counter() - t0
     if major is not None:
         res.timing["major cycles (read + degrid + grid)"] = major.seconds
     return restored_result(out, psf, spec.cell_rad)
+
+
+def _clean_job(args, client, sources, spec, wt, res, rows, params, keep: bool):
+    """The :class:`~uvlab.app.scale.ms_clean.Pass` of CLEAN's passes over ``sources``,
+    weighted with ``res``'s density totals; the data held on the workers when ``keep``."""
+    from uvlab.app.scale.ms_clean import Pass, hold
+
+    job = Pass(
+        client, tuple(sources), spec, wt, res.totals, rows, args.algorithm, params, args.device
+    )
+    if keep:
+        job = hold(job)
+    log.info("CLEAN's passes sum %s", "a grid per worker" if job.by_grids else "chunk images")
+    return job
 
 
 def _frequency_cards(metas, res) -> dict:

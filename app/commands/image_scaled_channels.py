@@ -8,6 +8,14 @@ those input channels), imaged in row chunks on the workers like the MFS image
 WSClean's default) and with ``--niter`` CLEANed over the cluster with its own PSF. Each
 pass reads only its channels, so the N channel passes read the data once between them.
 
+With ``--join-channels`` (WSClean's ``-join-channels``) every output channel is weighted
+with the density of all the channels (MF weighting: the MFS image's density totals, which
+the channel passes receive instead of counting their own) and, with ``--niter``, the
+channels are CLEANed jointly by the one driver
+(:func:`~uvlab.app.commands.joined_clean.clean_planes`): the 2N PSF of each channel and,
+with Cotton–Schwab, each channel's major cycles run over the cluster
+(:mod:`uvlab.app.scale.ms_clean`), the minor cycles on the client.
+
 The files and the MFS images are the in-memory path's
 (:func:`~uvlab.app.commands.image_channels.write_channels`,
 :func:`~uvlab.app.commands.image_channels.mfs_clean`); a channel's CRVAL3 is its
@@ -46,25 +54,63 @@ def channel_sources(source, meta, n: int) -> list:
     ]
 
 
-def image_channels(args, image, clean, source, meta) -> tuple[list, dict]:
-    """(the output channels, stage timing): each imaged by ``image(sources)`` (a
-    :class:`~uvlab.app.scale.ms_image.PartsImage`) and, with ``--niter``, CLEANed by
-    ``clean(sources, res)`` (a Deconvolved, or None without ``--niter``)."""
+def image_channels(args, image, clean, source, meta, *, mfs=None, job=None, mask=None):
+    """(the output channels, stage timing): each imaged by ``image(sources, totals=None)``
+    (a :class:`~uvlab.app.scale.ms_image.PartsImage`) and, with ``--niter``, CLEANed by
+    ``clean(sources, res)`` (a Deconvolved, or None without ``--niter``).
+
+    With ``--join-channels``: imaged with ``mfs``' density totals (the MFS image's) and
+    CLEANed jointly (:func:`clean_joined`) on ``job(sources, res)``'s passes and ``mask``.
+    """
     from uvlab.app.commands.image_channels import OutputChannel, bandwidth
     from uvlab.gpu.imaging.imager import ImagingError
 
     t0 = time.perf_counter()
-    out = []
+    join = bool(getattr(args, "join_channels", False))
+    totals = mfs.totals if join else None
+    out, jobs = [], []
     for k, (a, b, src) in enumerate(channel_sources(source, meta, args.channels_out)):
         try:
-            res = image([src])
+            res = image([src], totals=totals)
         except (ImagingError, ValueError) as exc:  # e.g. every sample of this channel flagged
             raise ImagingError(f"--channels-out: output channel {k} (input channels "
                                f"{a}-{b - 1}): {exc}") from None  # fmt: skip
         out.append(
             OutputChannel(
                 k, a, b, float(res.mean_freq_hz), bandwidth(meta.freq_hz[a:b], meta.chan_width_hz),
-                res.dirty, res.psf, float(res.sum_weights), int(res.nvis), clean([src], res),
+                res.dirty, res.psf, float(res.sum_weights), int(res.nvis),
+                None if join else clean([src], res),
             )
         )  # fmt: skip
+        if join and args.niter > 0:
+            jobs.append(job([src], res))
+    if jobs:
+        cleans = clean_joined(args, jobs, out, mask)
+        out = [replace(c, clean=d) for c, d in zip(out, cleans, strict=True)]
     return out, {"output channels": time.perf_counter() - t0}
+
+
+def clean_joined(args, jobs, channels, mask) -> list:
+    """Each output channel's Deconvolved, CLEANed jointly over the cluster.
+
+    ``jobs``: each channel's :class:`~uvlab.app.scale.ms_clean.Pass` (MF weights); its 2N
+    PSF (:func:`~uvlab.app.scale.ms_clean.wide_psf_ms`) and with Cotton–Schwab its
+    :class:`~uvlab.app.scale.ms_clean.ClusterMajorCycle` are the in-memory joined CLEAN's
+    (:func:`~uvlab.app.commands.joined_clean.clean_joined`) made over the chunks.
+    """
+    import numpy as np
+
+    from uvlab.app.commands.clean_args import clean_options
+    from uvlab.app.commands.joined_clean import clean_planes, spectral_fit
+    from uvlab.app.scale.ms_clean import ClusterMajorCycle, wide_psf_ms
+    from uvlab.gpu.deconvolution.joined import JoinedChannels
+
+    opts = clean_options(args)
+    psfs = np.stack([wide_psf_ms(j) for j in jobs])
+    majors = None
+    if opts.deconvolver == "cotton-schwab":
+        majors = [ClusterMajorCycle(j) for j in jobs]
+    nterms = getattr(args, "fit_spectral_pol", None)
+    joined = JoinedChannels([c.sum_weights for c in channels], spectral_fit(channels, nterms))
+    dirty = np.stack([c.dirty for c in channels])
+    return clean_planes(dirty, psfs, majors, joined, jobs[0].spec, opts, mask, jobs[0].device)

@@ -2,12 +2,14 @@
 
 On the grid path (the separable gridders on the CPU, :mod:`uvlab.gpu.imaging.grid_parts`)
 a worker holds its two grids for all its chunks and one chunk's temporaries at a time
-(:func:`grid_bytes`, :data:`GRID_BYTES_PER_SAMPLE`). Otherwise it holds one image part at
-a time (:mod:`uvlab.gpu.imaging.parts`): the image-sized part (the images, the
-gridder's grid and its FFT, for uniform and Briggs the density grid) does not depend on
-the data, and the rest grows with the rows of the chunk it reads. :func:`chunk_rows`
-gives the most rows whose temporaries fit the rest of the worker's share, so peak memory
-is the image-sized part plus a fixed budget per worker, whatever the size of the MS.
+(:func:`grid_costs`, :data:`GRID_BYTES_PER_SAMPLE`); through CLEAN, the most of its passes
+(:func:`clean_grid_costs`: the 2N PSF's grid, a major cycle's residual and model grids).
+Otherwise it holds one image part at a time (:mod:`uvlab.gpu.imaging.parts`): the
+image-sized part (the images, the gridder's grid and its FFT, for uniform and Briggs the
+density grid) does not depend on the data, and the rest grows with the rows of the chunk
+it reads. :func:`chunk_rows` gives the most rows whose temporaries fit the rest of the
+worker's share, so peak memory is the image-sized part plus a fixed budget per worker,
+whatever the size of the MS.
 """
 
 from __future__ import annotations
@@ -87,6 +89,17 @@ GRID_BYTES_PER_SAMPLE = 240
 #: ``GridParams.chunk`` entries at most (:func:`grid_taps`): measured ≈ 190 MiB at the
 #: default 2²² entries.
 GRID_BYTES_PER_TAP = 48
+#: A major cycle's residual on the grid path (:func:`clean_grid_costs`): bytes per sample
+#: besides :data:`GRID_BYTES_PER_SAMPLE` while the model's visibilities are read from its
+#: grid and subtracted: the predicted and residual visibilities (16 + 16), the half-plane
+#: coordinates and the mirror mask (8 + 8 + 1, their temporaries as many again) and the
+#: conjugation's copy (16).
+RESIDUAL_BYTES_PER_SAMPLE = 96
+#: Bytes per tap entry while the model's visibilities are read from its grid on the NumPy
+#: rung (:func:`~uvlab.gpu.gridders.degrid.interpolate_half`: the gathered and mirrored
+#: cells, 16 bytes each, their indices and mask): its blocks are as many taps as the
+#: gridding's, before the gridding's block is made.
+DEGRID_BYTES_PER_TAP = 96
 
 
 class BudgetError(MemoryError):
@@ -146,6 +159,19 @@ class GridCosts:
     tap_per_sample: float
     tap_cap: float
     finish: float
+    #: Bytes per selected sample of a chunk besides the reader's per correlation.
+    per_sample: float = GRID_BYTES_PER_SAMPLE
+
+
+def _grid_cells(npix: int, algorithm: str, params):
+    """(cells of the unfolded half grid, its plans) of ``algorithm`` for an ``npix``² image."""
+    from uvlab.gpu.gridders.registry import axis_plans
+    from uvlab.gpu.gridders.separable import extended_shape
+    from uvlab.gpu.image_spec import ImageSpec
+
+    plan_u, plan_v = axis_plans(algorithm, ImageSpec(int(npix), 1.0e-6), params)
+    mv, width = extended_shape(plan_u, plan_v)
+    return float(mv * width), (plan_u, plan_v)
 
 
 def grid_costs(npix: int, algorithm: str, params=None, *, density_npix: int = 0) -> GridCosts:
@@ -155,15 +181,11 @@ def grid_costs(npix: int, algorithm: str, params=None, *, density_npix: int = 0)
     """
     from uvlab.gpu.blocks import BLOCK_CELLS
     from uvlab.gpu.gridders.params import GridParams
-    from uvlab.gpu.gridders.registry import axis_plans
-    from uvlab.gpu.gridders.separable import extended_shape
-    from uvlab.gpu.image_spec import ImageSpec
 
     params = params or GridParams()
-    plan_u, plan_v = axis_plans(algorithm, ImageSpec(int(npix), 1.0e-6), params)
-    mv, width = extended_shape(plan_u, plan_v)
-    grids = 2 * 16.0 * mv * width
-    block = 3 * 16.0 * min(BLOCK_CELLS, mv * width)  # a block of the FFTs and its copies
+    cells, (plan_u, plan_v) = _grid_cells(npix, algorithm, params)
+    grids = 2 * 16.0 * cells
+    block = 3 * 16.0 * min(BLOCK_CELLS, cells)  # a block of the FFTs and its copies
     finish = 16.0 * npix * (plan_u.n_fft // 2 + 1) + 2 * 8.0 * npix * npix + block
     fixed = grids + WORKER_OVERHEAD_BYTES + jit_bytes(algorithm)
     if density_npix:
@@ -173,6 +195,36 @@ def grid_costs(npix: int, algorithm: str, params=None, *, density_npix: int = 0)
                      max(finish, grids / 8))  # fmt: skip
 
 
+def clean_grid_costs(
+    npix: int, algorithm: str, params=None, *, density_npix: int = 0, major: bool = True
+) -> GridCosts:
+    """What a worker of the grid path holds through ``uvlab image --niter``: the most of its
+    passes (one at a time, each pass's grids freed before the next).
+
+    - the dirty image: :func:`grid_costs`;
+    - the CLEAN PSF of side 2N: its one grid (16 bytes a cell of the 2N image's unfolded
+      half grid, about twice the N² image's two) and its finish;
+    - with ``major`` (Cotton–Schwab), a major cycle: the residual's grid, the model's grid
+      it reads from (no larger than the residual's) and the model image (8·N² bytes), and
+      per sample :data:`RESIDUAL_BYTES_PER_SAMPLE` more, per tap
+      :data:`DEGRID_BYTES_PER_TAP` on the NumPy rung (the numba rung reads in place).
+    """
+    from uvlab.gpu.gridders.params import GridParams
+
+    params = params or GridParams()
+    dirty = grid_costs(npix, algorithm, params, density_npix=density_npix)
+    wide = grid_costs(2 * npix, algorithm, params, density_npix=density_npix)
+    psf_fixed = wide.fixed - 16.0 * _grid_cells(2 * npix, algorithm, params)[0]
+    fixed, per_sample, tap = max(dirty.fixed, psf_fixed), dirty.per_sample, dirty.tap_per_sample
+    if major:
+        fixed = max(fixed, dirty.fixed + 8.0 * npix * npix)
+        per_sample += RESIDUAL_BYTES_PER_SAMPLE
+        if not jit_bytes(algorithm):  # the NumPy rung reads its taps through temporaries
+            tap = max(tap, DEGRID_BYTES_PER_TAP * tap / GRID_BYTES_PER_TAP)
+    cap = tap / dirty.tap_per_sample * dirty.tap_cap
+    return GridCosts(fixed, tap, cap, max(dirty.finish, wide.finish), per_sample)
+
+
 def chunk_rows(
     worker_bytes: float, nchan: int, ncorr: int, fixed_bytes: float, *, what: str = "imaging",
     grid: GridCosts | None = None,
@@ -180,7 +232,7 @@ def chunk_rows(
     """The rows per chunk that fit ``worker_bytes`` beside ``fixed_bytes``.
 
     ``grid``: the chunks are gridded into a worker's grids (``fixed_bytes`` its
-    :attr:`GridCosts.fixed`), at :data:`GRID_BYTES_PER_SAMPLE` and the costs' taps, and
+    :attr:`GridCosts.fixed`), at :attr:`GridCosts.per_sample` and the costs' taps, and
     the room left must also hold the finish; else imaged (:data:`BYTES_PER_SAMPLE`).
 
     Raises
@@ -188,7 +240,7 @@ def chunk_rows(
     BudgetError
         When the worker's share does not hold the image-sized part and one row.
     """
-    per_sample = GRID_BYTES_PER_SAMPLE if grid else BYTES_PER_SAMPLE
+    per_sample = grid.per_sample if grid else BYTES_PER_SAMPLE
     row = float(nchan) * (BYTES_PER_SAMPLE_CORR * ncorr + per_sample) + BYTES_PER_ROW
     left = float(worker_bytes) - float(fixed_bytes)
     need = float(fixed_bytes) + row  # the least a worker must have

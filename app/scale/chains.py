@@ -29,7 +29,7 @@ class Cancelled(RuntimeError):
 
 
 def run_chains(
-    client, fn: Callable, chunks, *, progress=None, cancelled=None, **kwargs
+    client, fn: Callable, chunks, *, progress=None, cancelled=None, per_worker=None, **kwargs
 ) -> list[tuple[str, object]]:
     """Fold ``fn(chunk, acc, **kwargs) -> acc`` over ``chunks``, one chain per worker.
 
@@ -40,12 +40,17 @@ def run_chains(
         ``fn(chunk, acc, **kwargs)``: ``acc`` is None for a chain's first chunk; returns
         the accumulator with the chunk added (it may add in place).
     chunks : sequence
-        Handed to ``fn`` one at a time; each goes to the next worker that frees a slot.
+        Handed to ``fn`` one at a time; each goes to the next worker that frees a slot,
+        which takes the chunks it holds first (chunks that are futures of data kept on
+        the workers, :func:`~uvlab.app.scale.ms_clean.hold`) and then any other's.
     progress : callable(fraction), optional
         Called as each chunk's task ends.
     cancelled : callable() -> bool, optional
         Asked as each chunk's task ends; True cancels the rest and raises
         :class:`Cancelled`.
+    per_worker : callable(worker) -> dict, optional
+        Further keyword arguments of the tasks of ``worker``'s chain (called once per
+        worker: e.g. the future of something each worker made for itself).
 
     Returns
     -------
@@ -57,18 +62,19 @@ def run_chains(
     workers = sorted(client.scheduler_info().get("workers", {}))
     if not workers:
         raise RuntimeError("the Dask cluster has no workers")
-    todo = iter(chunks)
+    todo = _queues(client, chunks, workers)
+    extra = {w: (per_worker(w) if per_worker is not None else {}) for w in workers}
     total = max(1, len(chunks))
     head: dict[str, object] = {}  # worker → future of its chain's latest accumulator
     owner: dict[str, str] = {}  # task key → worker
     queue = as_completed()
 
     def submit(worker: str) -> None:
-        chunk = next(todo, None)
-        if chunk is None:
+        mine = todo[worker] if todo[worker] else max(todo.values(), key=len)
+        if not mine:
             return
-        fut = client.submit(fn, chunk, head.get(worker), **kwargs, workers=[worker],
-                            allow_other_workers=False, pure=False)  # fmt: skip
+        fut = client.submit(fn, mine.popleft(), head.get(worker), **kwargs, **extra[worker],
+                            workers=[worker], allow_other_workers=False, pure=False)  # fmt: skip
         head[worker] = fut
         owner[fut.key] = worker
         queue.add(fut)
@@ -89,6 +95,24 @@ def run_chains(
             raise Cancelled(f"cancelled after {finished} of {total} chunks")
         submit(owner.pop(done.key))
     return list(head.items())
+
+
+def _queues(client, chunks, workers) -> dict:
+    """Each worker's queue of chunks: those it holds (futures whose data it has), the rest
+    dealt out in turn."""
+    from collections import deque
+
+    from distributed import Future
+
+    chunks = list(chunks)
+    futures = [c for c in chunks if isinstance(c, Future)]
+    where = client.who_has(futures) if futures else {}
+    queues = {w: deque() for w in workers}
+    for k, chunk in enumerate(chunks):
+        holders = where.get(chunk.key, ()) if isinstance(chunk, Future) else ()
+        home = next((w for w in holders if w in queues), workers[k % len(workers)])
+        queues[home].append(chunk)
+    return queues
 
 
 def _cancel(client, head: dict) -> None:

@@ -4,16 +4,27 @@ CASA's design for parallel CLEAN: the minor cycles run on the client, on images;
 every pass over the visibilities is map–reduce over row chunks on the workers.
 
 - The CLEAN PSF of side 2N (weighted on the N² image's uv cells, as
-  :func:`~uvlab.gpu.deconvolution.inputs.wide_psf` makes it) is summed from the
-  chunks' :func:`~uvlab.gpu.imaging.parts.psf_part`.
+  :func:`~uvlab.gpu.deconvolution.inputs.wide_psf` makes it) is made in parts.
 - Cotton–Schwab's major cycle is a :class:`ClusterMajorCycle`: the model goes to
-  every worker once per cycle, each chunk degrids it, subtracts and grids its residual
-  (:func:`~uvlab.gpu.deconvolution.parts.residual_part`), the parts are added as they
-  come in (:func:`~uvlab.app.scale.ms_image.stream_sum`).
+  every worker once per cycle, each chunk degrids it, subtracts and grids its residual.
 - Where the selection's data fit the memory uvlab may use, :func:`hold` reads every
   chunk once and the workers keep it (Dask futures) for all of CLEAN's passes; where
   they do not, each pass reads the rows again, and no worker keeps more than its
   chunk, so memory stays bounded whatever the MS.
+
+Both sum grids where the imaging does (:func:`~uvlab.gpu.imaging.grid_parts.grids_in_parts`:
+uvlab's own separable gridders on the CPU), as the dirty image does
+(:func:`~uvlab.app.scale.ms_image.grid_sum`): a chain per worker grids its chunks into one
+grid of its own — the PSF alone, or the residual ``w·(V − D(model))`` with the model's
+visibilities read from the model's grid, which each worker makes once per cycle from the
+model image (:func:`~uvlab.gpu.imaging.grid_parts.model_grid`: one FFT per worker per
+cycle) — the grids are summed on the workers and one FFT and correction finish them.
+The model image (8·N² bytes) is what crosses the network, not its grid (16 bytes a cell
+of the padded grid, ≥ 4× more) and the client never holds a grid: the workers hold it
+anyway to read from. Otherwise (``ducc``, w-stacking, GPU workers) every chunk is imaged
+to a whole image (:func:`~uvlab.gpu.imaging.parts.psf_part`,
+:func:`~uvlab.gpu.deconvolution.parts.residual_part`) and the images are added as they
+come in (:func:`~uvlab.app.scale.ms_image.stream_sum`).
 
 The loop itself is the engine's one driver
 (:func:`~uvlab.gpu.deconvolution.driver.run_clean`), the one ``uvlab image --niter``
@@ -25,7 +36,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
-from uvlab.app.scale.ms_image import MSRead, chunk_data, source_chunks, stream_sum
+from uvlab.app.scale.ms_image import MSRead, chunk_data, grid_sum, source_chunks, stream_sum
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,14 @@ class Pass:
         return get_xp(device=self.device)
 
     @property
+    def by_grids(self) -> bool:
+        """Whether the passes sum grids (:func:`~uvlab.gpu.imaging.grid_parts.grids_in_parts`)
+        or images."""
+        from uvlab.gpu.imaging.grid_parts import grids_in_parts
+
+        return grids_in_parts(self.algorithm, self.params, self.device)
+
+    @property
     def window(self) -> int:
         return 2 * max(1, len(self.client.scheduler_info().get("workers", {})))
 
@@ -71,6 +90,16 @@ class Pass:
             self.client, fn, self.chunks, window=self.window, spec=spec or self.spec,
             weighting=weighting or self.weighting, totals=self.totals,
             algorithm=self.algorithm, params=self.params, device=self.device, **kwargs,
+        )  # fmt: skip
+
+    def grid(self, fn, *, spec=None, weighting=None, per_worker=None, **kwargs):
+        """Σ of the chunks gridded by ``fn(chunk, acc, …)`` into a grid per worker, finished
+        once (:func:`~uvlab.app.scale.ms_image.grid_sum`), a
+        :class:`~uvlab.gpu.imaging.parts.PartImage`."""
+        return grid_sum(
+            self.client, self.chunks, spec=spec or self.spec, algorithm=self.algorithm,
+            params=self.params, fn=fn, per_worker=per_worker,
+            weighting=weighting or self.weighting, totals=self.totals, **kwargs,
         )  # fmt: skip
 
 
@@ -107,6 +136,32 @@ def _residual(chunk, *, spec, weighting, totals, model, algorithm, params, devic
     )  # fmt: skip
 
 
+def _psf_grid(chunk, acc, *, spec, weighting, totals, algorithm, params):
+    from uvlab.gpu.imaging.grid_parts import grid_part
+
+    vd = chunk_data(chunk)
+    return grid_part(
+        vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, totals,
+        algorithm=algorithm, params=params, dirty=False, into=acc,
+    )  # fmt: skip
+
+
+def _model_grid(model, *, spec, algorithm, params):
+    from uvlab.gpu.imaging.grid_parts import model_grid
+
+    return model_grid(model, spec, algorithm, params)
+
+
+def _residual_grid(chunk, acc, *, spec, weighting, totals, algorithm, params, model=None):
+    from uvlab.gpu.imaging.grid_parts import grid_part
+
+    vd = chunk_data(chunk)
+    return grid_part(
+        vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, totals,
+        algorithm=algorithm, params=params, psf=False, into=acc, model=model,
+    )  # fmt: skip
+
+
 def wide_psf_ms(job: Pass):
     """The CLEAN PSF of side 2N of ``job``'s N² image, (2N, 2N) float64, peak 1 at [N, N].
 
@@ -117,7 +172,11 @@ def wide_psf_ms(job: Pass):
 
     n = job.spec.npix
     wide = ImageSpec(2 * n, job.spec.cell_rad)
-    _, psf = job.run(_psf, spec=wide, weighting=replace(job.weighting, density_npix=n)).normalised()
+    weighting = replace(job.weighting, density_npix=n)
+    if job.by_grids:
+        _, psf = job.grid(_psf_grid, spec=wide, weighting=weighting).normalised()
+    else:
+        _, psf = job.run(_psf, spec=wide, weighting=weighting).normalised()
     return psf
 
 
@@ -125,22 +184,41 @@ class ClusterMajorCycle:
     """Cotton–Schwab's major cycle over the cluster: ``residual(model)`` as
     :class:`~uvlab.gpu.deconvolution.cotton_schwab.MajorCycle` gives it for all the data.
 
-    ``passes`` counts the passes over the data; ``seconds`` their time.
+    ``passes`` counts the passes over the data; ``seconds`` their time; ``summed`` says
+    what the chunks' parts were: ``"grids"`` (a grid per worker, one FFT a cycle on the
+    summing worker and one of the model on each) or ``"images"`` (an FFT per chunk).
     """
 
     def __init__(self, job: Pass):
         self.job = job
         self.passes = 0
         self.seconds = 0.0
+        self.summed = "grids" if job.by_grids else "images"
 
     def residual(self, model):
         from uvlab.gpu.backend import to_numpy
 
         t0 = time.perf_counter()
-        scattered = None
+        job, scattered = self.job, None
         if model is not None:  # sent to every worker once, not with every chunk task
-            scattered = self.job.client.scatter(to_numpy(model), broadcast=True)
-        dirty, _ = self.job.run(_residual, model=scattered).normalised()
+            # hash=False: a model equal to an earlier one (a cycle that cleaned nothing, a
+            # second CLEAN) would take its key while the scheduler forgets it
+            scattered = job.client.scatter(to_numpy(model), broadcast=True, hash=False)
+        if not job.by_grids:
+            dirty, _ = job.run(_residual, model=scattered).normalised()
+        else:
+            per_worker = None
+            if scattered is not None:  # each worker's model grid, made there once
+
+                def per_worker(worker):
+                    fut = job.client.submit(
+                        _model_grid, scattered, spec=job.spec, algorithm=job.algorithm,
+                        params=job.params, workers=[worker], allow_other_workers=False,
+                        pure=False,
+                    )  # fmt: skip
+                    return {"model": fut}
+
+            dirty, _ = job.grid(_residual_grid, per_worker=per_worker).normalised()
         self.passes += 1
         self.seconds += time.perf_counter() - t0
         return self.job.xp.asarray(dirty)

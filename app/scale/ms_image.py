@@ -166,16 +166,25 @@ def _finish(grid, *after, spec, algorithm, params):
     return finish(grid, spec, algorithm, params)
 
 
-def grid_sum(client, chunks, *, spec, algorithm, params, progress=None, cancelled=None, **kw):
+def grid_sum(
+    client, chunks, *, spec, algorithm, params, progress=None, cancelled=None, fn=_grid,
+    per_worker=None, **kw,
+):  # fmt: skip
     """The images of all ``chunks`` by summing grids: a chain per worker
     (:func:`~uvlab.app.scale.chains.run_chains`), the chains added on the workers, one
     :func:`~uvlab.gpu.imaging.grid_parts.finish`. Returns a
-    :class:`~uvlab.gpu.imaging.parts.PartImage`."""
+    :class:`~uvlab.gpu.imaging.parts.PartImage`.
+
+    ``fn(chunk, acc, spec=, algorithm=, params=, **kw)`` grids a chunk into its chain's
+    :class:`~uvlab.gpu.imaging.grid_parts.PartGrid` (default: the dirty image and PSF;
+    CLEAN's passes give theirs, :mod:`uvlab.app.scale.ms_clean`); ``per_worker`` as
+    :func:`~uvlab.app.scale.chains.run_chains`'s.
+    """
     from uvlab.app.scale.chains import reduce_on_workers, run_chains
 
     same = dict(spec=spec, algorithm=algorithm, params=params)
-    chains = run_chains(client, _grid, chunks, progress=progress, cancelled=cancelled,
-                        **same, **kw)  # fmt: skip
+    chains = run_chains(client, fn, chunks, progress=progress, cancelled=cancelled,
+                        per_worker=per_worker, **same, **kw)  # fmt: skip
     worker, total, after = reduce_on_workers(client, _grid_band, _add_band, chains, REDUCE_BANDS)
     del chains
     done = client.submit(_finish, total, *after, **same, workers=[worker], pure=False)
@@ -227,7 +236,7 @@ def stream_sum(client, fn, chunks, *, window: int, progress=None, **kwargs):
 
 def image_ms(
     client, source, spec, weighting, *, chunk_rows: int, algorithm: str = "conv",
-    params=None, device: str = "cpu", psf: bool = True, cancelled=None,
+    params=None, device: str = "cpu", psf: bool = True, cancelled=None, totals=None,
 ) -> PartsImage:  # fmt: skip
     """Image ``source`` in chunks of ``chunk_rows`` rows on ``client``'s cluster.
 
@@ -240,7 +249,10 @@ def image_ms(
     :func:`~uvlab.gpu.imaging.grid_parts.grids_in_parts`); the others sum images
     (:func:`stream_sum` of :func:`~uvlab.gpu.imaging.parts.image_part`: an FFT per
     chunk). ``cancelled()``, asked between chunks of the grid sum, stops it
-    (:class:`~uvlab.app.scale.chains.Cancelled`).
+    (:class:`~uvlab.app.scale.chains.Cancelled`). ``totals``: the density totals to weight
+    with (a future on the cluster, another image's :attr:`PartsImage.totals`: WSClean's MF
+    weighting of an output channel by the density of all channels) instead of this
+    selection's own; its density pass is then skipped.
     """
     from uvlab.app.runtime.progress import progress_bar
     from uvlab.gpu.imaging.grid_parts import grids_in_parts
@@ -249,13 +261,12 @@ def image_ms(
     timing: dict[str, float] = {}
     chunks = source_chunks(source, chunk_rows)
     window = 2 * max(1, len(client.scheduler_info().get("workers", {})))
-    totals = None
-    if needs_density(weighting):
+    if needs_density(weighting) and totals is None:
         t0 = time.perf_counter()
         with progress_bar("read + weights", total=len(chunks), unit="chunk") as bar:
             counts = stream_sum(client, _counts, chunks, window=window, spec=spec,
                                 weighting=weighting, progress=bar)  # fmt: skip
-        totals = client.scatter(density_totals(counts), broadcast=True)
+        totals = client.scatter(density_totals(counts), broadcast=True, hash=False)
         timing["read + density"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     by_grids = grids_in_parts(algorithm, params, device)

@@ -165,10 +165,30 @@ def separable_predict(
             separable_predict(p, u, v, plan_u, plan_v, chunk=chunk, timer=timer) for p in parts
         )
         return re + 1j * im
-    with timed(timer, "sort / bin"):
-        xu, xv, neg = half_plane_coords(plan_u.coords(u), -plan_v.coords(v), plan_u.n_grid)
     with timed(timer, "FFT"):
         half = image_to_grid(img, plan_u, plan_v)
+    return read_grid(half, u, v, plan_u, plan_v, chunk=chunk, timer=timer)
+
+
+def read_grid(half, u, v, plan_u: AxisPlan, plan_v: AxisPlan, *, chunk: int = 1 << 22,
+              timer=None) -> np.ndarray:  # fmt: skip
+    """Visibilities at ``(u, v)`` read from a model's grid (:func:`image_to_grid`): step 3.
+
+    What :func:`separable_predict` gives for the image the grid was made of, without its
+    FFT: a grid made once serves any number of sample sets (a major cycle's row chunks).
+
+    Parameters
+    ----------
+    half : (Mv, Mu/2 + 1) complex128
+    u, v : (nvis,) float
+        Wavelengths.
+
+    Returns
+    -------
+    (nvis,) complex128
+    """
+    with timed(timer, "sort / bin"):
+        xu, xv, neg = half_plane_coords(plan_u.coords(u), -plan_v.coords(v), plan_u.n_grid)
     with timed(timer, "grid"):
         vis = interpolate_half(half, xu, xv, plan_u, plan_v, chunk)
         return np.where(neg, np.conj(vis), vis)

@@ -18,6 +18,13 @@ about (σN)²/2 (266 MB at N = 2880, σ = 2), for the fine-grid algorithms (``hy
 ``pruned-nn``, ``nn-oversampled``) β times more along each oversampled axis, as their
 one-shot images hold too.
 
+Cotton–Schwab's major cycle grids in parts too: :func:`model_grid` transforms the model
+once (the degridder's grid, :func:`~uvlab.gpu.gridders.degrid.image_to_grid`), and
+:func:`grid_part` with ``model`` reads each part's model visibilities from it and grids
+the residual ``w·(V − D(model))``: the residual image of
+:class:`~uvlab.gpu.deconvolution.cotton_schwab.MajorCycle` for all the data, to rounding.
+The CLEAN PSF alone is gridded with ``dirty=False``.
+
 Which algorithms: :func:`grids_in_parts` — the catalogue's separable gridders on the
 CPU without w-stacking. The others (``ducc``, whose grid is ducc0's own; w-stacking,
 which makes one grid per w plane; the GPU chains) keep image parts.
@@ -60,14 +67,14 @@ class PartGrid:
     ----------
     dirty, psf : (Mv, Mu/2 + 1 + 2·pad) complex128 or None
         The unfolded half-plane grids of ``w·V`` and of ``w``
-        (:func:`~uvlab.gpu.gridders.separable.extended_shape`); ``psf`` None when not made.
+        (:func:`~uvlab.gpu.gridders.separable.extended_shape`); None when not made.
     sum_weights, sum_weighted_freq_hz : float
         Σw and Σw·f of the imaging weights (as :class:`~uvlab.gpu.imaging.parts.PartImage`).
     nvis : int
         Samples with nonzero weight.
     """
 
-    dirty: np.ndarray
+    dirty: np.ndarray | None
     psf: np.ndarray | None
     sum_weights: float = 0.0
     nvis: int = 0
@@ -79,14 +86,16 @@ class PartGrid:
         With ``nbands`` > 1, ``other`` is band ``band`` of a grid (:meth:`band`), added
         into the same rows of this one.
         """
-        rows = _band_rows(self.dirty.shape[0], band, nbands)
-        if (self.psf is None) != (other.psf is None) or (
-            self.dirty[rows].shape != other.dirty.shape
+        rows = _band_rows(self._any.shape[0], band, nbands)
+        if (
+            (self.psf is None) != (other.psf is None)
+            or (self.dirty is None) != (other.dirty is None)
+            or self._any[rows].shape != other._any.shape
         ):
             raise ValueError("grids of different chains or products do not add")
-        self.dirty[rows] += other.dirty
-        if self.psf is not None:
-            self.psf[rows] += other.psf
+        for mine, theirs in ((self.dirty, other.dirty), (self.psf, other.psf)):
+            if mine is not None:
+                mine[rows] += theirs
         self.sum_weights += other.sum_weights
         self.nvis += other.nvis
         self.sum_weighted_freq_hz += other.sum_weighted_freq_hz
@@ -95,16 +104,19 @@ class PartGrid:
     def band(self, band: int, nbands: int) -> PartGrid:
         """A copy of rows ``band`` of ``nbands`` equal bands of the grids (the sums ride
         with band 0): what :meth:`add` adds a band at a time."""
-        rows = _band_rows(self.dirty.shape[0], band, nbands)
+        rows = _band_rows(self._any.shape[0], band, nbands)
         sums = (self.sum_weights, self.nvis, self.sum_weighted_freq_hz) if band == 0 else ()
-        return PartGrid(
-            self.dirty[rows].copy(), None if self.psf is None else self.psf[rows].copy(), *sums
-        )
+        copy = lambda g: None if g is None else g[rows].copy()  # noqa: E731
+        return PartGrid(copy(self.dirty), copy(self.psf), *sums)
+
+    @property
+    def _any(self) -> np.ndarray:
+        return self.dirty if self.dirty is not None else self.psf
 
     @property
     def nbytes(self) -> int:
         """Bytes of its grids."""
-        return self.dirty.nbytes + (0 if self.psf is None else self.psf.nbytes)
+        return sum(g.nbytes for g in (self.dirty, self.psf) if g is not None)
 
 
 def _band_rows(nrows: int, band: int, nbands: int) -> slice:
@@ -123,26 +135,53 @@ def _plans(spec: ImageSpec, algorithm: str, params):
     return axis_plans(algorithm, spec, params), params
 
 
-def empty_grid(spec: ImageSpec, algorithm: str = "conv", params=None, *, psf: bool = True):
+def empty_grid(
+    spec: ImageSpec, algorithm: str = "conv", params=None, *, psf: bool = True, dirty: bool = True
+) -> PartGrid:
     """A zero :class:`PartGrid` of ``algorithm``'s chain for ``spec`` (what parts add into)."""
     from uvlab.gpu.gridders.separable import extended_shape
 
+    if not (psf or dirty):
+        raise ValueError("a grid of neither the dirty image nor the PSF")
     (plan_u, plan_v), _ = _plans(spec, algorithm, params)
     shape = extended_shape(plan_u, plan_v)
     zeros = lambda: np.zeros(shape, dtype=np.complex128)  # noqa: E731
-    return PartGrid(zeros(), zeros() if psf else None)
+    return PartGrid(zeros() if dirty else None, zeros() if psf else None)
+
+
+def model_grid(model, spec: ImageSpec, algorithm: str = "conv", params=None) -> np.ndarray:
+    """The degridder's grid of a model image (corrected, padded, transformed), for
+    :func:`grid_part`'s ``model``: made once, read by every part.
+
+    Parameters
+    ----------
+    model : (N, N) float
+        Jy per pixel.
+
+    Returns
+    -------
+    (Mv, Mu/2 + 1) complex128
+        :func:`~uvlab.gpu.gridders.degrid.image_to_grid` with the chain's plans.
+    """
+    from uvlab.gpu.gridders.degrid import image_to_grid
+
+    (plan_u, plan_v), _ = _plans(spec, algorithm, params)
+    return image_to_grid(np.asarray(model, dtype=np.float64), plan_u, plan_v)
 
 
 def grid_part(
     uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting, totals=None, *,
-    algorithm: str = "conv", params=None, psf: bool = True, into: PartGrid | None = None,
-    timer=None, on_block=None,
+    algorithm: str = "conv", params=None, psf: bool = True, dirty: bool = True,
+    into: PartGrid | None = None, model=None, timer=None, on_block=None,
 ) -> PartGrid:  # fmt: skip
     """Grid one part with the whole data's weights, adding it into ``into`` (in place).
 
     Arguments as :func:`~uvlab.gpu.imaging.parts.image_part` (``totals`` for uniform and
     Briggs), on the CPU; ``into`` is the grid to add to (a new one when None) and is
-    returned. ``on_block`` is a cancel check between blocks of the gridding.
+    returned. ``psf`` and ``dirty`` say which grids are made. ``model`` (a
+    :func:`model_grid`): the dirty grid is the residual's, ``w·(V − D(model))``, the
+    model's visibilities read from it at the part's samples. ``on_block`` is a cancel
+    check between blocks of the gridding.
 
     Parameters
     ----------
@@ -151,11 +190,12 @@ def grid_part(
     vis : (row, chan) complex
     weight, flag : (row, chan)
     """
+    from uvlab.gpu.gridders.degrid import read_grid
     from uvlab.gpu.gridders.separable import grid_into, half_plane_records
 
     (plan_u, plan_v), params = _plans(spec, algorithm, params)
-    grid = into if into is not None else empty_grid(spec, algorithm, params, psf=psf)
-    if (grid.psf is not None) != psf:
+    grid = into if into is not None else empty_grid(spec, algorithm, params, psf=psf, dirty=dirty)
+    if (grid.psf is not None) != psf or (grid.dirty is not None) != dirty:
         raise ValueError("the grid to add to does not hold the products asked for")
     s, wt = weighted_samples(uvw, freq_hz, vis, weight, flag, spec, weighting, totals)
     keep = wt > 0
@@ -168,9 +208,20 @@ def grid_part(
     grid.nvis += int(np.count_nonzero(keep))
     grid.sum_weighted_freq_hz += float(wt @ f)
     u, v = s.u[keep], s.v[keep]
-    wvis = (wt * s.take(np.asarray(vis)))[keep]
+    if not dirty:  # the PSF's records alone
+        wvis = wt[keep] + 0j
+    elif model is None:
+        wvis = (wt * s.take(np.asarray(vis)))[keep]
+    else:
+        res = s.take(np.asarray(vis))[keep] - read_grid(
+            model, u, v, plan_u, plan_v, chunk=params.chunk, timer=timer
+        )
+        wvis = wt[keep] * res
+        del res
     if params.compress:  # each product's records merged per cell: gridded apart
-        products = [(grid.dirty, wvis)] + ([(grid.psf, wt[keep] + 0j)] if psf else [])
+        products = ([(grid.dirty, wvis)] if dirty else []) + (
+            [(grid.psf, wt[keep] + 0j)] if psf else []
+        )
         for ext, values in products:
             xu, xv, recs = half_plane_records(u, v, values, plan_u, plan_v, compress=True,
                                               timer=timer)  # fmt: skip
@@ -180,7 +231,7 @@ def grid_part(
     # the same records for both: their taps found once, the PSF's real weights (unchanged
     # by the half plane's conjugation) added to the real part alone
     xu, xv, recs = half_plane_records(u, v, wvis, plan_u, plan_v, timer=timer)
-    exts, values = [grid.dirty], [recs]
+    exts, values = ([grid.dirty], [recs]) if dirty else ([], [])
     if psf:
         exts.append(grid.psf)
         values.append(wt[keep])
@@ -211,7 +262,7 @@ def finish(
         img = half_to_uncorrected(half, plan_u, plan_v, timer, on_block)
         return correct(img, plan_u, plan_v, timer)
 
-    dirty = image(grid.dirty)
+    dirty = None if grid.dirty is None else image(grid.dirty)
     grid.dirty = None  # spent: freed before the PSF's turn
     psf = None if grid.psf is None else image(grid.psf)
     grid.psf = None

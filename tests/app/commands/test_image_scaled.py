@@ -54,6 +54,7 @@ def test_clean_over_local_workers_writes_the_same_images(ms, tmp_path, deconvolv
     assert code == 0, err
     assert f"{deconvolver}: 30 iterations" in out
     assert "CLEAN keeps the selection's data on the workers" in err  # read once, then held
+    assert "CLEAN's passes sum chunk images" in err  # ducc
     for kind in ("model", "residual", "image"):
         want = fits.getdata(tmp_path / f"one-{kind}.fits")
         got = fits.getdata(tmp_path / f"many-{kind}.fits")
@@ -152,7 +153,19 @@ def test_too_little_memory_is_refused_before_any_work(ms, tmp_path, algorithm):
         (["--chunk-rows", "-3"], "--chunk-rows"),
         (["--workers", "2", "--niter", "10", "--gain", "0"], "--gain"),
         (["--workers", "2", "--channels-out", "9"], "--channels-out"),
-        (["--workers", "2", "--channels-out", "2", "--join-channels"], "--join-channels"),
+        (
+            [
+                "--workers",
+                "2",
+                "--channels-out",
+                "2",
+                "--join-channels",
+                "--niter",
+                "5",
+                "--multiscale",
+            ],
+            "--multiscale",
+        ),
         (["--workers", "2", "--size", "48", "48"], "--npix"),
     ],
 )
@@ -196,3 +209,57 @@ def test_channels_out_in_chunks_writes_the_same_cube(ms, tmp_path, weighting, ni
 def test_the_chunked_path_needs_a_geometry(ms, tmp_path):
     code, _, err = run_cli("image", "--ms", ms, "--workers", "2", "--out", tmp_path / "x")
     assert code == 2 and "--npix and --cell-arcsec" in err
+
+
+def test_cotton_schwab_on_the_grid_path_sized_from_abs_mem(ms, tmp_path):
+    """conv sums grids through CLEAN too (app/scale/ms_clean.py): chunks sized by
+    clean_grid_costs under --abs-mem, the images those of the one-process run."""
+    args = ["image", "--ms", ms, *GEOMETRY, "--weighting", "briggs", "--algorithm", "conv",
+            "--niter", "30", "--deconvolver", "cotton-schwab", "--mgain", "0.6"]  # fmt: skip
+    code, _, err = run_cli(*args, "--out", tmp_path / "one")
+    assert code == 0, err
+    code, out, err = run_cli(*args, "--workers", "2", "--abs-mem", "1", "--out",
+                             tmp_path / "many")  # fmt: skip
+    assert code == 0, err
+    assert "rows per chunk" in err and "cotton-schwab: 30 iterations" in out
+    assert "CLEAN's passes sum a grid per worker" in err
+    for kind in ("psf", "model", "residual", "image"):
+        want = fits.getdata(tmp_path / f"one-{kind}.fits")
+        got = fits.getdata(tmp_path / f"many-{kind}.fits")
+        np.testing.assert_allclose(got, want, atol=1e-6 * np.abs(want).max(), err_msg=kind)
+
+
+@pytest.mark.parametrize(
+    ("weighting", "deconvolver", "algorithm", "extra"),
+    [("uniform", "cotton-schwab", "conv", []),
+     ("natural", "hogbom", "ducc", ["--fit-spectral-pol", "2"])],
+    ids=["uniform-cs-grids", "natural-hogbom-fit-images"],
+)  # fmt: skip
+def test_join_channels_in_chunks_writes_the_same_cube(ms, tmp_path, weighting, deconvolver,
+                                                      algorithm, extra):  # fmt: skip
+    """--join-channels: MF weighting (each channel weighted by all channels' density) and
+    joined CLEAN, every pass over the cluster: the in-memory cube's files."""
+    args = ["image", "--ms", ms, *GEOMETRY, "--weighting", weighting, "--channels-out", "2",
+            "--join-channels", "--niter", "40", "--deconvolver", deconvolver, "--mgain", "0.6",
+            "--algorithm", algorithm, *extra]  # fmt: skip
+    code, out_one, err = run_cli(*args, "--out", tmp_path / "one")
+    assert code == 0, err
+    code, out, err = run_cli(*args, "--workers", "2", "--chunk-rows", "17",
+                             "--out", tmp_path / "many")  # fmt: skip
+    assert code == 0, err
+    summed = "a grid per worker" if algorithm == "conv" else "chunk images"
+    assert f"CLEAN's passes sum {summed}" in err
+    # each channel's CLEAN line: the joined CLEAN's iterations, stop and residual peak
+    cleans = [line.split("; CLEAN")[1] for line in out_one.splitlines() if "; CLEAN" in line]
+    assert len(cleans) == 2 and all(f"; CLEAN{c}" in out for c in cleans)
+    for tag in ("0000", "0001", "MFS"):
+        for kind in ("dirty", "psf", "model", "residual", "image"):
+            want = fits.getdata(tmp_path / f"one-{tag}-{kind}.fits")
+            got = fits.getdata(tmp_path / f"many-{tag}-{kind}.fits")
+            np.testing.assert_allclose(got, want, atol=1e-6 * np.abs(want).max(),
+                                       err_msg=f"{tag}-{kind}")  # fmt: skip
+    # joined: every channel's components at the same pixels
+    m0, m1 = (fits.getdata(tmp_path / f"many-{t}-model.fits") != 0 for t in ("0000", "0001"))
+    assert m0.any() and (m0 == m1).all()
+    one = (tmp_path / "one-sources.txt").read_text().splitlines()
+    assert (tmp_path / "many-sources.txt").read_text().splitlines()[0] == one[0]

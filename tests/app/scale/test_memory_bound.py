@@ -20,6 +20,9 @@ from tests.support.paths import REPO
 
 NCHAN, NCORR, NPIX = 64, 4, 128
 CHUNK_BUDGET = 6 * 2**20
+#: CLEAN's chunk budget: larger (fewer chunks for its four passes), the MS still more than
+#: three budgets.
+CLEAN_CHUNK_BUDGET = 12 * 2**20
 
 PROBE = f"""
 import json, sys
@@ -95,6 +98,62 @@ def test_an_ms_three_times_the_budget_images_within_it(big_ms, tmp_path, algorit
         pytest.skip("the peak resident memory cannot be reset here (/proc/self/clear_refs)")
     assert got["data_bytes"] > 3 * got["budget"]
     assert got["chunks"] >= 3 and got["nvis"] > 0 and got["summed"] == summed
+    grew = got["peak"] - got["before"]
+    assert grew <= got["budget"], (
+        f"peak grew by {grew / 2**20:.1f} MiB, budget {got['budget'] / 2**20:.1f} MiB"
+    )
+
+
+CLEAN_PROBE = (
+    PROBE.split('if __name__ == "__main__":')[0]
+    + f"""
+if __name__ == "__main__":
+    from uvlab.app.scale.budget import clean_grid_costs
+    from uvlab.app.scale.ms_clean import Pass, clean_ms
+    from uvlab.gpu.deconvolution.options import CleanOptions
+
+    source = MSRead(sys.argv[1])
+    spec, wt, algorithm = ImageSpec({NPIX}, 20 * ARCSEC), Weighting("natural"), "nn"
+    costs = clean_grid_costs({NPIX}, algorithm)
+    budget = costs.fixed + {CLEAN_CHUNK_BUDGET}
+    plan = chunk_rows(budget, {NCHAN}, {NCORR}, costs.fixed, grid=costs)
+    opts = CleanOptions("cotton-schwab", niter=40, mgain=0.5, max_major=1, active_max=None)
+
+    def clean(src, client):
+        res = image_ms(client, src, spec, wt, chunk_rows=plan.rows, algorithm=algorithm)
+        job = Pass(client, src, spec, wt, res.totals, plan.rows, algorithm)
+        return clean_ms(job, res.dirty, opts)
+
+    t0 = float(source.read((0, 1)).time[0])  # the first two integrations: imports, images
+    with cluster_client(workers=1) as client:
+        clean(MSRead(source.path, time_range=(t0, t0 + 60.0)), client)
+        reset = all(client.run(reset_peak).values())
+        (before, _), = client.run(memory).values()
+        out, _, major = clean(source, client)
+        (_, peak), = client.run(memory).values()
+    print(json.dumps(dict(reset=reset, before=before, peak=peak, budget=budget,
+                          chunks=len(Pass(None, source, spec, wt, None, plan.rows).chunks),
+                          passes=major.passes, summed=major.summed, majors=out.majors,
+                          data_bytes=source.count() * {NCHAN} * {NCORR} * 8)))
+"""
+)
+
+
+def test_clean_of_an_ms_three_times_the_budget_stays_within_it(big_ms, tmp_path):
+    """Cotton–Schwab on the grid path (a residual grid and the model's grid per worker,
+    the 2N PSF's grid), every pass reading the MS again: the worker's peak grows by no
+    more than :func:`~uvlab.app.scale.budget.clean_grid_costs`' budget."""
+    script = tmp_path / "clean_probe.py"
+    script.write_text(CLEAN_PROBE)
+    env = {**os.environ, "UVLAB_CPU_RUNG": "numpy"}  # as above: the chunks, not numba
+    r = subprocess.run([sys.executable, str(script), str(big_ms)], capture_output=True,
+                       text=True, cwd=REPO, timeout=600, env=env)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    if not got["reset"]:
+        pytest.skip("the peak resident memory cannot be reset here (/proc/self/clear_refs)")
+    assert got["data_bytes"] > 3 * got["budget"] and got["chunks"] >= 3
+    assert got["summed"] == "grids" and got["majors"] == 1 and got["passes"] == 2
     grew = got["peak"] - got["before"]
     assert grew <= got["budget"], (
         f"peak grew by {grew / 2**20:.1f} MiB, budget {got['budget'] / 2**20:.1f} MiB"

@@ -3,7 +3,9 @@
 Oracle: the one-process CLEAN of ``uvlab image --niter`` (:func:`uvlab.app.commands.
 deconvolve.clean` on the whole selection read at once, itself tested against the direct
 sum and tclean): the 2N PSF, the model, the residual and the component count must agree
-to rounding, Högbom and Cotton–Schwab, natural and uniform weighting, with the w-term.
+to rounding, Högbom and Cotton–Schwab, natural, uniform and Briggs weighting, with the
+w-term (image parts), and on the grid path (a grid per worker: ``conv`` and the pruned
+``pruned-nn``) for one-row, uneven and single-chunk splits.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from uvlab.app.commands.deconvolve import clean, wide_psf
 from uvlab.app.ms.errors import MSError
 from uvlab.app.ms.reader import read_visibilities
 from uvlab.app.scale import ms_clean
-from uvlab.app.scale.ms_clean import Pass, clean_ms
+from uvlab.app.scale.ms_clean import ClusterMajorCycle, Pass, clean_ms
 from uvlab.app.scale.ms_image import MSRead, image_ms, row_chunks
 from uvlab.gpu.deconvolution.options import CleanOptions
 from uvlab.gpu.gridders.params import GridParams
@@ -35,12 +37,12 @@ def ms(tmp_path_factory):
     return MSRead(str(path))
 
 
-def one_process(source, wt, opts, params):
+def one_process(source, wt, opts, params, algorithm="conv"):
     vd = read_visibilities(source.path, **source.kwargs())
     res = make_image(vd.uvw, vd.freq_hz, vd.vis, vd.weight, SPEC, flag=vd.flag, weighting=wt,
-                     params=params, device="cpu")  # fmt: skip
-    psf2 = wide_psf(vd, SPEC, wt, "conv", params, "cpu")
-    return psf2, clean(vd, SPEC, res.dirty, psf2, opts, params, wt, "cpu", algorithm="conv")
+                     algorithm=algorithm, params=params, device="cpu")  # fmt: skip
+    psf2 = wide_psf(vd, SPEC, wt, algorithm, params, "cpu")
+    return psf2, clean(vd, SPEC, res.dirty, psf2, opts, params, wt, "cpu", algorithm=algorithm)
 
 
 @pytest.mark.parametrize(
@@ -124,3 +126,80 @@ def test_held_bytes_are_what_a_chunk_of_data_takes(ms):
     vd = ms.read((0, 9))
     arrays = (vd.vis, vd.weight, vd.flag, vd.uvw, vd.time, vd.ant1, vd.ant2, vd.rows)
     assert held_bytes(vd.nrow, vd.nchan, vd.vis.itemsize) == sum(a.nbytes for a in arrays)
+
+
+SPLITS = {"one row": 1, "uneven": 7, "one chunk": 10**6}
+GRID_CASES = [
+    (Weighting("natural"), "one row", "conv"),
+    (Weighting("uniform"), "uneven", "pruned-nn"),
+    (Weighting("briggs", 0.5), "one chunk", "conv"),
+    (Weighting("briggs", -0.5), "uneven", "conv"),
+    (Weighting("natural"), "one chunk", "pruned-nn"),
+]
+
+
+@pytest.mark.parametrize(
+    ("wt", "split", "algorithm"), GRID_CASES, ids=[f"{w.scheme}-{s}-{a}" for w, s, a in GRID_CASES]
+)
+def test_cotton_schwab_on_the_grid_path_equals_the_one_process_clean(
+    client, ms, wt, split, algorithm
+):
+    """The PSF and every major cycle sum a grid per worker (one FFT each), and CLEAN is
+    ``uvlab image --niter``'s in one process to rounding."""
+    params = GridParams.from_eps(1e-9) if algorithm == "conv" else GridParams(oversample=4)
+    opts = CleanOptions("cotton-schwab", niter=60, gain=0.1, mgain=0.3, active_max=None)
+    want_psf, want = one_process(ms, wt, opts, params, algorithm)
+    rows = SPLITS[split]
+    dirty = image_ms(client, ms, SPEC, wt, chunk_rows=rows, algorithm=algorithm, params=params)
+    job = Pass(client, ms, SPEC, wt, dirty.totals, rows, algorithm, params, "cpu")
+    assert dirty.summed == "grids" and job.by_grids
+    assert len(job.chunks) == (1 if split == "one chunk" else -(-ms.count() // rows))
+    out, psf, major = clean_ms(job, dirty.dirty, opts)
+    assert major.summed == "grids" and out.majors >= 2 and major.passes == out.majors + 1
+    np.testing.assert_allclose(psf, want_psf, atol=1e-12)
+    assert out.iterations == want.iterations and out.stop_reason == want.stop_reason
+    np.testing.assert_allclose(out.model, want.model, atol=1e-9 * np.abs(want.model).max())
+    peak = np.abs(want.residual).max()
+    np.testing.assert_allclose(out.residual, want.residual, atol=1e-9 * peak)
+
+
+def test_ducc_keeps_image_parts_through_clean(client, ms):
+    wt = Weighting("natural")
+    opts = CleanOptions("cotton-schwab", niter=30, mgain=0.3, active_max=None)
+    dirty = image_ms(client, ms, SPEC, wt, chunk_rows=9, algorithm="ducc")
+    job = Pass(client, ms, SPEC, wt, dirty.totals, 9, "ducc")
+    assert dirty.summed == "images" and not job.by_grids
+    out, _, major = clean_ms(job, dirty.dirty, opts)
+    assert major.summed == "images" and out.majors >= 2
+    # the same residual as the grid path's of conv, to ducc's accuracy
+    grid_job = Pass(client, ms, SPEC, wt, dirty.totals, 9, "conv", GridParams.from_eps(1e-9))
+    want = ClusterMajorCycle(grid_job).residual(out.model)
+    got = ClusterMajorCycle(job).residual(out.model)
+    np.testing.assert_allclose(got, want, atol=1e-4 * np.abs(want).max())
+
+
+def test_a_grid_path_cycle_is_one_model_grid_per_worker_and_one_finish(client, ms):
+    """What a major cycle on the grid path runs (Dask's task stream): a model grid (its
+    FFT) per worker, every chunk gridded once, one finish (the only other FFT); held chunks
+    are queued to the workers that hold them."""
+    from distributed import get_task_stream, wait
+
+    from uvlab.app.scale.chains import _queues
+
+    wt = Weighting("natural")
+    dirty = image_ms(client, ms, SPEC, wt, chunk_rows=8)
+    job = ms_clean.hold(Pass(client, ms, SPEC, wt, dirty.totals, 8))
+    wait(list(job.held))
+    workers = sorted(client.scheduler_info()["workers"])
+    where = client.who_has(list(job.held))
+    for w, queue in _queues(client, job.held, workers).items():
+        assert all(w in where[f.key] for f in queue)
+    model = np.zeros((SPEC.npix, SPEC.npix))
+    model[16, 16] = 1.0
+    with get_task_stream(client) as ts:
+        got = ClusterMajorCycle(job).residual(model)
+    ran = [t["key"].split("-")[0] for t in ts.data]
+    assert ran.count("_model_grid") == len(workers) == 2
+    assert ran.count("_residual_grid") == len(job.chunks) > 4 and ran.count("_finish") == 1
+    want = job.run(ms_clean._residual, model=model).normalised()[0]  # image parts
+    np.testing.assert_allclose(got, want, atol=1e-9 * np.abs(want).max())
