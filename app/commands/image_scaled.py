@@ -82,7 +82,7 @@ def run(args) -> int:
     from uvlab.app.scale.cluster import cluster_client, default_worker_count, describe
     from uvlab.app.scale.ms_image import MSRead, image_ms
     from uvlab.gpu.image_spec import ARCSEC, ImageSpec
-    from uvlab.gpu.imaging.grid_parts import grids_in_parts
+    from uvlab.gpu.imaging.co_grid import grids_in_parts
 
     size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing
     check(args)

@@ -175,7 +175,7 @@ def _grid_cells(npix: int, algorithm: str, params):
 
 
 def grid_costs(npix: int, algorithm: str, params=None, *, density_npix: int = 0) -> GridCosts:
-    """The grid path's costs (:func:`~uvlab.gpu.imaging.grid_parts.grids_in_parts`):
+    """The grid path's costs (:func:`~uvlab.gpu.imaging.co_grid.grids_in_parts`):
     two complex128 grids of the gridder's unfolded half grid (dirty and PSF), S_u·S_v taps
     a sample at :data:`GRID_BYTES_PER_TAP` up to ``GridParams.chunk`` taps, and the finish.
     """

@@ -12,7 +12,7 @@ every pass over the visibilities is map–reduce over row chunks on the workers.
   they do not, each pass reads the rows again, and no worker keeps more than its
   chunk, so memory stays bounded whatever the MS.
 
-Both sum grids where the imaging does (:func:`~uvlab.gpu.imaging.grid_parts.grids_in_parts`:
+Both sum grids where the imaging does (:func:`~uvlab.gpu.imaging.co_grid.grids_in_parts`:
 uvlab's own separable gridders on the CPU), as the dirty image does
 (:func:`~uvlab.app.scale.ms_image.grid_sum`): a chain per worker grids its chunks into one
 grid of its own — the PSF alone, or the residual ``w·(V − D(model))`` with the model's
@@ -72,9 +72,9 @@ class Pass:
 
     @property
     def by_grids(self) -> bool:
-        """Whether the passes sum grids (:func:`~uvlab.gpu.imaging.grid_parts.grids_in_parts`)
+        """Whether the passes sum grids (:func:`~uvlab.gpu.imaging.co_grid.grids_in_parts`)
         or images."""
-        from uvlab.gpu.imaging.grid_parts import grids_in_parts
+        from uvlab.gpu.imaging.co_grid import grids_in_parts
 
         return grids_in_parts(self.algorithm, self.params, self.device)
 

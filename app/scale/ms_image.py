@@ -246,7 +246,7 @@ def image_ms(
     to rounding. Raises ``ValueError`` when nothing is left to image.
 
     The separable gridders on the CPU sum grids (:func:`grid_sum`: one FFT in all;
-    :func:`~uvlab.gpu.imaging.grid_parts.grids_in_parts`); the others sum images
+    :func:`~uvlab.gpu.imaging.co_grid.grids_in_parts`); the others sum images
     (:func:`stream_sum` of :func:`~uvlab.gpu.imaging.parts.image_part`: an FFT per
     chunk). ``cancelled()``, asked between chunks of the grid sum, stops it
     (:class:`~uvlab.app.scale.chains.Cancelled`). ``totals``: the density totals to weight
@@ -255,7 +255,7 @@ def image_ms(
     selection's own; its density pass is then skipped.
     """
     from uvlab.app.runtime.progress import progress_bar
-    from uvlab.gpu.imaging.grid_parts import grids_in_parts
+    from uvlab.gpu.imaging.co_grid import grids_in_parts
     from uvlab.gpu.imaging.parts import density_totals, needs_density
 
     timing: dict[str, float] = {}

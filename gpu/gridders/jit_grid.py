@@ -216,9 +216,12 @@ def _grid_fused(exts, xu, xv, values, forms, timer=None, on_block=None, threads:
                 if np.iscomplexobj(v):
                     im[g] = v[sl].imag
 
-        def add_band(b, order=order, first=first, xs=xs, ys=ys, re=re, im=im):
-            """Band b's records, block by block (records in order; taps once per pair)."""
+        def add_band(b, halt, order=order, first=first, xs=xs, ys=ys, re=re, im=im):
+            """Band b's records, block by block (records in order; taps once per pair),
+            until ``halt`` is set (another band's check raised)."""
             for a in range(int(first[b]), int(first[b + 1]), per_block):
+                if halt.is_set():
+                    return
                 block_done(on_block)
                 hi = min(a + per_block, int(first[b + 1]))
                 for g in range(0, len(flats), 2):
@@ -240,15 +243,35 @@ def band_rows(support: int) -> int:
 
 
 def _each(fn, bands, first, threads: int) -> None:
-    """``fn(b)`` for every band of a phase: on the caller's thread alone, or on up to
-    ``threads`` threads, the fullest bands first (no two bands of a phase share a row)."""
+    """``fn(b, halt)`` for every band of a phase: on the caller's thread alone, or on up
+    to ``threads`` threads, the fullest bands first (no two bands of a phase share a row).
+
+    The first exception (a cancel check that raised) sets ``halt``, so that the other
+    bands stop before their next block, and is raised here once every band has stopped.
+    """
+    import threading
+
+    halt = threading.Event()
     bands = [b for b in bands if first[b + 1] > first[b]]
     if threads == 1 or len(bands) < 2:
         for b in bands:
-            fn(b)
+            fn(b, halt)
         return
     bands.sort(key=lambda b: int(first[b] - first[b + 1]))  # fullest first
-    list(_pool(threads).map(fn, bands))
+
+    def run(b):
+        try:
+            fn(b, halt)
+        except BaseException:
+            halt.set()
+            raise
+
+    futures = [_pool(threads).submit(run, b) for b in bands]
+    for f in futures:
+        f.exception()  # wait for every band, so that none writes after this returns
+    for f in futures:
+        if f.exception() is not None:
+            raise f.exception()
 
 
 @functools.lru_cache(maxsize=4)

@@ -74,32 +74,36 @@ def read_taps(half, k0u, wu, k0v, wv, n_u, out):  # pragma: no cover - compiled
     Columns outside 0 … Mu/2 read ``conj F(−row, −col)``, as
     :func:`uvlab.gpu.gridders.degrid.read_half` does.
     """
+    for r in range(k0u.size):
+        out[r] = _read_record(half, k0u[r], wu[r], k0v[r], wv[r], n_u)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _read_record(half, k0u, wu, k0v, wv, n_u):  # pragma: no cover - compiled
+    """``Σ_a wv[a]·Σ_b wu[b]·F(k0v + a, k0u + b)`` of one record (:func:`read_taps`)."""
     mv = half.shape[0]
     h = n_u // 2
-    su = wu.shape[1]
-    sv = wv.shape[1]
-    for r in range(k0u.size):
-        acc_re = 0.0
-        acc_im = 0.0
-        for a in range(sv):
-            row = (k0v[r] + a) % mv
-            mrow = (mv - row) % mv
-            s_re = 0.0
-            s_im = 0.0
-            for b in range(su):
-                col = k0u[r] + b
-                w = wu[r, b]
-                if col >= 0 and col <= h:
-                    val = half[row, col]
-                    s_re += w * val.real
-                    s_im += w * val.imag
-                else:
-                    val = half[mrow, -col if col < 0 else n_u - col]
-                    s_re += w * val.real
-                    s_im -= w * val.imag
-            acc_re += wv[r, a] * s_re
-            acc_im += wv[r, a] * s_im
-        out[r] = complex(acc_re, acc_im)
+    acc_re = 0.0
+    acc_im = 0.0
+    for a in range(wv.size):
+        row = (k0v + a) % mv
+        mrow = (mv - row) % mv
+        s_re = 0.0
+        s_im = 0.0
+        for b in range(wu.size):
+            col = k0u + b
+            w = wu[b]
+            if col >= 0 and col <= h:
+                val = half[row, col]
+                s_re += w * val.real
+                s_im += w * val.imag
+            else:
+                val = half[mrow, -col if col < 0 else n_u - col]
+                s_re += w * val.real
+                s_im -= w * val.imag
+        acc_re += wv[a] * s_re
+        acc_im += wv[a] * s_im
+    return complex(acc_re, acc_im)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -278,35 +282,13 @@ def read_fused(half, order, xu, xv, axu, axv, n_u, out):  # pragma: no cover - c
     rule's weights, its terms in the same order; ``order`` (:func:`band_order`) only
     keeps the rows read in the caches.
     """
-    mv = half.shape[0]
-    h = n_u // 2
     wu = np.empty(axu[5])
     wv = np.empty(axv[5])
     for i in range(order.size):
         r = order[i]
         k0u = _axis_taps(xu[r], axu, wu)
         k0v = _axis_taps(xv[r], axv, wv)
-        acc_re = 0.0
-        acc_im = 0.0
-        for a in range(wv.size):
-            row = (k0v + a) % mv
-            mrow = (mv - row) % mv
-            s_re = 0.0
-            s_im = 0.0
-            for b in range(wu.size):
-                col = k0u + b
-                w = wu[b]
-                if col >= 0 and col <= h:
-                    val = half[row, col]
-                    s_re += w * val.real
-                    s_im += w * val.imag
-                else:
-                    val = half[mrow, -col if col < 0 else n_u - col]
-                    s_re += w * val.real
-                    s_im -= w * val.imag
-            acc_re += wv[a] * s_re
-            acc_im += wv[a] * s_im
-        out[r] = complex(acc_re, acc_im)
+        out[r] = _read_record(half, k0u, wu, k0v, wv, n_u)
 
 
 @numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})

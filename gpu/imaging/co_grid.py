@@ -1,28 +1,55 @@
-"""The dirty image and the PSF of a separable gridder from one pass over the samples.
+"""Which gridders fill grids of their own, and their dirty image and PSF in one pass.
 
-The imager's CPU path images the dirty image and its PSF of the same samples. For the
-catalogue's separable gridders (:func:`~uvlab.gpu.imaging.grid_parts.grids_in_parts`)
-both grids are filled in one pass: the records are put in the half plane once, and the
-numba rung forms each record's taps once for the two grids
-(:func:`~uvlab.gpu.gridders.separable.grid_into`); then each grid is folded, pruned,
-transformed and corrected (:func:`~uvlab.gpu.imaging.grid_parts.finish`). Each grid
-receives the products it would receive gridded alone, in the same order, so the images
-are those of two passes (``ducc`` does the same through ducc0's NUFFT,
-``Algorithm.co_grids_psf``).
+:func:`grids_in_parts` says which algorithms grid into a grid uvlab holds: the
+catalogue's separable gridders on the CPU without w-stacking (the grids of
+:mod:`~uvlab.gpu.imaging.grid_parts`, summed over parts; :func:`grid_image` turns a
+grid into its image). For them the imager's CPU path images the dirty image and its PSF
+of the same samples in one pass (:func:`dirty_and_psf`): the records are put in the half
+plane once, and the numba rung forms each record's taps once for the two grids
+(:func:`~uvlab.gpu.gridders.separable.grid_into`). Each grid receives the products it
+would receive gridded alone, in the same order, so the images are those of two passes
+(``ducc`` does the same through ducc0's NUFFT, ``Algorithm.co_grids_psf``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from uvlab.gpu.imaging.grid_parts import empty_grid, finish, grids_in_parts
+
+def grids_in_parts(algorithm: str, params=None, device: str = "cpu") -> bool:
+    """Whether ``algorithm`` with ``params`` on ``device`` can be gridded in parts.
+
+    True for the catalogue's separable gridders (a ``plans`` chain of their own, not
+    ``host_only``) on the CPU (``"auto"`` where it resolves to the CPU here), without
+    w-stacking; the rest keep image parts.
+    """
+    from uvlab.gpu.backend import resolve_device
+    from uvlab.gpu.gridders.params import GridParams
+    from uvlab.gpu.gridders.registry import algorithm as record
+
+    rec = record(algorithm)
+    params = params or GridParams()
+    if not rec.is_gridder or rec.host_only or rec.corrects_w(params):
+        return False
+    return (resolve_device("auto") if device == "auto" else device) == "cpu"
 
 
 def co_grids(algorithm: str, params) -> bool:
-    """Whether :func:`dirty_and_psf` serves ``algorithm`` with ``params`` on the CPU: a
-    separable gridder without w-stacking or compression (compression merges each
-    product's records apart)."""
+    """Whether :func:`dirty_and_psf` serves ``algorithm`` with ``params`` on the CPU:
+    :func:`grids_in_parts`, without compression (which merges each product's records
+    apart)."""
     return grids_in_parts(algorithm, params) and not params.compress
+
+
+def grid_image(ext, plans, *, timer=None, on_block=None) -> np.ndarray:
+    """The unnormalised image of an unfolded half grid: fold (in place: ``ext`` is spent),
+    prune, FFT, crop and correct, by the (u, v) ``plans``."""
+    from uvlab.gpu.gridders.separable import correct, fold_half, half_to_uncorrected
+
+    plan_u, plan_v = plans
+    half = fold_half(ext, plan_u.n_grid, plan_u.rule.support // 2 + 1, on_block, inplace=True)
+    img = half_to_uncorrected(half, plan_u, plan_v, timer, on_block)
+    return correct(img, plan_u, plan_v, timer)
 
 
 def dirty_and_psf(u, v, wvis, weight, spec, algorithm: str, params, *, timer=None,
@@ -30,15 +57,14 @@ def dirty_and_psf(u, v, wvis, weight, spec, algorithm: str, params, *, timer=Non
     """Unnormalised (dirty, PSF) of samples ``u, v`` (wavelengths), ``wvis`` = weight ×
     visibility and ``weight`` (real), by ``algorithm``'s separable chain in one pass."""
     from uvlab.gpu.gridders.registry import axis_plans
-    from uvlab.gpu.gridders.separable import grid_into, half_plane_records
+    from uvlab.gpu.gridders.separable import extended_shape, grid_into, half_plane_records
 
-    plan_u, plan_v = axis_plans(algorithm, spec, params)
-    grid = empty_grid(spec, algorithm, params, psf=True)
-    xu, xv, recs = half_plane_records(u, v, wvis, plan_u, plan_v, timer=timer)
+    plans = axis_plans(algorithm, spec, params)
+    grids = [np.zeros(extended_shape(*plans), dtype=np.complex128) for _ in range(2)]
+    xu, xv, recs = half_plane_records(u, v, wvis, *plans, timer=timer)
     # the PSF's real weights are unchanged by the half plane's conjugation
     values = [recs, np.asarray(weight, dtype=np.float64)]
-    grid_into([grid.dirty, grid.psf], xu, xv, values, plan_u, plan_v, params.chunk, timer,
-              on_block, threads=params.threads)  # fmt: skip
-    grid.nvis = int(np.size(u))
-    out = finish(grid, spec, algorithm, params, timer=timer, on_block=on_block)
-    return out.dirty, out.psf
+    grid_into(grids, xu, xv, values, *plans, params.chunk, timer, on_block,
+              threads=params.threads)  # fmt: skip
+    dirty = grid_image(grids.pop(0), plans, timer=timer, on_block=on_block)
+    return dirty, grid_image(grids.pop(0), plans, timer=timer, on_block=on_block)

@@ -37,26 +37,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from uvlab.gpu.image_spec import ImageSpec
+from uvlab.gpu.imaging.co_grid import grid_image, grids_in_parts
 from uvlab.gpu.imaging.parts import PartImage, weighted_samples
 from uvlab.gpu.imaging.weighting import Weighting
-
-
-def grids_in_parts(algorithm: str, params=None, device: str = "cpu") -> bool:
-    """Whether ``algorithm`` with ``params`` on ``device`` can be gridded in parts.
-
-    True for the catalogue's separable gridders (a ``plans`` chain of their own, not
-    ``host_only``) on the CPU (``"auto"`` where it resolves to the CPU here), without
-    w-stacking; the rest keep image parts.
-    """
-    from uvlab.gpu.backend import resolve_device
-    from uvlab.gpu.gridders.params import GridParams
-    from uvlab.gpu.gridders.registry import algorithm as record
-
-    rec = record(algorithm)
-    params = params or GridParams()
-    if not rec.is_gridder or rec.host_only or rec.corrects_w(params):
-        return False
-    return (resolve_device("auto") if device == "auto" else device) == "cpu"
 
 
 @dataclass(eq=False)
@@ -250,17 +233,12 @@ def finish(
     :meth:`~uvlab.gpu.imaging.parts.PartImage.normalised` is what
     :func:`~uvlab.gpu.imaging.imager.make_image` gives for all the parts' data at once.
     """
-    from uvlab.gpu.gridders.separable import correct, fold_half, half_to_uncorrected
-
-    (plan_u, plan_v), _ = _plans(spec, algorithm, params)
+    plans, _ = _plans(spec, algorithm, params)
     if grid.nvis == 0:
         return PartImage(None, None, 0.0, 0)
-    pad = plan_u.rule.support // 2 + 1
 
     def image(ext):
-        half = fold_half(ext, plan_u.n_grid, pad, on_block, inplace=True)
-        img = half_to_uncorrected(half, plan_u, plan_v, timer, on_block)
-        return correct(img, plan_u, plan_v, timer)
+        return grid_image(ext, plans, timer=timer, on_block=on_block)
 
     dirty = None if grid.dirty is None else image(grid.dirty)
     grid.dirty = None  # spent: freed before the PSF's turn

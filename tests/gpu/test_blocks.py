@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from uvlab.gpu import blocks
-from uvlab.gpu.gridders import pruning, separable
+from uvlab.gpu.gridders import jit_grid, pruning, separable
 from uvlab.gpu.gridders.dft import dirty_dft
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.registry import axis_plans, get_gridder
@@ -84,7 +84,7 @@ def test_checks_every_chunk_and_block_and_the_image_is_unchanged(name, samples, 
 @pytest.mark.parametrize("name", SEPARABLE)
 def test_a_check_that_raises_stops_the_gridder_at_once(name, samples, monkeypatch):
     u, v, wvis = samples
-    params = GridParams.from_eps(1e-5, chunk=CHUNK, oversample=8)
+    params = GridParams.from_eps(1e-5, chunk=CHUNK, oversample=8, threads=1)
     for module in (separable, pruning):
         monkeypatch.setattr(module, "BLOCK_CELLS", SMALL_BLOCK)
     every, on_block = counter()
@@ -119,3 +119,20 @@ def test_make_image_passes_the_check_to_the_cpu_gridder(algorithm, samples):
     assert np.array_equal(checked.psf, plain.psf)
     with pytest.raises(Stop):
         make_image(*args, **kw, on_block=counter(stop_at=1)[1])
+
+
+def test_a_check_that_raises_stops_every_gridding_thread(samples, monkeypatch):
+    """On four threads each band stops before its next block: at most one check more
+    per other thread than on one, and the exception reaches the caller."""
+    u, v, wvis = samples
+    params = GridParams.from_eps(1e-5, chunk=CHUNK, threads=4)
+    monkeypatch.setattr(jit_grid, "BLOCK_CELLS", SMALL_BLOCK)
+    if jit_grid.cpu_rung() != "numba":
+        pytest.skip("the threads are the numba rung's")
+    every, on_block = counter()
+    get_gridder("conv")(u, v, wvis, SPEC, params, on_block=on_block)
+    half = len(every) // 2
+    calls, on_block = counter(stop_at=half)
+    with pytest.raises(Stop):
+        get_gridder("conv")(u, v, wvis, SPEC, params, on_block=on_block)
+    assert half <= len(calls) <= half + 3 < len(every)

@@ -179,10 +179,6 @@ def test_clean_per_channel_and_the_mfs_weighted_mean(two_sources, tmp_path):
         (("--channels-out", "0"), "--channels-out"),
         (("--channels-out", "9"), "--channels-out: 9 output channels, but only 8"),
         (("--channels", "0:4", "--channels-out", "5"), "--channels-out: 5 output channels"),
-        (
-            ("--channels-out", "2", "--join-channels", "--workers", "1"),
-            "--join-channels is not supported with --scheduler",
-        ),
     ],
 )
 def test_bad_values_are_usage_errors(two_sources, tmp_path, argv, words):

@@ -153,19 +153,6 @@ def test_too_little_memory_is_refused_before_any_work(ms, tmp_path, algorithm):
         (["--chunk-rows", "-3"], "--chunk-rows"),
         (["--workers", "2", "--niter", "10", "--gain", "0"], "--gain"),
         (["--workers", "2", "--channels-out", "9"], "--channels-out"),
-        (
-            [
-                "--workers",
-                "2",
-                "--channels-out",
-                "2",
-                "--join-channels",
-                "--niter",
-                "5",
-                "--multiscale",
-            ],
-            "--multiscale",
-        ),
         (["--workers", "2", "--size", "48", "48"], "--npix"),
     ],
 )
@@ -232,8 +219,8 @@ def test_cotton_schwab_on_the_grid_path_sized_from_abs_mem(ms, tmp_path):
 @pytest.mark.parametrize(
     ("weighting", "deconvolver", "algorithm", "extra"),
     [("uniform", "cotton-schwab", "conv", []),
-     ("natural", "hogbom", "ducc", ["--fit-spectral-pol", "2"])],
-    ids=["uniform-cs-grids", "natural-hogbom-fit-images"],
+     ("natural", "hogbom", "ducc", ["--fit-spectral-pol", "2", "--multiscale"])],
+    ids=["uniform-cs-grids", "natural-multiscale-fit-images"],
 )  # fmt: skip
 def test_join_channels_in_chunks_writes_the_same_cube(ms, tmp_path, weighting, deconvolver,
                                                       algorithm, extra):  # fmt: skip

@@ -17,7 +17,8 @@ from tests.support.parts_data import SPEC, data
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.registry import ALGORITHMS, axis_plans
 from uvlab.gpu.gridders.separable import extended_shape, fold_half
-from uvlab.gpu.imaging.grid_parts import empty_grid, finish, grid_part, grids_in_parts
+from uvlab.gpu.imaging.co_grid import grids_in_parts
+from uvlab.gpu.imaging.grid_parts import empty_grid, finish, grid_part
 from uvlab.gpu.imaging.imager import make_image
 from uvlab.gpu.imaging.parts import density_totals, needs_density, part_counts
 from uvlab.gpu.imaging.weighting import Weighting
