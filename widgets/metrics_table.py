@@ -29,7 +29,8 @@ FIRST_COLUMN = "entry"
 TOOLTIPS = {
     "algorithm": "The entry: an algorithm with its parameters (a cell's tooltip: its whole name).",
     "backend": (
-        "What computed the image: NumPy (uvlab's chain of the stated kernel on the CPU), "
+        "What computed the image: numba or NumPy (uvlab's chain of the stated kernel on "
+        "the CPU: compiled loops where numba is installed, else NumPy), "
         "CUDA or CuPy (the same on the GPU, with uvlab's CUDA kernels or array code), or "
         "ducc0 (on the host cores; it chooses its own kernel and support from ε)."
     ),

@@ -146,14 +146,21 @@ class Algorithm:
         """What computes its image on ``device`` ("cpu" or "gpu"), in a word for a table.
 
         ``"ducc0"``: ducc0, which chooses its own kernel and support from ε, on the
-        host cores on either device; else uvlab's own chain of the stated kernel,
-        ``"NumPy"`` on the CPU and on the GPU ``"CUDA"`` (CuPy with uvlab's CUDA
-        kernels) or ``"CuPy"`` (array-generic code).
+        host cores on either device; else uvlab's own chain of the stated kernel: on
+        the CPU ``"numba"`` where a separable chain (``plans``) runs on the numba rung
+        (:func:`~uvlab.gpu.gridders.jit_grid.cpu_rung`), else ``"NumPy"``; on the GPU
+        ``"CUDA"`` (CuPy with uvlab's CUDA kernels) or ``"CuPy"`` (array-generic code).
         """
         if self.host_only:
             return "ducc0"
         if device != "gpu":
-            return "NumPy"
+            from uvlab.gpu.gridders.jit_grid import cpu_rung
+
+            try:
+                numba = self.plans is not None and cpu_rung() == "numba"
+            except (ValueError, ImportError):  # a bad UVLAB_CPU_RUNG: what runs fails there
+                numba = False
+            return "numba" if numba else "NumPy"
         return "CUDA" if self.cuda is not None else "CuPy"
 
     def corrects_w(self, params) -> bool:

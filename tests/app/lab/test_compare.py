@@ -21,6 +21,7 @@ from uvlab.app.lab.compare import (
 from uvlab.app.lab.jobs import Progress
 from uvlab.app.runtime.errors import Cancelled
 from uvlab.gpu.gridders.params import GridParams
+from uvlab.gpu.gridders.registry import algorithm
 from uvlab.gpu.image_spec import ImageSpec
 
 C = 299792458.0
@@ -100,14 +101,16 @@ def test_repeated_timings_keep_the_image_and_take_the_median_run(data):
     for label in ("conv", "nn"):
         a, b = once.results[label], thrice.results[label]
         np.testing.assert_array_equal(b.image, a.image)
-        assert b.metrics == a.metrics and b.backend == a.backend == "NumPy"
+        assert b.metrics == a.metrics and b.backend == a.backend == algorithm("conv").backend("cpu")
         assert len(a.runs_s) == 1 and a.warmup_s is None and a.spread_s == (a.total_s,) * 2
         assert len(b.runs_s) == 3 and b.warmup_s > 0
         assert b.total_s == sorted(b.runs_s)[1]  # the median run's stages
         assert b.spread_s == (min(b.runs_s), max(b.runs_s))
     record = thrice.metrics()["algorithms"]["conv"]
     assert record["runs_s"] == list(thrice.results["conv"].runs_s)
-    assert record["total_s"] == thrice.results["conv"].total_s and record["backend"] == "NumPy"
+    assert record["total_s"] == thrice.results["conv"].total_s and record["backend"] == algorithm(
+        "conv"
+    ).backend("cpu")
 
 
 def counting_cancel(at: int | None = None):

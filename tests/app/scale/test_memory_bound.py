@@ -139,6 +139,7 @@ if __name__ == "__main__":
 )
 
 
+@pytest.mark.slow  # ~40 s on two busy cores; the imaging ones above bound the default run
 def test_clean_of_an_ms_three_times_the_budget_stays_within_it(big_ms, tmp_path):
     """Cotton–Schwab on the grid path (a residual grid and the model's grid per worker,
     the 2N PSF's grid), every pass reading the MS again: the worker's peak grows by no

@@ -145,9 +145,18 @@ def test_constraints_and_fine_grid_match_the_plans(name):
         record.plans(spec, odd)
 
 
-def test_the_backend_names_what_computes_the_image():
-    """ducc0 (its own kernel) on the host, else uvlab's chain: NumPy, CUDA kernels or CuPy."""
-    assert {algorithm(n).backend("cpu") for n in NAMES} == {"NumPy", "ducc0"}
+def test_the_backend_names_what_computes_the_image(monkeypatch):
+    """ducc0 (its own kernel) on the host, else uvlab's chain: numba or NumPy, CUDA kernels
+    or CuPy."""
+    from uvlab.gpu.gridders import jit_grid
+
+    chains = {n for n in NAMES if algorithm(n).plans is not None and not algorithm(n).host_only}
+    rung = "numba" if jit_grid.cpu_rung() == "numba" else "NumPy"
+    assert {algorithm(n).backend("cpu") for n in chains} == {rung}
+    assert {algorithm(n).backend("cpu") for n in set(NAMES) - chains} <= {"NumPy", "ducc0"}
+    assert algorithm("dft").backend("cpu") == "NumPy"
+    monkeypatch.setenv(jit_grid.RUNG_ENV, "numpy")
+    assert algorithm("conv").backend("cpu") == "NumPy"
     assert algorithm("ducc").backend("cpu") == algorithm("ducc").backend("gpu") == "ducc0"
     assert algorithm("conv").backend("gpu") == "CUDA"  # uvlab's CUDA chain
     assert algorithm("dft").backend("gpu") == "CuPy"  # array code on cupy arrays
