@@ -96,6 +96,8 @@ class ObservationPanel(QtWidgets.QWidget):
         top.addRow("Data", self.source_combo)
         lay.addLayout(top)
         lay.addWidget(self.stack, 1)
+        self.stack.currentChanged.connect(self._size_to_page)
+        self._size_to_page(self.stack.currentIndex())
         self.source_combo.currentIndexChanged.connect(self._on_source)
 
     # ------------------------------------------------------------- building
@@ -167,6 +169,15 @@ class ObservationPanel(QtWidgets.QWidget):
         with QtCore.QSignalBlocker(self.source_combo):
             self.source_combo.setCurrentIndex(list(SOURCE_LABELS).index(source))
         self.stack.setCurrentIndex(self.source_combo.currentIndex())
+
+    def _size_to_page(self, index: int) -> None:
+        """Only the page shown sets the panel's size: a hidden page's wider rows (the
+        MeasurementSet page's) would cut the synthetic page's fields in a narrow dock."""
+        policy = QtWidgets.QSizePolicy.Policy
+        for k in range(self.stack.count()):
+            shown = policy.Preferred if k == index else policy.Ignored
+            self.stack.widget(k).setSizePolicy(shown, shown)
+        self.stack.adjustSize()
 
     def _on_source(self, index: int) -> None:
         self.stack.setCurrentIndex(index)
