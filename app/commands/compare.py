@@ -32,7 +32,8 @@ mode drains too).
 
 from __future__ import annotations
 
-from uvlab.app.commands.ms_imaging import add_imaging_args, add_selection_args, fits_history
+from uvlab.app.commands.ms_args import add_imaging_args, add_selection_args
+from uvlab.app.commands.ms_imaging import fits_history
 from uvlab.app.commands.simulate import add_observation_args
 from uvlab.app.commands.validate import number
 from uvlab.app.lab.imaging import COMPARE_REPEATS, MAX_REPEATS

@@ -38,10 +38,9 @@ from uvlab.app.commands.image_channels import (
 )
 from uvlab.app.commands.image_outputs import output_names
 from uvlab.app.commands.image_size import add_size_arg, resolve_size
+from uvlab.app.commands.ms_args import add_imaging_args, add_selection_args
 from uvlab.app.commands.ms_imaging import (
     WTERM_HINT_RAD,
-    add_imaging_args,
-    add_selection_args,
     check_read_memory,
     choose_geometry,
     grid_params,

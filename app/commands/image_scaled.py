@@ -61,12 +61,8 @@ def run(args) -> int:
         write_timing,
     )
     from uvlab.app.commands.image_size import crop_outputs, resolve_size
-    from uvlab.app.commands.ms_imaging import (
-        fits_history,
-        grid_params,
-        ms_size,
-        parse_channels,
-    )
+    from uvlab.app.commands.ms_args import parse_channels
+    from uvlab.app.commands.ms_imaging import fits_history, grid_params, ms_size
     from uvlab.app.commands.validate import field_arg
     from uvlab.app.commands.weighting_args import weighting
     from uvlab.app.lab.samples import WorkCache

@@ -1,6 +1,6 @@
 """``--spw``: which spectral windows ``uvlab image`` and ``uvlab compare`` read.
 
-The option itself (:func:`~uvlab.app.commands.ms_imaging.spw_list`) is
+The option itself (:func:`~uvlab.app.commands.ms_args.spw_list`) is
 :mod:`uvlab.app.commands.ms_imaging`'s, with the other selection options.
 
 Without ``--spw`` every window holding rows of the field is read, and ``uvlab image``

@@ -205,7 +205,8 @@ def test_the_image_is_the_labs_image_job(sims, tmp_path, extra, algorithm, param
 def test_lookup_option_reaches_the_gridder_parameters(argv, lookup):
     import argparse
 
-    from uvlab.app.commands.ms_imaging import add_imaging_args, grid_params
+    from uvlab.app.commands.ms_args import add_imaging_args
+    from uvlab.app.commands.ms_imaging import grid_params
 
     parser = argparse.ArgumentParser()
     add_imaging_args(parser)
