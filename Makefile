@@ -24,18 +24,13 @@ demo: $(STAMP)
 # of the modules, so a module-scoped fixture is built about once, and an idle worker takes
 # tests from the other's queue). test-all adds the tests marked slow.
 PYTEST := QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --dist worksteal --durations=25
-# The numba rung's loops compiled once into numba's cache before the workers start: on a
-# fresh checkout every test process would otherwise compile them itself (seconds each).
-WARM := $(BIN)/python -c "from uvlab.gpu.gridders.jit_grid import warm; warm()"
 
 test: $(STAMP)
 	$(BIN)/lint-imports
-	$(WARM)
 	$(PYTEST)
 
 test-all: $(STAMP)
 	$(BIN)/lint-imports
-	$(WARM)
 	$(PYTEST) -m "not packaging and not casa"
 
 test-gpu: $(STAMP)
