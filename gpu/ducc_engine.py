@@ -11,6 +11,9 @@ uvlab uses two parts of ducc0 (Arras et al. 2021):
 - the w-gridder's ``ducc0.wgridder.experimental.vis2dirty``
   (:func:`dirty_image`), for ``conv`` with the w-term and for the
   benchmark's CPU comparison (:mod:`uvlab.gpu.bench.grid_data`);
+- its incremental type-1 NUFFT (:func:`incremental_nufft`, :func:`add_nufft_points`):
+  ``ducc`` in parts on a cluster, one grid a worker for all its chunks
+  (:mod:`uvlab.gpu.imaging.nufft_parts`);
 - their adjoints for degridding (:mod:`uvlab.gpu.gridders.degrid`): the
   type-2 NUFFT (:func:`predict_nufft`) and ``dirty2vis``
   (:func:`predict_image`).
@@ -123,6 +126,42 @@ def _nufft_coord(u, v, cell_rad: float) -> np.ndarray:
     np.multiply(np.asarray(v, dtype=np.float64), 2.0 * np.pi * cell_rad, out=coord[:, 0])
     np.multiply(np.asarray(u, dtype=np.float64), -2.0 * np.pi * cell_rad, out=coord[:, 1])
     return coord
+
+
+def incremental_nufft(
+    npix: int, epsilon: float, *, npoints: int, sigma: float = 2.0, nthreads: int = 0
+):
+    """A ducc0 type-1 NUFFT that takes its samples in batches: one grid for all of them.
+
+    ``ducc0.nufft.experimental.incremental_nu2u``: each :func:`add_nufft_points` spreads a
+    batch into ducc0's padded grid (kept inside the object), and ``evaluate_and_reset()``
+    transforms and corrects once, giving what :func:`plan_images` gives for all the
+    batches' samples at once. ducc0 chooses its padding and kernel from ``epsilon``,
+    ``sigma`` (as :func:`nufft_plan`) and ``npoints``, the number of samples it will be
+    given in all: with the plan's count the two choose the same grid, and the image is
+    the plan's to rounding.
+    """
+    import ducc0.nufft.experimental
+
+    return ducc0.nufft.experimental.incremental_nu2u(
+        npoints_estimate=max(1, int(npoints)),
+        grid_shape=(int(npix), int(npix)),
+        forward=True,
+        epsilon=float(epsilon),
+        nthreads=int(nthreads),
+        sigma_min=min(max(float(sigma), SIGMA_MIN), 2.5),
+        sigma_max=SIGMA_MAX,
+    )
+
+
+def add_nufft_points(transform, u, v, values, cell_rad: float, *, mirrored=False) -> None:
+    """Spread samples at (u, v) (wavelengths) with complex ``values`` into an
+    :func:`incremental_nufft`; ``mirrored``: ``values`` holds the samples at (u, v) and
+    then as many at (−u, −v)."""
+    coord = _nufft_coord(u, v, cell_rad)
+    if mirrored:
+        coord = np.concatenate([coord, -coord])
+    transform.add_points(coord=coord, points=np.ascontiguousarray(values, dtype=np.complex128))
 
 
 def plan_images(plan, wvis, *, timer=None) -> np.ndarray:

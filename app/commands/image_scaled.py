@@ -74,11 +74,13 @@ def run(args) -> int:
         grid_costs,
         grid_share,
         image_bytes,
+        nufft_costs,
     )
     from uvlab.app.scale.cluster import cluster_client, default_worker_count, describe
     from uvlab.app.scale.ms_image import MSRead, image_ms
     from uvlab.gpu.image_spec import ARCSEC, ImageSpec
     from uvlab.gpu.imaging.co_grid import grids_in_parts
+    from uvlab.gpu.imaging.nufft_parts import nufft_in_parts
 
     size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing
     check(args)
@@ -123,6 +125,16 @@ def run(args) -> int:
             plans.append(chunk_rows(grid_share(share), nchan, len(meta.corr_names),
                                     costs.fixed, what=f"a {args.npix}² image",
                                     grid=costs))  # fmt: skip
+        elif nufft_in_parts(args.algorithm, params, args.device):  # ducc0's NUFFT a worker
+            costs = nufft_costs(args.npix, density_npix=density)
+            plans.append(chunk_rows(grid_share(share), nchan, len(meta.corr_names),
+                                    costs.fixed, what=f"a {args.npix}² image",
+                                    grid=costs))  # fmt: skip
+            if args.niter > 0:  # CLEAN's passes sum images
+                plans.append(chunk_rows(share, nchan, len(meta.corr_names),
+                                        image_bytes(args.npix, args.algorithm, params,
+                                                    density_npix=density, clean=True),
+                                        what=f"CLEAN of a {args.npix}² image"))  # fmt: skip
         if not plans:  # images summed, CLEAN's passes too
             fixed = image_bytes(args.npix, args.algorithm, params, density_npix=density,
                                 clean=args.niter > 0)  # fmt: skip

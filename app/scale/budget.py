@@ -4,6 +4,7 @@ On the grid path (the separable gridders on the CPU, :mod:`uvlab.gpu.imaging.gri
 a worker holds its two grids for all its chunks and one chunk's temporaries at a time
 (:func:`grid_costs`, :data:`GRID_BYTES_PER_SAMPLE`); through CLEAN, the most of its passes
 (:func:`clean_grid_costs`: the 2N PSF's grid, a major cycle's residual and model grids).
+``ducc``'s dirty image in parts holds ducc0's one grid likewise (:func:`nufft_costs`).
 Otherwise it holds one image part at a time (:mod:`uvlab.gpu.imaging.parts`): the
 image-sized part (the images, the gridder's grid and its FFT, for uniform and Briggs the
 density grid) does not depend on the data, and the rest grows with the rows of the chunk
@@ -193,6 +194,26 @@ def grid_costs(npix: int, algorithm: str, params=None, *, density_npix: int = 0)
     taps = plan_u.rule.support * plan_v.rule.support
     return GridCosts(fixed, GRID_BYTES_PER_TAP * taps, GRID_BYTES_PER_TAP * float(params.chunk),
                      max(finish, grids / 8))  # fmt: skip
+
+
+#: ``ducc`` in parts (:mod:`uvlab.gpu.imaging.nufft_parts`): bytes per selected sample
+#: besides the reader's per correlation: the grid path's (the reader's output, the flat
+#: samples, their weights) and the dirty image's and PSF's samples packed and mirrored
+#: for ducc0 (twice a sample's coordinates and value, 2 × 32) with its sort of them.
+NUFFT_BYTES_PER_SAMPLE = GRID_BYTES_PER_SAMPLE + 96
+
+
+def nufft_costs(npix: int, *, density_npix: int = 0) -> GridCosts:
+    """``ducc``'s costs in parts: ducc0's one padded grid, complex128, at the largest
+    padding it may choose (:data:`~uvlab.gpu.ducc_engine.SIGMA_MAX`; ≈ 2.1–2.2 measured
+    at 2880²), held from a worker's first chunk to its finish, and the finish's complex
+    image and its two real parts (:data:`NUFFT_BYTES_PER_SAMPLE` a sample; no taps)."""
+    from uvlab.gpu.ducc_engine import SIGMA_MAX
+
+    fixed = 16.0 * (SIGMA_MAX * npix) ** 2 + WORKER_OVERHEAD_BYTES
+    if density_npix:
+        fixed += 3 * 8.0 * (2 * density_npix) ** 2
+    return GridCosts(fixed, 0.0, 0.0, 32.0 * npix * npix, NUFFT_BYTES_PER_SAMPLE)
 
 
 def clean_grid_costs(

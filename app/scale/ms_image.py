@@ -6,7 +6,9 @@ selection, Stokes product, weights, flags and non-finite handling as every other
 read). The separable gridders on the CPU grid it into their worker's grids in place
 (:func:`uvlab.gpu.imaging.grid_parts.grid_part`, a chain of tasks per worker,
 :func:`grid_sum`), the grids are summed on one worker and finished there once (one FFT
-in all). The other algorithms image each chunk with the engine
+in all). ``ducc`` without the w-term adds its worker's chunks into one ducc0 NUFFT
+(:func:`uvlab.gpu.imaging.nufft_parts.nufft_part`, :func:`nufft_sum`): one FFT a worker,
+the workers' images added. The other algorithms image each chunk with the engine
 (:func:`uvlab.gpu.imaging.parts.image_part`), and the images are added pairwise on the
 workers as they come in (a tree reduction with a bounded number of tasks in flight,
 :func:`stream_sum`). The client divides once. Uniform and Briggs weighting take a
@@ -96,7 +98,8 @@ class PartsImage:
     #: The density totals (a future on the cluster) for uniform and Briggs, else None:
     #: what every later pass over the same data (CLEAN's) weights with.
     totals: object = None
-    #: What the chunks' parts were: ``"grids"`` (summed, one FFT) or ``"images"``.
+    #: What the chunks' parts were: ``"grids"`` (summed, one FFT), ``"nufft"`` (ducc0's
+    #: NUFFT of each worker's chunks, one FFT a worker) or ``"images"`` (an FFT a chunk).
     summed: str = "images"
 
 
@@ -192,6 +195,42 @@ def grid_sum(
     return done.result()
 
 
+def _nufft(chunk, acc, *, spec, weighting, totals, params, psf, nchunks):
+    from uvlab.gpu.imaging.nufft_parts import nufft_part
+
+    vd = chunk_data(chunk)
+    return nufft_part(
+        vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, totals, params=params,
+        npoints=vd.vis.size * nchunks, psf=psf, into=acc,
+    )  # fmt: skip
+
+
+def _nufft_finish(acc):
+    from uvlab.gpu.imaging.nufft_parts import finish_nufft
+
+    return finish_nufft(acc)
+
+
+def nufft_sum(client, chunks, *, progress=None, cancelled=None, **kw):
+    """The images of all ``chunks`` by ducc0's NUFFT in parts: a chain per worker adds its
+    chunks into one NUFFT (:func:`~uvlab.gpu.imaging.nufft_parts.nufft_part`; ducc0
+    expects the chain's first chunk's samples times the chunks), each worker transforms
+    once, and the workers' images are added. Returns a
+    :class:`~uvlab.gpu.imaging.parts.PartImage`; ``kw`` as :func:`_nufft`'s."""
+    from uvlab.app.scale.chains import run_chains
+
+    chains = run_chains(client, _nufft, chunks, progress=progress, cancelled=cancelled,
+                        nchunks=len(chunks), **kw)  # fmt: skip
+    images = [client.submit(_nufft_finish, acc, workers=[worker], allow_other_workers=False,
+                            pure=False) for worker, acc in chains]  # fmt: skip
+    del chains
+    while len(images) > 1:  # added pairwise on the workers that hold them
+        pairs = [images[k : k + 2] for k in range(0, len(images), 2)]
+        images = [client.submit(operator.add, *p, pure=False) if len(p) == 2 else p[0]
+                  for p in pairs]  # fmt: skip
+    return images[0].result()
+
+
 def stream_sum(client, fn, chunks, *, window: int, progress=None, **kwargs):
     """Σ of ``fn(chunk, **kwargs)`` over ``chunks``, on the workers, with bounded memory.
 
@@ -256,6 +295,7 @@ def image_ms(
     """
     from uvlab.app.runtime.progress import progress_bar
     from uvlab.gpu.imaging.co_grid import grids_in_parts
+    from uvlab.gpu.imaging.nufft_parts import nufft_in_parts
     from uvlab.gpu.imaging.parts import density_totals, needs_density
 
     timing: dict[str, float] = {}
@@ -270,7 +310,13 @@ def image_ms(
         timing["read + density"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     by_grids = grids_in_parts(algorithm, params, device)
-    if by_grids:
+    by_nufft = not by_grids and nufft_in_parts(algorithm, params, device)
+    if by_nufft:
+        with progress_bar("read + grid", total=len(chunks), unit="chunk") as bar:
+            total = nufft_sum(client, chunks, spec=spec, weighting=weighting, totals=totals,
+                              params=params, psf=psf, progress=bar,
+                              cancelled=cancelled)  # fmt: skip
+    elif by_grids:
         with progress_bar("read + grid", total=len(chunks), unit="chunk") as bar:
             total = grid_sum(
                 client, chunks, spec=spec, algorithm=algorithm, params=params,
@@ -287,5 +333,5 @@ def image_ms(
     dirty, psf_img = total.normalised()
     return PartsImage(
         dirty, psf_img, total.sum_weights, total.nvis, len(chunks), algorithm, device, timing,
-        total.mean_freq_hz, totals, "grids" if by_grids else "images",
+        total.mean_freq_hz, totals, "grids" if by_grids else "nufft" if by_nufft else "images",
     )  # fmt: skip

@@ -26,7 +26,7 @@ CLEAN_CHUNK_BUDGET = 12 * 2**20
 
 PROBE = f"""
 import json, sys
-from uvlab.app.scale.budget import chunk_rows, grid_costs, image_bytes
+from uvlab.app.scale.budget import chunk_rows, grid_costs, nufft_costs
 from uvlab.app.scale.cluster import cluster_client
 from uvlab.app.scale.ms_image import MSRead, image_ms
 from uvlab.gpu.gridders.registry import default_algorithm
@@ -52,10 +52,10 @@ def reset_peak():
 if __name__ == "__main__":
     source = MSRead(sys.argv[1])
     spec, wt = ImageSpec({NPIX}, 20 * ARCSEC), Weighting("natural")
-    # ducc0 (what uvlab image runs without a GPU) sums images; nn sums grids
+    # ducc0 (what uvlab image runs without a GPU) adds into its NUFFT; nn sums grids
     algorithm = sys.argv[2] if len(sys.argv) > 2 else default_algorithm("cpu")
-    grid = grid_costs({NPIX}, algorithm) if algorithm != "ducc" else None
-    fixed = image_bytes({NPIX}, algorithm, None) if grid is None else grid.fixed
+    grid = grid_costs({NPIX}, algorithm) if algorithm != "ducc" else nufft_costs({NPIX})
+    fixed = grid.fixed
     budget = fixed + {CHUNK_BUDGET}
     plan = chunk_rows(budget, {NCHAN}, {NCORR}, fixed, grid=grid)
     t0 = float(source.read((0, 1)).time[0])  # the first two integrations: imports, images
@@ -86,7 +86,7 @@ def big_ms(tmp_path_factory):
 @pytest.mark.parametrize(
     ("algorithm", "summed"),
     # the image path's bound in the slow run (~13 s): the default run keeps the grid path's
-    [pytest.param("ducc", "images", marks=pytest.mark.slow), ("nn", "grids")],
+    [pytest.param("ducc", "nufft", marks=pytest.mark.slow), ("nn", "grids")],
 )
 def test_an_ms_three_times_the_budget_images_within_it(big_ms, tmp_path, algorithm, summed):
     script = tmp_path / "probe.py"

@@ -168,7 +168,7 @@ def test_ducc_keeps_image_parts_through_clean(client, ms):
     opts = CleanOptions("cotton-schwab", niter=30, mgain=0.3, active_max=None)
     dirty = image_ms(client, ms, SPEC, wt, chunk_rows=9, algorithm="ducc")
     job = Pass(client, ms, SPEC, wt, dirty.totals, 9, "ducc")
-    assert dirty.summed == "images" and not job.by_grids
+    assert dirty.summed == "nufft" and not job.by_grids
     out, _, major = clean_ms(job, dirty.dirty, opts)
     assert major.summed == "images" and out.majors >= 2
     # the same residual as the grid path's of conv, to ducc's accuracy
