@@ -164,6 +164,32 @@ def add_nufft_points(transform, u, v, values, cell_rad: float, *, mirrored=False
     transform.add_points(coord=coord, points=np.ascontiguousarray(values, dtype=np.complex128))
 
 
+def incremental_predict(
+    img, epsilon: float, *, npoints: int, sigma: float = 2.0, nthreads: int = 0
+):
+    """ducc0's type-2 NUFFT of an image that reads its samples in batches: the image is
+    corrected, padded and transformed once (``incremental_u2nu``), and each
+    :func:`read_nufft_points` interpolates a batch, as :func:`predict_nufft` would for
+    them (the same grid where ducc0 is told the same ``npoints``)."""
+    import ducc0.nufft.experimental
+
+    return ducc0.nufft.experimental.incremental_u2nu(
+        npoints_estimate=max(1, int(npoints)),
+        grid=np.ascontiguousarray(img, dtype=np.complex128),
+        forward=False,
+        epsilon=float(epsilon),
+        nthreads=int(nthreads),
+        sigma_min=min(max(float(sigma), SIGMA_MIN), 2.5),
+        sigma_max=SIGMA_MAX,
+    )
+
+
+def read_nufft_points(transform, u, v, cell_rad: float) -> np.ndarray:
+    """``Σ img·exp(+2πi(u·l + v·m))`` at (u, v) (wavelengths), (nvis,) complex128, from an
+    :func:`incremental_predict`."""
+    return transform.get_points(coord=_nufft_coord(u, v, cell_rad))
+
+
 def plan_images(plan, wvis, *, timer=None) -> np.ndarray:
     """Unnormalised images ``Re Σ wvis·exp(−2πi(u·l + v·m))`` of a plan's samples.
 

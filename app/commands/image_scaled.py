@@ -71,6 +71,7 @@ def run(args) -> int:
     from uvlab.app.scale.budget import (
         chunk_rows,
         clean_grid_costs,
+        clean_nufft_costs,
         grid_costs,
         grid_share,
         image_bytes,
@@ -126,15 +127,14 @@ def run(args) -> int:
                                     costs.fixed, what=f"a {args.npix}² image",
                                     grid=costs))  # fmt: skip
         elif nufft_in_parts(args.algorithm, params, args.device):  # ducc0's NUFFT a worker
-            costs = nufft_costs(args.npix, density_npix=density)
+            costs = (
+                clean_nufft_costs(args.npix, density_npix=density,
+                                  major=args.deconvolver == "cotton-schwab")
+                if args.niter > 0 else nufft_costs(args.npix, density_npix=density)
+            )  # fmt: skip
             plans.append(chunk_rows(grid_share(share), nchan, len(meta.corr_names),
                                     costs.fixed, what=f"a {args.npix}² image",
                                     grid=costs))  # fmt: skip
-            if args.niter > 0:  # CLEAN's passes sum images
-                plans.append(chunk_rows(share, nchan, len(meta.corr_names),
-                                        image_bytes(args.npix, args.algorithm, params,
-                                                    density_npix=density, clean=True),
-                                        what=f"CLEAN of a {args.npix}² image"))  # fmt: skip
         if not plans:  # images summed, CLEAN's passes too
             fixed = image_bytes(args.npix, args.algorithm, params, density_npix=density,
                                 clean=args.niter > 0)  # fmt: skip

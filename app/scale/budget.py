@@ -216,6 +216,23 @@ def nufft_costs(npix: int, *, density_npix: int = 0) -> GridCosts:
     return GridCosts(fixed, 0.0, 0.0, 32.0 * npix * npix, NUFFT_BYTES_PER_SAMPLE)
 
 
+def clean_nufft_costs(npix: int, *, density_npix: int = 0, major: bool = True) -> GridCosts:
+    """What a worker of ``ducc``'s NUFFT path holds through ``uvlab image --niter``: the
+    most of its passes, as :func:`clean_grid_costs` for the grid path: the dirty image
+    (:func:`nufft_costs`), the CLEAN PSF of side 2N (ducc0's grid at 2N: 4× the N²
+    one's), and with ``major`` a major cycle (the residual's grid, the model's type-2
+    NUFFT grid, as large, and the model image; per sample
+    :data:`RESIDUAL_BYTES_PER_SAMPLE` more)."""
+    dirty = nufft_costs(npix, density_npix=density_npix)
+    wide = nufft_costs(2 * npix, density_npix=density_npix)
+    fixed, per_sample = max(dirty.fixed, wide.fixed), dirty.per_sample
+    if major:
+        grid = dirty.fixed - nufft_costs(0, density_npix=density_npix).fixed
+        fixed = max(fixed, dirty.fixed + grid + 8.0 * npix * npix)
+        per_sample += RESIDUAL_BYTES_PER_SAMPLE
+    return GridCosts(fixed, 0.0, 0.0, wide.finish, per_sample)
+
+
 def clean_grid_costs(
     npix: int, algorithm: str, params=None, *, density_npix: int = 0, major: bool = True
 ) -> GridCosts:

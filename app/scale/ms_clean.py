@@ -21,7 +21,10 @@ model image (:func:`~uvlab.gpu.imaging.grid_parts.model_grid`: one FFT per worke
 cycle) — the grids are summed on the workers and one FFT and correction finish them.
 The model image (8·N² bytes) is what crosses the network, not its grid (16 bytes a cell
 of the padded grid, ≥ 4× more) and the client never holds a grid: the workers hold it
-anyway to read from. Otherwise (``ducc``, w-stacking, GPU workers) every chunk is imaged
+anyway to read from. ``ducc`` adds each worker's chunks into one ducc0 NUFFT
+(:func:`~uvlab.app.scale.ms_image.nufft_sum`): the PSF alone, or the residual with the
+model's visibilities read from ducc0's type-2 NUFFT of the model, which each worker's
+accumulator makes at its first chunk. Otherwise (w-stacking, GPU workers) every chunk is imaged
 to a whole image (:func:`~uvlab.gpu.imaging.parts.psf_part`,
 :func:`~uvlab.gpu.deconvolution.parts.residual_part`) and the images are added as they
 come in (:func:`~uvlab.app.scale.ms_image.stream_sum`).
@@ -36,7 +39,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
-from uvlab.app.scale.ms_image import MSRead, chunk_data, grid_sum, source_chunks, stream_sum
+from uvlab.app.scale.ms_image import (
+    MSRead,
+    chunk_data,
+    grid_sum,
+    nufft_sum,
+    source_chunks,
+    stream_sum,
+)
 
 
 @dataclass(frozen=True)
@@ -79,6 +89,19 @@ class Pass:
         return grids_in_parts(self.algorithm, self.params, self.device)
 
     @property
+    def by_nufft(self) -> bool:
+        """Whether the passes add into a ducc0 NUFFT a worker
+        (:func:`~uvlab.gpu.imaging.nufft_parts.nufft_in_parts`: ``ducc``)."""
+        from uvlab.gpu.imaging.nufft_parts import nufft_in_parts
+
+        return not self.by_grids and nufft_in_parts(self.algorithm, self.params, self.device)
+
+    @property
+    def summed(self) -> str:
+        """What the chunks' parts are: ``"grids"``, ``"nufft"`` or ``"images"``."""
+        return "grids" if self.by_grids else "nufft" if self.by_nufft else "images"
+
+    @property
     def window(self) -> int:
         return 2 * max(1, len(self.client.scheduler_info().get("workers", {})))
 
@@ -100,6 +123,16 @@ class Pass:
             self.client, self.chunks, spec=spec or self.spec, algorithm=self.algorithm,
             params=self.params, fn=fn, per_worker=per_worker,
             weighting=weighting or self.weighting, totals=self.totals, **kwargs,
+        )  # fmt: skip
+
+    def nufft(self, *, spec=None, weighting=None, **kwargs):
+        """Σ of the chunks added into a ducc0 NUFFT a worker, each transformed once
+        (:func:`~uvlab.app.scale.ms_image.nufft_sum`), a
+        :class:`~uvlab.gpu.imaging.parts.PartImage`."""
+        return nufft_sum(
+            self.client, self.chunks, spec=spec or self.spec,
+            weighting=weighting or self.weighting, totals=self.totals, params=self.params,
+            **kwargs,
         )  # fmt: skip
 
 
@@ -175,6 +208,8 @@ def wide_psf_ms(job: Pass):
     weighting = replace(job.weighting, density_npix=n)
     if job.by_grids:
         _, psf = job.grid(_psf_grid, spec=wide, weighting=weighting).normalised()
+    elif job.by_nufft:
+        _, psf = job.nufft(spec=wide, weighting=weighting, dirty=False).normalised()
     else:
         _, psf = job.run(_psf, spec=wide, weighting=weighting).normalised()
     return psf
@@ -186,14 +221,15 @@ class ClusterMajorCycle:
 
     ``passes`` counts the passes over the data; ``seconds`` their time; ``summed`` says
     what the chunks' parts were: ``"grids"`` (a grid per worker, one FFT a cycle on the
-    summing worker and one of the model on each) or ``"images"`` (an FFT per chunk).
+    summing worker and one of the model on each), ``"nufft"`` (ducc0's NUFFTs of the
+    model and the residual on each worker, one FFT each) or ``"images"`` (an FFT per chunk).
     """
 
     def __init__(self, job: Pass):
         self.job = job
         self.passes = 0
         self.seconds = 0.0
-        self.summed = "grids" if job.by_grids else "images"
+        self.summed = job.summed
 
     def residual(self, model):
         from uvlab.gpu.backend import to_numpy
@@ -204,7 +240,9 @@ class ClusterMajorCycle:
             # hash=False: a model equal to an earlier one (a cycle that cleaned nothing, a
             # second CLEAN) would take its key while the scheduler forgets it
             scattered = job.client.scatter(to_numpy(model), broadcast=True, hash=False)
-        if not job.by_grids:
+        if job.by_nufft:  # each worker transforms the model once, for all its chunks
+            dirty, _ = job.nufft(psf=False, model=scattered).normalised()
+        elif not job.by_grids:
             dirty, _ = job.run(_residual, model=scattered).normalised()
         else:
             per_worker = None

@@ -195,13 +195,14 @@ def grid_sum(
     return done.result()
 
 
-def _nufft(chunk, acc, *, spec, weighting, totals, params, psf, nchunks):
+def _nufft(chunk, acc, *, spec, weighting, totals, params, nchunks, psf=True, dirty=True,
+           model=None):  # fmt: skip
     from uvlab.gpu.imaging.nufft_parts import nufft_part
 
     vd = chunk_data(chunk)
     return nufft_part(
         vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, totals, params=params,
-        npoints=vd.vis.size * nchunks, psf=psf, into=acc,
+        npoints=vd.vis.size * nchunks, psf=psf, dirty=dirty, into=acc, model=model,
     )  # fmt: skip
 
 
@@ -211,16 +212,17 @@ def _nufft_finish(acc):
     return finish_nufft(acc)
 
 
-def nufft_sum(client, chunks, *, progress=None, cancelled=None, **kw):
+def nufft_sum(client, chunks, *, progress=None, cancelled=None, per_worker=None, **kw):
     """The images of all ``chunks`` by ducc0's NUFFT in parts: a chain per worker adds its
     chunks into one NUFFT (:func:`~uvlab.gpu.imaging.nufft_parts.nufft_part`; ducc0
     expects the chain's first chunk's samples times the chunks), each worker transforms
     once, and the workers' images are added. Returns a
-    :class:`~uvlab.gpu.imaging.parts.PartImage`; ``kw`` as :func:`_nufft`'s."""
+    :class:`~uvlab.gpu.imaging.parts.PartImage`; ``kw`` as :func:`_nufft`'s,
+    ``per_worker`` as :func:`~uvlab.app.scale.chains.run_chains`'s."""
     from uvlab.app.scale.chains import run_chains
 
     chains = run_chains(client, _nufft, chunks, progress=progress, cancelled=cancelled,
-                        nchunks=len(chunks), **kw)  # fmt: skip
+                        per_worker=per_worker, nchunks=len(chunks), **kw)  # fmt: skip
     images = [client.submit(_nufft_finish, acc, workers=[worker], allow_other_workers=False,
                             pure=False) for worker, acc in chains]  # fmt: skip
     del chains

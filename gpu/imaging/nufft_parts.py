@@ -70,6 +70,8 @@ class NufftPart:
     sum_weights: float = 0.0
     nvis: int = 0
     sum_weighted_freq_hz: float = 0.0
+    #: ducc0's type-2 NUFFT of the model its residual reads (``nufft_part``'s ``model``).
+    model: object = None
 
     def __reduce__(self):
         raise TypeError(
@@ -80,7 +82,7 @@ class NufftPart:
 def nufft_part(
     uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting, totals=None, *,
     params=None, npoints: int, psf: bool = True, dirty: bool = True,
-    into: NufftPart | None = None, timer=None,
+    into: NufftPart | None = None, model=None, timer=None,
 ) -> NufftPart:  # fmt: skip
     """Add one part's weighted samples into ``into`` (a new :class:`NufftPart` when None)
     and return it.
@@ -88,7 +90,11 @@ def nufft_part(
     Arguments as :func:`~uvlab.gpu.imaging.grid_parts.grid_part`'s (``totals`` for
     uniform and Briggs; ``params``: ``eps`` or ``support``, ``sigma``, ``threads``);
     ``npoints``: the samples the whole image has (of every part, every worker), from
-    which ducc0 chooses its grid.
+    which ducc0 chooses its grid. ``model`` ((N, N) Jy per pixel): the dirty image is
+    the residual's, ``w·(V − D(model))`` (Cotton–Schwab's major cycle), the model's
+    visibilities read from ducc0's type-2 NUFFT of it, which the accumulator makes at its
+    first samples and keeps (``ducc``'s degridder, :func:`~uvlab.gpu.gridders.ducc.predict`,
+    with one FFT for all the parts).
     """
     from uvlab.gpu import ducc_engine
     from uvlab.gpu.gridders.params import GridParams
@@ -108,7 +114,19 @@ def nufft_part(
     acc.nvis += int(np.count_nonzero(keep))
     acc.sum_weighted_freq_hz += float(wt @ freq[chans % s.shape[1]])
     w = wt[keep]
-    wvis = w * s.take(np.asarray(vis))[keep] if dirty else None
+    wvis = None
+    if dirty:
+        wvis = s.take(np.asarray(vis))[keep].astype(np.complex128, copy=False)
+        if model is not None:
+            if acc.model is None:
+                acc.model = ducc_engine.incremental_predict(
+                    model, params.accuracy(), npoints=npoints, sigma=params.sigma,
+                    nthreads=params.threads,
+                )  # fmt: skip
+            with timed(timer, "degrid"):
+                wvis -= ducc_engine.read_nufft_points(acc.model, s.u[keep], s.v[keep],
+                                                      spec.cell_rad)  # fmt: skip
+        wvis *= w
     if dirty and psf:  # both in one grid: the real and imaginary parts (module docstring)
         values = np.concatenate([wvis + 1j * w, wvis.conj() + 1j * w]) * 0.5
     else:
@@ -131,10 +149,11 @@ def finish_nufft(acc: NufftPart, *, timer=None) -> PartImage:
     from uvlab.gpu.timing import timed
 
     if acc.transform is None:
+        acc.model = None
         return PartImage(None, None, 0.0, 0)
     with timed(timer, "FFT"):
         grid = acc.transform.evaluate_and_reset()
-    acc.transform = None
+    acc.transform = acc.model = None
     both = acc.dirty and acc.psf
     dirty = np.ascontiguousarray(grid.real) if acc.dirty else None
     psf = np.ascontiguousarray(grid.imag if both else grid.real) if acc.psf else None

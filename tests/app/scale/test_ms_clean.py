@@ -163,19 +163,26 @@ def test_cotton_schwab_on_the_grid_path_equals_the_one_process_clean(
     np.testing.assert_allclose(out.residual, want.residual, atol=1e-9 * peak)
 
 
-def test_ducc_keeps_image_parts_through_clean(client, ms):
-    wt = Weighting("natural")
+@pytest.mark.parametrize(("wt", "split"), [(Weighting("natural"), "uneven"),
+                                           (Weighting("briggs", 0.0), "one row")])  # fmt: skip
+def test_ducc_adds_into_a_nufft_per_worker_through_clean(client, ms, wt, split):
+    """``ducc``'s PSF and major cycles add each worker's chunks into one ducc0 NUFFT (the
+    residual's model read from a type-2 NUFFT of the model a worker), and CLEAN is the
+    one-process ``ducc`` CLEAN to rounding."""
+    params = GridParams.from_eps(1e-9)
     opts = CleanOptions("cotton-schwab", niter=30, mgain=0.3, active_max=None)
-    dirty = image_ms(client, ms, SPEC, wt, chunk_rows=9, algorithm="ducc")
-    job = Pass(client, ms, SPEC, wt, dirty.totals, 9, "ducc")
-    assert dirty.summed == "nufft" and not job.by_grids
-    out, _, major = clean_ms(job, dirty.dirty, opts)
-    assert major.summed == "images" and out.majors >= 2
-    # the same residual as the grid path's of conv, to ducc's accuracy
-    grid_job = Pass(client, ms, SPEC, wt, dirty.totals, 9, "conv", GridParams.from_eps(1e-9))
-    want = ClusterMajorCycle(grid_job).residual(out.model)
-    got = ClusterMajorCycle(job).residual(out.model)
-    np.testing.assert_allclose(got, want, atol=1e-4 * np.abs(want).max())
+    want_psf, want = one_process(ms, wt, opts, params, "ducc")
+    rows = SPLITS[split]
+    dirty = image_ms(client, ms, SPEC, wt, chunk_rows=rows, algorithm="ducc", params=params)
+    job = Pass(client, ms, SPEC, wt, dirty.totals, rows, "ducc", params)
+    assert dirty.summed == "nufft" and job.by_nufft and not job.by_grids
+    out, psf, major = clean_ms(job, dirty.dirty, opts)
+    assert major.summed == "nufft" and out.majors >= 2 and major.passes == out.majors + 1
+    np.testing.assert_allclose(psf, want_psf, atol=1e-12)
+    assert out.iterations == want.iterations and out.stop_reason == want.stop_reason
+    np.testing.assert_allclose(out.model, want.model, atol=1e-9 * np.abs(want.model).max())
+    peak = np.abs(want.residual).max()
+    np.testing.assert_allclose(out.residual, want.residual, atol=1e-9 * peak)
 
 
 def test_a_grid_path_cycle_is_one_model_grid_per_worker_and_one_finish(client, ms):
