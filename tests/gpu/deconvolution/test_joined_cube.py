@@ -4,8 +4,9 @@ Oracles: Radler's search image and linear combination written out here pixel by 
 with NumPy loops; each polarisation's weighted polynomial fit by NumPy's ``polyfit``;
 the two kinds it generalises (one polarisation is :class:`JoinedChannels` bit for bit,
 one channel :class:`JoinedPolarizations` to 1e-12); a sky of two points with a spectral
-index and known I, Q imaged per (channel, polarisation) by the float64 direct DFT
-(each plane its own uv coverage, scaled by its frequency, and its own PSF); NumPy
+index and known I, Q imaged per (channel, polarisation) by the float64 direct DFT written
+in tests/support (each plane its own uv coverage, scaled by its frequency, and its own
+PSF); NumPy
 against CuPy.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.support.oracles import sky_vis
+from tests.support.oracles import dft_image, sky_vis
 from tests.support.scenes import layout_uv, meerkat_spec
 from uvlab.gpu.backend import to_numpy
 from uvlab.gpu.deconvolution.driver import run_clean
@@ -26,7 +27,6 @@ from uvlab.gpu.deconvolution.joined import (
 )
 from uvlab.gpu.deconvolution.options import CleanOptions
 from uvlab.gpu.deconvolution.spectral_fit import SpectralFit
-from uvlab.gpu.gridders.dft import dirty_dft
 from uvlab.gpu.image_spec import ImageSpec
 
 FREQ = np.array([1.0e9, 1.2e9, 1.4e9])
@@ -40,7 +40,7 @@ STOP = 2e-3
 def scene():
     """(spec, dirty (C·P, N, N), PSFs (C·P, 2N, 2N), channel weights, true (C, P) fluxes)."""
     u0, v0, _ = layout_uv("meerkat", n_times=2, hours=6.0)
-    spec = meerkat_spec(u0, v0, 48, oversample=4.0)
+    spec = meerkat_spec(u0, v0, 40, oversample=4.0)
     rng = np.random.default_rng(29)
     dirty, psf, weights, truth = [], [], [], []
     for f in FREQ:  # channel-major: every polarisation of a channel, then the next channel
@@ -52,8 +52,8 @@ def scene():
             flux = [s[p] * (f / 1.4e9) ** a for _, _, s, a in SOURCES]
             points = [(di, dj, s) for (di, dj, _, _), s in zip(SOURCES, flux, strict=True)]
             vis = sky_vis(u, v, spec, points)
-            dirty.append(dirty_dft(u, v, w * vis, spec) / w.sum())
-            psf.append(dirty_dft(u, v, w.astype(complex), ImageSpec(96, spec.cell_rad)) / w.sum())
+            dirty.append(dft_image(u, v, w * vis, spec) / w.sum())
+            psf.append(dft_image(u, v, w.astype(complex), ImageSpec(80, spec.cell_rad)) / w.sum())
             truth.append(flux)
         weights.append(float(u.size))
     truth = np.asarray(truth).reshape(len(FREQ), len(POLS), len(SOURCES))
