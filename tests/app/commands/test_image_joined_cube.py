@@ -99,11 +99,16 @@ def _component_flux(c, freq):
 
 
 def test_each_correlation_gets_its_own_spectral_fit(ms, tmp_path):
-    """XX and YY (I ± Q, their search image ½ of the sum of squares), each fitted alone."""
+    """XX and YY (I ± Q, their search image ½ of the sum of squares), each fitted alone,
+    with Cotton–Schwab: every plane's major cycles on its own visibilities."""
     from uvlab.app.skymodel import load_sky
 
     prefix = tmp_path / "f"
-    _run(ms, prefix, *JOIN[2:], "--pol", "xx,yy", "--fit-spectral-pol", 2)
+    _run(ms, prefix, *JOIN[2:], "--pol", "xx,yy", "--fit-spectral-pol", 2,
+         "--deconvolver", "cotton-schwab", "--mgain", 0.8)  # fmt: skip
+    _, header = _fits(f"{prefix}-MFS-XX-model.fits")
+    (line,) = [str(h) for h in header["HISTORY"] if "iterations in" in str(h)]
+    assert int(line.split(" iterations in ")[1].split()[0]) > 1  # mgain 0.8: several majors
     models = _cube(prefix, "model", ("XX", "YY"))
     for _, di, dj, iquv, alpha in SOURCES:
         i, q = _true(iquv, alpha)[:, :2].T
