@@ -234,7 +234,9 @@ class Imaged:
 
     ``vd`` the read (VisData or SpwSet), ``res`` the image job's result; ``channels``,
     ``clean`` and ``t_chan`` the output channels (``cube``), their MFS CLEAN and timing;
-    ``others`` the set's stale names, ``pb_cube`` ``--pb-correct``'s beam.
+    ``others`` the set's stale names, ``pb_cube`` ``--pb-correct``'s beam; ``parts`` the
+    output channels' visibilities where their CLEAN joins other polarisations'
+    (:mod:`uvlab.app.commands.joined_cube`).
     """
 
     args: object
@@ -256,6 +258,7 @@ class Imaged:
     channels: object = None
     clean: object = None
     t_chan: dict = field(default_factory=dict)
+    parts: object = None
 
 
 def image_product(args, several: bool) -> Imaged:
@@ -324,7 +327,12 @@ def image_product(args, several: bool) -> Imaged:
         res = image_job(image_request(args, spec), cache)  # the lab's image task, the window's
     im = Imaged(args, vd, dish, t_read, cache, spec, rule, size, rows_note, clean_mask, params,
                 wt, res, others, pb_cube, cube=args.channels_out > 1)  # fmt: skip
-    if im.cube:  # the output channels, and the MFS CLEAN their mean
+    from uvlab.app.commands import joined_cube
+
+    if im.cube and joined_cube.later(args):  # CLEANed with the other polarisations' cubes
+        im.parts, im.t_chan = joined_cube.image_cube(args, vd, spec, wt, params, res)
+        im.channels = im.parts.channels
+    elif im.cube:  # the output channels, and the MFS CLEAN their mean
         im.channels, im.clean, im.t_chan = run_channels(args, vd, spec, wt, params, res, clean_mask)
     return im
 

@@ -130,6 +130,45 @@ def image_channels(vd, spec, n: int, weighting, algorithm, params, device, clean
     nterms : int, optional
         ``--fit-spectral-pol``: the joined CLEAN's components fitted with this many terms.
     """
+    imaged = image_parts(vd, spec, n, weighting, algorithm, params, device, join)
+    out, parts, weighting = imaged.channels, imaged.parts, imaged.weighting
+    if clean_opts is None:
+        return out
+    if join:
+        from uvlab.app.commands.joined_clean import clean_joined
+
+        cleans = clean_joined(parts, out, spec, clean_opts, params, weighting, algorithm, mask,
+                              device, nterms)  # fmt: skip
+    else:
+        cleans = [_clean_one(p, spec, c.dirty, device, clean_opts, params, weighting, algorithm,
+                             mask) for p, c in zip(parts, out, strict=True)]  # fmt: skip
+    return [replace(c, clean=k) for c, k in zip(out, cleans, strict=True)]
+
+
+@dataclass(frozen=True)
+class ImagedParts:
+    """The output channels imaged, before any CLEAN (:func:`image_parts`).
+
+    Attributes
+    ----------
+    channels : list of OutputChannel
+        Without ``clean``.
+    parts : list of VisData
+        Each output channel's visibilities, with the imaging weights of ``weighting``
+        applied to them (their weights: the MF weights with ``--join-channels``).
+    weighting : Weighting
+        What ``parts`` are still to be weighted with (natural after MF weighting).
+    """
+
+    channels: list
+    parts: list
+    weighting: object
+
+
+def image_parts(vd, spec, n: int, weighting, algorithm, params, device, join: bool = False
+                ) -> ImagedParts:  # fmt: skip
+    """The ``n`` output channels of ``vd`` imaged, not CLEANed (:func:`image_channels`'s
+    parameters); with ``join`` the MF weights (:func:`mf_weights`) made once on all."""
     from uvlab.gpu.imaging.imager import ImagingError, make_image
     from uvlab.gpu.imaging.weighting import Weighting
 
@@ -146,24 +185,15 @@ def image_channels(vd, spec, n: int, weighting, algorithm, params, device, clean
         except ImagingError as exc:  # e.g. every sample of this output channel flagged
             raise ImagingError(f"--channels-out: output channel {k} (input channels "
                                f"{start}-{stop - 1}): {exc}") from None  # fmt: skip
-        clean = None
-        if clean_opts is not None and not join:
-            clean = _clean_one(part, spec, res, clean_opts, params, weighting, algorithm, mask)
         parts.append(part)
         out.append(
             OutputChannel(
                 k, start, stop, centre_frequency(own.freq_hz, own.weight, own.flag),
                 bandwidth(part.freq_hz, vd.chan_width_hz), res.dirty, res.psf,
-                float(res.sum_weights), int(res.nvis), clean,
+                float(res.sum_weights), int(res.nvis),
             )
         )  # fmt: skip
-    if join and clean_opts is not None:
-        from uvlab.app.commands.joined_clean import clean_joined
-
-        cleans = clean_joined(parts, out, spec, clean_opts, params, weighting, algorithm, mask,
-                              device, nterms)  # fmt: skip
-        out = [replace(c, clean=k) for c, k in zip(out, cleans, strict=True)]
-    return out
+    return ImagedParts(out, parts, weighting)
 
 
 def mf_weights(vd, spec, weighting) -> np.ndarray:
@@ -185,12 +215,12 @@ def mf_weights(vd, spec, weighting) -> np.ndarray:
     return out
 
 
-def _clean_one(part, spec, res, opts, params, weighting, algorithm, mask):
+def _clean_one(part, spec, dirty, device, opts, params, weighting, algorithm, mask):
     """One output channel's CLEAN: its own PSF of side 2N, its own major cycles."""
     from uvlab.app.commands.deconvolve import clean, wide_psf
 
-    psf2 = wide_psf(part, spec, weighting, algorithm, params, res.device)
-    return clean(part, spec, res.dirty, psf2, opts, params, weighting, res.device,
+    psf2 = wide_psf(part, spec, weighting, algorithm, params, device)
+    return clean(part, spec, dirty, psf2, opts, params, weighting, device,
                  algorithm=algorithm, mask=mask)  # fmt: skip
 
 
@@ -225,84 +255,6 @@ def mfs_clean(channels: list[OutputChannel], beam, join: bool = False, nterms=No
         stop_reason="; ".join(sorted({c.stop_reason for c in cleans})),
         **extra,
     )
-
-
-def crop_channels(channels: list[OutputChannel], size) -> list[OutputChannel]:
-    """Every channel's images cropped to ``size`` (W, H); unchanged when None."""
-    from uvlab.app.commands.image_size import crop_outputs
-
-    if size is None:
-        return channels
-    out = []
-    for c in channels:
-        cropped, clean = crop_outputs(c, c.clean, size)
-        out.append(replace(cropped, clean=clean))
-    return out
-
-
-def write_channels(prefix, channels: list[OutputChannel], spec, ra, dec, common) -> list:
-    """Write each output channel's FITS files, with its own CRVAL3 and CDELT3 and beam."""
-    from uvlab.app.commands.image_outputs import psf_beam
-    from uvlab.app.outputs.fits_io import write_image_fits
-
-    files = []
-    for c in channels:
-        what = f"{c.index} of {len(channels)}: input channels {c.start}-{c.stop - 1}"
-        history = {**common["history"], "output_channel": f"{what}, sum_weights "
-                   f"{c.sum_weights:.6g}"}  # fmt: skip
-        own = {**common, "freq_hz": c.freq_hz, "bandwidth_hz": c.bandwidth_hz, "history": history}
-        name = f"{prefix}-{c.index:04d}"
-        beam = c.clean.beam if c.clean is not None else psf_beam(c.psf, spec)
-        files += [
-            write_image_fits(f"{name}-dirty.fits", c.dirty, spec, ra, dec, **own, beam=beam),
-            write_image_fits(f"{name}-psf.fits", c.psf, spec, ra, dec, **own, beam=beam),
-        ]
-        if c.clean is not None:
-            files += [
-                write_image_fits(f"{name}-model.fits", c.clean.model, spec, ra, dec, **own,
-                                 bunit="Jy/pixel"),
-                write_image_fits(f"{name}-residual.fits", c.clean.residual, spec, ra, dec, **own),
-                write_image_fits(f"{name}-image.fits", c.clean.restored, spec, ra, dec, **own,
-                                 beam=c.clean.beam),
-            ]  # fmt: skip
-    return files
-
-
-def write_image_set(prefix, res, clean, channels, spec, ra, dec, common, beam) -> list:
-    """The FITS set of ``uvlab image`` in memory and in chunks: each output channel's
-    (with ``channels``) and then the MFS dirty image and PSF, with a fitted beam on both as
-    CASA writes them, and CLEAN's model, residual, image and ``PREFIX-sources.txt``.
-    WSClean's names: ``PREFIX-MFS-*`` beside a cube, ``PREFIX-*`` without one."""
-    from uvlab.app.commands.image_outputs import write_clean
-    from uvlab.app.outputs.fits_io import write_image_fits
-
-    mfs = f"{prefix}-MFS" if channels else f"{prefix}"
-    files = write_channels(prefix, channels, spec, ra, dec, common) if channels else []
-    files += [
-        write_image_fits(f"{mfs}-dirty.fits", res.dirty, spec, ra, dec, **common, beam=beam),
-        write_image_fits(f"{mfs}-psf.fits", res.psf, spec, ra, dec, **common, beam=beam),
-    ]
-    if clean is not None:
-        files += write_clean(mfs, clean, spec, ra, dec, common, f"{prefix}-sources.txt")
-    return files
-
-
-def summary_lines(channels: list[OutputChannel]) -> list[str]:
-    """One line per output channel for stdout: its channels, frequency, peak and CLEAN."""
-    lines = []
-    for c in channels:
-        line = (
-            f"channel {c.index:04d}: input channels {c.start}-{c.stop - 1}, "
-            f"{c.freq_hz / 1e6:.6g} MHz (width {c.bandwidth_hz / 1e6:.4g} MHz), "
-            f"{c.nvis} visibilities, peak {c.dirty.max():.4g} Jy/beam"
-        )
-        if c.clean is not None:
-            line += (
-                f"; CLEAN {c.clean.iterations} iterations ({c.clean.stop_reason}), residual "
-                f"peak {np.abs(c.clean.residual).max():.4g} Jy/beam"
-            )
-        lines.append(line)
-    return lines
 
 
 def add_channel_args(p) -> None:
@@ -401,15 +353,19 @@ def channels_estimate(args, npix: int):
     image needed. Joined CLEAN holds every channel at once: its PSF of side 2N (4 N²) and
     the driver's residual and model stacks (:data:`JOINED_EXTRA` N² per channel); joined
     multiscale also each scale's PSFs and convolved residual (:data:`JOINED_PER_SCALE` N²
-    per channel and scale, :func:`joined_scales`).
+    per channel and scale, :func:`joined_scales`); with ``--join-polarizations`` too, all
+    of that for every polarisation (:mod:`uvlab.app.commands.joined_cube`).
     """
     from uvlab.app.commands.image_outputs import CLEAN_KINDS, DIRTY_KINDS
     from uvlab.app.runtime.memory import MemoryEstimate
 
     clean = (args.niter or 0) > 0
     per = len(DIRTY_KINDS + CLEAN_KINDS) if clean else len(DIRTY_KINDS)
+    count = 1
     if clean and getattr(args, "join_channels", False):
         per += JOINED_EXTRA
         if getattr(args, "multiscale", False):
             per += JOINED_PER_SCALE * joined_scales(args, npix)
-    return MemoryEstimate({"output channel images": float(args.channels_out) * per * npix**2 * 8})
+        count = len(getattr(args, "joined_pols", None) or ()) or 1  # all polarisations at once
+    n = float(args.channels_out) * count
+    return MemoryEstimate({"output channel images": n * per * npix**2 * 8})

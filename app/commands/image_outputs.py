@@ -18,11 +18,25 @@ DIRTY_KINDS = ("dirty", "psf")
 CLEAN_KINDS = ("model", "residual", "image")
 
 
-def cube_names(prefix, n: int, clean: bool) -> list[str]:
-    """The FITS files of ``--channels-out n`` (n > 1), WSClean's names, channels then MFS."""
+def cube_names(prefix, n: int, clean: bool, pol: str | None = None) -> list[str]:
+    """The FITS files of ``--channels-out n`` (n > 1), WSClean's names, channels then MFS.
+
+    ``pol``: one of several ``--pol`` products, named after the channel
+    (``PREFIX-0000-I-dirty.fits`` … ``PREFIX-MFS-I-image.fits``, WSClean's order).
+    """
     kinds = DIRTY_KINDS + (CLEAN_KINDS if clean else ())
     tags = [f"{k:04d}" for k in range(n)] + ["MFS"]
-    return [f"{prefix}-{tag}-{kind}.fits" for tag in tags for kind in kinds]
+    sep = f"-{pol}" if pol else ""
+    return [f"{prefix}-{tag}{sep}-{kind}.fits" for tag in tags for kind in kinds]
+
+
+def cube_prefix(args) -> tuple[str, str | None]:
+    """(prefix, polarisation) of a cube's FITS names: ``--out``'s, or with several ``--pol``
+    products the run's ``--out`` and this product's tag (``args.cube_pol``)."""
+    pol = getattr(args, "cube_pol", None)
+    if pol and getattr(args, "channels_out", 1) > 1:
+        return pol[0], pol[1]
+    return args.out, None
 
 
 def output_names(args) -> tuple[list[str], list[str]]:
@@ -40,12 +54,18 @@ def output_names(args) -> tuple[list[str], list[str]]:
     others = []
     if getattr(args, "channels_out", 1) > 1:
         others = [*written[:2], *clean[:3]]
-        written = [*cube_names(p, args.channels_out, niter), f"{p}-timing.json"]
+        written = [*cube_names(*_cube(args, niter)), f"{p}-timing.json"]
         clean = clean[3:]  # the MFS model's component list
     (written if niter else others).extend(clean)
     (written if getattr(args, "pb_correct", False) else others).extend(pb)
     (others if args.no_png else written).append(f"{p}.png")
     return written, others
+
+
+def _cube(args, niter: bool):
+    """:func:`cube_names`' arguments for ``args``."""
+    prefix, pol = cube_prefix(args)
+    return prefix, args.channels_out, niter, pol
 
 
 def observation_cards(info, vd) -> dict:

@@ -9,17 +9,23 @@ own PSF (the product's weights, :func:`uvlab.app.ms.stokes.combine`) and, with
 ``--niter``, its own CLEAN. With one polarisation there is no tag: ``--pol q`` is
 ``--stokes Q`` (``PREFIX-dirty.fits``), as WSClean names it.
 
+With ``--channels-out N`` each polarisation is a cube of its own (with
+``--join-channels`` its channels CLEANed jointly), its files named as WSClean names
+them, the polarisation after the channel: ``PREFIX-0000-I-dirty.fits`` …
+``PREFIX-MFS-I-image.fits`` (and ``PREFIX-I-sources.txt``).
+
 With ``--join-polarizations`` and ``--niter`` every polarisation is imaged first, then
-all are CLEANed together (:mod:`uvlab.app.commands.joined_pols`), then each set is
-written, with the same names.
+all are CLEANed together (:mod:`uvlab.app.commands.joined_pols`; with ``--channels-out
+N --join-channels`` every channel of every polarisation,
+:mod:`uvlab.app.commands.joined_cube`), then each set is written, with the same names.
 
 Everything that can be refused is refused before the MS is read (exit 2, one line): a
 name that is neither Stokes letters nor a correlation, a repeated one, ``--pol`` with
 ``--stokes``, a product the MS's correlations cannot give in a chosen window (V from
-XX and YY only), what is not supported yet with several polarisations
-(``--channels-out`` > 1, whose WSClean names are ``PREFIX-0000-I-…``; the row-chunk
-options; ``--join-polarizations`` of other than two or four, or with ``--join-channels``),
-and an existing file of any polarisation's set (without ``--force``).
+XX and YY only), what is not supported yet with several polarisations (the row-chunk
+options; ``--join-polarizations`` of other than two or four, or with ``--channels-out``
+but not ``--join-channels``), and an existing file of any polarisation's set (without
+``--force``).
 """
 
 from __future__ import annotations
@@ -89,9 +95,10 @@ def resolve(args) -> tuple[str, ...] | None:
         args.parser.error("--pol and --stokes: give one of them")
     shown = ",".join(p.lower() for p in pols)
     if len(pols) > 1:
-        if getattr(args, "channels_out", 1) > 1:
-            args.parser.error(f"--pol {shown} with --channels-out: not yet supported "
-                              "(one polarisation per run, or --channels-out 1)")  # fmt: skip
+        joins = [getattr(args, a, False) for a in ("join_channels", "join_polarizations")]
+        if getattr(args, "channels_out", 1) > 1 and joins == [False, True]:
+            args.parser.error(f"--pol {shown} --channels-out with --join-polarizations: not "
+                              "yet supported without --join-channels")  # fmt: skip
         for attr, flag in CHUNKED:
             if getattr(args, attr, None):
                 args.parser.error(f"--pol {shown} with {flag}: not yet supported "
@@ -142,6 +149,7 @@ def pol_args(args, pols) -> list[argparse.Namespace]:
     for p in pols:
         sub = argparse.Namespace(**vars(args))
         sub.pol, sub.stokes, sub.out = None, p, f"{args.out}-{p}"
+        sub.cube_pol = (args.out, p)  # a cube's FITS names: PREFIX-0000-P-… (WSClean's)
         sub.join_polarizations, sub.joined_pols = False, joined  # a single product each
         out.append(sub)
     return out
@@ -180,14 +188,17 @@ def run_joined(subs, pols, image_product) -> int:
     Nothing is written before the joint CLEAN has ended; the sets are then written in
     order (a failure leaves the sets already written).
     """
-    from uvlab.app.commands import joined_pols
+    from uvlab.app.commands import joined_cube, joined_pols
     from uvlab.app.commands.image_write import write_product
     from uvlab.app.commands.spw_args import resolve_spws
 
     ims = []
     for sub in subs:
         ims.append(image_product(sub, len(resolve_spws(sub)) > 1))
-    cleans = joined_pols.clean(ims, pols)
+    if ims[0].parts is not None:  # --channels-out N --join-channels: every channel too
+        cleans = joined_cube.clean(ims, pols)
+    else:
+        cleans = joined_pols.clean(ims, pols)
     for im, clean in zip(ims, cleans, strict=True):
         print(f"polarisation {im.args.stokes}:")
         write_product(im, clean)

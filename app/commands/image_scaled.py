@@ -47,9 +47,9 @@ def check(args) -> None:
 
 def run(args) -> int:
     from uvlab.app.commands import image_scaled_channels, pb_correct
-    from uvlab.app.commands.image_channels import (
+    from uvlab.app.commands.image_channels import mfs_clean
+    from uvlab.app.commands.image_channels_write import (
         crop_channels,
-        mfs_clean,
         summary_lines,
         write_image_set,
     )

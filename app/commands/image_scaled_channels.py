@@ -17,7 +17,7 @@ with Cotton–Schwab, each channel's major cycles run over the cluster
 (:mod:`uvlab.app.scale.ms_clean`), the minor cycles on the client.
 
 The files and the MFS images are the in-memory path's
-(:func:`~uvlab.app.commands.image_channels.write_channels`,
+(:func:`~uvlab.app.commands.image_channels_write.write_channels`,
 :func:`~uvlab.app.commands.image_channels.mfs_clean`); a channel's CRVAL3 is its
 imaging-weighted centre frequency, as the chunked MFS image's is (the in-memory cube
 writes the data-weighted one; with natural weighting the two are the same).

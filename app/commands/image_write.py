@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import time
 
-from uvlab.app.commands.image_channels import crop_channels, summary_lines, write_image_set
+from uvlab.app.commands.image_channels_write import crop_channels, summary_lines, write_image_set
 from uvlab.app.commands.image_outputs import (
     check_outputs_space,
+    cube_prefix,
     expected_noise_line,
     observation_cards,
     preview,
@@ -54,7 +55,9 @@ def write_product(im, clean) -> int:
                                      vd.dec0_rad)  # fmt: skip
     t0 = time.perf_counter()
     with progress_bar("write"), output_set(overwrite=args.force, stale=im.others):
-        files = write_image_set(prefix, res, clean, channels, spec, ra, dec, common, beam)
+        base, pol = cube_prefix(args)  # several --pol products' cubes: PREFIX-0000-I-…
+        files = write_image_set(Path(base), res, clean, channels, spec, ra, dec, common, beam,
+                                pol, f"{prefix}-sources.txt")  # fmt: skip
         if getattr(args, "pb_correct", False):
             image = clean.restored if clean is not None else res.dirty
             files += pb_correct.write_pb_files(

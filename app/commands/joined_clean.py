@@ -14,7 +14,8 @@ scales and peaks on the MFS image's scale-convolved residuals, each channel's co
 from its own). docs/cubes.md.
 
 :func:`clean_planes` is the joined CLEAN and restore of any planes: the channels' here,
-the polarisations' for ``--join-polarizations`` (:mod:`uvlab.app.commands.joined_pols`).
+the polarisations' for ``--join-polarizations`` (:mod:`uvlab.app.commands.joined_pols`),
+both's for ``--join-channels --join-polarizations`` (:mod:`uvlab.app.commands.joined_cube`).
 """
 
 from __future__ import annotations
@@ -52,18 +53,29 @@ def clean_joined(parts, channels, spec, opts, params, weighting, algorithm, mask
     The iterations, cycles, stop reason and peak history of every channel are the joined
     CLEAN's (the MFS residual's).
     """
+    from uvlab.gpu.deconvolution.joined import JoinedChannels
+
+    psfs, majors = plane_inputs(parts, spec, opts, params, weighting, algorithm, device)
+    joined = JoinedChannels([c.sum_weights for c in channels], spectral_fit(channels, nterms))
+    dirty = np.stack([c.dirty for c in channels])
+    return clean_planes(dirty, psfs, majors, joined, spec, opts, mask, device)
+
+
+def plane_inputs(parts, spec, opts, params, weighting, algorithm, device):
+    """((P, 2N, 2N) PSFs, Cotton–Schwab's major cycles or None) of each plane's visibilities.
+
+    ``parts``: each plane's VisData, its imaging weights applied (``weighting`` is what is
+    left to apply: natural after MF weighting).
+    """
     from uvlab.app.commands.deconvolve import major_cycle, wide_psf
     from uvlab.gpu.backend import get_xp
-    from uvlab.gpu.deconvolution.joined import JoinedChannels
 
     xp = get_xp(device=device)
     psfs = np.stack([wide_psf(p, spec, weighting, algorithm, params, device) for p in parts])
     majors = None
     if opts.deconvolver == "cotton-schwab":
         majors = [major_cycle(p, spec, opts, params, weighting, algorithm, xp) for p in parts]
-    joined = JoinedChannels([c.sum_weights for c in channels], spectral_fit(channels, nterms))
-    dirty = np.stack([c.dirty for c in channels])
-    return clean_planes(dirty, psfs, majors, joined, spec, opts, mask, device)
+    return psfs, majors
 
 
 def clean_planes(dirty, psfs, majors, joined, spec, opts, mask, device) -> list:
@@ -77,7 +89,7 @@ def clean_planes(dirty, psfs, majors, joined, spec, opts, mask, device) -> list:
         Each plane's own CLEAN PSF.
     majors : list of MajorCycle, or None
         Cotton–Schwab: each plane's major cycle on its own visibilities; None for Högbom.
-    joined : JoinedChannels or JoinedPolarizations
+    joined : JoinedChannels, JoinedPolarizations or JoinedChannelsPolarizations
         The planes' peak criterion (:mod:`uvlab.gpu.deconvolution.joined`).
     spec, opts, mask, device
         As :func:`~uvlab.app.commands.deconvolve.clean`'s.

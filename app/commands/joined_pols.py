@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import numpy as np
 
-#: What ``--join-polarizations`` does not take yet: (attribute, flag, given).
-UNSUPPORTED = (("join_channels", "--join-channels", bool),)
 #: How many polarisations may be joined (WSClean: "two or four").
 COUNTS = (2, 4)
 
@@ -44,9 +42,19 @@ def check(args, pols: tuple[str, ...], shown: str) -> None:
     if len(pols) not in COUNTS:
         args.parser.error(f"--join-polarizations with --pol {shown}: joins two or four "
                           f"polarisations, not {len(pols)}")  # fmt: skip
-    for attr, flag, given in UNSUPPORTED:
-        if given(getattr(args, attr, None)):
-            args.parser.error(f"--join-polarizations with {flag}: not yet supported")
+
+
+def check_geometry(ims, pols: tuple[str, ...]) -> None:
+    """Exit 2 (one line) unless the polarisations' images ``ims`` share one geometry."""
+    spec = ims[0].spec
+    for im, p in zip(ims, pols, strict=True):
+        if (im.spec.npix, im.spec.cell_rad) != (spec.npix, spec.cell_rad):
+            im.args.parser.error(
+                f"--join-polarizations: {p}'s image is {im.spec.npix}² × "
+                f"{im.spec.cell_arcsec:.4g}\", {pols[0]}'s {spec.npix}² × "
+                f'{spec.cell_arcsec:.4g}" (chosen from differently flagged data): give '
+                "--npix and --cell-arcsec"
+            )
 
 
 def clean(ims, pols: tuple[str, ...]) -> list:
@@ -66,14 +74,7 @@ def clean(ims, pols: tuple[str, ...]) -> list:
 
     first = ims[0]
     args, spec, device = first.args, first.spec, first.res.device
-    for im, p in zip(ims, pols, strict=True):
-        if (im.spec.npix, im.spec.cell_rad) != (spec.npix, spec.cell_rad):
-            args.parser.error(
-                f"--join-polarizations: {p}'s image is {im.spec.npix}² × "
-                f"{im.spec.cell_arcsec:.4g}\", {pols[0]}'s {spec.npix}² × "
-                f'{spec.cell_arcsec:.4g}" (chosen from differently flagged data): give '
-                "--npix and --cell-arcsec"
-            )
+    check_geometry(ims, pols)
     opts = clean_options(args)
     with progress_bar("PSFs for CLEAN"):
         psfs = np.stack([clean_psf(im.vd, spec, im.wt, args.algorithm, im.params, device)

@@ -280,7 +280,7 @@ def iter_clean(
         Also yield after every ``chunk`` iterations of a minor cycle — only where the
         minor loop is Högbom's on the whole image, where splitting changes nothing
         (:func:`whole_image_loop`), so every caller gets the same CLEAN.
-    joined : JoinedChannels or JoinedPolarizations, optional
+    joined : JoinedChannels, JoinedPolarizations or JoinedChannelsPolarizations, optional
         Joined CLEAN of P planes (:mod:`uvlab.gpu.deconvolution.joined`); ``major`` is then a
         :class:`~uvlab.gpu.deconvolution.joined.JoinedMajor`. With ``opts.multiscale`` the
         minor cycles are :func:`~uvlab.gpu.deconvolution.multiscale.joined_multiscale`'s.

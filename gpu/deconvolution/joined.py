@@ -1,11 +1,11 @@
 """Joined CLEAN of several planes: WSClean's ``-join-channels`` and ``-join-polarizations``.
 
-P planes (output channels, or polarisations), each with its own residual image and its
-own PSF, are CLEANed together by one minor loop (Radler's joined Högbom; Offringa &
+P planes (output channels, polarisations, or both), each with its own residual image and
+its own PSF, are CLEANed together by one minor loop (Radler's joined Högbom; Offringa &
 Smirnov 2017, §2). Each iteration:
 
 1. the peak is found on the *search image* of the planes, inside the mask — the one
-   thing that differs between the two kinds (:meth:`JoinedChannels.search`,
+   thing that differs between the kinds (:meth:`JoinedChannels.search`,
    :meth:`JoinedPolarizations.search`):
 
    - channels: the MFS residual, the channels' weighted mean
@@ -15,6 +15,9 @@ Smirnov 2017, §2). Each iteration:
      or four correlations of one feed type (XX,YY; RR,LL; XX,XY,YX,YY …: so an
      unpolarised source reads its Stokes I) and 1 otherwise (Stokes parameters), as
      Radler's ``ImageSet::GetSquareIntegrated`` normalises it;
+   - both (``-join-channels -join-polarizations``, :class:`JoinedChannelsPolarizations`,
+     planes indexed by (channel, polarisation)): each channel's root sum of squares,
+     their MFS mean, times √f;
 
 2. at that pixel every plane's residual value ``R_p(x)`` is taken; for channels with
    ``-fit-spectral-pol K`` they are replaced by the K-term polynomial fitted to them
@@ -24,11 +27,12 @@ Smirnov 2017, §2). Each iteration:
    and scaled alike, is subtracted from its own residual.
 
 So components sit at the same pixels in every plane, each with that plane's own value
-(a source's spectrum, or its I, Q, U, V), while the peaks are found where the planes
-together are brightest. The stop level and the peaks recorded are the search image's;
-the noise σ of ``--auto-threshold`` is taken from the planes' *linear* combination
-(:meth:`JoinedChannels.linear`: the MFS image; :meth:`JoinedPolarizations.linear`:
-``f·Σ_p R_p``, Radler's ``GetLinearIntegrated``), since a sum of squares has no zero
+(a source's spectrum, its I, Q, U, V, or each channel's I, Q, U, V), while the peaks are
+found where the planes together are brightest. The stop level and the peaks recorded
+are the search image's; the noise σ of ``--auto-threshold`` is taken from the planes'
+*linear* combination (:meth:`JoinedChannels.linear`: the MFS image;
+:meth:`JoinedPolarizations.linear`: ``f·Σ_p R_p``, Radler's ``GetLinearIntegrated``;
+:meth:`JoinedChannelsPolarizations.linear`: both), since a sum of squares has no zero
 mean to measure a σ about. Arrays are NumPy or CuPy alike (one ``xp`` body); the driver
 (:func:`~uvlab.gpu.deconvolution.driver.iter_clean` with ``joined``) runs the cycles,
 Cotton–Schwab's major cycles per plane (:class:`JoinedMajor`).
@@ -36,6 +40,7 @@ Cotton–Schwab's major cycles per plane (:class:`JoinedMajor`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -130,7 +135,7 @@ class JoinedPolarizations:
     @property
     def factor(self) -> float:
         """f: ½ for dual or full correlations of one feed type, else 1 (Radler's)."""
-        return 0.5 if set(self.names) in _FEED_SETS else 1.0
+        return pol_factor(self.names)
 
     def search(self, stack):
         """The search image √(f·Σ_p stack_p²) of a (P, ...) stack, in its namespace."""
@@ -144,6 +149,87 @@ class JoinedPolarizations:
     def values(self, values):
         """Each polarisation's component is its own residual value."""
         return values
+
+
+def pol_factor(names) -> float:
+    """f of the polarisations ``names``: ½ for two or four correlations of one feed type
+    (an unpolarised source's root sum of squares then reads its Stokes I), else 1."""
+    return 0.5 if {str(n).upper() for n in names} in _FEED_SETS else 1.0
+
+
+@dataclass(frozen=True, eq=False)
+class JoinedChannelsPolarizations:
+    """Output channels × polarisations CLEANed jointly (``-join-channels -join-polarizations``).
+
+    The C·P planes are channel-major, as Radler's ``ImageSet`` orders them: plane
+    ``c·P + p`` is channel c's polarisation p, with its own residual and its own PSF.
+
+    - search image (Radler's ``GetSquareIntegratedWithNormalChannels``): each channel's
+      root sum of squares of its polarisations, their mean weighted as the MFS image's,
+      times √f: ``S = √f·Σ_c W_c·√(Σ_p R_cp²) / Σ_c W_c``; a channel of one polarisation
+      is its signed value there (Radler's), so one polarisation is
+      :class:`JoinedChannels` exactly, and one channel :class:`JoinedPolarizations` to
+      rounding;
+    - linear combination (the σ of ``--auto-threshold``, the multiscale PSF units):
+      ``f·Σ_c W_c·Σ_p R_cp / Σ_c W_c``;
+    - component values: each plane's residual at the peak; with ``-fit-spectral-pol``
+      each polarisation's C channel values are fitted on their own (Radler's
+      ``PerformSpectralFit``: "different polarizations are fitted independently").
+
+    Attributes
+    ----------
+    channels : JoinedChannels
+        The channels' MFS weights W_c and spectral fit (Radler takes both from the first
+        polarisation's images).
+    names : tuple of str
+        The polarisations in plane order within a channel, one or more, none twice.
+    """
+
+    channels: JoinedChannels
+    names: tuple
+
+    def __post_init__(self):
+        names = tuple(str(n).upper() for n in self.names)
+        if not names or len(set(names)) != len(names):
+            raise ValueError(f"joined polarisations need one or more, none twice, got {names}")
+        object.__setattr__(self, "names", names)
+
+    @property
+    def nchan(self) -> int:
+        return self.channels.nchan
+
+    @property
+    def npol(self) -> int:
+        return len(self.names)
+
+    @property
+    def nplanes(self) -> int:
+        return self.nchan * self.npol
+
+    @property
+    def factor(self) -> float:
+        """f of the polarisations (:func:`pol_factor`)."""
+        return pol_factor(self.names)
+
+    def _split(self, stack):
+        """(C, P, ...) view of a (C·P, ...) stack."""
+        return stack.reshape((self.nchan, self.npol, *stack.shape[1:]))
+
+    def search(self, stack):
+        """The search image of a (C·P, ...) stack, in its namespace (class docstring)."""
+        if self.npol == 1:
+            return self.channels.search(stack)
+        xp = get_xp(stack)
+        s = self._split(stack)
+        return math.sqrt(self.factor) * self.channels.mean(xp.sqrt((s * s).sum(axis=1)))
+
+    def linear(self, stack):
+        """``f·Σ_c W_c·Σ_p stack_cp / Σ W``: the image σ is measured on."""
+        return self.factor * self.channels.mean(self._split(stack).sum(axis=1))
+
+    def values(self, values):
+        """The (C·P,) values a component takes: each polarisation's channels fitted alone."""
+        return self.channels.values(values.reshape(self.nchan, self.npol)).reshape(-1)
 
 
 def _on(obj, xp, key: str, make):
@@ -188,7 +274,7 @@ def joined_hogbom(
         Each plane's residual, Jy/beam (NumPy or CuPy; kept, a copy is cleaned).
     psfs : (P, Q, Q) float, Q = N or 2N
         Each plane's PSF, peak 1 at ``[Q//2, Q//2]``.
-    planes : JoinedChannels or JoinedPolarizations
+    planes : JoinedChannels, JoinedPolarizations or JoinedChannelsPolarizations
         What the planes are: their search image and component values.
     gain, niter, threshold, mask
         As :func:`~uvlab.gpu.deconvolution.hogbom.hogbom`'s; the threshold is the search

@@ -251,7 +251,7 @@ def joined_multiscale(
         Each plane's residual, Jy/beam (NumPy or CuPy; kept, a copy is cleaned).
     psfs : (P, Q, Q) float, Q = N or 2N
         Each plane's PSF, peak 1 at ``[Q//2, Q//2]``.
-    planes : JoinedChannels or JoinedPolarizations
+    planes : JoinedChannels, JoinedPolarizations or JoinedChannelsPolarizations
         Their search image, linear combination and component values
         (:mod:`uvlab.gpu.deconvolution.joined`).
     scales, scale_bias, gain, niter, threshold, mask, mgain_level, reason, small_scale_bias

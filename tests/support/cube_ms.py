@@ -1,7 +1,8 @@
 """A small spectral MS for the ``--channels-out`` tests: VLA D, 8 channels of 100 MHz from 1 GHz.
 
 Point sources sit on pixels of a 64² image of 12″ cells about (150°, 30°):
-``(name, di, dj, I, α at 1.4 GHz)`` with ``l = −di·cell``, ``m = dj·cell``.
+``(name, di, dj, I, α at 1.4 GHz)`` with ``l = −di·cell``, ``m = dj·cell``; ``I`` may
+be an ``(I, Q, U, V)`` tuple, every parameter with the spectral index α.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ def simulate_cube(folder: Path, sources, *extra) -> Path:
     lines = ["# uvlab sky model v1"]
     for name, di, dj, flux, alpha in sources:
         ra, dec = pixel_radec(RA0, DEC0, CELL, di, dj)
-        lines.append(f"{name} point {ra!r} {dec!r} {flux} 0 0 0 {alpha} 1.4e9 0 0 0")
+        iquv = " ".join(str(f) for f in (flux if np.ndim(flux) else (flux, 0, 0, 0)))
+        lines.append(f"{name} point {ra!r} {dec!r} {iquv} {alpha} 1.4e9 0 0 0")
     (folder / "sky.txt").write_text("\n".join(lines) + "\n")
     out = folder / "cube.ms"
     code, _, err = run_cli(

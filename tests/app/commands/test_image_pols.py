@@ -189,7 +189,10 @@ def test_a_product_the_correlations_cannot_give_is_refused(tmp_path):
 @pytest.mark.parametrize(
     ("extra", "words"),
     [
-        (("--pol", "iquv", "--channels-out", "2"), "--channels-out: not yet supported"),
+        (
+            ("--pol", "iquv", "--channels-out", "2", "--join-polarizations"),
+            "--join-polarizations: not yet supported without --join-channels",
+        ),
         (("--pol", "iquv", "--chunk-rows", "100"), "--chunk-rows: not yet supported"),
         (("--pol", "iquv", "--stokes", "I"), "--pol and --stokes"),
         (("--pol", "iqx"), "neither Stokes letters"),

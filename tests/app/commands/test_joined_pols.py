@@ -186,8 +186,8 @@ def _refused(*argv) -> str:
         (("--join-polarizations",), "--join-polarizations needs --pol"),
         (("--pol", "iqu", "--join-polarizations"), "two or four polarisations, not 3"),
         (("--pol", "q", "--join-polarizations"), "two or four polarisations, not 1"),
-        (("--pol", "iquv", "--join-polarizations", "--join-channels"),
-         "--join-polarizations with --join-channels: not yet supported"),
+        (("--pol", "iquv", "--join-polarizations", "--channels-out", 2),
+         "--join-polarizations: not yet supported without --join-channels"),
     ],
 )  # fmt: skip
 def test_unsupported_combinations_are_refused(scene, tmp_path, extra, words):
