@@ -151,6 +151,12 @@ def turned_beam(e, p):
     return np.matmul(e, np.asarray(p)[:, :, None, None])
 
 
+def p_in_beam(options: JonesOptions, cube) -> bool:
+    """Whether the feed rotation P joins the beam (:func:`turned_beam`): with
+    ``options.feed_rotation`` and a 2×2 beam pattern ``cube``; else it joins the gains."""
+    return options.feed_rotation and cube is not None and cube.jones
+
+
 def _file_stamps(beam: str) -> tuple:
     """(name, mtime, size) of each file a cube or pattern names that is there: a beam read
     again only when one of its files changed."""
@@ -258,8 +264,7 @@ class ObservationJones:
 
     @property
     def _p_in_beam(self) -> bool:
-        """Feed rotation with a 2×2 pattern: P joins the beam (:func:`turned_beam`)."""
-        return self.options.feed_rotation and self._cube is not None and self._cube.jones
+        return p_in_beam(self.options, self._cube)
 
     def gains(self, times: slice):
         """(time, ant, chan) or (time, ant, chan, 2, 2) gains of ``times``, or None.

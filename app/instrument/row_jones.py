@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from uvlab.app.instrument.jones import turned_beam
+from uvlab.app.instrument.jones import p_in_beam, turned_beam
 from uvlab.app.instrument.parallactic import parallactic_angles
 
 if TYPE_CHECKING:
@@ -94,8 +94,7 @@ class RowJones:
 
     @property
     def _p_in_beam(self) -> bool:
-        """Feed rotation with a 2×2 pattern: P joins the beam (:func:`turned_beam`)."""
-        return self.options.feed_rotation and self.cube is not None and self.cube.jones
+        return p_in_beam(self.options, self.cube)
 
     def row_gains(self, freq_hz, time_mjd_s, a1, a2, interval_s: float = 0.0, *, rotation=None):
         """(g_p, g_q) per row: (row, chan, 2, 2) or (row, chan) complex, or None.
