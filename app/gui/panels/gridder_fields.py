@@ -13,12 +13,15 @@ for the :class:`~uvlab.app.lab.imaging.ImagingOptions` fields they show
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from PyQt6 import QtCore, QtWidgets
 
 from uvlab.app.lab.imaging import TABLE_LOOKUPS, ImagingOptions
 from uvlab.gpu.gridders.registry import CATALOGUE, NAMES
+
+if TYPE_CHECKING:
+    from uvlab.app.gui.panels.fields import ValidatedLineEdit
 
 #: The ImagingOptions fields of the algorithm and its gridder parameters.
 GRIDDER_FIELDS = (
@@ -104,7 +107,7 @@ class GridderWidgets(Protocol):
     algorithm_combo: QtWidgets.QComboBox
     kernel_combo: QtWidgets.QComboBox
     kernel_size_combo: QtWidgets.QComboBox
-    eps_edit: QtWidgets.QLineEdit  # a ValidatedLineEdit
+    eps_edit: ValidatedLineEdit
     support_spin: QtWidgets.QSpinBox
     oversample_spin: QtWidgets.QSpinBox
     sigma_spin: QtWidgets.QDoubleSpinBox
