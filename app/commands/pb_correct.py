@@ -159,7 +159,7 @@ def track_chi(path, times_mjd_s, ra0_rad: float, dec0_rad: float):
     predict turns a cube), 0 for an equatorial one."""
     import numpy as np
 
-    from uvlab.app.instrument.jones import parallactic_angles
+    from uvlab.app.instrument.parallactic import parallactic_angles
     from uvlab.app.ms.tables import MSTables, translated
     from uvlab.app.observing.sites import ecef_to_geodetic
 

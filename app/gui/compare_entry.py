@@ -1,7 +1,7 @@
 """One entry of compare mode: an algorithm and the gridder parameters it reads.
 
 As in the Imaging panel, only the parameters the chosen algorithm reads are
-enabled (:func:`uvlab.app.gui.panels.imaging_panel.enabled_params`, from the
+enabled (:func:`uvlab.app.gui.panels.gridder_fields.enabled_params`, from the
 algorithm catalogue): the kernel and its accuracy (ε, or the support S) for
 ``conv`` and ``hybrid``, the oversampling β, the padding σ, and the table
 lookup (nearest or linear) where a kernel table of given support is read.
@@ -15,12 +15,15 @@ from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
 from uvlab.app.gui.panels.fields import ValidatedLineEdit, make_narrow, parse_open_unit
-from uvlab.app.gui.panels.imaging_panel import (
+from uvlab.app.gui.panels.gridder_fields import (
+    GRIDDER_FIELDS,
     algorithm_combo,
-    enabled_params,
+    enable_gridder,
+    gridder_values,
+    gridder_widgets,
     kernel_size_combo,
     lookup_combo,
-    lookup_enabled,
+    show_gridder,
 )
 from uvlab.app.lab.imaging import KERNELS, ImagingOptions
 from uvlab.gpu.gridders.registry import ALGORITHMS as GRIDDERS
@@ -29,16 +32,7 @@ from uvlab.gpu.gridders.registry import EXACT_GCF
 #: The narrowest an entry's fields may become, in characters.
 ENTRY_CHARS = 3
 #: The ImagingOptions fields an entry sets (the rest come from the Imaging panel).
-ENTRY_FIELDS = (
-    "algorithm",
-    "kernel",
-    "kernel_size",
-    "eps",
-    "support",
-    "oversample",
-    "sigma",
-    "lookup",
-)
+ENTRY_FIELDS = GRIDDER_FIELDS
 
 
 class EntryEditor(QtWidgets.QGroupBox):
@@ -124,41 +118,14 @@ class EntryEditor(QtWidgets.QGroupBox):
 
     def options(self, base: ImagingOptions) -> ImagingOptions:
         """``base`` with this entry's algorithm and parameters (ValueError if invalid)."""
-        return replace(
-            base,
-            algorithm=self.algorithm(),
-            kernel=self.kernel_combo.currentText(),
-            kernel_size=self.kernel_size_combo.currentData(),
-            eps=self.eps_edit.value(),
-            support=int(self.support_spin.value()),
-            oversample=int(self.oversample_spin.value()),
-            sigma=float(self.sigma_spin.value()),
-            lookup=self.lookup_combo.currentText(),
-        )
+        return replace(base, **gridder_values(self))
 
     def set_options(self, o: ImagingOptions) -> None:
         """Show ``o``'s algorithm and parameters without emitting ``changed``."""
-        widgets = (
-            self.algorithm_combo,
-            self.kernel_combo,
-            self.kernel_size_combo,
-            self.support_spin,
-            self.oversample_spin,
-            self.sigma_spin,
-            self.lookup_combo,
-        )
-        blockers = [QtCore.QSignalBlocker(w) for w in widgets]
-        index = self.algorithm_combo.findData(o.algorithm)
-        if index < 0:
+        if self.algorithm_combo.findData(o.algorithm) < 0:
             raise ValueError(f"{o.algorithm!r} cannot be compared; choose from {GRIDDERS}")
-        self.algorithm_combo.setCurrentIndex(index)
-        self.kernel_combo.setCurrentText(o.kernel)
-        self.kernel_size_combo.setCurrentIndex(self.kernel_size_combo.findData(o.kernel_size))
-        self.eps_edit.set_text_quietly(f"{o.eps:g}")
-        self.support_spin.setValue(int(o.support))
-        self.oversample_spin.setValue(int(o.oversample))
-        self.sigma_spin.setValue(float(o.sigma))
-        self.lookup_combo.setCurrentText(o.lookup)
+        blockers = [QtCore.QSignalBlocker(w) for w in gridder_widgets(self)]
+        show_gridder(self, o)
         del blockers
         self._update_enabled()
 
@@ -168,15 +135,8 @@ class EntryEditor(QtWidgets.QGroupBox):
         self._update_enabled()
 
     def _update_enabled(self) -> None:
+        enable_gridder(self)
         by_eps = self.kernel_size_combo.currentData() == "eps"
-        enabled = enabled_params(self.algorithm(), by_eps)
-        self.kernel_combo.setEnabled("kernel" in enabled)
-        self.kernel_size_combo.setEnabled("kernel_size" in enabled)
-        self.eps_edit.setEnabled("kernel_size" in enabled and by_eps)
-        self.support_spin.setEnabled("kernel_size" in enabled and not by_eps)
-        self.oversample_spin.setEnabled("oversample" in enabled)
-        self.sigma_spin.setEnabled("sigma" in enabled)
-        self.lookup_combo.setEnabled(lookup_enabled(self.algorithm(), by_eps))
         exact_conv = self.algorithm() == EXACT_GCF and by_eps  # its own match
         self.match_button.setEnabled(self._match_allowed and not exact_conv)
 

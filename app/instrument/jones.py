@@ -18,7 +18,10 @@ chunk (:func:`uvlab.app.observing.predict_obs.predict_integrations`):
   matrices: random (:func:`uvlab.gpu.predict.gains.random_gains`, independent per feed
   in full polarisation) or from a table (:mod:`uvlab.app.instrument.gains_table`).
 
-The beams point at the phase centre (the pointing centre is the phase centre).
+The beams point at the phase centre (the pointing centre is the phase centre). The rows
+of a MeasurementSet (``uvlab predict``) have their own:
+:class:`~uvlab.app.instrument.row_jones.RowJones`; the angles are
+:mod:`~uvlab.app.instrument.parallactic`'s.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from uvlab.app.instrument.parallactic import antenna_parallactic
 
 if TYPE_CHECKING:
     from uvlab.app.observing.observation import Observation
@@ -146,6 +151,12 @@ def turned_beam(e, p):
     return np.matmul(e, np.asarray(p)[:, :, None, None])
 
 
+def p_in_beam(options: JonesOptions, cube) -> bool:
+    """Whether the feed rotation P joins the beam (:func:`turned_beam`): with
+    ``options.feed_rotation`` and a 2×2 beam pattern ``cube``; else it joins the gains."""
+    return options.feed_rotation and cube is not None and cube.jones
+
+
 def _file_stamps(beam: str) -> tuple:
     """(name, mtime, size) of each file a cube or pattern names that is there: a beam read
     again only when one of its files changed."""
@@ -183,40 +194,6 @@ def _read_cube(beam: str, stamps: tuple):
         cube = load_beam_cube(beam)
     cube.data.setflags(write=False)  # shared by every later caller
     return cube
-
-
-def parallactic_angles(mjd_s, ra0_rad: float, dec0_rad: float, lon_rad, lat_rad) -> np.ndarray:
-    """(time, ant) parallactic angle of a J2000 phase centre at antennas, radians.
-
-    The angle from the J2000 north to the zenith at the phase centre, east of north: the
-    parallactic angle of the apparent place (hour angle = Greenwich apparent sidereal
-    time + the antenna's longitude − the apparent right ascension; the declination of
-    date), plus the angle between the apparent and the J2000 north as the uvw turn it
-    (:func:`uvlab.app.observing.apparent.apparent_place`; precession: ~3e-3 rad in 2025 at
-    Dec −50°), since the sky's (l, m) lie on J2000 axes. Checked against astropy's
-    position angle of the zenith to 5e-5 rad.
-    """
-    from uvlab.app.observing.apparent import apparent_place
-    from uvlab.app.observing.observation import earth_orientation
-    from uvlab.gpu.predict.beams import parallactic_angle
-
-    mjd_s = np.atleast_1d(np.asarray(mjd_s, dtype=np.float64))
-    gast, _ = earth_orientation(mjd_s)
-    ra_d, dec_d, e_u0 = apparent_place(mjd_s, ra0_rad, dec0_rad)
-    e_u = np.stack([-np.sin(ra_d), np.cos(ra_d), np.zeros_like(ra_d)], axis=-1)
-    e_v = np.stack(
-        [-np.sin(dec_d) * np.cos(ra_d), -np.sin(dec_d) * np.sin(ra_d), np.cos(dec_d)], axis=-1
-    )
-    frame = np.arctan2(np.sum(e_u0 * e_v, axis=-1), np.sum(e_u0 * e_u, axis=-1))
-    ha = gast[:, None] + np.asarray(lon_rad)[None, :] - ra_d[:, None]
-    chi = parallactic_angle(ha, dec_d[:, None], np.asarray(lat_rad)[None, :])
-    return chi + frame[:, None]
-
-
-def antenna_parallactic(obs: Observation, times: slice) -> np.ndarray:
-    """(time, ant) parallactic angles of ``obs``'s phase centre (:func:`parallactic_angles`)."""
-    lon, lat, _ = obs.layout.geodetic()
-    return parallactic_angles(obs.times_mjd_s[times], obs.ra0_rad, obs.dec0_rad, lon, lat)
 
 
 class ObservationJones:
@@ -287,8 +264,7 @@ class ObservationJones:
 
     @property
     def _p_in_beam(self) -> bool:
-        """Feed rotation with a 2×2 pattern: P joins the beam (:func:`turned_beam`)."""
-        return self.options.feed_rotation and self._cube is not None and self._cube.jones
+        return p_in_beam(self.options, self._cube)
 
     def gains(self, times: slice):
         """(time, ant, chan) or (time, ant, chan, 2, 2) gains of ``times``, or None.
@@ -307,107 +283,3 @@ class ObservationJones:
 
         chi = antenna_parallactic(self.obs, times) + self._receptor
         return rotated_gains(g, feed_rotation(chi, self._feeds), nchan)
-
-
-class RowJones:
-    """Beams and gains of MeasurementSet rows (``uvlab predict``), chunk by chunk.
-
-    Parameters
-    ----------
-    options : JonesOptions
-    antenna_names : (nant,) str — the ANTENNA table's NAME
-    dish_m : (nant,) float — its DISH_DIAMETER (replaced by ``options.dish_diameter_m``)
-    ecef : (nant, 3) float — its POSITION (ITRF, metres), for the parallactic angles
-    times_mjd_s : (ntime,) — every distinct TIME of the MS, for random gains
-    feeds : FeedGeometry, optional — the mounts and receptor angles
-        (:mod:`uvlab.app.ms.feeds`); needed with ``options.feed_rotation``
-    """
-
-    def __init__(
-        self, options: JonesOptions, antenna_names, dish_m, ecef, times_mjd_s, feeds=None
-    ):  # fmt: skip
-        from uvlab.app.observing.sites import ecef_to_geodetic
-
-        self.options = options
-        self.names = tuple(antenna_names)
-        dish = options.dishes(dish_m)
-        if options.has_beam and not np.all(np.isfinite(dish) & (dish > 0)):
-            raise ValueError(
-                "the ANTENNA table's DISH_DIAMETER is missing or ≤ 0; give --dish-diameter-m"
-            )
-        self.dish = dish
-        lon, lat, _ = ecef_to_geodetic(np.asarray(ecef, dtype=np.float64))
-        self.lon, self.lat = np.atleast_1d(lon), np.atleast_1d(lat)
-        self.cube = options.load_cube()
-        if options.feed_rotation and feeds is None:
-            raise ValueError("feed rotation needs the antennas' mounts and receptor angles")
-        self.feeds = feeds
-        self.times = np.unique(np.asarray(times_mjd_s, dtype=np.float64))
-        self.table = None
-        self.random = None
-        if options.gains_file:
-            from uvlab.app.instrument.gains_table import read_gains_table
-
-            self.table = read_gains_table(options.gains_file, self.names)
-        elif options.has_gains:
-            self.random = options.random_gains(self.times - self.times[0], len(self.names), 2)
-
-    def row_beam(self, sources: SourceArrays, freq_hz, time_mjd_s, a1, a2, ra0, dec0,
-                 rotation=None):  # fmt: skip
-        """``(E, t, p, q)`` for :func:`uvlab.gpu.predict.predict_rows`, or None.
-
-        E is (time, ant, chan, src, 2, 2) for a Jones cube (``self.cube.jones``); with feed
-        rotation (``rotation`` as :meth:`row_gains` takes it) it is ``E·P``
-        (:func:`turned_beam`), and the gains stay unturned.
-        """
-        if not self.options.has_beam:
-            return None
-        a1, a2 = np.asarray(a1), np.asarray(a2)
-        if self.cube is None:
-            e = self.options.analytic_beams(sources.lmn, freq_hz, self.dish)
-            zero = np.zeros(len(a1), dtype=np.int64)
-            if e.shape[1] == 1:
-                return e, zero, zero, zero
-            return e, zero, a1, a2
-        times, index = np.unique(np.asarray(time_mjd_s, dtype=np.float64), return_inverse=True)
-        chi = parallactic_angles(times, ra0, dec0, self.lon, self.lat)
-        e = self.cube.sample(sources.lmn, freq_hz, chi)
-        if self._p_in_beam:
-            from uvlab.gpu.predict.feed_rotation import feed_rotation
-
-            _, _, feeds, spw = rotation
-            e = turned_beam(e, feed_rotation(self.feeds.angles(chi, spw), feeds))
-        return e, index, a1, a2
-
-    @property
-    def _p_in_beam(self) -> bool:
-        """Feed rotation with a 2×2 pattern: P joins the beam (:func:`turned_beam`)."""
-        return self.options.feed_rotation and self.cube is not None and self.cube.jones
-
-    def row_gains(self, freq_hz, time_mjd_s, a1, a2, interval_s: float = 0.0, *, rotation=None):
-        """(g_p, g_q) per row: (row, chan, 2, 2) or (row, chan) complex, or None.
-
-        With feed rotation, ``rotation`` is (ra0_rad, dec0_rad, feeds, spw) of the rows
-        and the gains are ``G·P`` (:func:`~uvlab.gpu.predict.feed_rotation.rotated_gains`):
-        P by the parallactic angle where the antenna's mount turns its feeds, plus its
-        receptor angle (``self.feeds``).
-        """
-        turn = self.options.feed_rotation and not self._p_in_beam
-        if self.table is None and self.random is None and not turn:
-            return None
-        t = np.asarray(time_mjd_s, dtype=np.float64)
-        times, index = np.unique(t, return_inverse=True)
-        g = None
-        if self.table is not None:
-            g = self.table.evaluate(times, freq_hz, len(self.names), tolerance_s=interval_s / 2)
-        elif self.random is not None:
-            g = self.random[np.searchsorted(self.times, times)]
-            g = np.broadcast_to(g, (len(times), g.shape[1], len(freq_hz), 2, 2))
-        if turn:
-            from uvlab.gpu.predict.feed_rotation import feed_rotation, rotated_gains
-
-            ra0, dec0, feeds, spw = rotation
-            chi = parallactic_angles(times, ra0, dec0, self.lon, self.lat)
-            p = feed_rotation(self.feeds.angles(chi, spw), feeds)
-            g = rotated_gains(g, p, len(freq_hz))
-        return g[index, np.asarray(a1)], g[index, np.asarray(a2)]

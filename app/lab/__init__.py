@@ -7,7 +7,8 @@ A request goes in, a stream of events comes out (STYLE §3):
 - :mod:`~uvlab.app.lab.jobs`: the frozen :class:`~uvlab.app.lab.jobs.JobRequest`,
   the events (Progress, Partial, Done), the outputs and the JobResult;
 - :mod:`~uvlab.app.lab.sources`: the data sources (a synthetic observation,
-  :mod:`~uvlab.app.lab.synthetic_source`; a MeasurementSet,
+  :mod:`~uvlab.app.lab.synthetic_source`, with :mod:`~uvlab.app.lab.synthetic_run`
+  and :mod:`~uvlab.app.lab.synthetic_preview`; a MeasurementSet,
   :mod:`~uvlab.app.lab.ms_source`), each a generator returning imaging-ready
   Samples, with a job's sizing (:mod:`~uvlab.app.lab.sizing`) and image warnings
   (:mod:`~uvlab.app.lab.image_notes`);
@@ -18,7 +19,9 @@ A request goes in, a stream of events comes out (STYLE §3):
   loop against the DFT (``uvlab compare`` drains it too);
 - :mod:`~uvlab.app.lab.samples`: the work cache and the Samples record;
 - :mod:`~uvlab.app.lab.session`, :mod:`~uvlab.app.lab.placement`: the saved
-  state (sessions, and the older scene files) and where a named sky goes;
+  state (sessions, and the older scene files) and where a named sky goes, with the
+  session's sky (:mod:`~uvlab.app.lab.session_sky`) and its checked parts
+  (:mod:`~uvlab.app.lab.session_records`);
 - :mod:`~uvlab.app.lab.state`: the lab state, one frozen record per task, and the
   model (undo, redo, reset, observers) the window's panels edit;
   :mod:`~uvlab.app.lab.model_requests`: the job requests of the model's state.

@@ -54,103 +54,38 @@ version 2 (no ``"format"``; ``"sky"`` a name, ``"fov_fraction"``, and an
 ``robust``, ``taper_arcsec``, ``algorithm``, ``kernel``, ``eps`` and
 ``precision``). Scene files are read strictly, as they always were: an
 unknown key in ``observation`` or ``imaging`` is an error.
+
+The session's sky (:class:`NamedSky`, :class:`ImageSkySource` and the ``"sky"`` object)
+is :mod:`~uvlab.app.lab.session_sky`'s; its parts are checked as they are read by
+:mod:`~uvlab.app.lab.session_records`.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
-from dataclasses import MISSING, asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-
-import numpy as np
 
 from uvlab.app.lab.clean_task import CleanOptions
 from uvlab.app.lab.corruptions import Corruptions
 from uvlab.app.lab.imaging import COMPARE_REPEATS, DEVICES, MAX_REPEATS, ImagingOptions
 from uvlab.app.lab.jobs import SOURCES, JobRequest, MSSelection
 from uvlab.app.lab.placement import demo_sky_for, layout_with_enu
-from uvlab.app.lab.session_records import record
+from uvlab.app.lab.session_records import (
+    SessionError,
+    antenna_offsets,
+    build,
+    optional_path,
+    record,
+)
+from uvlab.app.lab.session_sky import ImageSkySource, NamedSky, sky_from_dict, sky_to_dict
 from uvlab.app.observing.observation import ObservationSpec
-from uvlab.app.skymodel import Component, SkyModel
+from uvlab.app.skymodel import SkyModel
 
 FORMAT = "uvlab session"
 #: The version written; every version up to it is read.
 VERSION = 2
-
-
-class SessionError(ValueError):
-    """A session (or scene) file that cannot be read; the message names the problem."""
-
-
-def build(cls, d, what: str):
-    """``cls(**d)`` for a dataclass, with one-line ValueErrors naming ``what``.
-
-    Refuses a ``d`` that is not a dict, unknown or missing keys, and bad values;
-    ``what`` names the part of the file (``observation``, ``imaging``).
-    """
-    if not isinstance(d, dict):
-        raise ValueError(f"{what} must be a JSON object, got {type(d).__name__}")
-    known = [f.name for f in fields(cls)]
-    if unknown := [k for k in d if k not in known]:
-        raise ValueError(
-            f"{what}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(map(str, unknown))}"
-            f" (known: {', '.join(known)})"
-        )
-    required = [
-        f.name for f in fields(cls) if f.default is MISSING and f.default_factory is MISSING
-    ]
-    if missing := [k for k in required if k not in d]:
-        raise ValueError(f"{what}: missing {', '.join(missing)}")
-    try:
-        return cls(**d)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{what}: {exc}") from None
-
-
-@dataclass(frozen=True)
-class NamedSky:
-    """A sky given by name, resolved to components for an observation and an image.
-
-    Attributes
-    ----------
-    name : str
-        A demo sky (``"teaching"``, ``"point"`` …), a bundled sky or a sky file,
-        as :func:`uvlab.app.skymodel.load_sky` reads it.
-    fov_fraction : float
-        A demo sky is spread over this fraction of the image's field of view.
-    """
-
-    name: str = "teaching"
-    fov_fraction: float = 0.6
-
-    def __post_init__(self):
-        if not isinstance(self.name, str) or not self.name.strip():
-            raise ValueError(f"sky must be a name, got {self.name!r}")
-        f = self.fov_fraction
-        if isinstance(f, bool) or not isinstance(f, (int, float)) or not 0 < f < math.inf:
-            raise ValueError(f"fov_fraction must be a number > 0, got {f!r}")
-
-
-@dataclass(frozen=True)
-class ImageSkySource:
-    """Where an image sky comes from: enough to read it again.
-
-    ``source`` is a file path (a picture or a FITS image) or ``picture:NAME``
-    (a drawn picture); ``width_arcmin`` a picture's width (None for FITS);
-    ``flux_jy`` a picture's total flux.
-    """
-
-    source: str
-    width_arcmin: float | None = None
-    flux_jy: float = 1.0
-
-    def load(self):
-        """The :class:`~uvlab.app.skymodel.image_sky.ImageSky` (SkyModelError if unreadable)."""
-        from uvlab.app.skymodel.image_sky import load_image_sky
-
-        return load_image_sky(self.source, width_arcmin=self.width_arcmin, flux_jy=self.flux_jy)
 
 
 @dataclass(frozen=True)
@@ -234,17 +169,6 @@ class SessionState:
 
     def to_dict(self) -> dict:
         obs = asdict(self.observation)
-        if isinstance(self.sky, NamedSky):
-            sky = {"demo": self.sky.name, "fov_fraction": self.sky.fov_fraction}
-        else:
-            sky = {
-                "name": self.sky.name,
-                "components": [
-                    {**asdict(c), "stokes": list(c.stokes)} for c in self.sky.components
-                ],
-            }
-            if self.sky.centre_deg is not None:
-                sky["centre_deg"] = list(self.sky.centre_deg)
         return {
             "format": FORMAT,
             "version": VERSION,
@@ -256,7 +180,7 @@ class SessionState:
                 else [list(map(float, row)) for row in self.modified_antennas_enu]
             ),
             "smearing": bool(self.smearing),
-            "sky": sky,
+            "sky": sky_to_dict(self.sky),
             "imaging": self.imaging.to_dict(),
             "device": self.device,
             "ms": None if self.ms is None else asdict(self.ms),
@@ -295,7 +219,7 @@ class SessionState:
             obs_fields = {f.name for f in fields(ObservationSpec)}
             obs = {k: v for k, v in obs.items() if k in obs_fields}  # newer keys are skipped
             obs = build(ObservationSpec, obs, "observation")
-            enu = _antenna_offsets(d.get("modified_antennas_enu"))
+            enu = antenna_offsets(d.get("modified_antennas_enu"))
             ms = d.get("ms")
             compare = d.get("compare")
             image_sky, clean = d.get("image_sky"), d.get("clean")
@@ -305,7 +229,7 @@ class SessionState:
                 source=d.get("source", "synthetic"),
                 modified_antennas_enu=None if enu is None else tuple(tuple(r) for r in enu),
                 smearing=bool(d.get("smearing", True)),
-                sky=_sky(d.get("sky") or {}),
+                sky=sky_from_dict(d.get("sky") or {}),
                 imaging=ImagingOptions.from_dict(d.get("imaging", {})),
                 device=d.get("device", "auto"),
                 ms=None if ms is None else record(MSSelection, ms, "ms", SessionError),
@@ -317,35 +241,13 @@ class SessionState:
                 else record(ImageSkySource, image_sky, "image_sky", SessionError),
                 clean=None if clean is None else record(CleanOptions, clean, "clean", SessionError),
                 corruptions=None if corruptions is None else Corruptions.from_dict(corruptions),
-                clean_fits_mask=_path(d.get("clean_fits_mask"), "clean_fits_mask"),
+                clean_fits_mask=optional_path(d.get("clean_fits_mask"), "clean_fits_mask"),
                 compare_repeats=d.get("compare_repeats", COMPARE_REPEATS),
             )
         except SessionError:
             raise
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise SessionError(f"bad session: {exc}") from None
-
-
-def _path(value, key: str) -> str | None:
-    """A session's optional file path (None, or a non-empty string)."""
-    if value is None or (isinstance(value, str) and value):
-        return value
-    raise SessionError(f"{key} must be a file path or null, got {value!r}")
-
-
-def _sky(sky: dict) -> SkyModel | NamedSky:
-    """A session's ``sky`` object: components, or a sky by name (``"demo"``)."""
-    if "demo" in sky:
-        return NamedSky(sky["demo"], sky.get("fov_fraction", NamedSky.fov_fraction))
-    comps = []
-    for k, c in enumerate(sky.get("components", [])):
-        where = f"sky: component {k}"
-        if not isinstance(c, dict):
-            raise SessionError(f"{where} must be a JSON object")
-        comps.append(record(Component, c, where, SessionError, stokes=tuple(c.get("stokes", ()))))
-    comps = tuple(comps)
-    centre = sky.get("centre_deg")
-    return SkyModel(comps, sky.get("name", ""), None if centre is None else tuple(centre))
 
 
 def _from_scene(d: dict) -> SessionState:
@@ -376,31 +278,6 @@ def save_session(state: SessionState, path: str | os.PathLike) -> Path:
     from uvlab.app.outputs.atomic import write_text
 
     return write_text(path, state.to_json() + "\n", encoding="utf-8")
-
-
-def _antenna_offsets(enu):
-    """``modified_antennas_enu`` checked: None, or rows of 3 finite metres near the site."""
-    if enu is None:
-        return None
-    from uvlab.app.observing.sites import MAX_LOCAL_OFFSET_M
-
-    if isinstance(enu, list) and not enu:
-        return ()
-    try:
-        arr = np.asarray(enu, dtype=np.float64)
-    except (TypeError, ValueError):
-        arr = np.zeros(0)
-    if not isinstance(enu, list) or arr.ndim != 2 or arr.shape[1:] != (3,):
-        raise SessionError("modified_antennas_enu must be a list of [east, north, up] metres")
-    with np.errstate(over="ignore", invalid="ignore"):
-        reach = np.hypot(np.hypot(arr[:, 0], arr[:, 1]), arr[:, 2])
-    bad = np.flatnonzero(~np.isfinite(reach) | (reach > MAX_LOCAL_OFFSET_M))
-    if bad.size:
-        raise SessionError(
-            f"modified_antennas_enu: antenna {int(bad[0])} at {enu[int(bad[0])]} is not a "
-            f"position within {MAX_LOCAL_OFFSET_M / 1e3:.0f} km of the site"
-        )
-    return tuple(tuple(float(v) for v in row) for row in arr)
 
 
 def load_session(

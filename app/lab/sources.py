@@ -8,7 +8,7 @@ and :class:`~uvlab.app.lab.jobs.Partial` events and returns imaging-ready
   (:mod:`~uvlab.app.lab.synthetic_source`) simulates the request's observation
   and predicts its sky in time chunks, with a preview image and the uv tracks
   so far after each (at most every
-  :data:`~uvlab.app.lab.synthetic_source.PREVIEW_INTERVAL_S`); a synthetic
+  :data:`~uvlab.app.lab.synthetic_preview.PREVIEW_INTERVAL_S`); a synthetic
   request is sized before anything is simulated
   (:func:`~uvlab.app.lab.sizing.check_job_memory`, :mod:`~uvlab.app.lab.sizing`
   with the time chunks);

@@ -197,7 +197,7 @@ def _predict_locked(
         Primary beams (from the ANTENNA table's DISH_DIAMETER, or a beam cube rotated by
         each antenna's parallactic angle; a pattern set of 2×2 Jones cubes must be of the
         MS's feed basis) and antenna gains (over the MS's times), per row
-        (:class:`uvlab.app.instrument.jones.RowJones`). Read and checked before anything is
+        (:class:`uvlab.app.instrument.row_jones.RowJones`). Read and checked before anything is
         written.
     runner : callable(chunks, table, colname, progress, cancelled), optional
         Computes and writes every chunk of the open ``table``'s column ``colname``
@@ -271,8 +271,9 @@ def column_bytes(nrows: int, cell: int, itemsize: int = 8) -> float:
 
 
 def _row_jones(path: str, options):
-    """The :class:`~uvlab.app.instrument.jones.RowJones` of the MS at ``path`` (ANTENNA, TIME)."""
-    from uvlab.app.instrument.jones import RowJones
+    """The :class:`~uvlab.app.instrument.row_jones.RowJones` of the MS at ``path`` (its
+    ANTENNA table and TIME)."""
+    from uvlab.app.instrument.row_jones import RowJones
     from uvlab.app.ms.feeds import read_feed_geometry
 
     with MSTables(path) as ms:

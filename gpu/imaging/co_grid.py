@@ -4,10 +4,12 @@
 catalogue's separable gridders on the CPU without w-stacking (the grids of
 :mod:`~uvlab.gpu.imaging.grid_parts`, summed over parts; :func:`grid_image` turns a
 grid into its image). For them the imager's CPU path images the dirty image and its PSF
-of the same samples in one pass (:func:`dirty_and_psf`): the records are put in the half
-plane once, and the numba rung forms each record's taps once for the two grids
-(:func:`~uvlab.gpu.gridders.separable.grid_into`). Each grid receives the products it
-would receive gridded alone, in the same order, so the images are those of two passes
+of the same samples in one pass (:func:`dirty_and_psf`): :func:`grid_samples` puts the
+records in the half plane once, and the numba rung forms each record's taps once for the
+two grids (:func:`~uvlab.gpu.gridders.separable.grid_into`); a grid made in parts
+(:func:`~uvlab.gpu.imaging.grid_parts.grid_part`) adds each part through it too. Each
+grid receives the products it would receive gridded alone, in the same order, so the
+images are those of two passes
 (``ducc`` does the same through ducc0's NUFFT, ``Algorithm.co_grids_psf``).
 """
 
@@ -52,19 +54,62 @@ def grid_image(ext, plans, *, timer=None, on_block=None) -> np.ndarray:
     return correct(img, plan_u, plan_v, timer)
 
 
+def grid_samples(dirty, psf, u, v, wvis, weight, plans, params, *, timer=None,
+                 on_block=None) -> None:  # fmt: skip
+    """Add samples into a dirty grid and a PSF grid, in place: the records put in the half
+    plane once and each record's taps formed once for both grids.
+
+    Each grid receives the products it would receive gridded alone, in the same order.
+    With ``params.compress`` each product's records are merged per cell apart
+    (:func:`~uvlab.gpu.gridders.compress.compress`), so the two are gridded apart.
+
+    Parameters
+    ----------
+    dirty, psf : (Mv, Mu/2 + 1 + 2·pad) complex128 or None
+        The unfolded half grids (:func:`~uvlab.gpu.gridders.separable.extended_shape`) of
+        ``wvis`` and of ``weight``; None: not made (``wvis`` is not read without ``dirty``).
+    u, v : (nvis,) float
+        Wavelengths.
+    wvis : (nvis,) complex
+        Weight × visibility (or × a residual).
+    weight : (nvis,) float
+        The imaging weights.
+    plans : (AxisPlan, AxisPlan)
+        The algorithm's (u, v) chain.
+    params : GridParams
+        Its ``chunk``, ``compress`` and ``threads``.
+    """
+    from uvlab.gpu.gridders.separable import grid_into, half_plane_records
+
+    weight = np.asarray(weight, dtype=np.float64)
+    grid = lambda ext, xu, xv, values: grid_into(  # noqa: E731
+        ext, xu, xv, values, *plans, params.chunk, timer, on_block, threads=params.threads
+    )
+    if params.compress:  # each product's records merged per cell: gridded apart
+        for ext, values in ((dirty, wvis), (psf, weight + 0j)):
+            if ext is not None:
+                grid(ext, *half_plane_records(u, v, values, *plans, compress=True, timer=timer))
+        return
+    # the same records for both: the PSF's real weights (unchanged by the half plane's
+    # conjugation) added to the real part alone
+    xu, xv, recs = half_plane_records(u, v, weight if dirty is None else wvis, *plans, timer=timer)
+    exts, values = ([dirty], [recs]) if dirty is not None else ([], [])
+    if psf is not None:
+        exts.append(psf)
+        values.append(weight)
+    grid(exts, xu, xv, values)
+
+
 def dirty_and_psf(u, v, wvis, weight, spec, algorithm: str, params, *, timer=None,
                   on_block=None):  # fmt: skip
     """Unnormalised (dirty, PSF) of samples ``u, v`` (wavelengths), ``wvis`` = weight ×
-    visibility and ``weight`` (real), by ``algorithm``'s separable chain in one pass."""
+    visibility and ``weight`` (real), by ``algorithm``'s separable chain in one pass
+    (:func:`grid_samples`)."""
     from uvlab.gpu.gridders.registry import axis_plans
-    from uvlab.gpu.gridders.separable import extended_shape, grid_into, half_plane_records
+    from uvlab.gpu.gridders.separable import extended_shape
 
     plans = axis_plans(algorithm, spec, params)
     grids = [np.zeros(extended_shape(*plans), dtype=np.complex128) for _ in range(2)]
-    xu, xv, recs = half_plane_records(u, v, wvis, *plans, timer=timer)
-    # the PSF's real weights are unchanged by the half plane's conjugation
-    values = [recs, np.asarray(weight, dtype=np.float64)]
-    grid_into(grids, xu, xv, values, *plans, params.chunk, timer, on_block,
-              threads=params.threads)  # fmt: skip
+    grid_samples(*grids, u, v, wvis, weight, plans, params, timer=timer, on_block=on_block)
     dirty = grid_image(grids.pop(0), plans, timer=timer, on_block=on_block)
     return dirty, grid_image(grids.pop(0), plans, timer=timer, on_block=on_block)

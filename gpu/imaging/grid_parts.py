@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from uvlab.gpu.image_spec import ImageSpec
-from uvlab.gpu.imaging.co_grid import grid_image, grids_in_parts
+from uvlab.gpu.imaging.co_grid import grid_image, grid_samples, grids_in_parts
 from uvlab.gpu.imaging.parts import PartImage, weighted_samples
 from uvlab.gpu.imaging.weighting import Weighting
 
@@ -174,7 +174,6 @@ def grid_part(
     weight, flag : (row, chan)
     """
     from uvlab.gpu.gridders.degrid import read_grid
-    from uvlab.gpu.gridders.separable import grid_into, half_plane_records
 
     (plan_u, plan_v), params = _plans(spec, algorithm, params)
     grid = into if into is not None else empty_grid(spec, algorithm, params, psf=psf, dirty=dirty)
@@ -191,35 +190,17 @@ def grid_part(
     grid.nvis += int(np.count_nonzero(keep))
     grid.sum_weighted_freq_hz += float(wt @ f)
     u, v = s.u[keep], s.v[keep]
-    if not dirty:  # the PSF's records alone
-        wvis = wt[keep] + 0j
-    elif model is None:
+    wvis = None  # the PSF's records alone
+    if dirty and model is None:
         wvis = (wt * s.take(np.asarray(vis)))[keep]
-    else:
+    elif dirty:
         res = s.take(np.asarray(vis))[keep] - read_grid(
             model, u, v, plan_u, plan_v, chunk=params.chunk, timer=timer
         )
         wvis = wt[keep] * res
         del res
-    if params.compress:  # each product's records merged per cell: gridded apart
-        products = ([(grid.dirty, wvis)] if dirty else []) + (
-            [(grid.psf, wt[keep] + 0j)] if psf else []
-        )
-        for ext, values in products:
-            xu, xv, recs = half_plane_records(u, v, values, plan_u, plan_v, compress=True,
-                                              timer=timer)  # fmt: skip
-            grid_into(ext, xu, xv, recs, plan_u, plan_v, params.chunk, timer, on_block,
-                      threads=params.threads)  # fmt: skip
-        return grid
-    # the same records for both: their taps found once, the PSF's real weights (unchanged
-    # by the half plane's conjugation) added to the real part alone
-    xu, xv, recs = half_plane_records(u, v, wvis, plan_u, plan_v, timer=timer)
-    exts, values = ([grid.dirty], [recs]) if dirty else ([], [])
-    if psf:
-        exts.append(grid.psf)
-        values.append(wt[keep])
-    grid_into(exts, xu, xv, values, plan_u, plan_v, params.chunk, timer, on_block,
-              threads=params.threads)  # fmt: skip
+    grid_samples(grid.dirty, grid.psf, u, v, wvis, wt[keep], (plan_u, plan_v), params,
+                 timer=timer, on_block=on_block)  # fmt: skip
     return grid
 
 

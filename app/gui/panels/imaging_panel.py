@@ -1,13 +1,13 @@
 """Imaging panel: image size and cell, weighting, algorithm and its parameters, device.
 
-Only the parameters the chosen algorithm reads are enabled (DESIGN §2), as
-its record in the algorithm catalogue (:mod:`uvlab.gpu.gridders.registry`)
-lists them: the kernel and its accuracy (ε, or the support S) for ``conv``
-and ``hybrid``, the oversampling β for the tables and the NN variants, the
-padding σ for the padded grids, the table lookup (nearest or linear) for
-a kernel table of given support. The algorithms, their order and their
-tooltips come from the catalogue too. Invalid values get a red border and
-are not accepted.
+Only the parameters the chosen algorithm reads are enabled (DESIGN §2), as its record in
+the algorithm catalogue (:mod:`uvlab.gpu.gridders.registry`) lists them
+(:mod:`~uvlab.app.gui.panels.gridder_fields`, which a compare entry shares): the kernel
+and its accuracy (ε, or the support S) for ``conv`` and ``hybrid``, the oversampling β
+for the tables and the NN variants, the padding σ for the padded grids, the table lookup
+(nearest or linear) for a kernel table of given support. The algorithms, their order and
+their tooltips come from the catalogue too. Invalid values get a red border and are not
+accepted.
 """
 
 from __future__ import annotations
@@ -24,83 +24,19 @@ from uvlab.app.gui.panels.fields import (
     parse_open_unit,
     parse_positive_or_auto,
 )
-from uvlab.app.lab.imaging import (
-    COMPARE_REPEATS,
-    DEVICES,
-    KERNELS,
-    PRECISIONS,
-    TABLE_LOOKUPS,
-    ImagingOptions,
+from uvlab.app.gui.panels.gridder_fields import (
+    algorithm_combo,
+    enable_gridder,
+    gridder_values,
+    gridder_widgets,
+    kernel_size_combo,
+    lookup_combo,
+    show_gridder,
 )
-from uvlab.gpu.gridders.registry import CATALOGUE, NAMES
+from uvlab.app.lab.imaging import COMPARE_REPEATS, DEVICES, KERNELS, PRECISIONS, ImagingOptions
 
 if TYPE_CHECKING:
     from uvlab.app.lab.state import ImagingRecord
-
-#: Parameter widget, by the ImagingOptions field it shows → the GridParams field it sets
-#: (looked up in a record's ``uses``). The widgets are named for those fields too
-#: (``kernel_size_combo``, ``sigma_spin``).
-WIDGET_FIELDS = {
-    "kernel": "kernel",
-    "kernel_size": "support",
-    "oversample": "oversample",
-    "sigma": "sigma",
-}
-
-
-def enabled_params(name: str, by_eps: bool) -> set[str]:
-    """The parameter widgets (keys of :data:`WIDGET_FIELDS`) algorithm ``name`` reads.
-
-    ``by_eps``: the kernel size is chosen from ε, which evaluates the kernel
-    exactly, so β then counts only where it also sets a grid (the record's
-    ``fine_grid``). An unknown name reads nothing.
-    """
-    record = CATALOGUE.get(name)
-    if record is None:
-        return set()
-    keys = {key for key, field in WIDGET_FIELDS.items() if field in record.uses}
-    if by_eps and "kernel_size" in keys and not record.fine_grid:
-        keys.discard("oversample")
-    return keys
-
-
-def lookup_enabled(name: str, by_eps: bool) -> bool:
-    """Whether algorithm ``name`` reads a kernel table whose lookup can be chosen.
-
-    Only with a given support (``by_eps`` evaluates the kernel exactly).
-    """
-    record = CATALOGUE.get(name)
-    return record is not None and "lookup" in record.uses and not by_eps
-
-
-def algorithm_combo(names=NAMES) -> QtWidgets.QComboBox:
-    """A combo box of algorithms (default: the whole catalogue), tooltips their summaries."""
-    combo = QtWidgets.QComboBox()
-    for name in names:
-        combo.addItem(name, name)
-        combo.setItemData(
-            combo.count() - 1, CATALOGUE[name].summary, QtCore.Qt.ItemDataRole.ToolTipRole
-        )
-    return combo
-
-
-def lookup_combo(note: str = "") -> QtWidgets.QComboBox:
-    """How a kernel table is read (:data:`TABLE_LOOKUPS`), the tooltip ending in ``note``."""
-    combo = QtWidgets.QComboBox()
-    combo.addItems(TABLE_LOOKUPS)
-    combo.setToolTip(
-        "how the kernel table is read: its nearest entry, or linear interpolation "
-        "between two (error ~1/β² instead of ~1/β)" + note
-    )
-    return combo
-
-
-def kernel_size_combo() -> QtWidgets.QComboBox:
-    """How the GCF's size is set: from an accuracy ε, or as a support S."""
-    combo = QtWidgets.QComboBox()
-    combo.addItem("from ε", "eps")
-    combo.addItem("support S", "support")
-    return combo
 
 
 class ImagingPanel(QtWidgets.QWidget):
@@ -188,12 +124,6 @@ class ImagingPanel(QtWidgets.QWidget):
         # the red line only while there is something to say: an empty row still took
         # 20 px, and a scroll bar at 1280×720
         form.setRowVisible(self.message, False)
-        self._params = {
-            "kernel": self.kernel_combo,
-            "kernel_size": self.kernel_size_combo,
-            "oversample": self.oversample_spin,
-            "sigma": self.sigma_spin,
-        }
         self.set_options(ImagingOptions())
 
         for w in (
@@ -225,7 +155,7 @@ class ImagingPanel(QtWidgets.QWidget):
         """The imaging options shown (ValueError, with the field marked red, if invalid)."""
         try:
             cell = self.cell_edit.value()
-            eps = self.eps_edit.value()
+            gridder = gridder_values(self)  # ε read here
             opts = ImagingOptions(
                 npix=int(self.npix_spin.value()),
                 cell_arcsec=cell,
@@ -233,15 +163,8 @@ class ImagingPanel(QtWidgets.QWidget):
                 robust=float(self.robust_spin.value()),
                 taper_arcsec=float(self.taper_spin.value()),
                 density_scale=float(self.density_scale_spin.value()),
-                algorithm=self.algorithm_combo.currentData(),
-                kernel=self.kernel_combo.currentText(),
-                kernel_size=self.kernel_size_combo.currentData(),
-                eps=eps,
-                support=int(self.support_spin.value()),
-                oversample=int(self.oversample_spin.value()),
-                sigma=float(self.sigma_spin.value()),
                 precision=self.precision_combo.currentText(),
-                lookup=self.lookup_combo.currentText(),
+                **gridder,
             )
         except ValueError as exc:
             self._show_invalid(str(exc))
@@ -279,13 +202,7 @@ class ImagingPanel(QtWidgets.QWidget):
             self.robust_spin,
             self.taper_spin,
             self.density_scale_spin,
-            self.algorithm_combo,
-            self.kernel_combo,
-            self.kernel_size_combo,
-            self.support_spin,
-            self.oversample_spin,
-            self.sigma_spin,
-            self.lookup_combo,
+            *gridder_widgets(self),
             self.precision_combo,
         ]
         blockers = [QtCore.QSignalBlocker(w) for w in widgets]
@@ -295,15 +212,8 @@ class ImagingPanel(QtWidgets.QWidget):
         self.robust_spin.setValue(o.robust)
         self.taper_spin.setValue(o.taper_arcsec)
         self.density_scale_spin.setValue(float(o.density_scale))
-        self.algorithm_combo.setCurrentIndex(self.algorithm_combo.findData(o.algorithm))
-        self.kernel_combo.setCurrentText(o.kernel)
-        self.kernel_size_combo.setCurrentIndex(self.kernel_size_combo.findData(o.kernel_size))
-        self.eps_edit.set_text_quietly(f"{o.eps:g}")
-        self.support_spin.setValue(int(o.support))
-        self.oversample_spin.setValue(int(o.oversample))
-        self.sigma_spin.setValue(float(o.sigma))
+        show_gridder(self, o)
         self.precision_combo.setCurrentText(o.precision)
-        self.lookup_combo.setCurrentText(o.lookup)
         del blockers
         self._update_enabled()
         self._show_invalid(None)
@@ -317,14 +227,7 @@ class ImagingPanel(QtWidgets.QWidget):
 
     # ------------------------------------------------------------- internals
     def _update_enabled(self) -> None:
-        by_eps = self.kernel_size_combo.currentData() == "eps"
-        enabled = enabled_params(self.algorithm_combo.currentData(), by_eps)
-        for key, w in self._params.items():
-            w.setEnabled(key in enabled)
-        self.lookup_combo.setEnabled(lookup_enabled(self.algorithm_combo.currentData(), by_eps))
-        sized = "kernel_size" in enabled
-        self.eps_edit.setEnabled(sized and by_eps)
-        self.support_spin.setEnabled(sized and not by_eps)
+        enable_gridder(self)
         self.robust_spin.setEnabled(self.weighting_combo.currentText() == "briggs")
 
     def _show_invalid(self, message: str | None) -> None:

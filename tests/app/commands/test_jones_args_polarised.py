@@ -3,7 +3,7 @@
 
 Oracles: an analytic 2×2 voltage pattern with leakage, evaluated at each antenna's
 rotated direction (l', m') = R(χ)·(l, m) (χ from
-:func:`uvlab.app.instrument.jones.parallactic_angles`,
+:func:`uvlab.app.instrument.parallactic.parallactic_angles`,
 which tests/app/instrument/test_jones.py checks against astropy) and multiplied out per row with 2×2
 ``@`` around the float64 triple sum of each source — the pattern's cubes, sampled from
 that model, must reproduce it to their interpolation error; a diagonal pattern (only the
@@ -83,7 +83,7 @@ def write_pattern(tmp_path, name="b", feeds="linear"):
 
 def oracle(ms, lm):
     """Σ_s E_p·X_s·E_qᴴ per row, E = model at R(χ_p)·(l, m), X_s from the triple sum."""
-    from uvlab.app.instrument.jones import parallactic_angles
+    from uvlab.app.instrument.parallactic import parallactic_angles
     from uvlab.app.observing.sites import ecef_to_geodetic
     from uvlab.gpu.predict.reference import predict_reference
     from uvlab.gpu.sources import SourceArrays

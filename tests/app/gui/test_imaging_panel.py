@@ -9,7 +9,8 @@ from PyQt6.QtCore import Qt
 
 from uvlab.app.gui.compare_entry import EntryEditor
 from uvlab.app.gui.compare_panel import ComparePanel
-from uvlab.app.gui.panels.imaging_panel import ImagingPanel, enabled_params
+from uvlab.app.gui.panels.gridder_fields import enabled_params
+from uvlab.app.gui.panels.imaging_panel import ImagingPanel
 from uvlab.app.lab.imaging import ALGORITHMS as JOB_ALGORITHMS
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.gpu.gridders.registry import ALGORITHMS, CATALOGUE, COMPARED, NAMES

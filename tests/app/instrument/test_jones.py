@@ -17,7 +17,8 @@ from astropy.coordinates import ICRS, AltAz, EarthLocation, SkyCoord
 from astropy.time import Time
 
 from uvlab.app.instrument.beam_cube import write_beam_cube
-from uvlab.app.instrument.jones import JonesOptions, ObservationJones, antenna_parallactic
+from uvlab.app.instrument.jones import JonesOptions, ObservationJones
+from uvlab.app.instrument.parallactic import antenna_parallactic
 from uvlab.app.observing.observation import ObservationSpec, simulate_observation
 from uvlab.gpu.predict.beams import sample_cube
 from uvlab.gpu.sources import SourceArrays

@@ -29,7 +29,7 @@ def teaching():
 
 
 def test_chunked_stream_matches_engine_and_preview_converges(teaching, engine_image, monkeypatch):
-    import uvlab.app.lab.synthetic_source as synthetic
+    import uvlab.app.lab.synthetic_preview as synthetic
 
     monkeypatch.setattr(synthetic, "PREVIEW_INTERVAL_S", 0.0)  # a preview after every chunk
     imaging = ImagingOptions(npix=128)
@@ -52,7 +52,7 @@ def test_chunked_stream_matches_engine_and_preview_converges(teaching, engine_im
 
 
 def test_previews_are_rate_limited_but_the_last_chunk_is_shown(teaching, monkeypatch):
-    import uvlab.app.lab.synthetic_source as synthetic
+    import uvlab.app.lab.synthetic_preview as synthetic
 
     monkeypatch.setattr(synthetic, "PREVIEW_INTERVAL_S", 3600.0)
     req = JobRequest("synthetic", ImagingOptions(npix=64), "cpu", SMALL_OBS, teaching)
