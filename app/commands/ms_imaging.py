@@ -64,6 +64,8 @@ def grid_params(args):
     given["precision"] = getattr(args, "precision", None) or "double"
     if getattr(args, "wstack", False):
         given["wstack"] = True
+    if getattr(args, "wprojplanes", None) is not None:
+        given["wprojplanes"] = int(args.wprojplanes)
     if eps is not None:
         return GridParams.from_eps(eps, **given)
     return GridParams(**given)

@@ -207,9 +207,13 @@ def taps(xu, xv, kern: WKernel, oversample: int):
     sv = ((k0v[:, None] + j) - xv[:, None]) * oversample + half
     fu = np.clip(np.floor(su).astype(np.int64), 0, 2 * half - 1)
     fv = np.clip(np.floor(sv).astype(np.int64), 0, 2 * half - 1)
-    au, av = (su - fu)[:, None, :], (sv - fv)[:, :, None]
-    ru, rv = fu[:, None, :], fv[:, :, None]
-    tab = kern.table
-    vals = (1 - av) * ((1 - au) * tab[rv, ru] + au * tab[rv, ru + 1])
-    vals += av * ((1 - au) * tab[rv + 1, ru] + au * tab[rv + 1, ru + 1])
+    au, av = su - fu, sv - fv
+    width = 2 * half + 1
+    base = (fv * width)[:, :, None] + fu[:, None, :]  # the corner (fv, fu) of each tap
+    flat = kern.table.reshape(-1)
+    wu0, wv0 = (1.0 - au)[:, None, :], (1.0 - av)[:, :, None]
+    wu1, wv1 = au[:, None, :], av[:, :, None]
+    vals = wv0 * (wu0 * flat[base] + wu1 * flat[base + 1])
+    base += width
+    vals += wv1 * (wu0 * flat[base] + wu1 * flat[base + 1])
     return k0u, k0v, vals

@@ -102,6 +102,23 @@ def test_the_degridder_is_the_direct_predict_with_the_w_term(track):
     assert rel(predict_conv(img, u, v, SPEC, FLAT), want) > 0.1
 
 
+def test_a_cotton_schwab_major_cycle_subtracts_the_model_with_the_w_term(track):
+    """The residual of the true model, |peak| / the dirty peak: measured 3.8e-4 with the
+    w-projected pair; the pair without w-correction leaves 0.097 (the test can fail)."""
+    from uvlab.gpu.deconvolution.cotton_schwab import MajorCycle, major_cycle_pair
+
+    u, v, w, vis = track[:4]
+    model = np.zeros((SPEC.npix, SPEC.npix))
+    for j, i in SOURCES:
+        model[j, i] = 1.0
+    left = []
+    for params, wl in ((FLAT.with_(wprojplanes=64), w), (FLAT, None)):
+        grid, degrid_fn = major_cycle_pair("conv", params, np)
+        cycle = MajorCycle(u, v, vis, np.ones(u.size), SPEC, grid, degrid_fn, w=wl)
+        left.append(np.abs(cycle.residual(model)).max() / cycle.residual(None).max())
+    assert left[0] < 2e-3 and left[1] > 5e-2
+
+
 def test_gridder_and_degridder_are_an_exact_adjoint_pair():
     """``Re⟨G x, y⟩ = Re⟨x, Gᴴ y⟩`` with the w-term (records on both signs of u and w)."""
     spec = ImageSpec(64, 60.0 * ARCSEC)
