@@ -187,7 +187,8 @@ def add_imaging_args(p: argparse.ArgumentParser) -> None:
         type=V.WPROJPLANES,
         metavar="N",
         help="correct the w-term by w-projection with N w-planes (conv only, on the host; "
-        "tclean's gridder='wproject'): -1 chooses N as tclean does, 1 is the flat image",
+        "tclean's gridder='wproject'): -1 chooses N as tclean does, 1 is the flat image; "
+        "its kernels are cut at --eps (default 1e-3)",
     )
     g.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
     g.add_argument(

@@ -86,3 +86,18 @@ def test_compare_refuses_it_with_an_algorithm_that_has_none(tmp_path):
     code, _, err = run_cli("compare", "--ms", tmp_path / "none.ms", *argv)
     assert code == 2
     assert "w-projection is conv's, not pruned-nn's" in error_line(err)
+
+
+def test_its_kernels_default_to_eps_1e_3_unless_given():
+    """CASA cuts its kernels at 1e-3; an ε given, or no --wprojplanes, is kept as before."""
+    from types import SimpleNamespace
+
+    from uvlab.app.commands.ms_imaging import grid_params
+
+    flags = dict(kernel=None, support=None, oversample=None, lookup=None, precision="double")
+    args = SimpleNamespace(**flags, eps=None, wstack=False, wprojplanes=-1)
+    assert (grid_params(args).eps, grid_params(args).wprojplanes) == (1e-3, -1)
+    args.eps = 1e-5
+    assert grid_params(args).eps == 1e-5
+    args.eps, args.wprojplanes = None, None
+    assert (grid_params(args).eps, grid_params(args).wprojplanes) == (1e-6, 0)
