@@ -306,8 +306,8 @@ def image_product(args, several: bool) -> Imaged:
     phase = wterm_phase_rad(*geometry_inputs(vd), spec)
     if phase > WTERM_HINT_RAD and not (args.wstack or args.wprojplanes):
         warn(args, f"the w-term's phase reaches {phase:.2g} rad at the image corner: "
-             "sources away from the centre are smeared; --wstack (or, with conv, "
-             "--wprojplanes -1) corrects it")  # fmt: skip
+             "sources away from the centre are smeared; --wstack corrects it (with conv, "
+             "so does --wprojplanes -1)")  # fmt: skip
     nvis = unflagged(vd)
     need = imaging_estimate(spec.npix, args.algorithm, params, nvis=nvis)
     what = f"a {spec.npix}² image with {args.algorithm}"
