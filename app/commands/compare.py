@@ -201,6 +201,7 @@ def run(args) -> int:
 
     import numpy as np
 
+    from uvlab.app.commands.ms_args import w_correction_complaint
     from uvlab.app.commands.ms_imaging import choose_geometry, grid_params
     from uvlab.app.commands.weighting_args import weighting
     from uvlab.app.lab.compare import DFT_CHUNK_BYTES, compare_algorithms
@@ -209,6 +210,9 @@ def run(args) -> int:
     from uvlab.app.runtime.progress import progress_bar
 
     algorithms = _algorithms(args)
+    complaint = w_correction_complaint(args, algorithms)
+    if complaint:
+        _usage(args, complaint)
     synthetic = [o for o in ("array", "sky", "ra", "dec") if getattr(args, o) is not None]
     if args.ms and synthetic:
         _usage(args, f"give --ms or a synthetic observation, not both (--{synthetic[0]})")

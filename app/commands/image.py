@@ -206,11 +206,12 @@ def run(args) -> int:
     from uvlab.app.commands import image_scaled
     from uvlab.app.commands.clean_args import check_options
     from uvlab.app.commands.image_write import write_product
+    from uvlab.app.commands.ms_args import w_correction_complaint
     from uvlab.app.commands.spw_args import resolve_spws
     from uvlab.app.lab.imaging import lab_default_algorithm
 
     args.algorithm = args.algorithm or lab_default_algorithm(args.device)
-    complaint = check_options(args)
+    complaint = check_options(args) or w_correction_complaint(args, [args.algorithm])
     if complaint:
         args.parser.error(complaint)  # exit 2, before anything is read
     from uvlab.app.commands import image_pols
@@ -306,9 +307,10 @@ def image_product(args, several: bool) -> Imaged:
     w_out, h_out = size or (spec.npix, spec.npix)
     clean_mask = square_mask(output_mask(args, w_out, h_out), spec.npix)  # before any write
     phase = wterm_phase_rad(*geometry_inputs(vd), spec)
-    if phase > WTERM_HINT_RAD and not args.wstack:
+    if phase > WTERM_HINT_RAD and not (args.wstack or args.wprojplanes):
         warn(args, f"the w-term's phase reaches {phase:.2g} rad at the image corner: "
-             "sources away from the centre are smeared; --wstack corrects it")  # fmt: skip
+             "sources away from the centre are smeared; --wstack corrects it (with conv, "
+             "so does --wprojplanes -1)")  # fmt: skip
     nvis = unflagged(vd)
     need = imaging_estimate(spec.npix, args.algorithm, params, nvis=nvis)
     what = f"a {spec.npix}² image with {args.algorithm}"

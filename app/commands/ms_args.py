@@ -182,6 +182,14 @@ def add_imaging_args(p: argparse.ArgumentParser) -> None:
         help="correct the w-term (ducc: ducc0's w-gridder; every other gridder: w-stacking "
         "around its own gridding and degridding, in NumPy; on the GPU it runs on the host)",
     )
+    g.add_argument(
+        "--wprojplanes",
+        type=V.WPROJPLANES,
+        metavar="N",
+        help="correct the w-term by w-projection with N w-planes (conv only, on the host; "
+        "tclean's gridder='wproject'): -1 chooses N as tclean does, 1 is the flat image; "
+        "its kernels are cut at --eps (default 1e-3)",
+    )
     g.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
     g.add_argument(
         "--precision",
@@ -241,3 +249,27 @@ def channels_arg(text: str) -> str:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: expected A:B, e.g. 0:16") from None
     return text
+
+
+def w_correction_complaint(args, algorithms) -> str | None:
+    """A one-line complaint about ``--wprojplanes`` with these algorithms, or None.
+
+    W-projection is offered by the catalogue's algorithms with ``w_projection``
+    (``conv``; :meth:`~uvlab.gpu.gridders.registry.Algorithm.check` decides) and
+    corrects the w-term on its own: not with ``--wstack``.
+    """
+    from uvlab.gpu.gridders.params import GridParams
+    from uvlab.gpu.gridders.registry import algorithm
+
+    planes = getattr(args, "wprojplanes", None)
+    if not planes:
+        return None
+    if getattr(args, "wstack", False):
+        return "--wprojplanes does not combine with --wstack: choose one w-correction"
+    for name in algorithms:
+        try:
+            algorithm(name).check(GridParams(wprojplanes=planes))
+        except ValueError:
+            return (f"--wprojplanes: w-projection is conv's, not {name}'s "
+                    "(every gridder corrects the w-term with --wstack)")  # fmt: skip
+    return None

@@ -111,6 +111,8 @@ TAPER_ARCSEC = number(0.0, 180.0 * 3600.0, unit="arcsec")
 EPS = number(0.0, 1.0, open_lo=True, open_hi=True)
 SUPPORT = number(1, 32, integer=True, unit="cells")
 OVERSAMPLE = number(1, 4096, integer=True)
+#: ``--wprojplanes``: −1 (tclean's automatic count) or a count of w-planes; 0 is off.
+WPROJPLANES = number(-1, 100_000, integer=True)
 NITER = number(0, MAX_NITER, integer=True)
 RA_DEG = number(-360.0, 360.0, unit="deg")
 DEC_DEG = number(-90.0, 90.0, unit="deg")

@@ -52,7 +52,8 @@ def major_cycle_for(data, spec, weighting, algorithm: str, params, xp) -> MajorC
     The samples with positive finite weight, unflagged, with finite visibilities; the
     imaging weights of ``weighting`` on ``spec``; ``algorithm``'s grid and degrid pair
     (:func:`~uvlab.gpu.deconvolution.cotton_schwab.major_cycle_pair`), with w when
-    ``params.wstack``. A scalar weight or a (row, 1) flag is broadcast to the data's shape.
+    ``params.w_term`` (w-stacking or w-projection). A scalar weight or a (row, 1) flag
+    is broadcast to the data's shape.
     """
     from uvlab.gpu.imaging.reuse import select_samples
     from uvlab.gpu.imaging.weighting import imaging_weights
@@ -64,7 +65,7 @@ def major_cycle_for(data, spec, weighting, algorithm: str, params, xp) -> MajorC
     vis = xp.asarray(s.take(vis_all), dtype=xp.complex128)
     w = imaging_weights(s.u, s.v, s.weight, spec, weighting)
     grid, degrid_fn = major_cycle_pair(algorithm, params, xp)
-    w_lambda = s.w if params is not None and params.wstack else None
+    w_lambda = s.w if params is not None and params.w_term else None
     return MajorCycle(s.u, s.v, vis, w, spec, grid, degrid_fn, w=w_lambda)
 
 
@@ -121,5 +122,5 @@ def major_cycle_of_parts(parts, spec, weighting, algorithm: str, params, xp, tot
         cols["vis"].append(xp.asarray(s.take(vis_all), dtype=xp.complex128))
     u, v, w, vis, wt = (xp.concatenate(cols[k]) for k in ("u", "v", "w", "vis", "wt"))
     grid, degrid_fn = major_cycle_pair(algorithm, params, xp)
-    w_lambda = w if params is not None and params.wstack else None
+    w_lambda = w if params is not None and params.w_term else None
     return MajorCycle(u, v, vis, wt, spec, grid, degrid_fn, w=w_lambda)

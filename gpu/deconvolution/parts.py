@@ -32,7 +32,7 @@ def residual_part(
     Arguments as :func:`~uvlab.gpu.imaging.parts.image_part`; ``model`` (N, N) Jy/pixel.
     The grid and degrid pair is the imaging's
     (:func:`~uvlab.gpu.deconvolution.cotton_schwab.major_cycle_pair`), with w where
-    ``params.wstack``.
+    ``params.w_term`` (w-stacking or w-projection).
     """
     wts = part_weights(uvw, freq_hz, vis, weight, flag, spec, weighting, totals)
     if not float(wts.sum()) > 0:

@@ -11,8 +11,10 @@ the CPU the NumPy ladder rung
 (:func:`~uvlab.gpu.gridders.separable.separable_dirty`), on the GPU the CUDA
 chain built from the same plans. With ``params.wstack`` it corrects the
 w-term by w-stacking (:mod:`~uvlab.gpu.gridders.wstack`, given this module's
-plans), as every separable algorithm does. ducc0, which chooses its own
-kernel from ε, is the catalogue's ``ducc`` entry (:mod:`uvlab.gpu.gridders.ducc`).
+plans), as every separable algorithm does; with ``params.wprojplanes`` by
+w-projection (:mod:`~uvlab.gpu.gridders.wproject`), which only conv offers.
+ducc0, which chooses its own kernel from ε, is the catalogue's ``ducc`` entry
+(:mod:`uvlab.gpu.gridders.ducc`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import numpy as np
 from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.params import GridParams, good_size
 from uvlab.gpu.gridders.tables import gcf_taps
+from uvlab.gpu.gridders.wproject import wproject_dirty
 from uvlab.gpu.gridders.wstack import dirty_with_w
 from uvlab.gpu.image_spec import ImageSpec
 
@@ -65,7 +68,8 @@ def dirty(
     spec : ImageSpec
     params : GridParams
     w : (nvis,) float, optional
-        Wavelengths; used only when ``params.wstack``.
+        Wavelengths; used only when ``params.wstack`` or ``params.wprojplanes``
+        (w-projection, :mod:`~uvlab.gpu.gridders.wproject`).
     timer : StageTimer, optional
 
     Returns
@@ -75,5 +79,9 @@ def dirty(
     """
     if params.compress:
         raise ValueError("compress needs a nearest-cell axis: conv has none")
+    if params.wprojplanes:
+        if w is not None:
+            return wproject_dirty(u, v, w, wvis, spec, params, timer=timer, on_block=on_block)
+        params = params.with_(wprojplanes=0)  # no w given: the flat image
     plans = conv_plans(spec, params, on_block)
     return dirty_with_w(u, v, wvis, spec, params, plans, w=w, timer=timer, on_block=on_block)

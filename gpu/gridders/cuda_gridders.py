@@ -13,7 +13,7 @@ The record brings what this module needs of the algorithm — its plan
 function, turned into a GPU chain by
 :func:`~uvlab.gpu.gridders.cuda_rules.gpu_chain`, and its NumPy function —
 so nothing here imports the catalogue back. What the GPU cannot run —
-w-stacking, the host-only ``ducc``, a non-ES kernel evaluated exactly — falls
+w-stacking, w-projection, the host-only ``ducc``, a non-ES kernel evaluated exactly — falls
 back to the record's NumPy/ducc0 gridder on the host, and the result is
 copied back to the device (logged once per call).
 """
@@ -38,10 +38,10 @@ def cached_chain(algorithm, spec: ImageSpec, params: GridParams) -> GpuChain | N
     """:func:`~uvlab.gpu.gridders.cuda_rules.gpu_chain` of an algorithm, memoised.
 
     ``algorithm`` is its catalogue record: None for a ``host_only`` one
-    (``ducc``) and with w-stacking, else the chain of its ``plans`` (correctors
+    (``ducc``) and with w-stacking or w-projection, else the chain of its ``plans`` (correctors
     included), built once per (algorithm, spec, params).
     """
-    if algorithm.host_only or params.wstack:
+    if algorithm.host_only or params.w_term:
         return None  # host only: no need to build the plans
     return gpu_chain(algorithm.plans(spec, params), spec, params)
 

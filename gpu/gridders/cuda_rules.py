@@ -209,10 +209,10 @@ def gpu_chain(
     Returns
     -------
     GpuChain or None
-        None for: w-stacking and exact evaluation of a
+        None for: w-stacking, w-projection and exact evaluation of a
         GCF other than ES.
     """
-    if params.wstack:
+    if params.w_term:
         return None
     plan_u, plan_v = plans
     if plan_u.pruner is not None:

@@ -38,37 +38,17 @@ import numpy as np
 
 from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.conv import conv_plans
-from uvlab.gpu.gridders.correction import pixel_offsets
-from uvlab.gpu.gridders.half_plane import half_plane_coords
+from uvlab.gpu.gridders.half_plane import half_plane_coords, image_to_half, padded_image, read_half
 from uvlab.gpu.gridders.hybrid import hybrid_plans
 from uvlab.gpu.gridders.jit_grid import cpu_rung, interpolate_numba
 from uvlab.gpu.gridders.nn import nn_oversampled_plans, nn_plans
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.pruned_nn import pruned_nn_plans
 from uvlab.gpu.gridders.unprune import unprune
-from uvlab.gpu.gridders.wstack import predict_wstack
+from uvlab.gpu.gridders.wproject import wproject_predict
+from uvlab.gpu.gridders.wstack import predict_wstack, refuse_wprojection
 from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.timing import timed
-
-
-def _padded(img, corr_u, corr_v, n_u: int, n_v: int) -> np.ndarray:
-    """The corrected real image at cells ``(n_v mod Mv, n_u mod Mu)`` of a zero grid."""
-    img = np.asarray(img, dtype=np.float64)
-    n = pixel_offsets(img.shape[0])
-    grid = np.zeros((n_v, n_u))
-    grid[np.ix_(n % n_v, n % n_u)] = img * np.outer(corr_v, corr_u)
-    return grid
-
-
-def image_to_half(img, corr_u, corr_v, n_u: int, n_v: int) -> np.ndarray:
-    """Correct, zero-pad and forward real-FFT a real (N, N) image.
-
-    Returns
-    -------
-    (Mv, Mu/2 + 1) complex128
-        ``F(kv, ku) = Σ_n img[n]·corr·exp(−2πi(kv·n_v/Mv + ku·n_u/Mu))``.
-    """
-    return np.fft.rfft2(_padded(img, corr_u, corr_v, n_u, n_v))
 
 
 def image_to_grid(img, plan_u: AxisPlan, plan_v: AxisPlan) -> np.ndarray:
@@ -86,28 +66,11 @@ def image_to_grid(img, plan_u: AxisPlan, plan_v: AxisPlan) -> np.ndarray:
     if plan_u.pruner is None:
         half = image_to_half(img, cu, cv, plan_u.n_grid, plan_v.n_fft)
     else:
-        full = np.fft.fft2(_padded(img, cu, cv, plan_u.n_fft, plan_v.n_fft))
+        full = np.fft.fft2(padded_image(img, cu, cv, plan_u.n_fft, plan_v.n_fft))
         half = unprune(plan_u.pruner, full, axis=1)[:, : plan_u.n_grid // 2 + 1]
     if plan_v.pruner is not None:
         half = unprune(plan_v.pruner, half, axis=0)
     return half
-
-
-def read_half(half: np.ndarray, rows, cols, n_u: int) -> np.ndarray:
-    """``F(rows, cols)`` of the full periodic grid from its Hermitian half.
-
-    ``rows`` are wrapped mod Mv; ``cols`` lie in [−Mu/2, Mu]: columns outside
-    0 … Mu/2 read ``conj F(−row, −col)``.
-    """
-    n_v = half.shape[0]
-    h = n_u // 2
-    rows = rows % n_v
-    inside = (cols >= 0) & (cols <= h)
-    cm = np.where(cols < 0, -cols, n_u - cols)
-    rm = (-rows) % n_v
-    direct = half[rows, np.clip(cols, 0, h)]
-    mirror = np.conj(half[rm, np.clip(cm, 0, h)])
-    return np.where(inside, direct, mirror)
 
 
 def interpolate_half(half, xu, xv, plan_u: AxisPlan, plan_v: AxisPlan, chunk: int) -> np.ndarray:
@@ -221,6 +184,7 @@ def predict_with_w(
     -------
     (nvis,) complex128
     """
+    refuse_wprojection(params)
     if params.wstack and w is not None:
         return predict_wstack(
             img, u, v, w, spec, params, plans=plans, flat_predict=separable_predict, timer=timer
@@ -230,7 +194,15 @@ def predict_with_w(
 
 
 def predict_conv(img, u, v, spec: ImageSpec, params: GridParams, *, w=None, timer=None):
-    """Visibilities of a model image by convolutional degridding (:func:`predict_with_w`)."""
+    """Visibilities of a model image by convolutional degridding (:func:`predict_with_w`).
+
+    With ``params.wprojplanes`` and ``w``: w-projected degridding
+    (:func:`~uvlab.gpu.gridders.wproject.wproject_predict`).
+    """
+    if params.wprojplanes:
+        if w is not None:
+            return wproject_predict(img, u, v, w, spec, params, timer=timer)
+        params = params.with_(wprojplanes=0)  # no w given: the flat predict
     return predict_with_w(img, u, v, spec, params, conv_plans(spec, params), w=w, timer=timer)
 
 

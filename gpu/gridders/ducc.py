@@ -48,6 +48,8 @@ def nufft_plan(u, v, spec: ImageSpec, params: GridParams, *, timer=None):
 def _check(spec: ImageSpec, params: GridParams) -> None:
     if params.compress:
         raise ValueError("compress needs a nearest-cell axis: ducc has none")
+    if params.wprojplanes:
+        raise ValueError("w-projection (wprojplanes) is conv's only: ducc corrects w with wstack")
     if spec.npix < ducc_engine.MIN_NPIX:
         raise ValueError(f"ducc needs images of at least {ducc_engine.MIN_NPIX} pixels a side")
 

@@ -72,7 +72,7 @@ def read_taps(half, k0u, wu, k0v, wv, n_u, out):  # pragma: no cover - compiled
         Written.
 
     Columns outside 0 … Mu/2 read ``conj F(−row, −col)``, as
-    :func:`uvlab.gpu.gridders.degrid.read_half` does.
+    :func:`uvlab.gpu.gridders.half_plane.read_half` does.
     """
     for r in range(k0u.size):
         out[r] = _read_record(half, k0u[r], wu[r], k0v[r], wv[r], n_u)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from numbers import Integral
 
 from uvlab.gpu.gridders.gcf import KERNELS
 
@@ -50,6 +51,11 @@ class GridParams:
     wstack : bool
         Correct the w-term (``conv``: w-stacking on the host; ``ducc``:
         ducc0's w-gridder).
+    wprojplanes : int
+        W-projection (Cornwell, Golap & Bhatnagar 2008; tclean ``gridder='wproject'``):
+        0 off; N ≥ 1 w-planes (1: the flat image, as tclean); −1: as many as tclean's
+        automatic rule chooses (:mod:`~uvlab.gpu.gridders.wkernels`). ``conv`` only, and
+        not with ``wstack``.
     chunk : int
         Tap entries (records × S²) processed per chunk: bounds memory.
     precision : {"double", "single"}
@@ -82,6 +88,7 @@ class GridParams:
     threads: int = 0
     lookup: str = "nearest"
     compress: bool = False
+    wprojplanes: int = 0
 
     def __post_init__(self):
         if self.kernel not in GCF_NAMES:
@@ -108,6 +115,15 @@ class GridParams:
             raise ValueError(
                 "compress does not combine with wstack (each w plane grids its own records)"
             )
+        if isinstance(self.wprojplanes, bool) or not isinstance(self.wprojplanes, Integral):
+            raise ValueError(f"wprojplanes must be an integer, got {self.wprojplanes!r}")
+        if self.wprojplanes < -1:
+            raise ValueError(f"wprojplanes must be −1 (automatic), 0 (off) or ≥ 1, got "
+                             f"{self.wprojplanes}")  # fmt: skip
+        if self.wprojplanes and self.wstack:
+            raise ValueError("wprojplanes does not combine with wstack: choose one w-correction")
+        if self.wprojplanes and self.compress:
+            raise ValueError("compress does not combine with wprojplanes")
 
     @classmethod
     def from_eps(cls, eps: float, sigma: float = 2.0, **kwargs) -> GridParams:
@@ -131,6 +147,11 @@ class GridParams:
         """Muscat's (2021) setting: PSWF S = 6 table, σ = 1, LM pruner S_z = 14."""
         fields = dict(kernel="pswf", support=6, oversample=oversample, sigma=1.0)
         return cls(**{**fields, **kwargs})
+
+    @property
+    def w_term(self) -> bool:
+        """Whether a w-correction is asked for (``wstack`` or w-projection): ``w`` is needed."""
+        return bool(self.wstack) or self.wprojplanes != 0
 
     def with_(self, **changes) -> GridParams:
         """A copy with some fields changed."""

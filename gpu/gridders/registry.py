@@ -19,7 +19,9 @@ host and, where there is one, for CUDA — imported only when asked for
 (:meth:`Algorithm.degridder`); every algorithm has one, so Cotton–Schwab
 runs with each. Every gridder corrects the w-term with ``params.wstack``:
 the separable ones by w-stacking their own plans
-(:mod:`~uvlab.gpu.gridders.wstack`), ``ducc`` by ducc0's w-gridder.
+(:mod:`~uvlab.gpu.gridders.wstack`), ``ducc`` by ducc0's w-gridder. Those with
+``w_projection`` (``conv``) also offer w-projection with ``params.wprojplanes``
+(:mod:`~uvlab.gpu.gridders.wproject`); :meth:`Algorithm.check` refuses it elsewhere.
 
 What differs between algorithms beyond their functions is a field of the
 record (``host_only``, ``w_correction``, ``analytic_bound``, ``co_grids_psf``
@@ -61,6 +63,8 @@ _PRUNER = frozenset({"oversample", "prune_kernel", "prune_support"})
 _COMPRESS = frozenset({"compress"})
 #: W-stacking of the algorithm's own plans (:mod:`~uvlab.gpu.gridders.wstack`).
 _WSTACK = frozenset({"wstack"})
+#: W-projection (:mod:`~uvlab.gpu.gridders.wproject`): its plane count.
+_WPROJECT = frozenset({"wprojplanes"})
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,9 @@ class Algorithm:
         plans (host only: on cupy inputs the host function runs, see
         :mod:`~uvlab.gpu.gridders.cuda_gridders`), ducc0's w-gridder, or not at
         all (None: the sky is flat; the DFT, which takes no ``params``).
+    w_projection : bool
+        It offers w-projection with ``params.wprojplanes``
+        (:mod:`~uvlab.gpu.gridders.wproject`: ``conv``, on the host).
     analytic_bound : bool
         The analytic aliasing map of ``plans`` bounds this algorithm's image
         (False: a guide only, as for ducc0's own kernel).
@@ -138,6 +145,7 @@ class Algorithm:
     degrid_cuda: str | None = None
     host_only: bool = False
     w_correction: str | None = None
+    w_projection: bool = False
     analytic_bound: bool = True
     co_grids_psf: bool = False
     nufft_plan: Callable | None = None
@@ -164,8 +172,21 @@ class Algorithm:
         return "CUDA" if self.cuda is not None else "CuPy"
 
     def corrects_w(self, params) -> bool:
-        """Whether its image carries the w-term with ``params`` (``wstack``, a ``w_correction``)."""
-        return bool(params.wstack) and self.w_correction is not None
+        """Whether its image carries the w-term with ``params``.
+
+        ``wstack`` and a ``w_correction``, or ``wprojplanes`` and ``w_projection``.
+        """
+        wproj = bool(getattr(params, "wprojplanes", 0)) and self.w_projection
+        return (bool(params.wstack) and self.w_correction is not None) or wproj
+
+    def check(self, params) -> None:
+        """ValueError, in one line, where ``params`` asks for what it cannot do."""
+        if getattr(params, "wprojplanes", 0) and not self.w_projection:
+            offer = ", ".join(n for n, a in CATALOGUE.items() if a.w_projection)
+            raise ValueError(
+                f"w-projection (wprojplanes) is offered by {offer} only, not {self.name}; "
+                "the others correct the w-term by w-stacking (wstack)"
+            )
 
     @property
     def is_gridder(self) -> bool:
@@ -213,11 +234,12 @@ CATALOGUE: dict[str, Algorithm] = {
             "convolutional gridding with the stated GCF, support, β and σ on every device",
             conv.dirty,
             conv.conv_plans,
-            uses=_GCF | _WSTACK,
+            uses=_GCF | _WSTACK | _WPROJECT,
             compared=True,
             degrid=f"{_DEGRID}:predict_conv",
             degrid_cuda=DEGRID_CUDA,
             w_correction="wstack",
+            w_projection=True,
         ),
         Algorithm(
             "ducc",

@@ -103,6 +103,12 @@ def _complex_plane(ext, plan_u: AxisPlan, pad: int, timer, on_block):
     return [img.real, img.imag]
 
 
+def refuse_wprojection(params: GridParams) -> None:
+    """ValueError where ``params`` asks for w-projection of a gridder that has none."""
+    if params.wprojplanes:
+        raise ValueError("w-projection (wprojplanes) is conv's only: use wstack with this gridder")
+
+
 def dirty_with_w(
     u, v, wvis, spec: ImageSpec, params: GridParams, plans, *, w=None, timer=None, on_block=None
 ) -> np.ndarray:
@@ -110,8 +116,10 @@ def dirty_with_w(
 
     ``plans`` is the algorithm's ``(AxisPlan u, AxisPlan v)``; every separable
     algorithm's ``dirty`` is this with its plans
-    (:func:`~uvlab.gpu.gridders.separable.plans_dirty` when flat).
+    (:func:`~uvlab.gpu.gridders.separable.plans_dirty` when flat). ValueError with
+    ``params.wprojplanes``: w-projection is ``conv``'s own (:mod:`~uvlab.gpu.gridders.wproject`).
     """
+    refuse_wprojection(params)
     if params.wstack and w is not None:
         return dirty_wstack(
             u, v, w, wvis, spec, params, plans=plans, timer=timer, on_block=on_block
