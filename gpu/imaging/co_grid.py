@@ -56,10 +56,11 @@ def dirty_and_psf(u, v, wvis, weight, spec, algorithm: str, params, *, timer=Non
                   on_block=None):  # fmt: skip
     """Unnormalised (dirty, PSF) of samples ``u, v`` (wavelengths), ``wvis`` = weight ×
     visibility and ``weight`` (real), by ``algorithm``'s separable chain in one pass."""
+    from uvlab.gpu.gridders.direct_prune import direct_plans
     from uvlab.gpu.gridders.registry import axis_plans
     from uvlab.gpu.gridders.separable import extended_shape, grid_into, half_plane_records
 
-    plans = axis_plans(algorithm, spec, params)
+    plans = direct_plans(axis_plans(algorithm, spec, params))
     grids = [np.zeros(extended_shape(*plans), dtype=np.complex128) for _ in range(2)]
     xu, xv, recs = half_plane_records(u, v, wvis, *plans, timer=timer)
     # the PSF's real weights are unchanged by the half plane's conjugation
