@@ -50,8 +50,9 @@ TOOLTIPS = {
         "Median over the timed runs of the total time to make the dirty image (every "
         "stage: selection, weighting, gridding, FFT, correction), and in brackets the "
         "range from the fastest to the slowest run, milliseconds: how much the time varies between "
-        "identical runs. An untimed warm-up run comes first (one-time work lands "
-        "there). Each entry is timed up to Timed runs times, fewer when slow (at least "
+        "identical runs. An untimed warm-up comes first (one-time work lands there; "
+        "in the window's Compare it images every k-th row only). Each entry is timed "
+        "up to Timed runs times, fewer when slow (at least "
         "twice: the runs stop where another would pass the entry's time budget). Sorts "
         "by the median."
     ),

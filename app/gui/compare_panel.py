@@ -64,7 +64,8 @@ class ComparePanel(QtWidgets.QWidget):
         self.repeats_box.setValue(COMPARE_REPEATS)
         self.repeats_box.setKeyboardTracking(False)  # one edit of the lab's state, not one a key
         self.repeats_box.setToolTip(
-            "Each entry images at most this many times after an untimed warm-up run, and "
+            "Each entry images at most this many times after an untimed warm-up on every "
+            "k-th row, and "
             f"at least twice: its timed runs stop where another would pass {TIMING_BUDGET_S:g} s. "
             "The table shows the median time and the fastest–slowest, the timing plot the "
             "spread as error bars"

@@ -46,7 +46,7 @@ from uvlab.app.lab.compare_reference import (
     dft_step,
 )
 from uvlab.app.lab.compare_results import AlgorithmResult, Comparison, write_metrics_json
-from uvlab.app.lab.compare_timing import TIMING_BUDGET_S, timed_runs
+from uvlab.app.lab.compare_timing import TIMING_BUDGET_S, timed_runs, warmup_rows
 from uvlab.app.lab.jobs import Progress, run_to_end
 from uvlab.app.lab.samples import block_check, check
 from uvlab.gpu.gridders.registry import REFERENCE, grids
@@ -91,27 +91,38 @@ def measure_entry(
     the other arguments are those of :func:`iter_comparison` (``cancelled`` is
     checked between blocks of the gridding). The error map and
     metrics are :func:`uvlab.gpu.aliasing.error_map`'s on those pixels, of the
-    first run's image (every run makes the same one). With ``repeats`` > 1 that
-    first run is a warm-up (``warmup_s``: one-time work, such as solving a
+    first full run's image (every run makes the same one). With ``repeats`` > 1 a
+    warm-up comes first (``warmup_s``: one-time work, such as solving a
     least-misfit table, lands there) and ``repeats`` timed runs follow; the timing
     is the run of median total time, with every timed run's total in ``runs_s``. With
-    ``budget_s`` the timed runs may stop before ``repeats``, after two
+    ``budget_s`` the warm-up images every k-th row only
+    (:func:`~uvlab.app.lab.compare_timing.warmup_rows`; all of them where those rows
+    are all flagged) and the timed runs may stop before ``repeats``, after two
     (:mod:`uvlab.app.lab.compare_timing`).
     """
     from uvlab.gpu.aliasing import error_map
     from uvlab.gpu.gridders.registry import algorithm
-    from uvlab.gpu.imaging.imager import make_image
+    from uvlab.gpu.imaging.imager import ImagingError, make_image
 
-    def run():
+    def run(rows=slice(None)):
         return make_image(
-            uvw, freq_hz, vis, weight, spec, flag=flag, weighting=weighting,
+            uvw[rows], freq_hz, vis[rows], weight if np.ndim(weight) < 2 else weight[rows],
+            spec, flag=None if flag is None else flag[rows], weighting=weighting,
             algorithm=entry.algorithm, params=entry.params, device=device, psf=False,
             on_block=block_check(cancelled),
         )  # fmt: skip
 
+    def small_warmup():  # every k-th row: the one-time work at a fraction of the cost
+        rows = warmup_rows(*np.shape(vis))
+        try:
+            return run(rows)
+        except ImagingError:  # those rows all flagged: a full run then
+            return run()
+
     res, first, timings = timed_runs(
-        run, repeats, timing=lambda r: r.timing, budget_s=budget_s, cancelled=cancelled
-    )
+        run, repeats, timing=lambda r: r.timing, budget_s=budget_s, cancelled=cancelled,
+        warmup=None if budget_s is None else small_warmup,
+    )  # fmt: skip
     warmup = None if first is None else float(sum(first.values()))
     totals = tuple(float(sum(t.values())) for t in timings)
     median = sorted(range(len(totals)), key=totals.__getitem__)[(len(totals) - 1) // 2]

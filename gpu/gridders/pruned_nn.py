@@ -7,7 +7,9 @@ least-misfit kernel Z(2ξ) and decimate it by α = β/2 in each axis, to
 corrected by the response of the nearest-cell step and the pruner taps.
 
 Only the Hermitian half of the fine grid is held: Nβ × (Nβ/2 + 1) complex
-cells.
+cells. On the numba rung the u axis skips its fine cells: each record goes
+straight onto the pruned ones with the row pruner's taps as its kernel, the same
+sums (:mod:`~uvlab.gpu.gridders.direct_prune`), on an Nβ × (N + 1 + 2·pad) grid.
 """
 
 from __future__ import annotations

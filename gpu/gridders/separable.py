@@ -34,6 +34,7 @@ from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.compress import compress as compress_records
 from uvlab.gpu.gridders.compress import key_from_plans
 from uvlab.gpu.gridders.correction import pixel_offsets
+from uvlab.gpu.gridders.direct_prune import direct_plans
 from uvlab.gpu.gridders.half_plane import half_plane_coords
 from uvlab.gpu.gridders.jit_grid import cpu_rung, grid_into_numba, grid_threads
 from uvlab.gpu.gridders.pruning import flip_rows
@@ -379,6 +380,7 @@ def separable_dirty(
     -------
     (N, N) float64
     """
+    plan_u, plan_v = direct_plans((plan_u, plan_v))  # the numba rung: pruned u cells direct
     xu, xv, vis = half_plane_records(u, v, wvis, plan_u, plan_v, compress=compress, timer=timer)
     block_done(on_block)
     img = records_to_image(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block, threads=threads)

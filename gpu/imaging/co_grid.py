@@ -105,10 +105,11 @@ def dirty_and_psf(u, v, wvis, weight, spec, algorithm: str, params, *, timer=Non
     """Unnormalised (dirty, PSF) of samples ``u, v`` (wavelengths), ``wvis`` = weight ×
     visibility and ``weight`` (real), by ``algorithm``'s separable chain in one pass
     (:func:`grid_samples`)."""
+    from uvlab.gpu.gridders.direct_prune import direct_plans
     from uvlab.gpu.gridders.registry import axis_plans
     from uvlab.gpu.gridders.separable import extended_shape
 
-    plans = axis_plans(algorithm, spec, params)
+    plans = direct_plans(axis_plans(algorithm, spec, params))
     grids = [np.zeros(extended_shape(*plans), dtype=np.complex128) for _ in range(2)]
     grid_samples(*grids, u, v, wvis, weight, plans, params, timer=timer, on_block=on_block)
     dirty = grid_image(grids.pop(0), plans, timer=timer, on_block=on_block)

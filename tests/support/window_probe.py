@@ -10,7 +10,9 @@ for the first image, and prints one JSON object:
 - ``dirty_px``: the on-screen size of the dirty image's pixels (logical px);
 - ``hscroll``: visible horizontal scroll bars, by the class of their area;
 - ``min_size``: the window's minimum size hint;
-- ``fit``: per image view, the view range and the image's half-width (arcmin).
+- ``fit``: per image view, the view range and the image's half-width (arcmin);
+- with ``--compute``: ``elapsed_s``, each computed tab's job time, and for Compare
+  ``compare_runs`` (each entry's warm-up and timed runs, s) and ``reference_s``.
 
 With ``--shots DIR`` it also saves the window with each of ``--tabs`` in front
 (``--compute`` runs the compare, aliasing and CLEAN tasks before their shots; ``--compare
@@ -171,6 +173,10 @@ def main(argv=None) -> int:
 
                 while not done() and not deadline.hasExpired():
                     app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
+                for r in results:
+                    if r.job_id == request.job_id:
+                        report.setdefault("elapsed_s", {})[tab] = r.elapsed_s
+                        report.update(_compare_runs(r.output) if tab == "compare" else {})
             window.show_tab(tab)
             for _ in range(20):
                 app.processEvents()
@@ -184,6 +190,16 @@ def main(argv=None) -> int:
     window.close()
     _dispose(app, window)  # while the QApplication lives: else SIGSEGV at exit, at times
     return 0
+
+
+def _compare_runs(output) -> dict:
+    """``{"compare_runs": {label: {"warmup_s", "runs_s"}}, "reference_s"}`` of a Compare."""
+    cmp = output.comparison
+    runs = {
+        label: {"warmup_s": r.warmup_s, "runs_s": list(r.runs_s)}
+        for label, r in cmp.results.items()
+    }
+    return {"compare_runs": runs, "reference_s": sum(cmp.reference_timing.values())}
 
 
 def _shoot_as_on(app, window, size: str, args) -> list[str]:

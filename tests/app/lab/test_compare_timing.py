@@ -7,6 +7,7 @@ engine and the window's compare task are checked with budgets of 0 and ∞ on re
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -17,9 +18,11 @@ from uvlab.app.lab import compare as engine
 from uvlab.app.lab.compare import Entry, drain, iter_comparison
 from uvlab.app.lab.compare_timing import (
     MIN_TIMED_RUNS,
+    WARMUP_VIS,
     another_run,
     planned_runs,
     timed_runs,
+    warmup_rows,
 )
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.app.lab.live import run_job
@@ -83,6 +86,22 @@ def test_timed_runs_keeps_the_first_result_and_every_timed_runs_stages():
     assert first["n"] == 1 and warmup is None and timings == [{"grid": 4.0}]  # no warm-up
 
 
+def test_a_separate_warmup_is_not_the_kept_result():
+    run, small = Runs([1.0, 2.0, 3.0]), Runs([0.1])
+    first, warmup, timings = timed_runs(
+        run, 2, timing=lambda r: {"grid": r["grid"]}, warmup=small, budget_s=0
+    )
+    assert small.calls == 1 and warmup == {"grid": 0.1}
+    assert first["n"] == 1 and first["grid"] == 1.0  # the first timed run's result
+    assert timings == [{"grid": 1.0}, {"grid": 2.0}] and run.calls == 2
+
+
+def test_warmup_rows_take_every_kth_row_up_to_the_samples_allowed():
+    assert warmup_rows(1000, 4) == slice(None, None, math.ceil(4000 / WARMUP_VIS))
+    assert warmup_rows(10, 4) == slice(None, None, 1)
+    assert len(range(180 * 2016)[warmup_rows(180 * 2016, 4)]) * 4 <= WARMUP_VIS
+
+
 def test_timed_runs_checks_cancel_before_each_run():
     run, asked = Runs([1.0] * 4), []
 
@@ -119,6 +138,33 @@ def test_a_budget_of_zero_times_each_entry_twice_and_keeps_its_image(data):
         np.testing.assert_array_equal(a.image, b.image)
         assert a.metrics == b.metrics
         assert a.total_s == min(a.runs_s)  # the lower median of two
+
+
+@pytest.mark.parametrize("flag_warmup_rows", [False, True], ids=["rows", "rows-flagged"])
+def test_a_budgeted_warmup_images_every_kth_row(data, monkeypatch, flag_warmup_rows):
+    """With a budget the warm-up images every k-th row (all rows where those are all
+    flagged); every timed run, and the image measured, are of all the rows."""
+    from uvlab.gpu.imaging import imager
+
+    uvw, freq, vis, spec = data
+    rows, make_image = [], imager.make_image
+    monkeypatch.setattr(imager, "make_image", lambda u, *a, **k: rows.append(len(u)) or
+                        make_image(u, *a, **k))  # fmt: skip
+    monkeypatch.setattr(engine, "warmup_rows", lambda nrow, nchan: slice(None, None, 8))
+    flag = np.zeros(vis.shape, bool)
+    flag[::8] = flag_warmup_rows
+    entries = [Entry("nn", "nn")]
+    run = lambda **kw: drain(  # noqa: E731
+        iter_comparison(
+            uvw, freq, vis, 1.0, spec, entries, flag=flag, device="cpu", repeats=2, **kw
+        )
+    )
+    budgeted = run(budget_s=0.0)
+    assert rows == ([100, 800] if flag_warmup_rows else [100]) + [800, 800]
+    rows.clear()
+    full = run(budget_s=None)
+    assert rows == [800, 800, 800]  # the full warm-up's image is the one measured
+    np.testing.assert_array_equal(budgeted.results["nn"].image, full.results["nn"].image)
 
 
 def test_the_window_task_times_within_the_budget(monkeypatch):
