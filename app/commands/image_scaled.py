@@ -343,7 +343,8 @@ def _clean_job(args, client, sources, spec, wt, res, rows, params, keep: bool):
     )
     if keep:
         job = hold(job)
-    log.info("CLEAN's passes sum %s", "a grid per worker" if job.by_grids else "chunk images")
+    what = {"grids": "a grid per worker", "nufft": "a ducc0 NUFFT per worker"}
+    log.info("CLEAN's passes sum %s", what.get(job.summed, "chunk images"))
     return job
 
 

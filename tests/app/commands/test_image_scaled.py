@@ -54,7 +54,7 @@ def test_clean_over_local_workers_writes_the_same_images(ms, tmp_path, deconvolv
     assert code == 0, err
     assert f"{deconvolver}: 30 iterations" in out
     assert "CLEAN keeps the selection's data on the workers" in err  # read once, then held
-    assert "CLEAN's passes sum chunk images" in err  # ducc
+    assert "CLEAN's passes sum a ducc0 NUFFT per worker" in err  # ducc
     for kind in ("model", "residual", "image"):
         want = fits.getdata(tmp_path / f"one-{kind}.fits")
         got = fits.getdata(tmp_path / f"many-{kind}.fits")
@@ -128,7 +128,7 @@ def test_interval_in_chunks_keeps_the_same_timesteps(ms, tmp_path):
     assert "--interval" in err and "6 timesteps" in err
 
 
-@pytest.mark.parametrize("algorithm", ["ducc", "conv"])  # images summed, grids summed
+@pytest.mark.parametrize("algorithm", ["ducc", "conv"])  # a NUFFT a worker, grids summed
 def test_chunks_sized_from_abs_mem(ms, tmp_path, algorithm):
     code, _, err = run_cli("image", "--ms", ms, *GEOMETRY, "--workers", "1", "--abs-mem",
                            "0.5", "--algorithm", algorithm, "--out", tmp_path / "m")  # fmt: skip
@@ -220,7 +220,7 @@ def test_cotton_schwab_on_the_grid_path_sized_from_abs_mem(ms, tmp_path):
     ("weighting", "deconvolver", "algorithm", "extra"),
     [("uniform", "cotton-schwab", "conv", []),
      ("natural", "hogbom", "ducc", ["--fit-spectral-pol", "2", "--multiscale"])],
-    ids=["uniform-cs-grids", "natural-multiscale-fit-images"],
+    ids=["uniform-cs-grids", "natural-multiscale-fit-nufft"],
 )  # fmt: skip
 def test_join_channels_in_chunks_writes_the_same_cube(ms, tmp_path, weighting, deconvolver,
                                                       algorithm, extra):  # fmt: skip
@@ -234,7 +234,7 @@ def test_join_channels_in_chunks_writes_the_same_cube(ms, tmp_path, weighting, d
     code, out, err = run_cli(*args, "--workers", "2", "--chunk-rows", "17",
                              "--out", tmp_path / "many")  # fmt: skip
     assert code == 0, err
-    summed = "a grid per worker" if algorithm == "conv" else "chunk images"
+    summed = "a grid per worker" if algorithm == "conv" else "a ducc0 NUFFT per worker"
     assert f"CLEAN's passes sum {summed}" in err
     # each channel's CLEAN line: the joined CLEAN's iterations, stop and residual peak
     cleans = [line.split("; CLEAN")[1] for line in out_one.splitlines() if "; CLEAN" in line]
