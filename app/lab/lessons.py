@@ -128,11 +128,24 @@ def _default() -> SessionState:
     return DEFAULT_SESSION
 
 
-def _array(layout: str, dec_deg: float | None = None) -> Callable[[], SessionState]:
-    """The default scene with another array (and then, if given, another declination)."""
+#: KAT-7's image in Lessons 1 and 2: 256 pixels of 25″, its ~4′ beam about ten pixels
+#: across (the automatic cell, 1/3 of the finest fringe, is 80″: a 3-pixel main lobe).
+KAT7_IMAGE = (256, 25.0)
+
+
+def _array(
+    layout: str, dec_deg: float | None = None, *, npix: int | None = None, cell_arcsec=None
+) -> Callable[[], SessionState]:
+    """The default scene with another array (and then, if given, another declination).
+
+    ``npix`` and ``cell_arcsec``, when given, replace the automatic image size and cell.
+    """
 
     def make() -> SessionState:
         state = switch_layout(DEFAULT_SESSION, layout)[0]
+        if npix is not None:
+            imaging = replace(state.imaging, npix=npix, cell_arcsec=cell_arcsec)
+            state = replace(state, imaging=imaging)
         return state if dec_deg is None else with_declination(state, dec_deg)
 
     return make
@@ -152,7 +165,7 @@ def _kat7(ha_start_h: float, ha_stop_h: float, dec_deg: float | None = None):
     def make() -> SessionState:
         state, _ = switch_layout(DEFAULT_SESSION, "kat-7")
         obs = replace(state.observation, ha_start_h=ha_start_h, ha_stop_h=ha_stop_h, nchan=1)
-        imaging = replace(state.imaging, npix=256, cell_arcsec=25.0)
+        imaging = replace(state.imaging, npix=KAT7_IMAGE[0], cell_arcsec=KAT7_IMAGE[1])
         state = replace(state, observation=obs, imaging=imaging, sky=NamedSky("teaching", 0.6))
         return state if dec_deg is None else with_declination(state, dec_deg)
 
@@ -263,9 +276,10 @@ LESSONS: tuple[Lesson, ...] = (
             ),
             Scene(
                 "KAT-7",
-                "21 elliptical tracks and a broad PSF with strong sidelobes; the automatic "
-                "cell makes the axes arcminutes.",
-                _array("kat-7"),
+                "21 elliptical arcs and a broad PSF (about 4′) with strong sidelobes, on 256 "
+                "pixels of 25″ as on the command line. Set the Cell back to auto: 80″ cells, "
+                "an 11° image, and the main lobe only 3 pixels wide.",
+                _array("kat-7", npix=KAT7_IMAGE[0], cell_arcsec=KAT7_IMAGE[1]),
             ),
             Scene(
                 "VLA D",

@@ -16,6 +16,7 @@ import pytest
 from tests.support.paths import REPO
 from uvlab.app.lab.lessons import (
     ALIAS_SKY,
+    KAT7_IMAGE,
     LESSONS,
     switch_layout,
     with_declination,
@@ -120,6 +121,32 @@ def test_lesson_1_says_the_declination_the_window_picks():
     assert [(o.layout, o.dec_deg) for o in vla] == [("vla.d", float(said)), ("vla.d", 30.0),
                                                     ("vla.a", 30.0)]  # fmt: skip
     assert "set the *Declination* to +30°" in doc
+
+
+def _lobe_px(psf: np.ndarray) -> tuple[int, int]:
+    """The PSF's main lobe above half power through its peak (N/2, N/2): widths along l, m."""
+    c = psf.shape[0] // 2
+
+    def run(line: np.ndarray) -> int:
+        below = np.flatnonzero(line < 0.5)
+        return int(below[below > c].min() - below[below < c].max() - 1)
+
+    return run(psf[c]), run(psf[:, c])
+
+
+def test_lesson_1_kat7_shows_a_broad_main_lobe_where_the_auto_cell_would_not():
+    """Issue 28: on the automatic cell KAT-7's main lobe was 3 pixels in an 11° field."""
+    doc = _doc("lesson-array-psf.md")
+    (npix, cell) = re.findall(r"choose `kat-7`.*?on (\d+)\s+pixels of (\d+)″", doc, re.S)[0]
+    assert (int(npix), float(cell)) == KAT7_IMAGE
+    kat7 = next(s for _, s in SCENES if s.title == "KAT-7").state()
+    assert (kat7.imaging.npix, kat7.imaging.cell_arcsec) == KAT7_IMAGE
+    shown = _image(_small(kat7))
+    auto = _image(_small(switch_layout(DEFAULT_SESSION, "kat-7")[0]))
+    assert min(_lobe_px(shown.psf)) >= 7  # ~4′ across 25″ pixels: a lobe one can see
+    assert max(_lobe_px(auto.psf)) <= 4  # the 80″ automatic cell: what the issue saw
+    assert auto.spec.cell_rad / ARCSEC == pytest.approx(80.0, rel=0.05)  # the text's "80″"
+    assert "80″ cells" in doc
 
 
 def test_lesson_2_says_where_the_window_speaks_and_what_it_offers():
