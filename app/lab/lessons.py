@@ -131,21 +131,30 @@ def _default() -> SessionState:
 #: KAT-7's image in Lessons 1 and 2: 256 pixels of 25″, its ~4′ beam about ten pixels
 #: across (the automatic cell, 1/3 of the finest fringe, is 80″: a 3-pixel main lobe).
 KAT7_IMAGE = (256, 25.0)
+#: MeerKAT's automatic cell (arcsec) on the default scene: MeerKAT+ and SKA-Mid are shown
+#: on it, their main lobes compared at one scale (their own automatic cells, 0.85″ and
+#: 0.09″ from 17.6 and 160 km baselines, make images smaller than their natural main lobes).
+MEERKAT_CELL = 1.9
+#: One channel of 600 s integrations: SKA-Mid's 19 306 baselines imaged in seconds.
+QUICK = {"nchan": 1, "int_s": 600.0}
 
 
 def _array(
-    layout: str, dec_deg: float | None = None, *, npix: int | None = None, cell_arcsec=None
+    layout: str, dec_deg: float | None = None, quick: bool = False, **imaging
 ) -> Callable[[], SessionState]:
     """The default scene with another array (and then, if given, another declination).
 
-    ``npix`` and ``cell_arcsec``, when given, replace the automatic image size and cell.
+    ``imaging`` replaces imaging options (e.g. ``cell_arcsec``: the automatic cell
+    follows the longest baseline, far finer than a naturally weighted main lobe on
+    arrays with a dense core); ``quick`` observes 1 channel of 600 s integrations
+    (:data:`QUICK`), for arrays of many thousand baselines.
     """
 
     def make() -> SessionState:
         state = switch_layout(DEFAULT_SESSION, layout)[0]
-        if npix is not None:
-            imaging = replace(state.imaging, npix=npix, cell_arcsec=cell_arcsec)
-            state = replace(state, imaging=imaging)
+        if quick:
+            state = replace(state, observation=replace(state.observation, **QUICK))
+        state = replace(state, imaging=replace(state.imaging, **imaging))
         return state if dec_deg is None else with_declination(state, dec_deg)
 
     return make
@@ -297,8 +306,18 @@ LESSONS: tuple[Lesson, ...] = (
                 "The same Y-shaped pattern 35 times larger: the same PSF, 35 times smaller.",
                 _array("vla.a", 30.0),
             ),
-            Scene("MeerKAT+", "MeerKAT with 14 more dishes.", _array("meerkat-plus")),
-            Scene("SKA-Mid", "197 dishes on the MeerKAT site.", _array("skamid")),
+            Scene(
+                "MeerKAT+",
+                "MeerKAT with 14 more dishes, on MeerKAT's 1.9″ cell: longer baselines, a "
+                "narrower main lobe.",
+                _array("meerkat-plus", cell_arcsec=MEERKAT_CELL),
+            ),
+            Scene(
+                "SKA-Mid",
+                "197 dishes on the MeerKAT site, on MeerKAT's 1.9″ cell; 1 channel of 600 s "
+                "integrations keep its 19 306 baselines quick.",
+                _array("skamid", quick=True, cell_arcsec=MEERKAT_CELL),
+            ),
             Scene(
                 "MeerKAT, uniform weighting",
                 "Uniform weighting: the main lobe shrinks and its plateau goes; switch "

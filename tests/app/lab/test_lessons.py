@@ -18,6 +18,7 @@ from uvlab.app.lab.lessons import (
     ALIAS_SKY,
     KAT7_IMAGE,
     LESSONS,
+    MEERKAT_CELL,
     switch_layout,
     with_declination,
 )
@@ -147,6 +148,33 @@ def test_lesson_1_kat7_shows_a_broad_main_lobe_where_the_auto_cell_would_not():
     assert max(_lobe_px(auto.psf)) <= 4  # the 80″ automatic cell: what the issue saw
     assert auto.spec.cell_rad / ARCSEC == pytest.approx(80.0, rel=0.05)  # the text's "80″"
     assert "80″ cells" in doc
+
+
+def test_lesson_1_quotes_the_automatic_cells_and_the_scenes_use_meerkats():
+    """The cells step 2 and 3 quote are the window's (its status line: 80″, 14″, 0.4″, …)."""
+    from uvlab.app.lab.placement import estimate_cell_rad
+
+    doc = _doc("lesson-array-psf.md")
+    (vla,) = re.findall(r"automatic\s+cells are ([\d.]+)″ and ([\d.]+)″", doc)
+    (big,) = re.findall(r"make cells of ([\d.]+)″ and ([\d.]+)″", doc)
+    (kat7,) = re.findall(r"picks ([\d.]+)″ cells", doc)
+    assert f"*Cell* to {MEERKAT_CELL:g}, MeerKAT's automatic cell" in doc.replace("\n   ", " ")
+    quoted = {
+        ("vla.d", 30.0): vla[0], ("vla.a", 30.0): vla[1], ("meerkat-plus", None): big[0],
+        ("skamid", None): big[1], ("kat-7", None): kat7, ("meerkat", None): MEERKAT_CELL,
+    }  # fmt: skip
+    for (layout, dec), cell in quoted.items():
+        state = switch_layout(DEFAULT_SESSION, layout)[0]
+        state = state if dec is None else with_declination(state, dec)
+        auto = estimate_cell_rad(state.observation, state.imaging) / ARCSEC
+        # the window's cell comes from projected baselines, up to ~10 % coarser; the
+        # text rounds it to two digits
+        assert 0.97 <= float(cell) / auto < 1.12, (layout, cell, auto)
+    for title in ("MeerKAT+", "SKA-Mid"):
+        scene = next(s for _, s in SCENES if s.title == title).state()
+        assert scene.imaging.cell_arcsec == MEERKAT_CELL
+    ska = next(s for _, s in SCENES if s.title == "SKA-Mid").state().observation
+    assert (ska.nchan, ska.int_s) == (1, 600.0) and "1 channel of 600 s" in doc
 
 
 def test_lesson_2_says_where_the_window_speaks_and_what_it_offers():
