@@ -308,14 +308,16 @@ LESSONS: tuple[Lesson, ...] = (
             ),
             Scene(
                 "MeerKAT+",
-                "MeerKAT with 14 more dishes, on MeerKAT's 1.9″ cell: longer baselines, a "
-                "narrower main lobe.",
+                "MeerKAT with 14 more dishes out to 17.6 km, on MeerKAT's 1.9″ cell: the main "
+                "lobe narrows to about 6″ at half power (MeerKAT's: 13–17″), on a broad "
+                "plateau of the short baselines.",
                 _array("meerkat-plus", cell_arcsec=MEERKAT_CELL),
             ),
             Scene(
                 "SKA-Mid",
-                "197 dishes on the MeerKAT site, on MeerKAT's 1.9″ cell; 1 channel of 600 s "
-                "integrations keep its 19 306 baselines quick.",
+                "197 dishes out to 160 km, on MeerKAT's 1.9″ cell: a main lobe of about 6″ at "
+                "half power on a plateau from its dense core. 1 channel of 600 s integrations "
+                "keep its 19 306 baselines quick.",
                 _array("skamid", quick=True, cell_arcsec=MEERKAT_CELL),
             ),
             Scene(

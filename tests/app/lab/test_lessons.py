@@ -177,6 +177,22 @@ def test_lesson_1_quotes_the_automatic_cells_and_the_scenes_use_meerkats():
     assert (ska.nchan, ska.int_s) == (1, 600.0) and "1 channel of 600 s" in doc
 
 
+def test_lesson_1_bigger_arrays_narrow_the_main_lobe_as_quoted():
+    doc = _doc("lesson-array-psf.md").replace("\n   ", " ")
+    quoted = r"main lobes are about (\d+)″ at half power, MeerKAT's (\d+)[–-](\d+)″"
+    ((small, meerkat, upper),) = re.findall(quoted, doc)
+    widths = {}
+    for title in ("MeerKAT (the default scene)", "MeerKAT+", "SKA-Mid"):
+        state = next(s for _, s in SCENES if s.title == title).state()
+        state = replace(state, imaging=replace(state.imaging, cell_arcsec=MEERKAT_CELL))
+        widths[title] = np.array(_lobe_px(_image(_small(state, npix=96)).psf)) * MEERKAT_CELL
+    assert widths["MeerKAT (the default scene)"] == pytest.approx(
+        [float(meerkat), float(upper)], abs=MEERKAT_CELL
+    )
+    for title in ("MeerKAT+", "SKA-Mid"):
+        assert widths[title] == pytest.approx([float(small)] * 2, abs=MEERKAT_CELL), widths
+
+
 def test_lesson_2_says_where_the_window_speaks_and_what_it_offers():
     doc = _doc("lesson-earth-rotation.md")
     (beyond,) = re.findall(r"Beyond about \+(\d+)° the field is below 15°", doc)
