@@ -193,6 +193,27 @@ def test_lesson_1_bigger_arrays_narrow_the_main_lobe_as_quoted():
         assert widths[title] == pytest.approx([float(small)] * 2, abs=MEERKAT_CELL), widths
 
 
+def test_lesson_1_combined_vla_is_a_narrow_lobe_on_ds_plateau_until_briggs():
+    """'Another': VLA D + A at Dec +30° (natural: a plateau at half the peak; briggs: none)."""
+    doc = _doc("lesson-array-psf.md").replace("\n", " ")
+    assert "plateau at about half the peak" in doc and "Switch *Weighting* to `briggs`" in doc
+
+    def psf(layout, weighting):
+        state = with_declination(switch_layout(DEFAULT_SESSION, layout)[0], 30.0)
+        state = replace(state, imaging=replace(state.imaging, weighting=weighting))
+        return _image(_small(state, npix=64)).psf
+
+    alone, natural, briggs = (
+        psf("vla.a", "natural"),
+        psf("vla.d+vla.a", "natural"),
+        psf("vla.d+vla.a", "briggs"),
+    )
+    c, off = 32, slice(40, 48)  # 8–16 pixels (3–6″) east of the peak, outside A's 1.2″ lobe
+    assert _lobe_px(alone) == _lobe_px(briggs)  # A's main lobe
+    assert np.abs(alone[c, off]).max() < 0.15 and np.abs(briggs[c, off]).max() < 0.15
+    assert natural[c, off] == pytest.approx(0.5, abs=0.1)  # D's plateau
+
+
 def test_lesson_2_says_where_the_window_speaks_and_what_it_offers():
     doc = _doc("lesson-earth-rotation.md")
     (beyond,) = re.findall(r"Beyond about \+(\d+)° the field is below 15°", doc)
