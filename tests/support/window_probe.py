@@ -18,8 +18,9 @@ conv,hybrid,…`` chooses the compared algorithms, the Compare panel's by defaul
 ``--repeats`` their timed runs; ``--clean "--niter 500 --multiscale …"`` sets the
 Deconvolution tab from ``uvlab image``'s CLEAN flags; ``--panel imaging`` shows that
 panel of the Controls dock; ``--stretch psf=log`` sets a view's colour stretch;
-``--lesson 1.2,1.3`` loads Help → Lessons → Lesson 1's second scene, waits for its
-image as a student clicking it would, shoots it, then the third: L is the index in
+``--play`` presses ▶ Play and waits for its last frame; ``--lesson 1.2,1.3`` loads
+Help → Lessons → Lesson 1's second scene, waits for its image as a student clicking it
+would, shoots it, then the third: L is the index in
 :data:`~uvlab.app.lab.lessons.LESSONS`, 0 the tour). ``--also 1366x768,1280x720`` shoots
 the same results again in the window and dock sizes of those smaller screens (one
 computation for all). The JSON then also holds the status bar's and the hint bar's text,
@@ -118,6 +119,7 @@ def main(argv=None) -> int:
     p.add_argument("--clean", help="the Deconvolution tab's options as uvlab image's CLEAN flags")
     p.add_argument("--panel", help="the Controls dock's panel to show (its tab's title)")
     p.add_argument("--lesson", help="L.S: load scene S (from 1) of LESSONS[L] (0: the tour)")
+    p.add_argument("--play", action="store_true", help="press ▶ Play before the shots")
     p.add_argument("--stretch", default="", help="VIEW=NAME,…: e.g. psf=log (dirty, psf, sky)")
     args = p.parse_args(argv)
     width, height = (int(v) for v in args.size.lower().split("x"))
@@ -165,6 +167,8 @@ def main(argv=None) -> int:
         report = report or measure(window)  # after the first image
         prefix = args.prefix if which is None else f"{args.prefix}-{which}"
         out = report if len(scenes) == 1 else report.setdefault("scenes", {}).setdefault(which, {})
+        if args.play:  # the hour-by-hour animation, to its end: how many frames it showed
+            out["play_frames"] = _play(app, window, results, failed)
         out.update(_shoot(app, window, args, prefix, results, failed))
     print(json.dumps(report))
     window.controller.shutdown()
@@ -222,21 +226,35 @@ def _shoot(app, window, args, prefix: str, results: list, failed: list) -> dict:
 
 def _load_lesson(app, window, which: str, results: list, failed: list) -> bool:
     """Help → Lessons → scene ``which`` ("L.S"), and its image: True once it is shown."""
-    from PyQt6 import QtCore
-
     from uvlab.app.lab.lessons import LESSONS
 
     number, scene = (int(v) for v in which.split("."))
     lesson = LESSONS[number]
     before = len(results)
     window.session.load_lesson(lesson, lesson.scenes[scene - 1])
+    return _settle(app, window, results, failed, before)
+
+
+def _play(app, window, results: list, failed: list) -> int | None:
+    """Press ▶ Play and wait for the animation's end: its frames (None if it did not end)."""
+    before = len(results)
+    window.play.set_playing(True)
+    ended = _settle(app, window, results, failed, before, lambda: not window.play.is_playing())
+    return len(results) - before if ended else None
+
+
+def _settle(app, window, results, failed, before: int, also=lambda: True) -> bool:
+    """Wait until the newest job's result is in (after ``before`` results), nothing runs or
+    waits, and ``also()`` holds: True then, False on a failure or after 10 minutes."""
+    from PyQt6 import QtCore
+
     controller = window.controller
     deadline = QtCore.QDeadlineTimer(600_000)
 
-    def settled() -> bool:  # the newest job's result in, nothing running or waiting
+    def settled() -> bool:
         if controller.busy or controller.debounce.isActive() or len(results) == before:
             return False
-        return results[-1].job_id == controller.latest_job_id
+        return results[-1].job_id == controller.latest_job_id and also()
 
     while not settled() and not failed and not deadline.hasExpired():
         app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)

@@ -68,9 +68,11 @@ def test_views_fit_their_images_after_the_first_result():
 
 
 def test_the_probe_walks_a_lesson_scene_as_a_student_would(tmp_path):
-    """``--lesson``: Help → Lessons → Lesson 3's nn scene loaded, imaged, shot (issue 28)."""
-    r = probe("1366x768", 1.0, "--lesson", "3.1", "--stretch", "psf=log", "--shots", str(tmp_path))
+    """``--lesson``: Help → Lessons → Lesson 3's nn scene loaded, imaged, played, shot."""
+    extra = ("--lesson", "3.1", "--play", "--stretch", "psf=log", "--shots", str(tmp_path))
+    r = probe("1366x768", 1.0, *extra)
     assert "nn: a false source" in r["tip"] and "Read the lesson" in r["tip"]
+    assert r["play_frames"] == 2  # -1 … 0 h, then -1 … +1 h: one hour per frame
     assert r["status"].startswith("Done") and "vla.d" in r["status"]  # the scene's own image
     (shot,) = r["shots"]
     assert shot == str(tmp_path / "gui-3.1-overview-1366x768.png")
