@@ -148,7 +148,8 @@ class NoiseReport:
     """The image noise: expected (radiometer equation) and measured (MAD σ), Jy/beam.
 
     ``expected_jy`` is σ_I·√(Σw²)/Σw over the imaging weights w of the N gridded
-    visibilities (σ_I/√N for natural weighting), None without thermal noise;
+    visibilities (σ_I/√N for natural weighting, σ_I = σ/√2 with σ the radiometer
+    σ of one correlation: :func:`stokes_i_sigma`), None without thermal noise;
     ``weighting`` says which weights (``"natural"``, ``"uniform"``, ``"briggs 0.5"``, with
     any taper).
     """
@@ -162,7 +163,9 @@ class NoiseReport:
         measured = f"measured RMS {format_jy(self.measured_jy)}/beam (MAD of the dirty image)"
         if self.expected_jy is None:
             return f"noise: {measured}; no thermal noise (SEFD 0)"
-        how = "σ/√N" if self.weighting == "natural" else "σ·√Σw²/Σw"
+        # σ as the SEFD's tooltip and docs/conventions.md define it: per real and imaginary
+        # part of one correlation; Stokes I averages two, hence the √2
+        how = "σ/√(2N)" if self.weighting == "natural" else "σ·√Σw²/(√2·Σw)"
         text = (
             f"noise: expected {format_jy(self.expected_jy)}/beam (radiometer {how}, "
             f"{self.weighting} weighting, N = {self.nvis}), {measured}"

@@ -128,11 +128,33 @@ def _default() -> SessionState:
     return DEFAULT_SESSION
 
 
-def _array(layout: str, dec_deg: float | None = None) -> Callable[[], SessionState]:
-    """The default scene with another array (and then, if given, another declination)."""
+#: KAT-7's image in Lessons 1 and 2: 256 pixels of 25″, its ~4′ beam about ten pixels
+#: across (the automatic cell, 1/3 of the finest fringe, is 80″: a 3-pixel main lobe).
+KAT7_IMAGE = (256, 25.0)
+#: MeerKAT's automatic cell (arcsec) on the default scene: MeerKAT+ and SKA-Mid are shown
+#: on it, their main lobes compared at one scale (their own automatic cells, 0.85″ and
+#: 0.09″ from 17.6 and 160 km baselines, make images smaller than their natural main lobes).
+MEERKAT_CELL = 1.9
+#: One channel of 600 s integrations: SKA-Mid's 19 306 baselines imaged in seconds.
+QUICK = {"nchan": 1, "int_s": 600.0}
+
+
+def _array(
+    layout: str, dec_deg: float | None = None, quick: bool = False, **imaging
+) -> Callable[[], SessionState]:
+    """The default scene with another array (and then, if given, another declination).
+
+    ``imaging`` replaces imaging options (e.g. ``cell_arcsec``: the automatic cell
+    follows the longest baseline, far finer than a naturally weighted main lobe on
+    arrays with a dense core); ``quick`` observes 1 channel of 600 s integrations
+    (:data:`QUICK`), for arrays of many thousand baselines.
+    """
 
     def make() -> SessionState:
         state = switch_layout(DEFAULT_SESSION, layout)[0]
+        if quick:
+            state = replace(state, observation=replace(state.observation, **QUICK))
+        state = replace(state, imaging=replace(state.imaging, **imaging))
         return state if dec_deg is None else with_declination(state, dec_deg)
 
     return make
@@ -152,7 +174,7 @@ def _kat7(ha_start_h: float, ha_stop_h: float, dec_deg: float | None = None):
     def make() -> SessionState:
         state, _ = switch_layout(DEFAULT_SESSION, "kat-7")
         obs = replace(state.observation, ha_start_h=ha_start_h, ha_stop_h=ha_stop_h, nchan=1)
-        imaging = replace(state.imaging, npix=256, cell_arcsec=25.0)
+        imaging = replace(state.imaging, npix=KAT7_IMAGE[0], cell_arcsec=KAT7_IMAGE[1])
         state = replace(state, observation=obs, imaging=imaging, sky=NamedSky("teaching", 0.6))
         return state if dec_deg is None else with_declination(state, dec_deg)
 
@@ -263,9 +285,10 @@ LESSONS: tuple[Lesson, ...] = (
             ),
             Scene(
                 "KAT-7",
-                "21 elliptical tracks and a broad PSF with strong sidelobes; the automatic "
-                "cell makes the axes arcminutes.",
-                _array("kat-7"),
+                "21 elliptical arcs and a broad PSF (about 4′) with strong sidelobes, on 256 "
+                "pixels of 25″ as on the command line. Set the Cell back to auto: 80″ cells, "
+                "an 11° image, and the main lobe only 3 pixels wide.",
+                _array("kat-7", npix=KAT7_IMAGE[0], cell_arcsec=KAT7_IMAGE[1]),
             ),
             Scene(
                 "VLA D",
@@ -283,8 +306,20 @@ LESSONS: tuple[Lesson, ...] = (
                 "The same Y-shaped pattern 35 times larger: the same PSF, 35 times smaller.",
                 _array("vla.a", 30.0),
             ),
-            Scene("MeerKAT+", "MeerKAT with 14 more dishes.", _array("meerkat-plus")),
-            Scene("SKA-Mid", "197 dishes on the MeerKAT site.", _array("skamid")),
+            Scene(
+                "MeerKAT+",
+                "MeerKAT with 14 more dishes out to 17.6 km, on MeerKAT's 1.9″ cell: the main "
+                "lobe narrows to about 6″ at half power (MeerKAT's: 13–17″), on a broad "
+                "plateau of the short baselines.",
+                _array("meerkat-plus", cell_arcsec=MEERKAT_CELL),
+            ),
+            Scene(
+                "SKA-Mid",
+                "197 dishes out to 160 km, on MeerKAT's 1.9″ cell: a main lobe of about 6″ at "
+                "half power on a plateau from its dense core. 1 channel of 600 s integrations "
+                "keep its 19 306 baselines quick.",
+                _array("skamid", quick=True, cell_arcsec=MEERKAT_CELL),
+            ),
             Scene(
                 "MeerKAT, uniform weighting",
                 "Uniform weighting: the main lobe shrinks and its plateau goes; switch "
@@ -342,7 +377,8 @@ LESSONS: tuple[Lesson, ...] = (
             ),
             Scene(
                 "conv (ES kernel, σ = 2)",
-                "The outside source is suppressed to about 1e-6 of the peak.",
+                "The outside source is suppressed below the window's ε = 1e-5: the Aliasing "
+                "view's largest error is 6.5e-6 of the peak.",
                 _aliasing(algorithm="conv"),
             ),
             Scene(

@@ -19,10 +19,16 @@ With ``--shots DIR`` it also saves the window with each of ``--tabs`` in front
 conv,hybrid,…`` chooses the compared algorithms, the Compare panel's by default, and
 ``--repeats`` their timed runs; ``--clean "--niter 500 --multiscale …"`` sets the
 Deconvolution tab from ``uvlab image``'s CLEAN flags; ``--panel imaging`` shows that
-panel of the Controls dock). ``--also 1366x768,1280x720`` shoots the same results
-again in the window and dock sizes of those smaller screens (one computation for all).
-The GUI tests run it in a subprocess (the platform is chosen per process);
-screenshots for the docs come from the same script under Xvfb.
+panel of the Controls dock; ``--stretch psf=log`` sets a view's colour stretch;
+``--play`` presses ▶ Play and waits for its last frame; ``--lesson 1.2,1.3`` loads
+Help → Lessons → Lesson 1's second scene, waits for its image as a student clicking it
+would, shoots it, then the third: L is the index in
+:data:`~uvlab.app.lab.lessons.LESSONS`, 0 the tour). ``--also 1366x768,1280x720`` shoots
+the same results again in the window and dock sizes of those smaller screens (one
+computation for all). The JSON then also holds the status bar's and the hint bar's text,
+per scene under ``scenes`` when there are several. The GUI tests run it in a subprocess
+(the platform is chosen per process); screenshots for the docs come from the same
+script, offscreen or under Xvfb.
 """
 
 from __future__ import annotations
@@ -114,6 +120,9 @@ def main(argv=None) -> int:
     p.add_argument("--also", default="", help="smaller screens WxH,… to shoot the same results")
     p.add_argument("--clean", help="the Deconvolution tab's options as uvlab image's CLEAN flags")
     p.add_argument("--panel", help="the Controls dock's panel to show (its tab's title)")
+    p.add_argument("--lesson", help="L.S: load scene S (from 1) of LESSONS[L] (0: the tour)")
+    p.add_argument("--play", action="store_true", help="press ▶ Play before the shots")
+    p.add_argument("--stretch", default="", help="VIEW=NAME,…: e.g. psf=log (dirty, psf, sky)")
     args = p.parse_args(argv)
     width, height = (int(v) for v in args.size.lower().split("x"))
     if not args.real:
@@ -140,23 +149,50 @@ def main(argv=None) -> int:
     window.controller.result_ready.connect(results.append)
     failed = []
     window.controller.job_failed.connect(failed.append)
-    deadline = QtCore.QDeadlineTimer(240_000)
-    while not results and not failed and not deadline.hasExpired():
-        app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
-    for _ in range(20):  # let the layout settle after the result's titles
-        app.processEvents()
-    if failed or not results:
-        print(json.dumps({"error": failed[0] if failed else "timeout"}))
-        window.controller.shutdown()
-        _dispose(app, window)
-        return 1
-    report = measure(window)
+    scenes = args.lesson.split(",") if args.lesson else [None]
+    if scenes[0] is None:  # the default scene's first image (a lesson's scene replaces it)
+        deadline = QtCore.QDeadlineTimer(240_000)
+        while not results and not failed and not deadline.hasExpired():
+            app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        for _ in range(20):  # let the layout settle after the result's titles
+            app.processEvents()
+        if failed or not results:
+            print(json.dumps({"error": failed[0] if failed else "timeout"}))
+            window.controller.shutdown()
+            _dispose(app, window)
+            return 1
+    report = {}
+    for which in scenes:
+        if which is not None and not _load_lesson(app, window, which, results, failed):
+            report["error"] = f"lesson {which}: " + (failed[0] if failed else "timeout")
+            break
+        report = report or measure(window)  # after the first image
+        prefix = args.prefix if which is None else f"{args.prefix}-{which}"
+        out = report if len(scenes) == 1 else report.setdefault("scenes", {}).setdefault(which, {})
+        if args.play:  # the hour-by-hour animation, to its end: how many frames it showed
+            out["play_frames"] = _play(app, window, results, failed)
+        out.update(_shoot(app, window, args, prefix, results, failed))
+    print(json.dumps(report))
+    window.controller.shutdown()
+    window.close()
+    _dispose(app, window)  # while the QApplication lives: else SIGSEGV at exit, at times
+    return 1 if "error" in report else 0
+
+
+def _shoot(app, window, args, prefix: str, results: list, failed: list) -> dict:
+    """The views set as ``args`` say, each of ``args.tabs`` shot: the status, hint and paths."""
+    from PyQt6 import QtCore
+
+    for item in filter(None, args.stretch.split(",")):
+        view, name = item.split("=")
+        getattr(window.views, f"{view}_view").set_stretch(name)
     if args.clean:
         window.views.deconv_view.set_record(_clean_record(args.clean))
         window.views.deconv_view.changed.emit()  # as an edit there does
     if args.panel:
         titles = [window.panel_tabs.tabText(k).lower() for k in range(window.panel_tabs.count())]
         window.panel_tabs.setCurrentIndex(titles.index(args.panel.lower()))
+    report = {"shots": []}
     if args.shots:
         os.makedirs(args.shots, exist_ok=True)
         for tab in args.tabs.split(","):
@@ -180,16 +216,18 @@ def main(argv=None) -> int:
             window.show_tab(tab)
             for _ in range(20):
                 app.processEvents()
-            path = os.path.join(args.shots, f"{args.prefix}-{tab}-{width}x{height}.png")
-            window.grab().save(path)
-            report.setdefault("shots", []).append(path)
-        for size in filter(None, args.also.split(",")):
-            report["shots"] += _shoot_as_on(app, window, size, args)
-    print(json.dumps(report))
-    window.controller.shutdown()
-    window.close()
-    _dispose(app, window)  # while the QApplication lives: else SIGSEGV at exit, at times
-    return 0
+            name = f"{prefix}-{tab}-{args.size.lower()}.png"
+            window.grab().save(os.path.join(args.shots, name))
+            report["shots"].append(os.path.join(args.shots, name))
+        if args.also:
+            frame, dock = window.size(), window.dock.width()
+            for also in filter(None, args.also.split(",")):
+                report["shots"] += _shoot_as_on(app, window, also, args, prefix)
+            window.resize(frame)  # back to this screen's, for the next scene
+            window.resizeDocks([window.dock], [dock], QtCore.Qt.Orientation.Horizontal)
+    report["status"] = window.statusBar().currentMessage()
+    report["tip"] = window.tips.label.text()
+    return report
 
 
 def _compare_runs(output) -> dict:
@@ -202,7 +240,46 @@ def _compare_runs(output) -> dict:
     return {"compare_runs": runs, "reference_s": sum(cmp.reference_timing.values())}
 
 
-def _shoot_as_on(app, window, size: str, args) -> list[str]:
+def _load_lesson(app, window, which: str, results: list, failed: list) -> bool:
+    """Help → Lessons → scene ``which`` ("L.S"), and its image: True once it is shown."""
+    from uvlab.app.lab.lessons import LESSONS
+
+    number, scene = (int(v) for v in which.split("."))
+    lesson = LESSONS[number]
+    before = len(results)
+    window.session.load_lesson(lesson, lesson.scenes[scene - 1])
+    return _settle(app, window, results, failed, before)
+
+
+def _play(app, window, results: list, failed: list) -> int | None:
+    """Press ▶ Play and wait for the animation's end: its frames (None if it did not end)."""
+    before = len(results)
+    window.play.set_playing(True)
+    ended = _settle(app, window, results, failed, before, lambda: not window.play.is_playing())
+    return len(results) - before if ended else None
+
+
+def _settle(app, window, results, failed, before: int, also=lambda: True) -> bool:
+    """Wait until the newest job's result is in (after ``before`` results), nothing runs or
+    waits, and ``also()`` holds: True then, False on a failure or after 10 minutes."""
+    from PyQt6 import QtCore
+
+    controller = window.controller
+    deadline = QtCore.QDeadlineTimer(600_000)
+
+    def settled() -> bool:
+        if controller.busy or controller.debounce.isActive() or len(results) == before:
+            return False
+        return results[-1].job_id == controller.latest_job_id and also()
+
+    while not settled() and not failed and not deadline.hasExpired():
+        app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
+    for _ in range(20):
+        app.processEvents()
+    return settled()
+
+
+def _shoot_as_on(app, window, size: str, args, prefix: str) -> list[str]:
     """Shots of ``args.tabs`` with the window and its dock sized as on a ``size`` screen."""
     from PyQt6 import QtCore
 
@@ -219,7 +296,7 @@ def _shoot_as_on(app, window, size: str, args) -> list[str]:
         window.show_tab(tab)
         for _ in range(20):
             app.processEvents()
-        paths.append(os.path.join(args.shots, f"{args.prefix}-{tab}-{size}.png"))
+        paths.append(os.path.join(args.shots, f"{prefix}-{tab}-{size}.png"))
         window.grab().save(paths[-1])
     return paths
 

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from PyQt6 import QtCore
+from PyQt6 import QtCore, QtGui
 
 from tests.support.paths import REPO
 from uvlab.app.gui.screen_fit import fitted_rect
@@ -21,10 +21,11 @@ from uvlab.app.gui.screen_fit import fitted_rect
 MIN_DIRTY_PX = 450
 
 
-def probe(size: str, dpr: float = 1.0) -> dict:
+def probe(size: str, dpr: float = 1.0, *extra: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+    command = ["--size", size, "--dpr", str(dpr), *extra]
     run = subprocess.run(
-        [sys.executable, "-m", "tests.support.window_probe", "--size", size, "--dpr", str(dpr)],
+        [sys.executable, "-m", "tests.support.window_probe", *command],
         cwd=REPO,
         env=env,
         capture_output=True,
@@ -64,6 +65,19 @@ def test_views_fit_their_images_after_the_first_result():
         spans = [fit["x"][1] - fit["x"][0], fit["y"][1] - fit["y"][0]]
         # square pixels: the limiting axis spans the image exactly, the other at least
         assert min(spans) == pytest.approx(2 * half, rel=0.01), (name, fit)
+
+
+def test_the_probe_walks_a_lesson_scene_as_a_student_would(tmp_path):
+    """``--lesson``: Help → Lessons → Lesson 3's nn scene loaded, imaged, played, shot."""
+    extra = ("--lesson", "3.1", "--play", "--stretch", "psf=log", "--shots", str(tmp_path))
+    r = probe("1366x768", 1.0, *extra)
+    assert "nn: a false source" in r["tip"] and "Read the lesson" in r["tip"]
+    assert r["play_frames"] == 2  # -1 … 0 h, then -1 … +1 h: one hour per frame
+    assert r["status"].startswith("Done") and "vla.d" in r["status"]  # the scene's own image
+    (shot,) = r["shots"]
+    assert shot == str(tmp_path / "gui-3.1-overview-1366x768.png")
+    png = QtGui.QImage(shot)
+    assert [png.width(), png.height()] == r["frame"][2:]
 
 
 def test_fitted_rect_moves_and_shrinks_into_the_screen():

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from tests.support.observations import SMALL_OBS
+from tests.support.paths import REPO
 from uvlab.app.instrument.jones import JonesOptions, ObservationJones
 from uvlab.app.lab.corruptions import Corruptions, add_noise, mad_sigma, noise_report
 from uvlab.app.lab.imaging import ImagingOptions
@@ -104,6 +106,7 @@ def test_noise_report_on_a_blank_field():
     assert out.noise.measured_jy == pytest.approx(expected, rel=0.1)
     assert out.noise.measured_jy == mad_sigma(out.dirty)
     assert "natural weighting" in out.noise.describe() and "dominate" not in out.noise.describe()
+    assert "radiometer σ/√(2N)" in out.noise.describe()  # the σ of the SEFD's tooltip
     loud = replace(out.noise, measured_jy=2 * expected)  # e.g. a bright source's sidelobes
     assert "sidelobes dominate" in loud.describe()
     assert noise_report(None, SMALL_OBS, IMAGING, out.dirty, out.nvis).expected_jy is None
@@ -120,6 +123,7 @@ def test_noise_report_for_other_weightings_is_measured_too(weighting):
     assert out.noise.expected_jy > 1.05 * natural  # down-weighting raises it
     assert out.noise.measured_jy == pytest.approx(out.noise.expected_jy, rel=0.1)
     assert f"{weighting}" in out.noise.describe() and "taper 60″" in out.noise.describe()
+    assert "radiometer σ·√Σw²/(√2·Σw)" in out.noise.describe()
 
 
 def test_mad_sigma_of_gaussian_noise():
@@ -194,3 +198,7 @@ def test_lesson_4_scenes_show_what_the_lesson_says():
     )
     assert blank.noise.expected_jy == pytest.approx(27e-6, rel=0.02)
     assert blank.noise.measured_jy == pytest.approx(blank.noise.expected_jy, rel=0.1)
+    # step 4's "with the four sources back": their sidelobes, as the line quotes them
+    doc = (REPO / "docs" / lesson.page).read_text(encoding="utf-8")
+    (quoted,) = re.findall(r"their sidelobes' \(([\d.]+) mJy/beam", doc)
+    assert flat.noise.measured_jy == pytest.approx(float(quoted) * 1e-3, rel=0.02)

@@ -16,7 +16,9 @@ import pytest
 from tests.support.paths import REPO
 from uvlab.app.lab.lessons import (
     ALIAS_SKY,
+    KAT7_IMAGE,
     LESSONS,
+    MEERKAT_CELL,
     switch_layout,
     with_declination,
 )
@@ -120,6 +122,96 @@ def test_lesson_1_says_the_declination_the_window_picks():
     assert [(o.layout, o.dec_deg) for o in vla] == [("vla.d", float(said)), ("vla.d", 30.0),
                                                     ("vla.a", 30.0)]  # fmt: skip
     assert "set the *Declination* to +30°" in doc
+
+
+def _lobe_px(psf: np.ndarray) -> tuple[int, int]:
+    """The PSF's main lobe above half power through its peak (N/2, N/2): widths along l, m."""
+    c = psf.shape[0] // 2
+
+    def run(line: np.ndarray) -> int:
+        below = np.flatnonzero(line < 0.5)
+        return int(below[below > c].min() - below[below < c].max() - 1)
+
+    return run(psf[c]), run(psf[:, c])
+
+
+def test_lesson_1_kat7_shows_a_broad_main_lobe_where_the_auto_cell_would_not():
+    """Issue 28: on the automatic cell KAT-7's main lobe was 3 pixels in an 11° field."""
+    doc = _doc("lesson-array-psf.md")
+    (npix, cell) = re.findall(r"choose `kat-7`.*?on (\d+)\s+pixels of (\d+)″", doc, re.S)[0]
+    assert (int(npix), float(cell)) == KAT7_IMAGE
+    kat7 = next(s for _, s in SCENES if s.title == "KAT-7").state()
+    assert (kat7.imaging.npix, kat7.imaging.cell_arcsec) == KAT7_IMAGE
+    shown = _image(_small(kat7))
+    auto = _image(_small(switch_layout(DEFAULT_SESSION, "kat-7")[0]))
+    assert min(_lobe_px(shown.psf)) >= 7  # ~4′ across 25″ pixels: a lobe one can see
+    assert max(_lobe_px(auto.psf)) <= 4  # the 80″ automatic cell: what the issue saw
+    assert auto.spec.cell_rad / ARCSEC == pytest.approx(80.0, rel=0.05)  # the text's "80″"
+    assert "80″ cells" in doc
+
+
+def test_lesson_1_quotes_the_automatic_cells_and_the_scenes_use_meerkats():
+    """The cells step 2 and 3 quote are the window's (its status line: 80″, 14″, 0.4″, …)."""
+    from uvlab.app.lab.placement import estimate_cell_rad
+
+    doc = _doc("lesson-array-psf.md")
+    (vla,) = re.findall(r"automatic\s+cells are ([\d.]+)″ and ([\d.]+)″", doc)
+    (big,) = re.findall(r"make cells of ([\d.]+)″ and ([\d.]+)″", doc)
+    (kat7,) = re.findall(r"picks ([\d.]+)″ cells", doc)
+    assert f"*Cell* to {MEERKAT_CELL:g}, MeerKAT's automatic cell" in doc.replace("\n   ", " ")
+    quoted = {
+        ("vla.d", 30.0): vla[0], ("vla.a", 30.0): vla[1], ("meerkat-plus", None): big[0],
+        ("skamid", None): big[1], ("kat-7", None): kat7, ("meerkat", None): MEERKAT_CELL,
+    }  # fmt: skip
+    for (layout, dec), cell in quoted.items():
+        state = switch_layout(DEFAULT_SESSION, layout)[0]
+        state = state if dec is None else with_declination(state, dec)
+        auto = estimate_cell_rad(state.observation, state.imaging) / ARCSEC
+        # the window's cell comes from projected baselines, up to ~10 % coarser; the
+        # text rounds it to two digits
+        assert 0.97 <= float(cell) / auto < 1.12, (layout, cell, auto)
+    for title in ("MeerKAT+", "SKA-Mid"):
+        scene = next(s for _, s in SCENES if s.title == title).state()
+        assert scene.imaging.cell_arcsec == MEERKAT_CELL
+    ska = next(s for _, s in SCENES if s.title == "SKA-Mid").state().observation
+    assert (ska.nchan, ska.int_s) == (1, 600.0) and "1 channel of 600 s" in doc
+
+
+def test_lesson_1_bigger_arrays_narrow_the_main_lobe_as_quoted():
+    doc = _doc("lesson-array-psf.md").replace("\n   ", " ")
+    quoted = r"main lobes are about (\d+)″ at half power, MeerKAT's (\d+)[–-](\d+)″"
+    ((small, meerkat, upper),) = re.findall(quoted, doc)
+    widths = {}
+    for title in ("MeerKAT (the default scene)", "MeerKAT+", "SKA-Mid"):
+        state = next(s for _, s in SCENES if s.title == title).state()
+        state = replace(state, imaging=replace(state.imaging, cell_arcsec=MEERKAT_CELL))
+        widths[title] = np.array(_lobe_px(_image(_small(state, npix=96)).psf)) * MEERKAT_CELL
+    assert widths["MeerKAT (the default scene)"] == pytest.approx(
+        [float(meerkat), float(upper)], abs=MEERKAT_CELL
+    )
+    for title in ("MeerKAT+", "SKA-Mid"):
+        assert widths[title] == pytest.approx([float(small)] * 2, abs=MEERKAT_CELL), widths
+
+
+def test_lesson_1_combined_vla_is_a_narrow_lobe_on_ds_plateau_until_briggs():
+    """'Another': VLA D + A at Dec +30° (natural: a plateau at half the peak; briggs: none)."""
+    doc = _doc("lesson-array-psf.md").replace("\n", " ")
+    assert "plateau at about half the peak" in doc and "Switch *Weighting* to `briggs`" in doc
+
+    def psf(layout, weighting):
+        state = with_declination(switch_layout(DEFAULT_SESSION, layout)[0], 30.0)
+        state = replace(state, imaging=replace(state.imaging, weighting=weighting))
+        return _image(_small(state, npix=64)).psf
+
+    alone, natural, briggs = (
+        psf("vla.a", "natural"),
+        psf("vla.d+vla.a", "natural"),
+        psf("vla.d+vla.a", "briggs"),
+    )
+    c, off = 32, slice(40, 48)  # 8–16 pixels (3–6″) east of the peak, outside A's 1.2″ lobe
+    assert _lobe_px(alone) == _lobe_px(briggs)  # A's main lobe
+    assert np.abs(alone[c, off]).max() < 0.15 and np.abs(briggs[c, off]).max() < 0.15
+    assert natural[c, off] == pytest.approx(0.5, abs=0.1)  # D's plateau
 
 
 def test_lesson_2_says_where_the_window_speaks_and_what_it_offers():
