@@ -38,7 +38,7 @@ import numpy as np
 
 from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.imaging.co_grid import grid_image, grid_samples, grids_in_parts
-from uvlab.gpu.imaging.parts import PartImage, weighted_samples
+from uvlab.gpu.imaging.parts import PartImage, counted_samples
 from uvlab.gpu.imaging.weighting import Weighting
 
 
@@ -179,16 +179,10 @@ def grid_part(
     grid = into if into is not None else empty_grid(spec, algorithm, params, psf=psf, dirty=dirty)
     if (grid.psf is not None) != psf or (grid.dirty is not None) != dirty:
         raise ValueError("the grid to add to does not hold the products asked for")
-    s, wt = weighted_samples(uvw, freq_hz, vis, weight, flag, spec, weighting, totals)
-    keep = wt > 0
-    if not keep.any():
+    counted = counted_samples(uvw, freq_hz, vis, weight, flag, spec, weighting, totals, grid)
+    if counted is None:
         return grid
-    freq = np.asarray(freq_hz, dtype=np.float64)
-    chans = np.arange(s.shape[0] * s.shape[1]) if s.index is None else s.index
-    f = freq[chans % s.shape[1]]
-    grid.sum_weights += float(wt.sum())
-    grid.nvis += int(np.count_nonzero(keep))
-    grid.sum_weighted_freq_hz += float(wt @ f)
+    s, wt, keep = counted
     u, v = s.u[keep], s.v[keep]
     wvis = None  # the PSF's records alone
     if dirty and model is None:

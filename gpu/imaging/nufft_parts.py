@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from uvlab.gpu.image_spec import ImageSpec
-from uvlab.gpu.imaging.parts import PartImage, weighted_samples
+from uvlab.gpu.imaging.parts import PartImage, counted_samples
 from uvlab.gpu.imaging.weighting import Weighting
 
 
@@ -104,15 +104,10 @@ def nufft_part(
     acc = into if into is not None else NufftPart(dirty=dirty, psf=psf)
     if (acc.dirty, acc.psf) != (dirty, psf) or not (dirty or psf):
         raise ValueError("the NUFFT to add to does not hold the products asked for")
-    s, wt = weighted_samples(uvw, freq_hz, vis, weight, flag, spec, weighting, totals)
-    keep = wt > 0
-    if not keep.any():
+    counted = counted_samples(uvw, freq_hz, vis, weight, flag, spec, weighting, totals, acc)
+    if counted is None:
         return acc
-    freq = np.asarray(freq_hz, dtype=np.float64)
-    chans = np.arange(s.shape[0] * s.shape[1]) if s.index is None else s.index
-    acc.sum_weights += float(wt.sum())
-    acc.nvis += int(np.count_nonzero(keep))
-    acc.sum_weighted_freq_hz += float(wt @ freq[chans % s.shape[1]])
+    s, wt, keep = counted
     w = wt[keep]
     wvis = None
     if dirty:

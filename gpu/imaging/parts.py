@@ -87,6 +87,25 @@ def weighted_samples(
     return s, np.asarray(wt, dtype=np.float64)
 
 
+def counted_samples(
+    uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting, totals, acc
+):
+    """:func:`weighted_samples` of one part and the mask of those with nonzero weight,
+    their Σw, count and Σw·f added into ``acc`` (a grid or NUFFT in parts: anything with
+    ``sum_weights``, ``nvis`` and ``sum_weighted_freq_hz``); None when no sample has weight.
+    """
+    s, wt = weighted_samples(uvw, freq_hz, vis, weight, flag, spec, weighting, totals)
+    keep = wt > 0
+    if not keep.any():
+        return None
+    freq = np.asarray(freq_hz, dtype=np.float64)
+    chans = np.arange(s.shape[0] * s.shape[1]) if s.index is None else s.index
+    acc.sum_weights += float(wt.sum())
+    acc.nvis += int(np.count_nonzero(keep))
+    acc.sum_weighted_freq_hz += float(wt @ freq[chans % s.shape[1]])
+    return s, wt, keep
+
+
 def part_weights(
     uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting, totals=None
 ) -> np.ndarray:

@@ -21,3 +21,20 @@ def data(seed=4, nrow=60, nchan=3):
     flag = rng.random((nrow, nchan)) < 0.1
     flag[7] = True  # a whole row flagged: a one-row part with nothing usable
     return uvw, freq, vis, weight, flag
+
+
+def split(bounds, weighting):
+    """(parts, totals): :func:`data` cut at ``bounds`` (row indices), each part the
+    ``(uvw, freq_hz, vis, weight, flag)`` of its rows, and the density totals of all of
+    them for uniform and Briggs weighting (None for natural), as a cluster's first pass
+    makes them."""
+    from itertools import pairwise
+
+    from uvlab.gpu.imaging.parts import density_totals, needs_density, part_counts
+
+    uvw, freq, vis, weight, flag = data()
+    parts = [(uvw[a:b], freq, vis[a:b], weight[a:b], flag[a:b]) for a, b in pairwise(bounds)]
+    totals = None
+    if needs_density(weighting):
+        totals = density_totals(sum(part_counts(*p, SPEC, weighting) for p in parts))
+    return parts, totals

@@ -8,19 +8,16 @@ DFT (the catalogue's ``dft``) to the GCF's accuracy.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 import pytest
 
-from tests.support.parts_data import SPEC, data
+from tests.support.parts_data import SPEC, data, split
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.registry import ALGORITHMS, axis_plans
 from uvlab.gpu.gridders.separable import extended_shape, fold_half
 from uvlab.gpu.imaging.co_grid import grids_in_parts
 from uvlab.gpu.imaging.grid_parts import empty_grid, finish, grid_part
 from uvlab.gpu.imaging.imager import make_image
-from uvlab.gpu.imaging.parts import density_totals, needs_density, part_counts
 from uvlab.gpu.imaging.weighting import Weighting
 
 SPLITS = {
@@ -39,18 +36,10 @@ IN_PARTS = [a for a in ALGORITHMS if grids_in_parts(a)]
 
 def grid_in_parts(bounds, weighting, algorithm="conv", params=None, psf=True):
     """The parts gridded two chains at a time (as two workers do), the chains then added."""
-    uvw, freq, vis, weight, flag = data()
-    parts = [slice(a, b) for a, b in itertools.pairwise(bounds)]
-
-    def args(p):
-        return uvw[p], freq, vis[p], weight[p], flag[p]
-
-    totals = None
-    if needs_density(weighting):
-        totals = density_totals(sum(part_counts(*args(p), SPEC, weighting) for p in parts))
+    parts, totals = split(bounds, weighting)
     chains = [None, None]
     for k, p in enumerate(parts):
-        chains[k % 2] = grid_part(*args(p), SPEC, weighting, totals, algorithm=algorithm,
+        chains[k % 2] = grid_part(*p, SPEC, weighting, totals, algorithm=algorithm,
                                   params=params, psf=psf, into=chains[k % 2])  # fmt: skip
     total = chains[0] if chains[1] is None else chains[0].add(chains[1])
     return finish(total, SPEC, algorithm, params)

@@ -9,17 +9,15 @@ float64 direct DFT (the catalogue's ``dft``) to ducc0's ε.
 
 from __future__ import annotations
 
-import itertools
 import pickle
 
 import numpy as np
 import pytest
 
-from tests.support.parts_data import SPEC, data
+from tests.support.parts_data import SPEC, data, split
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.imaging.imager import make_image
 from uvlab.gpu.imaging.nufft_parts import finish_nufft, nufft_in_parts, nufft_part
-from uvlab.gpu.imaging.parts import density_totals, needs_density, part_counts
 from uvlab.gpu.imaging.weighting import Weighting
 
 pytest.importorskip("ducc0")
@@ -31,19 +29,11 @@ WEIGHTINGS = [Weighting("natural"), Weighting("uniform"), Weighting("briggs", -0
 def nufft_in_chains(bounds, weighting, params=None, **products):
     """The parts added two chains at a time (as two workers do), each chain finished, the
     images added."""
-    uvw, freq, vis, weight, flag = data()
-    parts = [slice(a, b) for a, b in itertools.pairwise(bounds)]
-
-    def args(p):
-        return uvw[p], freq, vis[p], weight[p], flag[p]
-
-    totals = None
-    if needs_density(weighting):
-        totals = density_totals(sum(part_counts(*args(p), SPEC, weighting) for p in parts))
-    npoints = vis.size  # what ducc0 is told to expect: every sample of the selection
+    parts, totals = split(bounds, weighting)
+    npoints = data()[2].size  # what ducc0 is told to expect: every sample of the selection
     chains = [None, None]
     for k, p in enumerate(parts):
-        chains[k % 2] = nufft_part(*args(p), SPEC, weighting, totals, params=params,
+        chains[k % 2] = nufft_part(*p, SPEC, weighting, totals, params=params,
                                    npoints=npoints, into=chains[k % 2], **products)  # fmt: skip
     images = [finish_nufft(c) for c in chains if c is not None]
     return images[0] if len(images) == 1 else images[0] + images[1]

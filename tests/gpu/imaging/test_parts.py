@@ -8,35 +8,23 @@ taper), and every catalogue algorithm.
 from __future__ import annotations
 
 import functools
-import itertools
 
 import numpy as np
 import pytest
 
-from tests.support.parts_data import SPEC, data
+from tests.support.parts_data import SPEC, data, split
 from uvlab.gpu.gridders.registry import NAMES
 from uvlab.gpu.imaging.imager import make_image
 from uvlab.gpu.imaging.parts import (
     PartImage,
-    density_totals,
     image_part,
-    needs_density,
-    part_counts,
 )
 from uvlab.gpu.imaging.weighting import Weighting
 
 
 def in_parts(bounds, weighting, algorithm="conv", **kw):
-    uvw, freq, vis, weight, flag = data()
-    parts = [slice(a, b) for a, b in itertools.pairwise(bounds)]
-
-    def args(p):
-        return uvw[p], freq, vis[p], weight[p], flag[p]
-
-    totals = None
-    if needs_density(weighting):
-        totals = density_totals(sum(part_counts(*args(p), SPEC, weighting) for p in parts))
-    images = [image_part(*args(p), SPEC, weighting, totals, algorithm=algorithm, **kw)
+    parts, totals = split(bounds, weighting)
+    images = [image_part(*p, SPEC, weighting, totals, algorithm=algorithm, **kw)
               for p in parts]  # fmt: skip
     return functools.reduce(PartImage.__add__, images)
 
