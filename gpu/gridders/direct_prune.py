@@ -32,7 +32,7 @@ from uvlab.gpu.gridders.jit_grid import cpu_rung
 from uvlab.gpu.gridders.tables import NearestTaps, TableTaps
 
 
-def direct_axis(plan: AxisPlan) -> AxisPlan:
+def direct_axis(plan: AxisPlan, on_block=None) -> AxisPlan:
     """The u axis ``plan`` to grid with: pruned nearest cells as a table, or ``plan`` itself.
 
     A plan of nearest cells on ``n_grid`` cells with a pruner becomes a plan on its
@@ -40,12 +40,13 @@ def direct_axis(plan: AxisPlan) -> AxisPlan:
     oversampled α times (``Z[q − c·α]`` at cell c), with S_z + 1 taps per record (both
     ends of ``−D … D`` fall on cells when ``q − D`` is a multiple of α; the table is
     zero past D). It keeps the original plan's corrector (the response of the chain
-    it computes). Any other plan is returned as it is.
+    it computes). Any other plan is returned as it is. ``on_block`` is the cancel check
+    of the pruner's solve (its least-misfit taps, made at first use).
     """
     if plan.pruner is None or not isinstance(plan.rule, NearestTaps):
         return plan
     alpha = plan.pruner.alpha
-    taps = np.asarray(plan.pruner.taps, dtype=np.float64)
+    taps = np.asarray(plan.pruner.solved(on_block), dtype=np.float64)
     half = (taps.size - 1) // 2
     table = np.concatenate([taps[::-1], np.zeros(alpha)])  # entry d + D is Z[−d]
     rule = TableTaps(table, alpha, 2 * half // alpha + 1)
@@ -55,13 +56,14 @@ def direct_axis(plan: AxisPlan) -> AxisPlan:
     return direct
 
 
-def direct_plans(plans: tuple[AxisPlan, AxisPlan]) -> tuple[AxisPlan, AxisPlan]:
+def direct_plans(plans: tuple[AxisPlan, AxisPlan], on_block=None) -> tuple[AxisPlan, AxisPlan]:
     """The (u, v) plans the CPU gridder grids with: on the numba rung the u axis by
-    :func:`direct_axis`, else ``plans`` as they are (the NumPy rung's chain)."""
+    :func:`direct_axis` (``on_block`` its cancel check), else ``plans`` as they are (the
+    NumPy rung's chain)."""
     plan_u, plan_v = plans
     if cpu_rung() != "numba":
         return plans
-    return direct_axis(plan_u), plan_v
+    return direct_axis(plan_u, on_block), plan_v
 
 
 class _Centred(TableTaps):

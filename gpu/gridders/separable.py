@@ -380,7 +380,7 @@ def separable_dirty(
     -------
     (N, N) float64
     """
-    plan_u, plan_v = direct_plans((plan_u, plan_v))  # the numba rung: pruned u cells direct
+    plan_u, plan_v = direct_plans((plan_u, plan_v), on_block)  # numba: pruned u cells direct
     xu, xv, vis = half_plane_records(u, v, wvis, plan_u, plan_v, compress=compress, timer=timer)
     block_done(on_block)
     img = records_to_image(xu, xv, vis, plan_u, plan_v, chunk, timer, on_block, threads=threads)

@@ -109,7 +109,7 @@ def dirty_and_psf(u, v, wvis, weight, spec, algorithm: str, params, *, timer=Non
     from uvlab.gpu.gridders.registry import axis_plans
     from uvlab.gpu.gridders.separable import extended_shape
 
-    plans = direct_plans(axis_plans(algorithm, spec, params))
+    plans = direct_plans(axis_plans(algorithm, spec, params), on_block)
     grids = [np.zeros(extended_shape(*plans), dtype=np.complex128) for _ in range(2)]
     grid_samples(*grids, u, v, wvis, weight, plans, params, timer=timer, on_block=on_block)
     dirty = grid_image(grids.pop(0), plans, timer=timer, on_block=on_block)

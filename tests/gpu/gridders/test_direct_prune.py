@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.gpu.gridders.test_jit_grid import both_rungs, needs_numba
 from tests.support.oracles import dft_image, image_vis
+from tests.support.rungs import both_rungs, needs_numba
 from uvlab.gpu.gridders import jit_grid
 from uvlab.gpu.gridders.direct_prune import direct_axis, direct_plans
 from uvlab.gpu.gridders.params import GridParams

@@ -19,6 +19,7 @@ import pytest
 
 from tests.support.degridding import rel
 from tests.support.oracles import dft_image, image_vis
+from tests.support.rungs import both_rungs, needs_numba
 from uvlab.gpu.degridding import degrid
 from uvlab.gpu.gridders import jit_grid
 from uvlab.gpu.gridders.params import GridParams
@@ -26,11 +27,6 @@ from uvlab.gpu.gridders.pruning import make_pruner
 from uvlab.gpu.gridders.registry import axis_plans, get_gridder
 from uvlab.gpu.gridders.separable import grid_extended, to_half_plane
 from uvlab.gpu.image_spec import ARCSEC, ImageSpec
-
-#: The tests that run the numba rung skip where numba is not importable.
-needs_numba = pytest.mark.skipif(
-    jit_grid._loaded()[0] is None, reason=f"numba not importable: {jit_grid._loaded()[1]}"
-)
 
 #: A 1.2° field: w·(n − 1) of several radians at |w| ~ 6000 λ.
 SPEC = ImageSpec(48, 90.0 * ARCSEC)
@@ -61,16 +57,6 @@ def samples():
     img[3, 7], img[40, 30], img[24, 24] = 1.0, 0.5, 0.2
     vis = {False: image_vis(img, u, v, SPEC), True: image_vis(img, u, v, SPEC, w=w)}
     return u, v, w, img, vis
-
-
-def both_rungs(monkeypatch, fn):
-    """(NumPy rung's result, numba rung's result) of ``fn()``."""
-    out = []
-    for rung in ("numpy", "numba"):
-        monkeypatch.setenv(jit_grid.RUNG_ENV, rung)
-        assert jit_grid.cpu_rung() == rung
-        out.append(fn())
-    return out
 
 
 @needs_numba
