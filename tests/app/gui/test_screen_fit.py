@@ -49,15 +49,13 @@ def inside(frame, screen) -> bool:
     [("1366x768", 1.0), ("1920x1080", 1.0), pytest.param("1366x768", 2.0, marks=pytest.mark.slow)],
 )
 def test_window_fits_screen_and_dirty_image_is_largest(size, dpr):
+    """The window inside the screen, no horizontal scroll bar, the dirty image the
+    largest view, and every view fitting its image after the first result (one probe)."""
     r = probe(size, dpr)
     assert inside(r["frame"], r["screen"]), r
     assert r["hscroll"] == [], f"horizontal scroll bars at {size}: {r['hscroll']}"
     w, h = r["dirty_px"]
     assert min(w, h) >= MIN_DIRTY_PX, f"dirty image only {w}×{h} px at {size}"
-
-
-def test_views_fit_their_images_after_the_first_result():
-    r = probe("1366x768")
     for name, fit in r["fit"].items():
         half = fit["half_arcmin"]
         if name == "psf_view":
@@ -67,6 +65,7 @@ def test_views_fit_their_images_after_the_first_result():
         assert min(spans) == pytest.approx(2 * half, rel=0.01), (name, fit)
 
 
+@pytest.mark.slow  # ~12 s: a test of the screenshot tool, not of the window
 def test_the_probe_walks_a_lesson_scene_as_a_student_would(tmp_path):
     """``--lesson``: Help → Lessons → Lesson 3's nn scene loaded, imaged, played, shot."""
     extra = ("--lesson", "3.1", "--play", "--stretch", "psf=log", "--shots", str(tmp_path))

@@ -14,6 +14,7 @@ from tests.support.cli import run_cli
 from uvlab.app.commands.bench import gui as bench_gui
 
 
+@pytest.mark.slow  # ~21 s: the bench's own run; pytest-qt's cancel tests cover the window
 def test_the_bench_times_a_job_and_a_cancel_in_the_real_window():
     pytest.importorskip("PyQt6")
     report = bench_gui.bench_gui("cpu", npix=128, repeats=1)
