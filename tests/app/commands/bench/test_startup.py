@@ -24,6 +24,7 @@ def test_process_age_counts_from_the_process_start():
     assert 0.0 < a <= b
 
 
+@pytest.mark.slow  # 10–20 s: the bench's own run (test_demo covers the demo)
 def test_startup_bench_runs_the_demo_and_the_window(monkeypatch):
     pytest.importorskip("PyQt6")
     monkeypatch.setenv("QT_QPA_PLATFORM", "offscreen")
