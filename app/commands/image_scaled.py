@@ -78,10 +78,8 @@ def run(args) -> int:
         nufft_costs,
     )
     from uvlab.app.scale.cluster import cluster_client, default_worker_count, describe
-    from uvlab.app.scale.ms_image import MSRead, image_ms
+    from uvlab.app.scale.ms_image import MSRead, image_ms, summing
     from uvlab.gpu.image_spec import ARCSEC, ImageSpec
-    from uvlab.gpu.imaging.co_grid import grids_in_parts
-    from uvlab.gpu.imaging.nufft_parts import nufft_in_parts
 
     size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing
     check(args)
@@ -116,7 +114,8 @@ def run(args) -> int:
         share = float("inf") if memory is None else (memory - held) / nworkers
         nchan = max(m.nchan for m in metas)
         plans = []
-        if grids_in_parts(args.algorithm, params, args.device):  # every pass sums grids
+        summed = summing(args.algorithm, params, args.device)
+        if summed == "grids":  # every pass sums grids
             costs = (
                 clean_grid_costs(args.npix, args.algorithm, params, density_npix=density,
                                  major=args.deconvolver == "cotton-schwab")
@@ -126,7 +125,7 @@ def run(args) -> int:
             plans.append(chunk_rows(grid_share(share), nchan, len(meta.corr_names),
                                     costs.fixed, what=f"a {args.npix}² image",
                                     grid=costs))  # fmt: skip
-        elif nufft_in_parts(args.algorithm, params, args.device):  # ducc0's NUFFT a worker
+        elif summed == "nufft":  # ducc0's NUFFT a worker
             costs = (
                 clean_nufft_costs(args.npix, density_npix=density,
                                   major=args.deconvolver == "cotton-schwab")

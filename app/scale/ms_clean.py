@@ -46,6 +46,7 @@ from uvlab.app.scale.ms_image import (
     nufft_sum,
     source_chunks,
     stream_sum,
+    summing,
 )
 
 
@@ -81,25 +82,18 @@ class Pass:
         return get_xp(device=self.device)
 
     @property
-    def by_grids(self) -> bool:
-        """Whether the passes sum grids (:func:`~uvlab.gpu.imaging.co_grid.grids_in_parts`)
-        or images."""
-        from uvlab.gpu.imaging.co_grid import grids_in_parts
+    def summed(self) -> str:
+        """How every pass sums the chunks' parts (:func:`~uvlab.app.scale.ms_image.summing`):
+        ``"grids"``, ``"nufft"`` or ``"images"``."""
+        return summing(self.algorithm, self.params, self.device)
 
-        return grids_in_parts(self.algorithm, self.params, self.device)
+    @property
+    def by_grids(self) -> bool:
+        return self.summed == "grids"
 
     @property
     def by_nufft(self) -> bool:
-        """Whether the passes add into a ducc0 NUFFT a worker
-        (:func:`~uvlab.gpu.imaging.nufft_parts.nufft_in_parts`: ``ducc``)."""
-        from uvlab.gpu.imaging.nufft_parts import nufft_in_parts
-
-        return not self.by_grids and nufft_in_parts(self.algorithm, self.params, self.device)
-
-    @property
-    def summed(self) -> str:
-        """What the chunks' parts are: ``"grids"``, ``"nufft"`` or ``"images"``."""
-        return "grids" if self.by_grids else "nufft" if self.by_nufft else "images"
+        return self.summed == "nufft"
 
     @property
     def window(self) -> int:

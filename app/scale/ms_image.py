@@ -103,6 +103,19 @@ class PartsImage:
     summed: str = "images"
 
 
+def summing(algorithm: str, params=None, device: str = "cpu") -> str:
+    """How the chunks' parts of ``algorithm`` are summed on the cluster, every pass alike:
+    ``"grids"`` (uvlab's separable gridders on the CPU,
+    :func:`~uvlab.gpu.imaging.co_grid.grids_in_parts`), ``"nufft"`` (``ducc`` without the
+    w-term, :func:`~uvlab.gpu.imaging.nufft_parts.nufft_in_parts`) or ``"images"``."""
+    from uvlab.gpu.imaging.co_grid import grids_in_parts
+    from uvlab.gpu.imaging.nufft_parts import nufft_in_parts
+
+    if grids_in_parts(algorithm, params, device):
+        return "grids"
+    return "nufft" if nufft_in_parts(algorithm, params, device) else "images"
+
+
 def row_chunks(nrow: int, rows: int) -> list[tuple[int, int]]:
     """[(start, stop), …] covering 0 … nrow in chunks of at most ``rows``."""
     rows = max(1, int(rows))
@@ -212,17 +225,16 @@ def _nufft_finish(acc):
     return finish_nufft(acc)
 
 
-def nufft_sum(client, chunks, *, progress=None, cancelled=None, per_worker=None, **kw):
+def nufft_sum(client, chunks, *, progress=None, cancelled=None, **kw):
     """The images of all ``chunks`` by ducc0's NUFFT in parts: a chain per worker adds its
     chunks into one NUFFT (:func:`~uvlab.gpu.imaging.nufft_parts.nufft_part`; ducc0
     expects the chain's first chunk's samples times the chunks), each worker transforms
     once, and the workers' images are added. Returns a
-    :class:`~uvlab.gpu.imaging.parts.PartImage`; ``kw`` as :func:`_nufft`'s,
-    ``per_worker`` as :func:`~uvlab.app.scale.chains.run_chains`'s."""
+    :class:`~uvlab.gpu.imaging.parts.PartImage`; ``kw`` as :func:`_nufft`'s."""
     from uvlab.app.scale.chains import run_chains
 
     chains = run_chains(client, _nufft, chunks, progress=progress, cancelled=cancelled,
-                        per_worker=per_worker, nchunks=len(chunks), **kw)  # fmt: skip
+                        nchunks=len(chunks), **kw)  # fmt: skip
     images = [client.submit(_nufft_finish, acc, workers=[worker], allow_other_workers=False,
                             pure=False) for worker, acc in chains]  # fmt: skip
     del chains
@@ -296,8 +308,6 @@ def image_ms(
     selection's own; its density pass is then skipped.
     """
     from uvlab.app.runtime.progress import progress_bar
-    from uvlab.gpu.imaging.co_grid import grids_in_parts
-    from uvlab.gpu.imaging.nufft_parts import nufft_in_parts
     from uvlab.gpu.imaging.parts import density_totals, needs_density
 
     timing: dict[str, float] = {}
@@ -311,14 +321,13 @@ def image_ms(
         totals = client.scatter(density_totals(counts), broadcast=True, hash=False)
         timing["read + density"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    by_grids = grids_in_parts(algorithm, params, device)
-    by_nufft = not by_grids and nufft_in_parts(algorithm, params, device)
-    if by_nufft:
+    summed = summing(algorithm, params, device)
+    if summed == "nufft":
         with progress_bar("read + grid", total=len(chunks), unit="chunk") as bar:
             total = nufft_sum(client, chunks, spec=spec, weighting=weighting, totals=totals,
                               params=params, psf=psf, progress=bar,
                               cancelled=cancelled)  # fmt: skip
-    elif by_grids:
+    elif summed == "grids":
         with progress_bar("read + grid", total=len(chunks), unit="chunk") as bar:
             total = grid_sum(
                 client, chunks, spec=spec, algorithm=algorithm, params=params,
@@ -335,5 +344,5 @@ def image_ms(
     dirty, psf_img = total.normalised()
     return PartsImage(
         dirty, psf_img, total.sum_weights, total.nvis, len(chunks), algorithm, device, timing,
-        total.mean_freq_hz, totals, "grids" if by_grids else "nufft" if by_nufft else "images",
+        total.mean_freq_hz, totals, summed,
     )  # fmt: skip

@@ -143,12 +143,12 @@ def finish_nufft(acc: NufftPart, *, timer=None) -> PartImage:
     corrects its grid once (``acc`` is spent)."""
     from uvlab.gpu.timing import timed
 
+    acc.model = None  # the model's transform: not needed past the last part
     if acc.transform is None:
-        acc.model = None
         return PartImage(None, None, 0.0, 0)
     with timed(timer, "FFT"):
         grid = acc.transform.evaluate_and_reset()
-    acc.transform = acc.model = None
+    acc.transform = None
     both = acc.dirty and acc.psf
     dirty = np.ascontiguousarray(grid.real) if acc.dirty else None
     psf = np.ascontiguousarray(grid.imag if both else grid.real) if acc.psf else None
