@@ -14,6 +14,12 @@ next), so a worker never waits for the client between chunks. As each chunk ends
 run and raises :class:`Cancelled`. The chains' accumulators are then added pairwise on
 the workers that hold them (:func:`reduce_on_workers`), so one more grid crosses the
 network per addition, and one task finishes the sum.
+
+Results that are small beside a grid, or already images (the density counts, a GPU
+worker's or w-stacking's image of a chunk), fold the same way (:func:`fold_sum`): each
+worker adds its chunks' results into one of its own in place, and the workers' sums are
+added pairwise on the workers, so one result per worker crosses the network, however many
+chunks there are.
 """
 
 from __future__ import annotations
@@ -154,3 +160,36 @@ def reduce_on_workers(client, pieces: Callable, add_piece: Callable, chains, nba
             last = client.submit(add_piece, acc, piece, band, nbands, *after, workers=[worker],
                                  allow_other_workers=False, pure=False)  # fmt: skip
     return worker, acc, [] if last is None else [last]
+
+
+def fold_sum(client, fn: Callable, chunks, *, progress=None, cancelled=None, **kwargs):
+    """The future of Σ ``fn(chunk, **kwargs)`` over ``chunks``: a chain per worker adds its
+    chunks' results into its first one in place (:func:`run_chains`; results that support
+    ``+=``: arrays, :class:`~uvlab.gpu.imaging.parts.PartImage`), then the workers' sums
+    are added pairwise where they are (:func:`pairwise_sum`). ``progress`` and
+    ``cancelled`` as :func:`run_chains`'s."""
+    chains = run_chains(client, _add_into, chunks, progress=progress, cancelled=cancelled,
+                        part=fn, **kwargs)  # fmt: skip
+    return pairwise_sum(client, [acc for _, acc in chains])
+
+
+def _add_into(chunk, acc, *, part, **kwargs):
+    result = part(chunk, **kwargs)
+    if acc is None:
+        return result
+    acc += result  # in place: the chain's accumulator is used by this task alone
+    return acc
+
+
+def pairwise_sum(client, futures):
+    """The future of the sum of ``futures``, added pairwise on the workers that hold them."""
+    import operator
+
+    futures = list(futures)
+    if not futures:
+        raise ValueError("nothing to sum")
+    while len(futures) > 1:
+        pairs = [futures[k : k + 2] for k in range(0, len(futures), 2)]
+        futures = [client.submit(operator.add, *p, pure=False) if len(p) == 2 else p[0]
+                   for p in pairs]  # fmt: skip
+    return futures[0]

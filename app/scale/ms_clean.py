@@ -26,8 +26,8 @@ anyway to read from. ``ducc`` adds each worker's chunks into one ducc0 NUFFT
 model's visibilities read from ducc0's type-2 NUFFT of the model, which each worker's
 accumulator makes at its first chunk. Otherwise (w-stacking, GPU workers) every chunk is imaged
 to a whole image (:func:`~uvlab.gpu.imaging.parts.psf_part`,
-:func:`~uvlab.gpu.deconvolution.parts.residual_part`) and the images are added as they
-come in (:func:`~uvlab.app.scale.ms_image.stream_sum`).
+:func:`~uvlab.gpu.deconvolution.parts.residual_part`), each worker adds its chunks' images
+into one, and the workers' images are added (:func:`~uvlab.app.scale.chains.fold_sum`).
 
 The loop itself is the engine's one driver
 (:func:`~uvlab.gpu.deconvolution.driver.run_clean`), the one ``uvlab image --niter``
@@ -39,13 +39,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
+from uvlab.app.scale.chains import fold_sum
 from uvlab.app.scale.ms_image import (
     MSRead,
     chunk_data,
     grid_sum,
     nufft_sum,
     source_chunks,
-    stream_sum,
     summing,
 )
 
@@ -95,19 +95,15 @@ class Pass:
     def by_nufft(self) -> bool:
         return self.summed == "nufft"
 
-    @property
-    def window(self) -> int:
-        return 2 * max(1, len(self.client.scheduler_info().get("workers", {})))
-
     def run(self, fn, *, spec=None, weighting=None, **kwargs):
         """Σ of ``fn((source, rows), …)`` over the chunks, a
         :class:`~uvlab.gpu.imaging.parts.PartImage`; ``spec`` and ``weighting`` default to
         the imaging's."""
-        return stream_sum(
-            self.client, fn, self.chunks, window=self.window, spec=spec or self.spec,
+        return fold_sum(
+            self.client, fn, self.chunks, spec=spec or self.spec,
             weighting=weighting or self.weighting, totals=self.totals,
             algorithm=self.algorithm, params=self.params, device=self.device, **kwargs,
-        )  # fmt: skip
+        ).result()  # fmt: skip
 
     def grid(self, fn, *, spec=None, weighting=None, per_worker=None, **kwargs):
         """Σ of the chunks gridded by ``fn(chunk, acc, …)`` into a grid per worker, finished

@@ -9,9 +9,10 @@ read). The separable gridders on the CPU grid it into their worker's grids in pl
 in all). ``ducc`` without the w-term adds its worker's chunks into one ducc0 NUFFT
 (:func:`uvlab.gpu.imaging.nufft_parts.nufft_part`, :func:`nufft_sum`): one FFT a worker,
 the workers' images added. The other algorithms image each chunk with the engine
-(:func:`uvlab.gpu.imaging.parts.image_part`), and the images are added pairwise on the
-workers as they come in (a tree reduction with a bounded number of tasks in flight,
-:func:`stream_sum`). The client divides once. Uniform and Briggs weighting take a
+(:func:`uvlab.gpu.imaging.parts.image_part`), each worker adds its chunks' images into one
+of its own, and the workers' images are added pairwise on the workers
+(:func:`~uvlab.app.scale.chains.fold_sum`: one image per worker crosses the network, not
+one per chunk). The client divides once. Uniform and Briggs weighting take a
 first pass over the chunks for the density of all the data
 (:func:`uvlab.gpu.imaging.parts.part_counts`), whose totals every task of the second pass
 receives. No process ever holds the whole selection: a worker holds its chunk and the
@@ -24,7 +25,6 @@ frequencies with the density of all the windows (:mod:`uvlab.gpu.imaging.mfs`).
 
 from __future__ import annotations
 
-import operator
 import time
 from dataclasses import dataclass, field
 
@@ -231,60 +231,14 @@ def nufft_sum(client, chunks, *, progress=None, cancelled=None, **kw):
     expects the chain's first chunk's samples times the chunks), each worker transforms
     once, and the workers' images are added. Returns a
     :class:`~uvlab.gpu.imaging.parts.PartImage`; ``kw`` as :func:`_nufft`'s."""
-    from uvlab.app.scale.chains import run_chains
+    from uvlab.app.scale.chains import pairwise_sum, run_chains
 
     chains = run_chains(client, _nufft, chunks, progress=progress, cancelled=cancelled,
                         nchunks=len(chunks), **kw)  # fmt: skip
     images = [client.submit(_nufft_finish, acc, workers=[worker], allow_other_workers=False,
                             pure=False) for worker, acc in chains]  # fmt: skip
     del chains
-    while len(images) > 1:  # added pairwise on the workers that hold them
-        pairs = [images[k : k + 2] for k in range(0, len(images), 2)]
-        images = [client.submit(operator.add, *p, pure=False) if len(p) == 2 else p[0]
-                  for p in pairs]  # fmt: skip
-    return images[0].result()
-
-
-def stream_sum(client, fn, chunks, *, window: int, progress=None, **kwargs):
-    """Σ of ``fn(chunk, **kwargs)`` over ``chunks``, on the workers, with bounded memory.
-
-    At most ``window`` chunk tasks are in flight; as results come in they are added
-    pairwise on the workers (a tree reduction that runs as the map does), so no more
-    than a few partial results exist at once, however many chunks there are.
-    ``progress(fraction)``, if given, is called as each chunk's task ends.
-    """
-    from distributed import as_completed
-
-    todo = iter(chunks)
-
-    def submit_next(queue) -> None:
-        chunk = next(todo, None)
-        if chunk is not None:
-            queue.add(client.submit(fn, chunk, **kwargs, pure=False))
-
-    queue = as_completed()
-    for _ in range(max(1, int(window))):
-        submit_next(queue)
-    sums: set[str] = set()  # the additions' keys: one ending starts no new chunk
-    waiting, finished = None, 0
-    for done in queue:
-        if done.status == "error":
-            done.result()  # raises the task's exception here
-        if done.key not in sums:
-            submit_next(queue)
-            finished += 1
-            if progress is not None:
-                progress(finished / max(1, len(chunks)))
-        if waiting is None:
-            waiting = done
-            continue
-        summed = client.submit(operator.add, waiting, done, pure=False)
-        sums.add(summed.key)
-        queue.add(summed)
-        waiting = None
-    if waiting is None:
-        raise ValueError("nothing to sum")
-    return waiting.result()
+    return pairwise_sum(client, images).result()
 
 
 def image_ms(
@@ -299,25 +253,26 @@ def image_ms(
     to rounding. Raises ``ValueError`` when nothing is left to image.
 
     The separable gridders on the CPU sum grids (:func:`grid_sum`: one FFT in all;
-    :func:`~uvlab.gpu.imaging.co_grid.grids_in_parts`); the others sum images
-    (:func:`stream_sum` of :func:`~uvlab.gpu.imaging.parts.image_part`: an FFT per
-    chunk). ``cancelled()``, asked between chunks of the grid sum, stops it
+    :func:`~uvlab.gpu.imaging.co_grid.grids_in_parts`), ``ducc`` a NUFFT per worker
+    (:func:`nufft_sum`); the others sum images (:func:`~uvlab.app.scale.chains.fold_sum`
+    of :func:`~uvlab.gpu.imaging.parts.image_part`: an FFT per chunk). ``cancelled()``,
+    asked as each chunk ends, stops it
     (:class:`~uvlab.app.scale.chains.Cancelled`). ``totals``: the density totals to weight
     with (a future on the cluster, another image's :attr:`PartsImage.totals`: WSClean's MF
     weighting of an output channel by the density of all channels) instead of this
     selection's own; its density pass is then skipped.
     """
     from uvlab.app.runtime.progress import progress_bar
+    from uvlab.app.scale.chains import fold_sum
     from uvlab.gpu.imaging.parts import density_totals, needs_density
 
     timing: dict[str, float] = {}
     chunks = source_chunks(source, chunk_rows)
-    window = 2 * max(1, len(client.scheduler_info().get("workers", {})))
     if needs_density(weighting) and totals is None:
         t0 = time.perf_counter()
         with progress_bar("read + weights", total=len(chunks), unit="chunk") as bar:
-            counts = stream_sum(client, _counts, chunks, window=window, spec=spec,
-                                weighting=weighting, progress=bar)  # fmt: skip
+            counts = fold_sum(client, _counts, chunks, spec=spec, weighting=weighting,
+                              progress=bar, cancelled=cancelled).result()  # fmt: skip
         totals = client.scatter(density_totals(counts), broadcast=True, hash=False)
         timing["read + density"] = time.perf_counter() - t0
     t0 = time.perf_counter()
@@ -335,11 +290,11 @@ def image_ms(
             )  # fmt: skip
     else:
         with progress_bar("read + grid + FFT", total=len(chunks), unit="chunk") as bar:
-            total = stream_sum(
-                client, _image, chunks, window=window, spec=spec, weighting=weighting,
-                totals=totals, algorithm=algorithm, params=params, device=device, psf=psf,
-                progress=bar,
-            )  # fmt: skip
+            total = fold_sum(
+                client, _image, chunks, spec=spec, weighting=weighting, totals=totals,
+                algorithm=algorithm, params=params, device=device, psf=psf, progress=bar,
+                cancelled=cancelled,
+            ).result()  # fmt: skip
     timing["read + grid"] = time.perf_counter() - t0
     dirty, psf_img = total.normalised()
     return PartsImage(

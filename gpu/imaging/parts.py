@@ -155,6 +155,22 @@ class PartImage:
             self.sum_weighted_freq_hz + other.sum_weighted_freq_hz,
         )  # fmt: skip
 
+    def __iadd__(self, other: PartImage) -> PartImage:
+        """``self + other``, adding into this part's arrays in place (the sum of a chain of
+        parts on one worker: no new image per part)."""
+
+        def add(a, b):
+            if a is None or b is None:
+                return b if a is None else a
+            a += b
+            return a
+
+        return PartImage(
+            add(self.dirty, other.dirty), add(self.psf, other.psf),
+            self.sum_weights + other.sum_weights, self.nvis + other.nvis,
+            self.sum_weighted_freq_hz + other.sum_weighted_freq_hz,
+        )  # fmt: skip
+
     @property
     def mean_freq_hz(self) -> float:
         """The imaging-weighted mean frequency ``Σ w·f / Σ w``, Hz (NaN with no weight)."""

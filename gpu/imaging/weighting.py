@@ -165,7 +165,8 @@ def _counts(idx, weight, spec: ImageSpec):
     xp = get_xp(idx)
     side = 2 * spec.npix
     w = xp.asarray(weight, dtype=xp.float64)
-    return xp.bincount(idx, weights=w, minlength=side * side)
+    # float64 even with no samples (NumPy's bincount of nothing is int64)
+    return xp.bincount(idx, weights=w, minlength=side * side).astype(xp.float64, copy=False)
 
 
 def mirrored(counts):

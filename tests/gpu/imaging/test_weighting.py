@@ -169,3 +169,16 @@ def test_density_scale_on_the_gpu_matches_numpy(xp, samples):
         assert (
             np.abs(got - imaging_weights(u, v, w, spec, Weighting(wt.scheme, wt.robust))).max() > 0
         )
+
+
+def test_density_counts_of_no_samples_are_float_zeros_that_add_in_place():
+    """A chunk with no usable sample counts nothing, as float64: the cluster adds the
+    chunks' counts into one array in place (NumPy's bincount of nothing is int64)."""
+    from uvlab.gpu.imaging.weighting import density_counts
+
+    spec = ImageSpec(8, 10 * ARCSEC)
+    empty = density_counts(np.zeros(0), np.zeros(0), np.zeros(0), spec)
+    some = density_counts(np.array([100.0]), np.array([-50.0]), np.array([2.0]), spec)
+    assert empty.dtype == np.float64 and empty.shape == some.shape and not empty.any()
+    empty += some
+    assert empty.sum() == 2.0
