@@ -14,13 +14,8 @@ import pytest
 
 from tests.support.memory import GiB, MiB, fake_memory, fake_tree, v2_group, write
 from tests.support.paths import TEST_DATA
-from uvlab.app.runtime.memory import (
-    InsufficientMemoryError,
-    available_bytes,
-    available_memory,
-    check_memory,
-    memory_limits,
-)
+from uvlab.app.runtime.memory import InsufficientMemoryError, check_memory
+from uvlab.app.runtime.memory_limits import available_bytes, available_memory, memory_limits
 
 UVLAB = str(Path(sys.executable).parent / "uvlab")
 V1_MOUNT = "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
@@ -98,11 +93,11 @@ def test_rlimit_as_minus_the_current_address_space(tmp_path):
 
 
 def test_nothing_known_refuses_nothing(tmp_path, monkeypatch):
-    import uvlab.app.runtime.memory as memory
+    import uvlab.app.runtime.memory_limits as limits
 
-    monkeypatch.setattr(memory, "PROC_ROOT", str(tmp_path / "proc"))  # empty: nothing known
-    monkeypatch.setattr(memory, "SYS_ROOT", str(tmp_path / "sys"))
-    monkeypatch.setattr(memory, "_address_space", lambda proc_root, rlimit_as: None)
+    monkeypatch.setattr(limits, "PROC_ROOT", str(tmp_path / "proc"))  # empty: nothing known
+    monkeypatch.setattr(limits, "SYS_ROOT", str(tmp_path / "sys"))
+    monkeypatch.setattr(limits, "_address_space", lambda proc_root, rlimit_as: None)
     assert available_memory() is None
     check_memory(2.0**60, "anything")
 
