@@ -56,7 +56,8 @@ def wanted(args) -> bool:
 def memory_bytes(args) -> int | None:
     """The memory all local workers together may use: the smallest of what is free (90 %)
     and ``--abs-mem``; None when neither is known."""
-    from uvlab.app.runtime.memory import USABLE_FRACTION, available_bytes
+    from uvlab.app.runtime.memory import USABLE_FRACTION
+    from uvlab.app.runtime.memory_limits import available_bytes
 
     free = available_bytes()
     free = None if free is None else int(USABLE_FRACTION * free)

@@ -6,7 +6,7 @@ shared with ``uvlab compare``'s synthetic mode through
 numbers ≥ 1 (``1e6`` is read as 1000000), durations and frequencies finite and
 > 0: anything else is a usage error (exit 2). A simulation the memory or the
 disk cannot hold is refused before anything is computed or written (exit 1,
-:func:`uvlab.app.ms.simulate.check_simulation`).
+:func:`uvlab.app.ms.simulation_size.check_simulation`).
 """
 
 from __future__ import annotations
@@ -201,7 +201,8 @@ def run(args) -> int:
     from pathlib import Path
 
     from uvlab.app.commands.jones_args import jones_options, noise_sigma
-    from uvlab.app.ms.simulate import check_simulation, predict_path, simulate_ms
+    from uvlab.app.ms.simulate import simulate_ms
+    from uvlab.app.ms.simulation_size import check_simulation, predict_path
     from uvlab.app.runtime.progress import progress_bar
 
     out = Path(args.out)

@@ -69,7 +69,7 @@ def samples(request) -> int | None:
     """The visibility samples of a synthetic job (integrations × baselines × channels)."""
     if request.source != "synthetic" or request.observation is None:
         return None
-    from uvlab.app.ms.simulate import observation_size
+    from uvlab.app.ms.simulation_size import observation_size
 
     return int(observation_size(request.observation).nsamples)
 

@@ -55,12 +55,12 @@ def check_job_memory(request: JobRequest, predicted: bool = False) -> None:
     Sized from the request alone, before anything is simulated: the observation
     with its uv rows, the Stokes-I visibilities (the job's precision), then the
     larger of the prediction's temporaries and the imaging of the job's
-    entries (:func:`uvlab.app.ms.simulate.stokes_i_estimate`). With
+    entries (:func:`uvlab.app.ms.simulation_size.stokes_i_estimate`). With
     ``predicted`` (the visibilities are in the cache) only the imaging counts.
     Raises :class:`~uvlab.app.runtime.memory.InsufficientMemoryError` (one line).
     """
     from uvlab.app.lab.compare import DFT_CHUNK_BYTES
-    from uvlab.app.ms.simulate import observation_size, predict_path, stokes_i_estimate
+    from uvlab.app.ms.simulation_size import observation_size, predict_path, stokes_i_estimate
     from uvlab.app.runtime.memory import MemoryEstimate, check_memory, imaging_estimate
 
     size = observation_size(request.observation)

@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from uvlab.app.ms.journal import held_by_live_process, lock_file
+from uvlab.app.ms.ms_lock import held_by_live_process, lock_file
 
 #: The lock file inside a build folder.
 BUILD_LOCK = ".uvlab-build.lock"

@@ -26,7 +26,8 @@ import os
 import shutil
 from pathlib import Path
 
-from uvlab.app.skymodel.components import SkyModel, SkyModelError
+from uvlab.app.skymodel.checks import SkyModelError
+from uvlab.app.skymodel.sky_model import SkyModel
 
 
 def table_desc():

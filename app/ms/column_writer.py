@@ -32,13 +32,9 @@ import numpy as np
 
 from uvlab.app.ms.columns import tile_rows, tiled_dminfo
 from uvlab.app.ms.errors import MSError
-from uvlab.app.ms.journal import (
-    OLD_PREFIX,
-    PARTIAL_PREFIX,
-    Journal,
-    recover,
-    recover_if_interrupted,
-)
+from uvlab.app.ms.journal import Journal
+from uvlab.app.ms.journal_folder import OLD_PREFIX, PARTIAL_PREFIX
+from uvlab.app.ms.journal_recovery import recover, recover_if_interrupted
 from uvlab.app.ms.ms_lock import MSLock
 from uvlab.app.ms.snapshot import sync_folder
 from uvlab.app.ms.tables import DATA_COLUMNS, check_path, discard_and_close, translated

@@ -1,6 +1,6 @@
 """Check a commit journal against the table before recovery changes anything.
 
-Recovery (:func:`uvlab.app.ms.journal.recover`) undoes only what the dead
+Recovery (:func:`uvlab.app.ms.journal_recovery.recover`) undoes only what the dead
 writer did. :func:`plan_recovery` reads the journal's ``state.json`` and the
 table folder and returns a :class:`Plan` (which files to restore from the
 snapshot, which of the writer's new files to remove), or raises

@@ -26,7 +26,7 @@ import numpy as np
 from uvlab.app.ms.column_writer import check_column_request, column_types, write_column
 from uvlab.app.ms.columns import corr_labels, feeds_of
 from uvlab.app.ms.errors import MSError
-from uvlab.app.ms.journal import journal_bytes
+from uvlab.app.ms.journal_folder import journal_bytes
 from uvlab.app.ms.metadata import read_data_descs, read_fields, read_spws
 from uvlab.app.ms.predict_chunks import ChunkPredict
 from uvlab.app.ms.tables import MSTables, translated
@@ -122,7 +122,7 @@ def write_locked(path: str | os.PathLike):
     process, :mod:`uvlab.app.ms.ms_lock`), and no pending-write warning is printed
     beside the recovery's line.
     """
-    from uvlab.app.ms.journal import recover_if_interrupted
+    from uvlab.app.ms.journal_recovery import recover_if_interrupted
     from uvlab.app.ms.ms_lock import MSLock
     from uvlab.app.ms.tables import check_path
 

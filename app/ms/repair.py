@@ -3,7 +3,7 @@
 :func:`repair` does, in order, what can be done safely:
 
 1. finish or roll back an interrupted column write from its journal
-   (:func:`uvlab.app.ms.journal.recover`, which refuses, changing nothing,
+   (:func:`uvlab.app.ms.journal_recovery.recover`, which refuses, changing nothing,
    when the MeasurementSet changed since in a way the writer cannot have made;
    a new uvlab write does this too, reading commands only report it), and
    remove journals left half-built or half-dropped;
@@ -30,7 +30,8 @@ from pathlib import Path
 
 from uvlab.app.ms.build_folder import clean_build_folders
 from uvlab.app.ms.errors import MSError
-from uvlab.app.ms.journal import OLD_PREFIX, PARTIAL_PREFIX, needs_recovery, recover
+from uvlab.app.ms.journal_folder import OLD_PREFIX, PARTIAL_PREFIX
+from uvlab.app.ms.journal_recovery import needs_recovery, recover
 from uvlab.app.ms.ms_lock import MSLock, held_elsewhere
 from uvlab.app.ms.tables import check_path, translated
 

@@ -133,7 +133,7 @@ def restore_files(table: Path, snap: Path, manifest: dict, names, remove=()) -> 
     Each file is restored by an atomic rename (a copy for copied files, a new
     hard link for linked ones), so a kill during the restore leaves a folder a
     second restore finishes. Only the entries named are touched: the caller
-    (:func:`uvlab.app.ms.journal.recover`) decided, from the journal, that
+    (:func:`uvlab.app.ms.journal_recovery.recover`) decided, from the journal, that
     they are the dead writer's.
     """
     entries = manifest["entries"]

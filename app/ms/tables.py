@@ -69,7 +69,7 @@ def report_pending_write(path: str) -> str | None:
     the new one. Nothing is changed; ``uvlab repair`` finishes or rolls back.
     Returns the line (also when it was reported before), or None.
     """
-    from uvlab.app.ms.journal import pending_write
+    from uvlab.app.ms.journal_recovery import pending_write
 
     line = pending_write(path)
     if line is not None and os.path.realpath(path) not in _reported:

@@ -1,7 +1,9 @@
 """Sky models for uvlab: components, file formats and demo skies.
 
-- :mod:`~uvlab.app.skymodel.components`: :class:`Component`, :class:`SkyModel`
-  (→ :class:`uvlab.gpu.sources.SourceArrays`), :class:`SkyModelError`;
+- :mod:`~uvlab.app.skymodel.component`: :class:`Component`; :mod:`~uvlab.app.skymodel.sky_model`:
+  :class:`SkyModel` (→ :class:`uvlab.gpu.sources.SourceArrays`,
+  :mod:`~uvlab.app.skymodel.source_arrays`); :mod:`~uvlab.app.skymodel.checks`:
+  :class:`SkyModelError` and the checks of single values;
 - :mod:`~uvlab.app.skymodel.text_format`: uvlab's own text format (v1);
 - :mod:`~uvlab.app.skymodel.wsclean`: WSClean / makesourcedb component lists;
 - :mod:`~uvlab.app.skymodel.demo_skies`: built-in skies by name.
@@ -15,8 +17,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from uvlab.app.skymodel.components import Component, SkyModel, SkyModelError
+from uvlab.app.skymodel.checks import SkyModelError
+from uvlab.app.skymodel.component import Component
 from uvlab.app.skymodel.demo_skies import DEFAULT_CENTRE_DEG, DEMO_SKIES, demo_sky
+from uvlab.app.skymodel.sky_model import SkyModel
 from uvlab.app.skymodel.text_format import (
     HEADER_RE,
     format_sky,

@@ -39,7 +39,9 @@ from pathlib import Path
 
 import numpy as np
 
-from uvlab.app.skymodel.components import Component, SkyModel, SkyModelError
+from uvlab.app.skymodel.checks import SkyModelError
+from uvlab.app.skymodel.component import Component
+from uvlab.app.skymodel.sky_model import SkyModel
 
 #: Jy per unit of ``Flux_Unit``.
 FLUX_UNITS = {"jy": 1.0, "mjy": 1e-3, "ujy": 1e-6, "µjy": 1e-6, "μjy": 1e-6, "njy": 1e-9,

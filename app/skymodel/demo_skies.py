@@ -7,7 +7,7 @@ the (l, m) intended, whatever the phase centre. The ``point`` demo sits at the
 phase centre itself (l = m = 0 exactly). All are deterministic; ``random``
 depends on ``seed``. A demo sky is *relative* (``centre_deg`` the phase
 centre it was laid out about): it moves with the pointing
-(:meth:`~uvlab.app.skymodel.components.SkyModel.moved_to`).
+(:meth:`~uvlab.app.skymodel.sky_model.SkyModel.moved_to`).
 
 ``random`` makes at most :data:`MAX_RANDOM_SOURCES` sources: each costs ~15 µs
 and ~0.5 KiB to build and ~40 µs and ~2 KiB more as a row of ``uvlab sky
@@ -23,7 +23,9 @@ import math
 
 import numpy as np
 
-from uvlab.app.skymodel.components import Component, SkyModel, SkyModelError
+from uvlab.app.skymodel.checks import SkyModelError
+from uvlab.app.skymodel.component import Component
+from uvlab.app.skymodel.sky_model import SkyModel
 
 #: Demo name → one-line description.
 DEMO_SKIES: dict[str, str] = {

@@ -21,7 +21,7 @@ where they are finer, the source is interpolated. The total flux on the grid
 is the source's up to that interpolation and to what falls outside the grid
 (:meth:`ImageSky.on_grid` returns both totals).
 
-Errors are :class:`~uvlab.app.skymodel.components.SkyModelError`, one line
+Errors are :class:`~uvlab.app.skymodel.checks.SkyModelError`, one line
 naming the file: not an image, no celestial WCS, a unit that is not a flux
 density, nothing but zeros, an absurd size.
 """
@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from uvlab.app.outputs.fits_io import check_wcs_cards
-from uvlab.app.skymodel.components import SkyModelError
+from uvlab.app.skymodel.checks import SkyModelError
 from uvlab.app.skymodel.limits import MAX_FLUX_JY, MAX_PICTURE_ARCMIN
 from uvlab.app.skymodel.text_format import check_regular
 from uvlab.app.skymodel.wcs_checks import check_pixels, wcslib_reason

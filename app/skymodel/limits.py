@@ -1,7 +1,7 @@
 """Physical caps on what a sky model (and the options that scale it) may hold.
 
 Every reader refuses a value past these with one line naming the file and line
-(:class:`~uvlab.app.skymodel.components.SkyModelError`); the options are usage
+(:class:`~uvlab.app.skymodel.checks.SkyModelError`); the options are usage
 errors naming the flag. No real sky comes near them (the brightest radio
 sources, solar bursts included, stay below 1e9 Jy); they keep finite but
 absurd values (``1e308`` Jy, a ``1e300″`` Gaussian, spectral terms of ``1e300``)

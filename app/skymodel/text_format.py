@@ -23,7 +23,7 @@ Rules:
 - ``# centre: RA DEC`` among those lines (RA and Dec as in a component line)
   makes the model *relative*: its components were laid out about that phase
   centre and keep their offsets (l, m) from whatever phase centre observes
-  them (:meth:`~uvlab.app.skymodel.components.SkyModel.moved_to`). uvlab
+  them (:meth:`~uvlab.app.skymodel.sky_model.SkyModel.moved_to`). uvlab
   writes it for a relative model (a demo sky); without it, as in every file
   written by hand or by other programs, positions are absolute. Delete the
   line to pin a saved demo sky to its RA/Dec. Readers before this line
@@ -60,7 +60,9 @@ import re
 from pathlib import Path
 
 from uvlab.app.skymodel.angles import parse_angle
-from uvlab.app.skymodel.components import Component, SkyModel, SkyModelError, check_centre
+from uvlab.app.skymodel.checks import SkyModelError, check_centre
+from uvlab.app.skymodel.component import Component
+from uvlab.app.skymodel.sky_model import SkyModel
 
 VERSION = 1
 HEADER = f"# uvlab sky model v{VERSION}"

@@ -1,6 +1,6 @@
 """Checks of a FITS image sky's WCS: finite, not singular, pixels of a physical size.
 
-Errors are one line naming the file (:class:`~uvlab.app.skymodel.components.SkyModelError`);
+Errors are one line naming the file (:class:`~uvlab.app.skymodel.checks.SkyModelError`);
 WCSLIB's own exceptions (a singular matrix, a non-numeric keyword) are folded into them.
 """
 
@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from uvlab.app.skymodel.components import SkyModelError
+from uvlab.app.skymodel.checks import SkyModelError
 from uvlab.app.skymodel.limits import MAX_PIXEL_DEG
 
 

@@ -35,7 +35,7 @@ Spectra. WSClean writes ``SpectralIndex = [c1, c2, ...]`` (x = ν/ν0):
 - ``LogarithmicSI = false``: ``S(ν) = I + Σ c_k·(x − 1)^k``.
 
 Every term is kept (:attr:`Component.spectral_terms
-<uvlab.app.skymodel.components.Component.spectral_terms>`), and the prediction
+<uvlab.app.skymodel.component.Component.spectral_terms>`), and the prediction
 evaluates them exactly (:func:`uvlab.gpu.predict.terms.spectral_flux`): 1 Jy
 with an ordinary linear term −0.5 at 1.4 GHz is 1.1429 Jy at 1 GHz, as WSClean
 has it. A single logarithmic term is the power law ``I·x^α``.
@@ -53,7 +53,9 @@ import re
 from pathlib import Path
 
 from uvlab.app.skymodel.angles import parse_angle
-from uvlab.app.skymodel.components import Component, SkyModel, SkyModelError
+from uvlab.app.skymodel.checks import SkyModelError
+from uvlab.app.skymodel.component import Component
+from uvlab.app.skymodel.sky_model import SkyModel
 from uvlab.app.skymodel.text_format import read_text_file, split_lines
 
 _FORMAT_FIRST = re.compile(r"#?\s*format\s*=\s*(.*)", re.IGNORECASE)

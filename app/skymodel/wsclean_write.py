@@ -17,7 +17,8 @@ import logging
 
 import numpy as np
 
-from uvlab.app.skymodel.components import Component, SkyModel
+from uvlab.app.skymodel.component import Component
+from uvlab.app.skymodel.sky_model import SkyModel
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Visibility prediction (the measurement equation), NumPy and CuPy backends.
 
-Public entry points (:mod:`uvlab.gpu.predict.api`):
+Public entry points (:mod:`uvlab.gpu.predict.rows`, :mod:`uvlab.gpu.predict.antennas`):
 
 - :func:`predict_rows` — (row, 3) uvw → (row, chan[, 2, 2]) visibilities;
 - :func:`iter_predict_rows` — the same in chunks, for progress and cancellation;
@@ -19,9 +19,10 @@ Public entry points (:mod:`uvlab.gpu.predict.api`):
 - :func:`predict_reference` — the plain float64 triple sum used as the oracle.
 """
 
-from uvlab.gpu.predict.api import iter_predict_rows, predict_antennas, predict_rows
+from uvlab.gpu.predict.antennas import predict_antennas
 from uvlab.gpu.predict.chunking import PredictMemoryError
 from uvlab.gpu.predict.reference import predict_reference
+from uvlab.gpu.predict.rows import iter_predict_rows, predict_rows
 from uvlab.gpu.predict.terms import Smearing
 
 __all__ = [

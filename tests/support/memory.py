@@ -1,7 +1,7 @@
-"""Fake /proc and /sys trees for the memory checks (uvlab.app.runtime.memory).
+"""Fake /proc and /sys trees for the memory checks (uvlab.app.runtime.memory_limits).
 
 :func:`fake_memory` writes a tree in which free memory and a cgroup v2 limit
-are what the test says, and points ``uvlab.app.runtime.memory`` at it; with a
+are what the test says, and points ``uvlab.app.runtime.memory_limits`` at it; with a
 ``rlimit_as`` the address-space limit is faked too (else the real one is read,
 unlimited in the test runs).
 """
@@ -50,17 +50,17 @@ def v2_group(folder: Path, limit: int | str, current: int, inactive_file: int = 
 def fake_memory(
     monkeypatch, root: Path, *, mem_available: int = 64 * GiB, cgroup_limit: int = 1 * GiB
 ) -> None:
-    """Point uvlab.app.runtime.memory at a tree with ``mem_available`` free and a cgroup v2 limit.
+    """Point uvlab.app.runtime.memory_limits at a tree: ``mem_available`` free, a cgroup v2 limit.
 
     The job's cgroup ``/user.slice/job.scope`` has ``cgroup_limit`` bytes free
     (limit ``cgroup_limit`` + 256 MiB, 256 MiB in use); its parent has no limit.
     """
-    import uvlab.app.runtime.memory as memory
+    import uvlab.app.runtime.memory_limits as limits
 
     proc, sys_ = fake_tree(root, mem_available=mem_available)
     top = sys_ / "fs" / "cgroup"
     write(top / "cgroup.controllers", "cpu memory\n")
     v2_group(top / "user.slice", "max", 10 * GiB)
     v2_group(top / "user.slice" / "job.scope", cgroup_limit + 256 * MiB, 256 * MiB)
-    monkeypatch.setattr(memory, "PROC_ROOT", str(proc))
-    monkeypatch.setattr(memory, "SYS_ROOT", str(sys_))
+    monkeypatch.setattr(limits, "PROC_ROOT", str(proc))
+    monkeypatch.setattr(limits, "SYS_ROOT", str(sys_))

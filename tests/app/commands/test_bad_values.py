@@ -213,13 +213,14 @@ def test_bad_value_is_one_line_naming_it_and_changes_nothing(inputs, argv, statu
 def test_clean_too_big_for_memory_is_refused_before_imaging(inputs, monkeypatch):
     """The image fits, its CLEAN does not (2N PSF, Cotton–Schwab's copies): one line, no output."""
     from uvlab.app.runtime import memory
+    from uvlab.app.runtime.memory_limits import Available
 
     folder, names = inputs
     image = memory.imaging_estimate(1024, "ducc").total  # the CPU's default algorithm
     clean = memory.clean_estimate(1024, "ducc", deconvolver="cotton-schwab").total
     avail = int((image + 2**20) / memory.USABLE_FRACTION) + 2**24  # the image alone fits
     assert image < memory.USABLE_FRACTION * avail < image + clean
-    monkeypatch.setattr(memory, "available_memory", lambda: memory.Available(avail, "cgroup limit"))
+    monkeypatch.setattr(memory, "available_memory", lambda: Available(avail, "cgroup limit"))
     before = _state(folder)
     argv = [*IMAGE, "--npix", "1024", "--cell-arcsec", "1", "--niter", "100",
             "--deconvolver", "cotton-schwab"]  # fmt: skip

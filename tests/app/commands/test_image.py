@@ -332,11 +332,11 @@ def test_everything_flagged(tmp_path):
 def test_memory_estimates_refuse_before_allocating():
     from uvlab.app.runtime.memory import (
         InsufficientMemoryError,
-        available_bytes,
         check_memory,
         format_bytes,
         imaging_estimate,
     )
+    from uvlab.app.runtime.memory_limits import available_bytes
 
     assert format_bytes(1536) == "1.5 KiB" and format_bytes(3 * 2**40) == "3.0 TiB"
     assert available_bytes() > 0

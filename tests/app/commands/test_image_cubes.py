@@ -235,6 +235,7 @@ def test_the_memory_check_counts_every_output_channel(two_sources, tmp_path, mon
 
     from uvlab.app.commands.image_channels import channels_estimate
     from uvlab.app.runtime import memory
+    from uvlab.app.runtime.memory_limits import Available
 
     for niter, join, per in ((0, False, 2), (10, False, 5), (0, True, 2), (10, True, 12)):
         args = Namespace(channels_out=4, niter=niter, join_channels=join)
@@ -248,7 +249,7 @@ def test_the_memory_check_counts_every_output_channel(two_sources, tmp_path, mon
 
     def available():
         calls.append(1)
-        return memory.Available(2**40 if len(calls) <= 2 else 2**20, "test")
+        return Available(2**40 if len(calls) <= 2 else 2**20, "test")
 
     monkeypatch.setattr(memory, "available_memory", available)
     code, _, err = run_cli("image", "--ms", two_sources, *IMAGE, "--channels-out", NOUT,

@@ -164,7 +164,7 @@ def test_more_channels_than_memory_is_refused_before_anything_is_made(tmp_path, 
 
 
 def test_an_ms_the_disk_cannot_hold_is_refused_before_anything_is_written(tmp_path, monkeypatch):
-    from uvlab.app.ms.simulate import ms_bytes, observation_size
+    from uvlab.app.ms.simulation_size import ms_bytes, observation_size
     from uvlab.app.observing.observation import ObservationSpec
 
     _nothing_simulated(monkeypatch)
@@ -186,7 +186,8 @@ def test_an_ms_the_disk_cannot_hold_is_refused_before_anything_is_written(tmp_pa
 
 
 def test_size_estimates_bound_what_a_simulation_writes(tmp_path):
-    from uvlab.app.ms.simulate import ms_bytes, observation_size, simulate_ms
+    from uvlab.app.ms.simulate import simulate_ms
+    from uvlab.app.ms.simulation_size import ms_bytes, observation_size
     from uvlab.app.observing.observation import ObservationSpec, simulate_observation
     from uvlab.app.skymodel import load_sky
 

@@ -17,6 +17,7 @@ from uvlab.app.lab.jobs import JobRequest, MSSelection
 from uvlab.app.lab.live import run_job
 from uvlab.app.lab.samples import WorkCache
 from uvlab.app.runtime import memory
+from uvlab.app.runtime.memory_limits import Available
 
 IMAGING = ImagingOptions(npix=64, cell_arcsec=30.0, algorithm="ducc")
 
@@ -37,7 +38,7 @@ def test_an_ms_too_large_is_refused_before_it_is_read(ms, monkeypatch):
         + memory.imaging_estimate(64, "ducc", IMAGING.grid_params(), nvis=info.nrows * 6)
     ).total
     avail = int(need / memory.USABLE_FRACTION * 0.99)  # just too little
-    monkeypatch.setattr(memory, "available_memory", lambda: memory.Available(avail, "cgroup limit"))
+    monkeypatch.setattr(memory, "available_memory", lambda: Available(avail, "cgroup limit"))
     cache = WorkCache()
     request = JobRequest("ms", IMAGING, "cpu", ms=MSSelection(str(ms)))
     with pytest.raises(memory.InsufficientMemoryError) as err:
@@ -47,8 +48,6 @@ def test_an_ms_too_large_is_refused_before_it_is_read(ms, monkeypatch):
     assert "uvlab image --ms" in line and "--abs-mem" in line
     assert not cache.has_ms_data(request.ms)  # nothing was read
     enough = int(need / memory.USABLE_FRACTION * 1.01)
-    monkeypatch.setattr(
-        memory, "available_memory", lambda: memory.Available(enough, "cgroup limit")
-    )
+    monkeypatch.setattr(memory, "available_memory", lambda: Available(enough, "cgroup limit"))
     res = run_job(request, cache)
     assert cache.has_ms_data(request.ms) and np.isfinite(res.dirty).all()

@@ -33,7 +33,7 @@ def main(argv: list[str]) -> int:
     with signals.handled():
         try:
             if argv[0] == "recover":
-                from uvlab.app.ms.journal import recover_if_interrupted
+                from uvlab.app.ms.journal_recovery import recover_if_interrupted
 
                 recover_if_interrupted(argv[1])
             else:

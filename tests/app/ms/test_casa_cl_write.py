@@ -11,7 +11,8 @@ from tests.support.cli import error_line, run_cli
 from uvlab.app.ms.casa_cl_write import write_casa_cl
 from uvlab.app.skymodel import SkyModelError
 from uvlab.app.skymodel.casa_cl import read_component_list
-from uvlab.app.skymodel.components import Component, SkyModel
+from uvlab.app.skymodel.component import Component
+from uvlab.app.skymodel.sky_model import SkyModel
 
 AS = math.pi / 648000  # radians per arcsec
 MODEL = SkyModel(

@@ -28,7 +28,7 @@ import pytest
 
 from tests.support.ms_factory import tree_digest
 from tests.support.paths import REPO, TEST_DATA
-from uvlab.app.ms.journal import recover_if_interrupted
+from uvlab.app.ms.journal_recovery import recover_if_interrupted
 from uvlab.app.ms.ms_lock import LOCK_NAME
 from uvlab.app.runtime.faults import STEPS
 
@@ -195,7 +195,9 @@ def _popen(*args, fault: str) -> subprocess.Popen:
 def test_a_live_writer_is_not_recovered_under_it(tmp_path, reference):
     """A write in progress in another process: recovery, a second write and readers wait."""
     from uvlab.app.ms.errors import MSError
-    from uvlab.app.ms.journal import JOURNAL, Journal, pending_write, recover
+    from uvlab.app.ms.journal import Journal
+    from uvlab.app.ms.journal_folder import JOURNAL
+    from uvlab.app.ms.journal_recovery import pending_write, recover
 
     ms = tmp_path / "x.ms"
     shutil.copytree(reference["old"], ms)

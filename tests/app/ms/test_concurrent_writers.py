@@ -100,7 +100,7 @@ def test_concurrent_writers_killed_at_random_instants(tmp_path):
         except subprocess.TimeoutExpired:
             procs[victim].kill()
         results = {c: (p.communicate(timeout=120), p.returncode) for c, p in procs.items()}
-        from uvlab.app.ms.journal import recover_if_interrupted
+        from uvlab.app.ms.journal_recovery import recover_if_interrupted
 
         recover_if_interrupted(ms)  # what `uvlab repair` does
         for column, ((_, err), code) in results.items():

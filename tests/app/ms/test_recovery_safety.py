@@ -26,8 +26,10 @@ import pytest
 
 from tests.support.ms_factory import tree_digest
 from tests.support.paths import REPO, TEST_DATA
-from uvlab.app.ms.journal import JOURNAL, Journal, recover
+from uvlab.app.ms.journal import Journal
 from uvlab.app.ms.journal_check import JournalRefused
+from uvlab.app.ms.journal_folder import JOURNAL
+from uvlab.app.ms.journal_recovery import recover
 
 DATA = TEST_DATA / "paper_xy.ms"
 

@@ -1,4 +1,5 @@
-"""Tests for app/skymodel/components.py: validation, editing, SourceArrays."""
+"""Sky components and models (app/skymodel/component.py, sky_model.py, checks.py,
+source_arrays.py): validation, editing, SourceArrays."""
 
 from __future__ import annotations
 

@@ -80,7 +80,7 @@ def test_predict_rows_survives_fake_oom(monkeypatch, rng):
             raise MemoryError("fake out of memory")
         return real(uvw_block, *args, **kw)
 
-    monkeypatch.setattr("uvlab.gpu.predict.api.direct_rows", flaky)
+    monkeypatch.setattr("uvlab.gpu.predict.rows.direct_rows", flaky)
     got = predict_rows(uvw, freq, src, mode="linear", device="cpu", chunk_rows=100)
     assert sizes[:4] == [100, 50, 25, 12]
     assert np.array_equal(got, want)

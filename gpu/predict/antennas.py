@@ -1,43 +1,25 @@
-"""Public predict entry points: rows, rows in chunks, and per-antenna geometry.
+"""Predict from per-antenna geometry: every baseline at every time.
 
-The measurement equation (DESIGN §1):
-
-    V_pq(t,ν) = Σ_s ζ_time·ζ_band·G_s(u,v)·B_s(ν)·exp(+2πi·(ν/c)·(u·l_s + v·m_s + w·(n_s − 1)))
-
-with uvw = uvw(X_p) − uvw(X_q) in metres. ``mode="scalar"`` returns the Stokes-I
-term Σ I_s·… (not XX, which would be I+Q for linear feeds); ``"linear"`` and
-``"circular"`` return the 2×2 products in B-form (DESIGN §1).
-
-Precision: ``dtype=np.float64`` agrees with the float64 triple sum
-(:mod:`uvlab.gpu.predict.reference`) to ~1e-14 relative (tests demand 1e-12).
-``np.float32`` computes in float32 but forms the path difference and the phase
-of each row (or antenna) in float64 and reduces it modulo one turn before the
-cast, so the phase error stays ~1e-7 rad however long the baseline; measured
-‖V₃₂ − V₆₄‖/‖V₆₄‖ is 2e-7 to 4.5e-6 on the MeerKAT benchmark up to 10⁴ sources
-and ≤ 1e-5 (the tested bound) on 100 km baselines with 3·10⁴ turns of phase.
+:func:`predict_antennas` chooses a method: the per-antenna factorisation
+V = K·diag(B)·Kᴴ per (time, channel) for point sources without smearing
+(:mod:`uvlab.gpu.predict.factored`, :mod:`uvlab.gpu.predict.cuda_factored`),
+per-antenna phasors weighted per baseline for Stokes I on the CPU with
+smearing or Gaussians (:mod:`uvlab.gpu.predict.factored_smearing`), and
+otherwise the rows ``uvw_p − uvw_q`` summed directly
+(:func:`uvlab.gpu.predict.rows.predict_rows`, whose module notes give the
+precision). Beams (E) and gains (G) apply as the docstring says.
 """
 
 from __future__ import annotations
-
-from collections.abc import Iterator
 
 import numpy as np
 
 from uvlab.gpu.backend import get_xp, resolve_device, to_numpy
 from uvlab.gpu.predict import terms
-from uvlab.gpu.predict.chunking import (
-    PredictMemoryError,
-    chunk_from_budget,
-    device_budget,
-    iter_chunked,
-)
-from uvlab.gpu.predict.direct import (
-    BYTES_PER_TERM,
-    JONES_BYTES_PER_TERM,
-    combine_pol,
-    direct_rows,
-    prepare_sources,
-)
+from uvlab.gpu.predict.beam_fold import fold_if_uniform
+from uvlab.gpu.predict.chunking import PredictMemoryError
+from uvlab.gpu.predict.direct import prepare_sources
+from uvlab.gpu.predict.rows import check_inputs, predict_rows, vis_shape
 from uvlab.gpu.sources import SourceArrays
 
 METHODS = ("auto", "gemm", "fused", "weighted", "direct")
@@ -53,199 +35,6 @@ AUTO_METHOD = "gemm"
 #: 0.12–0.19 s (float64) and 0.06–0.10 s (float32) what "direct" takes 0.75–1.0 s and
 #: 0.47–0.61 s for (1.8–2.5 s and 1.2–2.0 s on a busier machine), at the same accuracy.
 AUTO_SMEARED_CPU = "weighted"
-
-
-def _check(uvw_shape, freq, dtype, mode) -> np.dtype:
-    real = np.dtype(dtype)
-    if real not in (np.dtype(np.float32), np.dtype(np.float64)):
-        raise ValueError(f"dtype must be float32 or float64, not {real}")
-    terms.check_mode(mode)
-    if len(uvw_shape) < 2 or uvw_shape[-1] != 3:
-        raise ValueError(f"uvw must have shape (..., 3), got {tuple(uvw_shape)}")
-    if np.ndim(freq) != 1:
-        raise ValueError(f"freq_hz must be 1-D, got shape {np.shape(freq)}")
-    return real
-
-
-def _vis_shape(lead: tuple, nchan: int, mode: str) -> tuple:
-    return (*lead, nchan) if mode == "scalar" else (*lead, nchan, 2, 2)
-
-
-def iter_predict_rows(
-    uvw,
-    freq_hz,
-    sources: SourceArrays,
-    *,
-    mode: str = "scalar",
-    smearing: terms.Smearing | None = None,
-    dtype=np.float64,
-    device: str = "auto",
-    chunk_rows: int | None = None,
-    host: bool = True,
-    row_beam=None,
-) -> Iterator[tuple[slice, object]]:
-    """Predict in chunks of rows, yielding ``(row_slice, vis_chunk)`` between chunks.
-
-    Parameters are those of :func:`predict_rows`. A consumer can report
-    progress or stop between chunks; on an out-of-memory error the chunk is
-    halved and retried (:mod:`uvlab.gpu.predict.chunking`).
-    """
-    dev = resolve_device(device)
-    xp = get_xp(device=dev)
-    freq = np.asarray(freq_hz, dtype=np.float64)
-    real = _check(np.shape(uvw), freq, dtype, mode)
-    nrow, nchan = int(np.shape(uvw)[0]), len(freq)
-    prep = prepare_sources(sources, freq, mode, real, xp)
-    array_sum = False  # 2×2 Jones beams: the array-module sum, on NumPy or CuPy
-    if row_beam is not None:
-        from uvlab.gpu.predict.beams import is_jones
-
-        eb, ti, pi, qi = row_beam
-        # one beam for every antenna and time: E·conj(E) = |E|² scales each source's flux
-        # per channel, and the plain sum (the RawKernel on the GPU) does the rest
-        prep, eb = _fold_if_uniform(prep, eb, xp)
-        array_sum = eb is not None and is_jones(eb)
-        if eb is None:
-            row_beam = None
-        else:
-            if dev == "gpu" and not array_sum:  # the row kernel reads scalar E itself
-                from uvlab.gpu.predict.cuda_direct import kernel_beam
-
-                eb = kernel_beam(eb, real)
-            row_beam = (xp.asarray(eb), *(xp.asarray(i, dtype=xp.int64) for i in (ti, pi, qi)))
-    cplx_bytes = 2 * real.itemsize * (1 if mode == "scalar" else 4)
-    if dev == "gpu":
-        import cupy
-
-        from uvlab.gpu.predict.cuda_direct import predict_rows_cuda
-
-        uvw_dev = cupy.asarray(uvw, dtype=cupy.float64)
-        per_row = 2 * nchan * cplx_bytes + 96
-    else:
-        uvw_dev = np.asarray(uvw, dtype=np.float64)
-        per_row = nchan * max(min(prep.nsrc, 64), 1) * BYTES_PER_TERM + nchan * cplx_bytes
-    if row_beam is not None and (dev == "cpu" or array_sum):
-        # the array-module sum's temporaries, ~16 sources at a time
-        per_term = JONES_BYTES_PER_TERM if array_sum else BYTES_PER_TERM
-        per_row = nchan * per_term * min(max(prep.nsrc, 1), 16)
-    chunk = chunk_rows or chunk_from_budget(per_row, nrow, device_budget(dev))
-
-    def run(sl: slice):
-        beam = None if row_beam is None else (row_beam[0], *(i[sl] for i in row_beam[1:]))
-        if dev == "gpu" and not array_sum:
-            vis = predict_rows_cuda(uvw_dev[sl], freq, prep, mode, smearing, real, beam=beam)
-        elif beam is not None:  # the array-module sum
-            axp = get_xp(uvw_dev)
-            acc = direct_rows(uvw_dev[sl], freq, prep, smearing, real, axp, row_beam=beam)
-            vis = acc if array_sum else combine_pol(acc, mode, axp)  # Jones: correlations
-        else:
-            vis = combine_pol(direct_rows(uvw_dev[sl], freq, prep, smearing, real, np), mode, np)
-        return to_numpy(vis) if host else vis
-
-    yield from iter_chunked(run, nrow, chunk, what="rows", bytes_per_unit=per_row)
-
-
-def fold_uniform_beam(prep, beam, xp):
-    """``prep`` with its per-channel fluxes times |E|² of a (1, 1, chan, src) beam.
-
-    A (1, 1, chan, src, 2, 2) Jones beam, the same at every antenna and time, turns each
-    source's brightness into the apparent E·B·Eᴴ (Hermitian: real apparent Stokes), so the
-    plain sums need no beam either; it needs mode "linear" or "circular".
-    """
-    from dataclasses import replace
-
-    from uvlab.gpu.predict.beams import is_jones, power_beam
-
-    if is_jones(beam):
-        return _fold_jones(prep, xp.asarray(beam)[0, 0], xp)
-    power = power_beam(xp.asarray(beam)[0, 0], False, xp)  # |E|², (chan, src)
-    return replace(prep, stokes=(prep.stokes * power[:, :, None]).astype(prep.stokes.dtype))
-
-
-def _fold_jones(prep, e, xp):
-    """``prep`` with B_s → E_s·B_s·E_sᴴ (E (chan, src, 2, 2)), as apparent Stokes."""
-    from dataclasses import replace
-
-    from uvlab.gpu.predict.beams import check_jones_mode
-
-    check_jones_mode(prep.mode)
-    s = prep.stokes.astype(xp.float64)
-    b = terms.stokes_to_brightness(s[..., 0], s[..., 1], s[..., 2], s[..., 3], prep.mode, xp)
-    e = e.astype(xp.complex128)
-    apparent = xp.matmul(xp.matmul(e, b), xp.conj(xp.swapaxes(e, -1, -2)))
-    stokes = terms.brightness_to_stokes(apparent, prep.mode, xp).real
-    return replace(prep, stokes=stokes.astype(prep.stokes.dtype))
-
-
-def predict_rows(
-    uvw,
-    freq_hz,
-    sources: SourceArrays,
-    *,
-    mode: str = "scalar",
-    smearing: terms.Smearing | None = None,
-    dtype=np.float64,
-    device: str = "auto",
-    chunk_rows: int | None = None,
-    host: bool = True,
-    row_beam=None,
-):
-    """Visibilities of rows by direct summation over the sources.
-
-    Parameters
-    ----------
-    uvw : (row, 3) float, metres, ``uvw(X_p) − uvw(X_q)``
-    freq_hz : (chan,) float, Hz
-    sources : SourceArrays
-    mode : {"scalar", "linear", "circular"}
-        "scalar" is the Stokes-I term Σ I_s·…
-    smearing : Smearing or None
-        Time and/or bandwidth smearing (SDP Memo 076 eqs 6–8).
-    dtype : numpy.float32 or numpy.float64
-        Working precision (see the module docstring for float32 accuracy).
-    device : {"auto", "cpu", "gpu"}
-    chunk_rows : int, optional
-        Rows per chunk; by default from free memory (GPU) or 256 MiB (CPU).
-    host : bool
-        Return a NumPy array (default); ``False`` keeps a CuPy array on the GPU.
-    row_beam : (E, t, p, q), optional
-        Scalar voltage beams E (time, ant, chan, src) and each row's indices t, p, q
-        (row,) into its time and antenna axes: every source term of a row is multiplied
-        by E[t, p]·conj(E[t, q]) (:func:`~uvlab.gpu.predict.direct.direct_rows`; on the
-        GPU inside the row kernel, :func:`~uvlab.gpu.predict.cuda_direct.predict_rows_cuda`). Or
-        Jones E (time, ant, chan, src, 2, 2) in the feed basis of ``mode`` (not "scalar"):
-        every term becomes E[t, p]·X·E[t, q]ᴴ (the array-module sum, on NumPy or CuPy).
-
-    Returns
-    -------
-    (row, chan) complex64/complex128, or (row, chan, 2, 2) for linear/circular.
-    """
-    freq = np.asarray(freq_hz, dtype=np.float64)
-    real = _check(np.shape(uvw), freq, dtype, mode)
-    cplx = np.result_type(real, np.complex64)
-    shape = _vis_shape((int(np.shape(uvw)[0]),), len(freq), mode)
-    out = None
-    for sl, vis in iter_predict_rows(
-        uvw,
-        freq,
-        sources,
-        mode=mode,
-        smearing=smearing,
-        dtype=real,
-        device=device,
-        chunk_rows=chunk_rows,
-        host=host,
-        row_beam=row_beam,
-    ):
-        if out is None and sl.stop - sl.start == shape[0] and vis.dtype == cplx:
-            out = vis  # one chunk: it is the result
-            continue
-        if out is None:
-            out = (np if host else get_xp(vis)).empty(shape, dtype=cplx)
-        out[sl] = vis
-    if out is None:
-        out = (np if host else get_xp(device=device)).zeros(shape, dtype=cplx)
-    return out
 
 
 def predict_antennas(
@@ -353,7 +142,7 @@ def _predict_antennas(
         raise ValueError(f"method {method!r} is not one of {', '.join(METHODS)}")
     dev = resolve_device(device)
     freq = np.asarray(freq_hz, dtype=np.float64)
-    real = _check(np.shape(ant_uvw), freq, dtype, mode)
+    real = check_inputs(np.shape(ant_uvw), freq, dtype, mode)
     if np.ndim(ant_uvw) != 3:
         raise ValueError(f"ant_uvw must have shape (time, nant, 3), got {np.shape(ant_uvw)}")
     ant1 = np.asarray(to_numpy(ant1), dtype=np.int64)
@@ -416,7 +205,7 @@ def _predict_antennas(
         rows, freq, sources, mode=mode, smearing=smearing, dtype=real, device=dev, host=host,
         row_beam=row_beam,
     )  # fmt: skip
-    return vis.reshape(_vis_shape((ntime, len(ant1)), len(freq), mode))
+    return vis.reshape(vis_shape((ntime, len(ant1)), len(freq), mode))
 
 
 def _jones_method(beam, mode: str, method: str) -> str:
@@ -431,19 +220,12 @@ def _jones_method(beam, mode: str, method: str) -> str:
     return "direct"
 
 
-def _fold_if_uniform(prep, beam, xp):
-    """One beam for every antenna and time: |E|² scales the fluxes, and K stays as it is."""
-    if beam is None or tuple(beam.shape[:2]) != (1, 1):
-        return prep, beam
-    return fold_uniform_beam(prep, beam, xp), None
-
-
 def _factored(ant_uvw, ant1, ant2, freq, sources, mode, real, dev, method, beam=None):
     if dev == "cpu":
         from uvlab.gpu.predict.factored import predict_factored
 
         prep = prepare_sources(sources, freq, mode, real, np)
-        prep, beam = _fold_if_uniform(prep, beam, np)
+        prep, beam = fold_if_uniform(prep, beam, np)
         return predict_factored(ant_uvw, ant1, ant2, freq, prep, mode, real, np, beam=beam)
     from uvlab.gpu.predict.cuda_factored import predict_antennas_cuda
 
@@ -458,7 +240,7 @@ def _factored(ant_uvw, ant1, ant2, freq, sources, mode, real, dev, method, beam=
     import cupy
 
     prep = prepare_sources(sources, freq, mode, real, cupy)
-    prep, beam = _fold_if_uniform(prep, beam, cupy)
+    prep, beam = fold_if_uniform(prep, beam, cupy)
     return predict_antennas_cuda(
         ant_uvw, ant1, ant2, freq, prep, mode, real, method, npos, beam=beam
     )
