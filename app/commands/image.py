@@ -69,13 +69,16 @@ def imaging_record(args, spec):
     from uvlab.app.lab.state import ImagingRecord
     from uvlab.gpu.gridders.params import GridParams
 
+    wt = weighting(args)
     options = ImagingOptions(
         npix=spec.npix,
         cell_arcsec=spec.cell_arcsec,
         weighting=args.weighting,
         robust=args.robust,
         taper_arcsec=args.taper_arcsec,
-        density_scale=weighting(args).density_scale,
+        density_scale=wt.density_scale,
+        density_cells=wt.density_cells,
+        density_padding=wt.density_padding,
         algorithm=args.algorithm,
     )
     if not grids(args.algorithm):

@@ -64,7 +64,7 @@ def run(args) -> int:
     from uvlab.app.commands.ms_args import parse_channels
     from uvlab.app.commands.ms_imaging import fits_history, grid_params, ms_size
     from uvlab.app.commands.validate import field_arg
-    from uvlab.app.commands.weighting_args import weighting
+    from uvlab.app.commands.weighting_args import weighting, weighting_text
     from uvlab.app.lab.samples import WorkCache
     from uvlab.app.runtime.memory import format_bytes
     from uvlab.app.runtime.progress import progress_bar
@@ -110,7 +110,7 @@ def run(args) -> int:
         log.info("CLEAN keeps the selection's data on the workers (%s)", format_bytes(held))
     if rows is None:
         nworkers = args.workers or default_worker_count(gpus)
-        density = args.npix if wt.scheme != "natural" else 0
+        density = wt.density_spec(spec).npix if wt.scheme != "natural" else 0  # its cells
         share = float("inf") if memory is None else (memory - held) / nworkers
         nchan = max(m.nchan for m in metas)
         plans = []
@@ -186,7 +186,7 @@ def run(args) -> int:
         "channels": f"{args.channels or 'all'} ({sum(m.nchan for m in metas)} used)",
         **({"channels_out": args.channels_out} if cube else {}),
         "cell_arcsec": f"{spec.cell_arcsec:.6g}",
-        "weighting": f"{wt.scheme} robust={wt.robust} taper_arcsec={wt.taper_arcsec}",
+        "weighting": weighting_text(wt),
         "algorithm": args.algorithm, "params": params, "device": res.device,
         "nvis": res.nvis, "sum_weights": f"{res.sum_weights:.6g}",
         "chunks": f"{res.chunks} of {rows} rows",

@@ -103,6 +103,7 @@ def _history(im, clean) -> dict:
     """The FITS history of ``uvlab image``: every parameter of the run, and CLEAN's outcome."""
     from uvlab.app.commands.clean_args import clean_opts_text
     from uvlab.app.commands.image_spws import spw_history
+    from uvlab.app.commands.weighting_args import weighting_text
 
     args, vd, spec, size, params, wt, res = (
         im.args, im.vd, im.spec, im.size, im.params, im.wt, im.res
@@ -128,8 +129,7 @@ def _history(im, clean) -> dict:
             "npix_rule": rule,
             "cell_arcsec": f"{spec.cell_arcsec:.6g}",
             "sigma": params.sigma if params is not None else None,
-            "weighting": f"{wt.scheme} robust={wt.robust} taper_arcsec={wt.taper_arcsec}"
-            + (f" density_scale={wt.density_scale:.9f}" if wt.density_scale != 1.0 else ""),
+            "weighting": weighting_text(wt),
             "algorithm": args.algorithm,
             "params": params,
             "device": res.device,

@@ -108,6 +108,7 @@ def iso_date(what: str, date_only: bool) -> Callable[[str], str]:
 CELL_ARCSEC = number(0.0, 180.0 * 3600.0, open_lo=True, unit="arcsec")
 ROBUST = number(-2.0, 2.0)
 TAPER_ARCSEC = number(0.0, 180.0 * 3600.0, unit="arcsec")
+DENSITY_PADDING = number(1.0, 4.0)
 EPS = number(0.0, 1.0, open_lo=True, open_hi=True)
 SUPPORT = number(1, 32, integer=True, unit="cells")
 OVERSAMPLE = number(1, 4096, integer=True)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from uvlab.app.commands import validate as V
+from uvlab.gpu.imaging.weighting import DENSITY_CELLS, WSCLEAN_PADDING
 
 
 def add_weighting_args(g) -> None:
-    """``--weighting``, ``--robust``, ``--taper-arcsec`` and ``--density-frame`` on group ``g``."""
+    """``--weighting``, ``--robust``, ``--taper-arcsec``, ``--density-frame``, ``--density-cells``
+    and ``--density-padding`` on group ``g``."""
     g.add_argument("--weighting", choices=("natural", "uniform", "briggs"), default="natural")
     g.add_argument("--robust", type=V.ROBUST, default=0.0, help="Briggs robust R (default 0)")
     g.add_argument(
@@ -19,6 +21,22 @@ def add_weighting_args(g) -> None:
         help="frequencies the uniform/Briggs density cells are counted with: the data's own "
         "(topo; default) or LSRK, as tclean counts them (its PSF then to ~4e-4 of the peak)",
     )
+    g.add_argument(
+        "--density-cells",
+        choices=DENSITY_CELLS,
+        default="casa",
+        help="uv cells the uniform/Briggs density is counted on: the image's (casa; default, "
+        "as CASA counts) or its padded image's, as WSClean counts (wsclean: finer cells, "
+        "other weights; docs/conventions.md, Weighting)",
+    )
+    g.add_argument(
+        "--density-padding",
+        type=V.DENSITY_PADDING,
+        metavar="P",
+        help=f"WSClean's -padding, in [1, 4] (default {WSCLEAN_PADDING}): with --density-cells "
+        "wsclean the density grid is the image's side × P, rounded up as WSClean rounds it; "
+        "uvlab's own gridding is not padded by it",
+    )
 
 
 def weighting(args):
@@ -27,6 +45,8 @@ def weighting(args):
     ``--density-frame lsrk`` reads the MS's field, times and antenna positions for
     tclean's density scale (:func:`uvlab.app.ms.lsrk_scale.lsrk_density_scale`); a
     field or MS it cannot read stops the command (exit 2) naming the flag and the file.
+    ``--density-padding`` without ``--density-cells wsclean`` (which alone reads it) is a
+    usage error too.
     """
     from uvlab.gpu.imaging.weighting import Weighting
 
@@ -39,4 +59,27 @@ def weighting(args):
             scale = lsrk_density_scale(args.ms, V.field_arg(args.field))
         except (MSError, OSError, RuntimeError, ValueError) as exc:
             args.parser.error(f"--density-frame lsrk: {exc}")
-    return Weighting(args.weighting, args.robust, args.taper_arcsec, density_scale=scale)
+    cells = getattr(args, "density_cells", "casa")
+    padding = getattr(args, "density_padding", None)
+    if padding is not None and cells != "wsclean":
+        args.parser.error("--density-padding sizes WSClean's density cells: give it with "
+                          "--density-cells wsclean")  # fmt: skip
+    return Weighting(
+        args.weighting,
+        args.robust,
+        args.taper_arcsec,
+        density_scale=scale,
+        density_cells=cells,
+        density_padding=WSCLEAN_PADDING if padding is None else padding,
+    )
+
+
+def weighting_text(wt) -> str:
+    """The FITS history's ``weighting`` line: scheme, robust, taper, and the density's
+    scale and cells where they are not the default."""
+    text = f"{wt.scheme} robust={wt.robust} taper_arcsec={wt.taper_arcsec}"
+    if wt.density_scale != 1.0:
+        text += f" density_scale={wt.density_scale:.9f}"
+    if wt.density_cells != "casa":
+        text += f" density_cells={wt.density_cells} density_padding={wt.density_padding:g}"
+    return text

@@ -36,6 +36,7 @@ import numpy as np
 from uvlab.gpu.gridders.params import GCF_NAMES, LOOKUPS
 from uvlab.gpu.gridders.registry import NAMES, default_algorithm, grids
 from uvlab.gpu.gridders.registry import algorithm as catalogue_entry
+from uvlab.gpu.imaging.weighting import DENSITY_CELLS, WSCLEAN_PADDING
 
 if TYPE_CHECKING:
     from uvlab.gpu.gridders.params import GridParams
@@ -95,9 +96,11 @@ class ImagingOptions:
         Image side N, an even number of pixels ≥ 2.
     cell_arcsec : float or None
         Pixel size; None chooses 1/(3·u_max) from the data.
-    weighting, robust, taper_arcsec, density_scale
+    weighting, robust, taper_arcsec, density_scale, density_cells, density_padding
         As :class:`uvlab.gpu.imaging.weighting.Weighting` (``density_scale`` ≠ 1: tclean's
-        LSRK density cells, ``uvlab image --density-frame lsrk``).
+        LSRK density cells, ``uvlab image --density-frame lsrk``; ``density_cells="wsclean"``:
+        WSClean's cells, those of the image padded by ``density_padding``,
+        ``uvlab image --density-cells wsclean --density-padding P``).
     algorithm : str
         One of :data:`ALGORITHMS`; default :func:`lab_default_algorithm`
         (``conv`` with a GPU, ``ducc`` on a CPU-only machine).
@@ -129,6 +132,8 @@ class ImagingOptions:
     robust: float = 0.0
     taper_arcsec: float = 0.0
     density_scale: float = 1.0
+    density_cells: str = "casa"
+    density_padding: float = WSCLEAN_PADDING
     algorithm: str = field(default_factory=lab_default_algorithm)
     kernel: str = "es"
     kernel_size: str = "eps"
@@ -144,7 +149,7 @@ class ImagingOptions:
         whole = isinstance(npix, (int, np.integer)) and not isinstance(npix, bool)
         if not whole or npix < 2 or npix % 2:
             raise ValueError(f"image size npix must be an even integer ≥ 2, got {npix!r}")
-        for name in ("robust", "taper_arcsec", "eps", "sigma", "cell_arcsec"):
+        for name in ("robust", "taper_arcsec", "density_padding", "eps", "sigma", "cell_arcsec"):
             value = getattr(self, name)
             if value is None and name == "cell_arcsec":
                 continue
@@ -155,6 +160,7 @@ class ImagingOptions:
         if self.cell_arcsec is not None and not self.cell_arcsec > 0:
             raise ValueError(f"cell size must be > 0 arcsec (or auto), got {self.cell_arcsec}")
         choices = {
+            "density_cells": DENSITY_CELLS,
             "algorithm": ALGORITHMS,
             "kernel": KERNELS,
             "kernel_size": KERNEL_SIZES,
@@ -186,6 +192,8 @@ class ImagingOptions:
             float(self.robust),
             float(self.taper_arcsec),
             density_scale=float(self.density_scale),
+            density_cells=self.density_cells,
+            density_padding=float(self.density_padding),
         )
 
     def grid_params(self, threads: int = INTERACTIVE_THREADS) -> GridParams | None:

@@ -11,10 +11,13 @@ The uv cell is the image's Fourier cell, ``1/(N·cell)`` wavelengths, or that of
 ``Weighting.density_npix`` pixels: a CLEAN PSF made at 2N must weight the visibilities as
 the N² dirty image did (with 2N's finer cells uniform weights differ and the PSF's
 sidelobes with them: by 3 % of its peak for MeerKAT at 256², 0.9 % with Briggs R = 0).
+The cells are CASA's, the N² image's (``density_cells="casa"``), or WSClean's, those of its
+image padded by ``-padding`` (``"wsclean"``, :func:`wsclean_weight_npix`).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +26,10 @@ from uvlab.gpu.backend import get_xp
 from uvlab.gpu.image_spec import ARCSEC, ImageSpec
 
 SCHEMES = ("natural", "uniform", "briggs")
+#: Whose uv cells count the density: CASA's (the image's) or WSClean's (its padded image's).
+DENSITY_CELLS = ("casa", "wsclean")
+#: WSClean's ``-padding`` default.
+WSCLEAN_PADDING = 1.2
 
 
 @dataclass(frozen=True)
@@ -46,6 +53,13 @@ class Weighting:
         to LSRK frequencies: ν_LSRK/ν_TOPO (:func:`uvlab.app.observing.lsrk.lsrk_ratio`),
         1 ± ~1e-4, which moves samples across cell boundaries (2.8e-3 of the PSF peak
         for uniform weights on a VLA-C track).
+    density_cells : {"casa", "wsclean"}
+        ``"casa"`` (the default): the density is counted on the uv cells of the image
+        (``density_npix``) itself, as CASA counts it. ``"wsclean"``: on those of that
+        image padded by ``density_padding``, as WSClean counts it
+        (:func:`wsclean_weight_npix`; the cells are finer, the weights differ).
+    density_padding : float
+        WSClean's ``-padding`` (default 1.2), in [1, 4]; read with ``"wsclean"`` only.
     """
 
     scheme: str = "natural"
@@ -53,6 +67,8 @@ class Weighting:
     taper_arcsec: float = 0.0
     density_npix: int = 0
     density_scale: float = 1.0
+    density_cells: str = "casa"
+    density_padding: float = WSCLEAN_PADDING
 
     def __post_init__(self):
         if self.scheme not in SCHEMES:
@@ -65,15 +81,41 @@ class Weighting:
             raise ValueError(f"density_npix must be 0 or even ≥ 2, got {self.density_npix}")
         if not (np.isfinite(self.density_scale) and 0.9 < self.density_scale < 1.1):
             raise ValueError(f"density_scale must lie in (0.9, 1.1), got {self.density_scale}")
+        if self.density_cells not in DENSITY_CELLS:
+            raise ValueError(
+                f"density cells {self.density_cells!r} are not one of {', '.join(DENSITY_CELLS)}"
+            )
+        if not 1.0 <= self.density_padding <= 4.0:  # NaN fails too
+            raise ValueError(f"density padding must lie in [1, 4], got {self.density_padding}")
 
     def density_spec(self, spec: ImageSpec) -> ImageSpec:
         """The geometry whose uv cells the density is counted on: ``spec`` or its
-        ``density_npix``-pixel sibling (same cell); with ``density_scale`` s its cell is
-        s times larger, so that u falls in the cell that s·u falls in on ``spec``'s grid."""
+        ``density_npix``-pixel sibling (same cell), or with ``density_cells="wsclean"`` the
+        sibling of side :func:`wsclean_weight_npix` of that; with ``density_scale`` s its
+        cell is s times larger, so that u falls in the cell that s·u falls in on ``spec``'s
+        grid."""
         npix = self.density_npix or spec.npix
+        if self.density_cells == "wsclean":
+            npix = wsclean_weight_npix(npix, self.density_padding)
         if npix == spec.npix and self.density_scale == 1.0:
             return spec
         return ImageSpec(npix, spec.cell_rad * self.density_scale)
+
+
+def wsclean_weight_npix(npix: int, padding: float = WSCLEAN_PADDING) -> int:
+    """Side of WSClean's weight grid for an ``npix``² image made with ``-padding`` ``padding``.
+
+    WSClean counts the density on a grid the size of its padded image (``createWeightCache``
+    passes ``paddedImageWidth``; ``ImageWeights`` takes it whole at ``-super-weight`` 1),
+    whose side is ``ceil(N·padding)`` rounded up to a multiple of 4
+    (``Settings::RecalculatePaddedDimensions``): 156 for 128 at 1.2, 308 for 256. The
+    product is the same double as WSClean's, so its rounding too (200 · 1.1 is
+    220.00000000000003: 224, not 220). Its cells ``floor(u·M·Δ + M/2)``, ``floor(v·M·Δ)``
+    on the v ≥ 0 half (a sample with v < 0 mirrored first) are the cells ``floor(u/du)``,
+    ``floor(v/du)`` with ``du = 1/(M·Δ)`` that :func:`cell_density` counts both halves on.
+    """
+    side = math.ceil(npix * padding)
+    return side + (-side) % 4
 
 
 def imaging_weights(

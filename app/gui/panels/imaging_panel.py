@@ -34,6 +34,10 @@ from uvlab.app.gui.panels.gridder_fields import (
     show_gridder,
 )
 from uvlab.app.lab.imaging import COMPARE_REPEATS, DEVICES, KERNELS, PRECISIONS, ImagingOptions
+from uvlab.gpu.imaging.weighting import DENSITY_CELLS, WSCLEAN_PADDING
+
+#: How the density cells' choice reads.
+CELLS_NAMES = {"casa": "CASA", "wsclean": "WSClean"}
 
 if TYPE_CHECKING:
     from uvlab.app.lab.state import ImagingRecord
@@ -59,6 +63,7 @@ class ImagingPanel(QtWidgets.QWidget):
 
         form = QtWidgets.QFormLayout(self)
         form.setContentsMargins(4, 4, 4, 4)
+        form.setVerticalSpacing(4)  # 17 rows in the dock at 1280×720, unscrolled
         self.npix_spin = QtWidgets.QSpinBox()
         self.npix_spin.setRange(16, 16384)
         self.npix_spin.setSingleStep(64)
@@ -84,6 +89,22 @@ class ImagingPanel(QtWidgets.QWidget):
             "lsrk computes the scale from the MS)",
         )  # fmt: skip
         form.addRow("Density scale", self.density_scale_spin)
+        # WSClean's cells and their padding share a row, the choice in the label's place:
+        # the panel fits the dock at 1280×720 without a scroll bar
+        self.density_cells_combo = QtWidgets.QComboBox()
+        for cells in DENSITY_CELLS:
+            self.density_cells_combo.addItem(f"{CELLS_NAMES[cells]} cells", cells)
+        self.density_cells_combo.setToolTip(
+            "uv cells the uniform/Briggs density is counted on: the image's (CASA's) or those "
+            "of the image padded by the factor beside, as WSClean counts them (its -padding; "
+            "uvlab image --density-cells wsclean --density-padding P)"
+        )
+        self.density_padding_spin = double_spin(
+            1.0, 4.0, 2, step=0.1, value=WSCLEAN_PADDING,
+            tip="WSClean's -padding: its density grid is the image's side times this",
+        )  # fmt: skip
+        self.density_padding_spin.setPrefix("padding ")
+        form.addRow(self.density_cells_combo, self.density_padding_spin)
         self.algorithm_combo = algorithm_combo()
         form.addRow("Algorithm", self.algorithm_combo)
         self.kernel_combo = QtWidgets.QComboBox()
@@ -128,6 +149,7 @@ class ImagingPanel(QtWidgets.QWidget):
 
         for w in (
             self.weighting_combo,
+            self.density_cells_combo,
             self.algorithm_combo,
             self.kernel_combo,
             self.kernel_size_combo,
@@ -141,6 +163,7 @@ class ImagingPanel(QtWidgets.QWidget):
             self.robust_spin,
             self.taper_spin,
             self.density_scale_spin,
+            self.density_padding_spin,
             self.support_spin,
             self.oversample_spin,
             self.sigma_spin,
@@ -163,6 +186,8 @@ class ImagingPanel(QtWidgets.QWidget):
                 robust=float(self.robust_spin.value()),
                 taper_arcsec=float(self.taper_spin.value()),
                 density_scale=float(self.density_scale_spin.value()),
+                density_cells=self.density_cells_combo.currentData(),
+                density_padding=float(self.density_padding_spin.value()),
                 precision=self.precision_combo.currentText(),
                 **gridder,
             )
@@ -202,6 +227,8 @@ class ImagingPanel(QtWidgets.QWidget):
             self.robust_spin,
             self.taper_spin,
             self.density_scale_spin,
+            self.density_cells_combo,
+            self.density_padding_spin,
             *gridder_widgets(self),
             self.precision_combo,
         ]
@@ -212,6 +239,8 @@ class ImagingPanel(QtWidgets.QWidget):
         self.robust_spin.setValue(o.robust)
         self.taper_spin.setValue(o.taper_arcsec)
         self.density_scale_spin.setValue(float(o.density_scale))
+        self.density_cells_combo.setCurrentIndex(self.density_cells_combo.findData(o.density_cells))
+        self.density_padding_spin.setValue(float(o.density_padding))
         show_gridder(self, o)
         self.precision_combo.setCurrentText(o.precision)
         del blockers
@@ -229,6 +258,7 @@ class ImagingPanel(QtWidgets.QWidget):
     def _update_enabled(self) -> None:
         enable_gridder(self)
         self.robust_spin.setEnabled(self.weighting_combo.currentText() == "briggs")
+        self.density_padding_spin.setEnabled(self.density_cells_combo.currentData() == "wsclean")
 
     def _show_invalid(self, message: str | None) -> None:
         keys = {

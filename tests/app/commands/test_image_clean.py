@@ -226,12 +226,16 @@ def test_fits_mask_and_its_bad_input(vla_ms, tmp_path):
     assert not list(tmp_path.glob("bad*"))
 
 
-@pytest.mark.parametrize("weighting", [("uniform",), ("briggs", "--robust", -0.5)])
+@pytest.mark.parametrize(
+    "weighting",
+    [("uniform",), ("briggs", "--robust", -0.5), ("uniform", "--density-cells", "wsclean")],
+)
 def test_clean_with_density_weighting_leaves_a_clean_residual(vla_ms, tmp_path, weighting):
-    """Högbom's 2N PSF weights the visibilities as the N² dirty image did (its uv cells):
-    CLEAN then reaches its 0.1 mJy threshold (the residual peaks at 0.1 mJy, as with natural
-    weighting). With the 2N image's own cells, the PSF's sidelobes differ and 20 mJy (1 % of
-    the brightest source) stayed in the residual, measured before the fix."""
+    """Högbom's 2N PSF weights the visibilities as the N² dirty image did (its uv cells, or
+    WSClean's of its padded image): CLEAN then reaches its 0.1 mJy threshold (the residual
+    peaks at 0.1 mJy, as with natural weighting). With the 2N image's own cells, the PSF's
+    sidelobes differ and 20 mJy (1 % of the brightest source) stayed in the residual,
+    measured before the fix."""
     from uvlab.app.outputs.fits_io import read_image_fits
 
     prefix = tmp_path / "w"

@@ -2,7 +2,7 @@
 
 At 1280×720 and 1366×768, with the window and the Controls dock at the sizes the window
 gives them there (as ``tests.support.window_probe --also`` shoots them): no scroll bar in
-the tab or in the Imaging panel (whose *Density scale* row is the newest), every label
+the tab or in the Imaging panel (whose *Density cells* row is the newest), every label
 and field of the CLEAN controls whole, and the four image views at least 300 px wide.
 At 1366×768 they are at least 300 px high too. At 1280×720 the tab's height is 586 px
 under the menu, the "Try this" bar, the view tabs and the status bar, so two rows of

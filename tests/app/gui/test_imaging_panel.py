@@ -138,3 +138,23 @@ def test_density_scale_edits_the_record_and_shows_it(qtbot, scale):
     shown = ImagingOptions(weighting="briggs", density_scale=scale)
     panel.set_options(shown)  # a session's value, shown and given back
     assert panel.options() == shown
+
+
+def test_density_cells_and_padding_edit_the_record_and_show_it(qtbot):
+    """``density_cells`` and ``density_padding``: WSClean's cells from the window, the
+    padding offered only with them."""
+    panel = ImagingPanel()
+    qtbot.addWidget(panel)
+    assert panel.options().density_cells == "casa" and not panel.density_padding_spin.isEnabled()
+    with qtbot.waitSignal(panel.changed):
+        panel.density_cells_combo.setCurrentText("WSClean cells")
+    assert panel.density_padding_spin.isEnabled()
+    with qtbot.waitSignal(panel.changed):
+        panel.density_padding_spin.setValue(1.5)
+    spec = panel.options().weighting_spec()  # what the gridder reads
+    assert (spec.density_cells, spec.density_padding) == ("wsclean", 1.5)
+    shown = ImagingOptions(weighting="uniform", density_cells="wsclean", density_padding=2.0)
+    panel.set_options(shown)  # a session's value, shown and given back
+    assert panel.options() == shown
+    panel.set_options(ImagingOptions())
+    assert panel.options().density_cells == "casa" and not panel.density_padding_spin.isEnabled()

@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
+from tests.support.wsclean_weights import wsclean_grid_side, wsclean_weights
 from uvlab.gpu.image_spec import ARCSEC, ImageSpec
-from uvlab.gpu.imaging.weighting import Weighting, imaging_weights
+from uvlab.gpu.imaging.weighting import Weighting, imaging_weights, wsclean_weight_npix
 
 
 def plain_density(u, v, w, spec):
@@ -159,10 +160,55 @@ def test_bad_density_scale_rejected(bad):
         Weighting("uniform", density_scale=bad)
 
 
+@pytest.mark.parametrize(
+    ("scheme", "robust", "padding"),
+    [("uniform", 0.0, 1.2), ("briggs", -1.0, 1.2), ("briggs", 0.5, 1.2), ("uniform", 0.0, 1.37)],
+)
+def test_wsclean_cells_equal_wscleans_half_plane_count(scheme, robust, padding):
+    """``density_cells="wsclean"``: WSClean's count (v ≥ 0 half of its padded image's grid,
+    mirrored samples, its Briggs normalisation; tests/support/wsclean_weights.py) exactly,
+    at N and in the 2N CLEAN PSF's weighting (``density_npix`` = N); CASA's cells differ."""
+    rng = np.random.default_rng(31)
+    spec = ImageSpec(32, 10 * ARCSEC)
+    du = 1.0 / (spec.npix * spec.cell_rad)
+    u, v = rng.normal(0, 4 * du, (2, 3000))  # within the band |u|, |v| < 16·du
+    w = rng.uniform(0.5, 2.0, 3000)
+    want = wsclean_weights(u, v, w, spec.npix, spec.cell_rad, padding, scheme, robust)
+    wt = Weighting(scheme, robust, density_cells="wsclean", density_padding=padding)
+    np.testing.assert_allclose(imaging_weights(u, v, w, spec, wt), want, rtol=1e-12)
+    wide = ImageSpec(64, spec.cell_rad)  # the CLEAN PSF: the N² image's WSClean cells
+    got = imaging_weights(u, v, w, wide, Weighting(**{**vars(wt), "density_npix": 32}))
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    casa = imaging_weights(u, v, w, spec, Weighting(scheme, robust))
+    assert np.abs(casa - want).max() > 0.1 * np.abs(want).max()
+
+
+@pytest.mark.parametrize("npix", [2, 32, 64, 128, 200, 256, 4096])
+@pytest.mark.parametrize("padding", [1.0, 1.1, 1.2, 1.5, 2.0])
+def test_wsclean_weight_npix_is_its_padded_side(npix, padding):
+    """WSClean's rounding, doubles included (200 · 1.1 = 220.00000000000003 → 224)."""
+    assert wsclean_weight_npix(npix, padding) == wsclean_grid_side(npix, padding)
+    assert wsclean_weight_npix(npix, padding) % 4 == 0
+    assert npix * padding <= wsclean_weight_npix(npix, padding) < npix * padding + 5
+
+
+@pytest.mark.parametrize(
+    ("field", "bad"), [("density_cells", "aips"), ("density_padding", 0.9),
+                       ("density_padding", float("nan")), ("density_padding", 5.0)],
+)  # fmt: skip
+def test_bad_density_cells_rejected(field, bad):
+    with pytest.raises(ValueError, match=field.replace("_", " ")):
+        Weighting("uniform", **{field: bad})
+
+
 def test_density_scale_on_the_gpu_matches_numpy(xp, samples):
-    """The scaled cells (``density_spec``) are the same on CuPy as on NumPy."""
+    """The scaled and WSClean cells (``density_spec``) are the same on CuPy as on NumPy."""
     spec, u, v, w = samples
-    for wt in (Weighting("uniform", density_scale=1.017), Weighting("briggs", -1.0, 0.0, 0, 0.99)):
+    for wt in (
+        Weighting("uniform", density_scale=1.017),
+        Weighting("briggs", -1.0, 0.0, 0, 0.99),
+        Weighting("uniform", density_cells="wsclean"),
+    ):
         got = imaging_weights(xp.asarray(u), xp.asarray(v), xp.asarray(w), spec, wt)
         got = got.get() if hasattr(got, "get") else got
         np.testing.assert_allclose(got, imaging_weights(u, v, w, spec, wt), rtol=1e-12)
