@@ -137,11 +137,11 @@ def chunk_data(chunk):
     return chunk
 
 
-def _counts(chunk, *, spec, weighting):
+def _counts(chunk, acc, *, spec, weighting):
     from uvlab.gpu.imaging.parts import part_counts
 
     vd = chunk_data(chunk)
-    return part_counts(vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting)
+    return part_counts(vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, acc)
 
 
 def _image(chunk, *, spec, weighting, totals, algorithm, params, device, psf):
@@ -263,7 +263,7 @@ def image_ms(
     selection's own; its density pass is then skipped.
     """
     from uvlab.app.runtime.progress import progress_bar
-    from uvlab.app.scale.chains import fold_sum
+    from uvlab.app.scale.chains import fold_sum, pairwise_sum, run_chains
     from uvlab.gpu.imaging.parts import density_totals, needs_density
 
     timing: dict[str, float] = {}
@@ -271,8 +271,10 @@ def image_ms(
     if needs_density(weighting) and totals is None:
         t0 = time.perf_counter()
         with progress_bar("read + weights", total=len(chunks), unit="chunk") as bar:
-            counts = fold_sum(client, _counts, chunks, spec=spec, weighting=weighting,
-                              progress=bar, cancelled=cancelled).result()  # fmt: skip
+            chains = run_chains(client, _counts, chunks, spec=spec, weighting=weighting,
+                                progress=bar, cancelled=cancelled)  # fmt: skip
+            counts = pairwise_sum(client, [acc for _, acc in chains]).result()
+            del chains
         totals = client.scatter(density_totals(counts), broadcast=True, hash=False)
         timing["read + density"] = time.perf_counter() - t0
     t0 = time.perf_counter()

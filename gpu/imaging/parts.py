@@ -57,10 +57,11 @@ def needs_density(weighting: Weighting) -> bool:
     return weighting.scheme != "natural"
 
 
-def part_counts(uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting):
-    """((2N)²,) float64: one part's Σw per uv cell (one half), on the density cells."""
+def part_counts(uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting, into=None):
+    """((2N)²,) float64: one part's Σw per uv cell (one half), on the density cells;
+    added into ``into`` (earlier parts' counts) in place when given."""
     s = select_samples(uvw, freq_hz, weight, flag, vis=vis)
-    return density_counts(s.u, s.v, s.weight, weighting.density_spec(spec))
+    return density_counts(s.u, s.v, s.weight, weighting.density_spec(spec), into=into)
 
 
 def density_totals(counts) -> DensityTotals:

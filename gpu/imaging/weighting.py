@@ -220,15 +220,22 @@ def mirrored(counts):
     return counts + counts[::-1]
 
 
-def density_counts(u_lambda, v_lambda, weight, spec: ImageSpec):
+def density_counts(u_lambda, v_lambda, weight, spec: ImageSpec, into=None):
     """((2N)²,) float64: Σw of these samples in each uv cell, one half only (no mirror).
 
     For data imaged in parts (row chunks, on several workers): the parts' counts sum to
     the whole's, and :func:`mirrored` of that sum, looked up per sample
     (:func:`lookup_density`), is :func:`cell_density` of all the data. ``spec`` is the
-    density geometry (``Weighting.density_spec``).
+    density geometry (``Weighting.density_spec``). ``into`` (an earlier part's counts,
+    NumPy): these samples are added into it in place and it is returned — no new grid
+    per part (at N = 4096 one is 537 MB).
     """
-    return _counts(_cells(u_lambda, v_lambda, spec), weight, spec)
+    if into is None:
+        return _counts(_cells(u_lambda, v_lambda, spec), weight, spec)
+    if into.shape != (4 * spec.npix * spec.npix,):
+        raise ValueError("the counts to add to are of another density grid")
+    np.add.at(into, _cells(u_lambda, v_lambda, spec), np.asarray(weight, dtype=np.float64))
+    return into
 
 
 def lookup_density(grid, u_lambda, v_lambda, spec: ImageSpec):

@@ -228,3 +228,18 @@ def test_density_counts_of_no_samples_are_float_zeros_that_add_in_place():
     assert empty.dtype == np.float64 and empty.shape == some.shape and not empty.any()
     empty += some
     assert empty.sum() == 2.0
+
+
+def test_density_counts_add_into_earlier_counts_in_place():
+    """Parts' counts added into one array (``into``) equal the counts of all the samples."""
+    from uvlab.gpu.imaging.weighting import density_counts
+
+    spec = ImageSpec(16, 10 * ARCSEC)
+    rng = np.random.default_rng(5)
+    u, v, w = rng.uniform(-600, 600, 200), rng.uniform(-600, 600, 200), rng.uniform(0, 2, 200)
+    whole = density_counts(u, v, w, spec)
+    acc = density_counts(u[:70], v[:70], w[:70], spec)
+    got = density_counts(u[70:], v[70:], w[70:], spec, into=acc)
+    assert got is acc and np.allclose(got, whole, rtol=1e-15, atol=0) and whole.sum() > 0
+    with pytest.raises(ValueError, match="another density grid"):
+        density_counts(u, v, w, ImageSpec(8, 10 * ARCSEC), into=acc)
