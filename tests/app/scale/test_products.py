@@ -113,3 +113,20 @@ def test_a_chains_grids_are_counted_once_per_product(ms):
     assert two.shared == one.shared  # the worker's overhead once
     assert two.per_sample > one.per_sample and two.finish > one.finish
     assert replace(one) == for_products(one, 1, SPEC.npix)
+
+
+def test_a_workers_share_holds_fewer_rows_for_more_products():
+    """The same share: four products' grids and samples leave room for fewer rows, and a
+    share that holds one product's grids but not four is refused for four."""
+    from uvlab.app.scale.budget import BudgetError, chunk_rows, for_products, grid_costs
+
+    one = grid_costs(256, "conv")
+    four = for_products(one, 4, 256)
+    share = 4 * one.fixed
+    rows_one = chunk_rows(share, 16, 4, one.fixed, grid=one).rows
+    rows_four = chunk_rows(share, 16, 4, four.fixed, grid=four).rows
+    assert 0 < rows_four < rows_one
+    tight = one.fixed + one.finish + 2**20  # one product's grids and finish, and 1 MiB
+    assert chunk_rows(tight, 16, 4, one.fixed, grid=one).rows > 0
+    with pytest.raises(BudgetError, match="per worker"):
+        chunk_rows(tight, 16, 4, four.fixed, grid=four)
