@@ -120,16 +120,17 @@ def run(args, pols: tuple[str, ...] | None = None) -> int:
         if summed in ("grids", "nufft"):  # every pass sums grids (ducc0's NUFFT a worker)
             major = args.deconvolver == "cotton-schwab"
             if summed == "grids":
-                dirty = grid_costs(args.npix, args.algorithm, params, density_npix=density)
-                clean = clean_grid_costs(args.npix, args.algorithm, params,
-                                         density_npix=density, major=major)  # fmt: skip
+                dirty_costs = grid_costs(args.npix, args.algorithm, params,
+                                         density_npix=density)  # fmt: skip
+                clean_costs = clean_grid_costs(args.npix, args.algorithm, params,
+                                               density_npix=density, major=major)  # fmt: skip
             else:
-                dirty = nufft_costs(args.npix, density_npix=density)
-                clean = clean_nufft_costs(args.npix, density_npix=density, major=major)
+                dirty_costs = nufft_costs(args.npix, density_npix=density)
+                clean_costs = clean_nufft_costs(args.npix, density_npix=density, major=major)
             # several products: the dirty pass grids each into its own grid, from one read;
             # CLEAN's passes are each product's own
-            passes = [for_products(dirty, nprod, args.npix)] if nprod > 1 else []
-            passes.append(clean if args.niter > 0 else dirty)
+            passes = [for_products(dirty_costs, nprod, args.npix)] if nprod > 1 else []
+            passes.append(clean_costs if args.niter > 0 else dirty_costs)
             for costs in passes:
                 plans.append(chunk_rows(grid_share(share), nchan, len(meta.corr_names),
                                         costs.fixed, what=f"a {args.npix}² image",
