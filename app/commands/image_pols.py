@@ -22,10 +22,14 @@ N --join-channels`` every channel of every polarisation,
 Everything that can be refused is refused before the MS is read (exit 2, one line): a
 name that is neither Stokes letters nor a correlation, a repeated one, ``--pol`` with
 ``--stokes``, a product the MS's correlations cannot give in a chosen window (V from
-XX and YY only), what is not supported yet with several polarisations (the row-chunk
-options; ``--join-polarizations`` of other than two or four, or with ``--channels-out``
-but not ``--join-channels``), and an existing file of any polarisation's set (without
-``--force``).
+XX and YY only), what is not supported yet with several polarisations
+(``--join-polarizations`` of other than two or four, or with ``--channels-out`` but not
+``--join-channels``; the row-chunk options with ``--channels-out``), and an existing file
+of any polarisation's set (without ``--force``).
+
+With the row-chunk options (``--workers``, ``--abs-mem``, ``--chunk-rows``,
+``--scheduler``) every product comes from one read of each chunk over the Dask cluster
+(:mod:`uvlab.app.commands.image_scaled_pols`), with the same files.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ import argparse
 
 from uvlab.app.ms.stokes import CORR_TYPE_NAMES, STOKES
 
-#: Options of the chunked path, refused with several polarisations (attribute, flag).
+#: Options of the chunked path, refused with several polarisations and ``--channels-out``
+#: (attribute, flag).
 CHUNKED = (("chunk_rows", "--chunk-rows"), ("workers", "--workers"),
            ("abs_mem", "--abs-mem"), ("scheduler", "--scheduler"))  # fmt: skip
 
@@ -100,9 +105,10 @@ def resolve(args) -> tuple[str, ...] | None:
             args.parser.error(f"--pol {shown} --channels-out with --join-polarizations: not "
                               "yet supported without --join-channels")  # fmt: skip
         for attr, flag in CHUNKED:
-            if getattr(args, attr, None):
-                args.parser.error(f"--pol {shown} with {flag}: not yet supported "
-                                  "(one polarisation per run)")  # fmt: skip
+            if getattr(args, attr, None) and getattr(args, "channels_out", 1) > 1:
+                args.parser.error(f"--pol {shown} --channels-out with {flag}: not yet "
+                                  "supported (one polarisation per run, or no "
+                                  "--channels-out)")  # fmt: skip
     from uvlab.app.commands import joined_pols
 
     joined_pols.check(args, pols, shown)
@@ -172,6 +178,13 @@ def run(args, pols, single, image_product) -> int:
         written, others = output_names(sub)
         names += [*written, *others]
     check_outputs(names, force=args.force)  # exit 2, before anything is read
+    from uvlab.app.commands import image_scaled
+
+    if image_scaled.wanted(args):  # row chunks over a Dask cluster: one read for all
+        from uvlab.app.commands.spw_args import resolve_spws
+
+        resolve_spws(args)
+        return image_scaled.run(args, pols)
     if getattr(args, "join_polarizations", False) and args.niter > 0:
         return run_joined(subs, pols, image_product)
     for sub in subs:

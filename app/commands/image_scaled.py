@@ -7,6 +7,12 @@ sets the rows per chunk (default: what fits a worker's share beside the
 image-sized part, :mod:`uvlab.app.scale.budget`). Any of them sends the dirty
 image and PSF through :func:`uvlab.app.scale.ms_image.image_ms`; like WSClean's
 ``-size``/``-scale``, that path needs ``--npix`` and ``--cell-arcsec``.
+
+With ``--pol`` of several products (WSClean's ``-pol IQUV``) each row chunk is read once
+for all of them and each worker grids each product into a grid of its own
+(:mod:`uvlab.app.scale.products`); each product is then CLEANed on its own (or, with
+``--join-polarizations``, jointly) and written with WSClean's names, as the one-process
+``--pol`` run writes them (:mod:`uvlab.app.commands.image_scaled_pols`).
 """
 
 from __future__ import annotations
@@ -45,33 +51,23 @@ def check(args) -> None:
     image_scaled_channels.check(args, len(args.spw) if isinstance(args.spw, tuple) else 1)
 
 
-def run(args) -> int:
-    from uvlab.app.commands import image_scaled_channels, pb_correct
+def run(args, pols: tuple[str, ...] | None = None) -> int:
+    """``uvlab image`` over the cluster: one product, or with ``pols`` (several ``--pol``
+    products, their outputs checked by the caller) each of them from one read."""
+    from uvlab.app.commands import image_scaled_channels, image_scaled_pols, pb_correct
     from uvlab.app.commands.image_channels import mfs_clean
-    from uvlab.app.commands.image_channels_write import (
-        crop_channels,
-        summary_lines,
-        write_image_set,
-    )
-    from uvlab.app.commands.image_outputs import (
-        observation_cards,
-        output_names,
-        preview,
-        psf_beam,
-        write_timing,
-    )
-    from uvlab.app.commands.image_size import crop_outputs, resolve_size
+    from uvlab.app.commands.image_outputs import output_names, psf_beam
+    from uvlab.app.commands.image_size import resolve_size
     from uvlab.app.commands.ms_args import parse_channels
-    from uvlab.app.commands.ms_imaging import fits_history, grid_params, ms_size
+    from uvlab.app.commands.ms_imaging import grid_params
     from uvlab.app.commands.validate import field_arg
-    from uvlab.app.commands.weighting_args import weighting, weighting_text
-    from uvlab.app.lab.samples import WorkCache
+    from uvlab.app.commands.weighting_args import weighting
     from uvlab.app.runtime.memory import format_bytes
-    from uvlab.app.runtime.progress import progress_bar
     from uvlab.app.scale.budget import (
         chunk_rows,
         clean_grid_costs,
         clean_nufft_costs,
+        for_products,
         grid_costs,
         grid_share,
         image_bytes,
@@ -83,18 +79,23 @@ def run(args) -> int:
 
     size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing
     check(args)
-    from uvlab.app.outputs.output_set import check_outputs, output_set
+    image_scaled_pols.check(args, pols)
+    from uvlab.app.outputs.output_set import check_outputs
 
     written, others = output_names(args)
-    check_outputs([*written, *others], force=args.force)  # exit 2, before anything is read
+    if not pols:  # several products' sets: checked by image_pols.run
+        check_outputs([*written, *others], force=args.force)  # exit 2, before anything is read
     channels = parse_channels(args.channels)
     spws = args.spw if isinstance(args.spw, tuple) else (args.spw,)  # resolved by image.run
     rows_sel = _row_selection(args)  # checked before any chunk is read
     field = field_arg(args.field)
     col, stokes = args.column, args.stokes
-    reads = [MSRead(args.ms, field, s, col, stokes, channels, **rows_sel) for s in spws]
+    products = tuple(pols or ())  # several: each chunk read once for all of them
+    reads = [MSRead(args.ms, field, s, col, stokes, channels, **rows_sel, products=products)
+             for s in spws]  # fmt: skip
     sources = [_with_interval(args, r) for r in reads]  # a window each: chunks of each
-    metas = [s.read((0, 1)) for s in sources]  # each selection checked before any work
+    firsts = [s.read((0, 1)) for s in sources]  # each selection checked before any work
+    metas = [f[0] if products else f for f in firsts]  # the first product's
     meta = metas[0]
     image_scaled_channels.check(args, len(spws), meta.nchan)  # N above the channels: exit 2
     mask = _clean_mask(args, size)  # a bad mask is refused before any work too
@@ -105,7 +106,8 @@ def run(args) -> int:
     memory = memory_bytes(args)
     rows = args.chunk_rows
     gpus = local_gpus(args)
-    held = _held_bytes(args, sources, metas, memory)
+    nprod = max(1, len(products))
+    held = _held_bytes(args, sources, metas, memory, nprod)
     if held:
         log.info("CLEAN keeps the selection's data on the workers (%s)", format_bytes(held))
     if rows is None:
@@ -115,30 +117,29 @@ def run(args) -> int:
         nchan = max(m.nchan for m in metas)
         plans = []
         summed = summing(args.algorithm, params, args.device)
-        if summed == "grids":  # every pass sums grids
-            costs = (
-                clean_grid_costs(args.npix, args.algorithm, params, density_npix=density,
-                                 major=args.deconvolver == "cotton-schwab")
-                if args.niter > 0 else
-                grid_costs(args.npix, args.algorithm, params, density_npix=density)
-            )  # fmt: skip
-            plans.append(chunk_rows(grid_share(share), nchan, len(meta.corr_names),
-                                    costs.fixed, what=f"a {args.npix}² image",
-                                    grid=costs))  # fmt: skip
-        elif summed == "nufft":  # ducc0's NUFFT a worker
-            costs = (
-                clean_nufft_costs(args.npix, density_npix=density,
-                                  major=args.deconvolver == "cotton-schwab")
-                if args.niter > 0 else nufft_costs(args.npix, density_npix=density)
-            )  # fmt: skip
-            plans.append(chunk_rows(grid_share(share), nchan, len(meta.corr_names),
-                                    costs.fixed, what=f"a {args.npix}² image",
-                                    grid=costs))  # fmt: skip
+        if summed in ("grids", "nufft"):  # every pass sums grids (ducc0's NUFFT a worker)
+            major = args.deconvolver == "cotton-schwab"
+            if summed == "grids":
+                dirty_costs = grid_costs(args.npix, args.algorithm, params,
+                                         density_npix=density)  # fmt: skip
+                clean_costs = clean_grid_costs(args.npix, args.algorithm, params,
+                                               density_npix=density, major=major)  # fmt: skip
+            else:
+                dirty_costs = nufft_costs(args.npix, density_npix=density)
+                clean_costs = clean_nufft_costs(args.npix, density_npix=density, major=major)
+            # several products: the dirty pass grids each into its own grid, from one read;
+            # CLEAN's passes are each product's own
+            passes = [for_products(dirty_costs, nprod, args.npix)] if nprod > 1 else []
+            passes.append(clean_costs if args.niter > 0 else dirty_costs)
+            for costs in passes:
+                plans.append(chunk_rows(grid_share(share), nchan, len(meta.corr_names),
+                                        costs.fixed, what=f"a {args.npix}² image",
+                                        grid=costs))  # fmt: skip
         if not plans:  # images summed, CLEAN's passes too
             fixed = image_bytes(args.npix, args.algorithm, params, density_npix=density,
-                                clean=args.niter > 0)  # fmt: skip
+                                clean=args.niter > 0, products=nprod)  # fmt: skip
             plans.append(chunk_rows(share, nchan, len(meta.corr_names), fixed,
-                                    what=f"a {args.npix}² image"))  # fmt: skip
+                                    what=f"a {args.npix}² image", products=nprod))  # fmt: skip
         plan = min(plans, key=lambda p: p.rows)
         rows = plan.rows
         log.info("%s", plan.describe())
@@ -160,22 +161,57 @@ def run(args) -> int:
 
         res = image(sources)
         cube = args.channels_out > 1  # each output channel its own selection and passes
-        channels, t_chan = (
-            image_scaled_channels.image_channels(args, image, clean_of, sources[0], meta,
-                                                 mfs=res, job=job_of, mask=mask)
-            if cube else (None, {})
-        )  # fmt: skip
-        if not cube:
-            clean = clean_of(sources, res)
-        elif args.niter > 0:
-            join, nterms = args.join_channels, getattr(args, "fit_spectral_pol", None)
-            clean = mfs_clean(channels, psf_beam(res.psf, spec), join, nterms)
+        channels, t_chan, clean = None, {}, None
+        if products:  # each product CLEANed (or all jointly) with its own passes
+            cleans = image_scaled_pols.clean(args, sources, res, clean_of, job_of, mask)
+        elif cube:
+            channels, t_chan = image_scaled_channels.image_channels(
+                args, image, clean_of, sources[0], meta, mfs=res, job=job_of, mask=mask
+            )
+            if args.niter > 0:
+                join, nterms = args.join_channels, getattr(args, "fit_spectral_pol", None)
+                clean = mfs_clean(channels, psf_beam(res.psf, spec), join, nterms)
         else:
-            clean = None
+            clean = clean_of(sources, res)
+    if not products:
+        return _write(args, others, size, metas, spec, wt, params, rows, res, clean, pb_cube,
+                      sources, channels, t_chan)  # fmt: skip
+    for k, sub in enumerate(image_scaled_pols.product_args(args, products)):
+        print(f"polarisation {sub.stokes}:")
+        _write(sub, output_names(sub)[1], size, [f[k] for f in firsts], spec, wt, params, rows,
+               res[k], cleans[k], pb_cube, [s.product(k) for s in sources])  # fmt: skip
+    return 0
+
+
+def _write(args, others, size, metas, spec, wt, params, rows, res, clean, pb_cube, sources,
+           channels=None, t_chan=None) -> int:  # fmt: skip
+    """Write one product's set (``args.out``'s names; ``others`` its stale names): the
+    dirty image and PSF (and ``channels``' cube), CLEAN's images, ``--pb-correct``'s, the
+    timing and the preview; ``metas`` its windows' first chunks (its product's)."""
     from pathlib import Path
 
     import numpy as np
 
+    from uvlab.app.commands import pb_correct
+    from uvlab.app.commands.image_channels_write import (
+        crop_channels,
+        summary_lines,
+        write_image_set,
+    )
+    from uvlab.app.commands.image_outputs import (
+        observation_cards,
+        preview,
+        psf_beam,
+        write_timing,
+    )
+    from uvlab.app.commands.image_size import crop_outputs
+    from uvlab.app.commands.ms_imaging import fits_history, ms_size
+    from uvlab.app.commands.weighting_args import weighting_text
+    from uvlab.app.lab.samples import WorkCache
+    from uvlab.app.outputs.output_set import output_set
+    from uvlab.app.runtime.progress import progress_bar
+
+    meta, cube, t_chan = metas[0], channels is not None, t_chan or {}
     prefix = Path(args.out)
     prefix.parent.mkdir(parents=True, exist_ok=True)
     ra, dec = np.degrees(meta.ra0_rad) % 360.0, np.degrees(meta.dec0_rad)
@@ -298,16 +334,17 @@ def _clean_mask(args, size):
     return square_mask(output_mask(args, w, h), args.npix)
 
 
-def _held_bytes(args, sources, metas, memory) -> float:
+def _held_bytes(args, sources, metas, memory, products: int = 1) -> float:
     """The bytes of the selection's data CLEAN keeps on the workers between its passes
-    (:func:`~uvlab.app.scale.ms_clean.hold`); 0 (each pass reads again) without
+    (:func:`~uvlab.app.scale.ms_clean.hold`; each of ``products``' own data); 0 (each pass
+    reads again) without
     ``--niter``, when the memory is not known, or when they would take more than
     :data:`~uvlab.app.scale.budget.HOLD_FRACTION` of it."""
     from uvlab.app.scale.budget import HOLD_FRACTION, held_bytes
 
     if not args.niter or args.niter <= 0 or memory is None:
         return 0.0
-    need = sum(
+    need = products * sum(
         held_bytes(s.count(), m.nchan, m.vis.itemsize) for s, m in zip(sources, metas)
     )  # fmt: skip
     return need if need <= HOLD_FRACTION * memory else 0.0

@@ -388,28 +388,34 @@ def _read_chunk(tab, sel: Selection, corrs: _Corrs, source: str, start: int, nro
     )
 
 
-def _flag_nonfinite(chunk: _Chunk, used: list[int]) -> tuple[int, int]:
+def _flag_nonfinite(chunk: _Chunk, used: list[int], *others: list[int]) -> list[tuple[int, int]]:
     """Flag and zero non-finite UVW rows and visibilities in ``chunk``, in place.
 
     One NaN would otherwise spread over a whole image. Returns (rows with
     non-finite UVW, other samples with a non-finite correlation in ``used``),
-    counting only what the MS had not flagged already.
+    counting only what the MS had not flagged already; with ``others`` (the
+    correlations of further products formed from the same chunk), one such pair
+    per product. What is flagged and zeroed is per correlation, the same whichever
+    products are formed.
     """
+    uses = (used, *others)
     bad_row = ~np.isfinite(chunk.uvw).all(axis=1)
     if not bad_row.any() and np.isfinite(chunk.data.sum()):  # a NaN or inf makes the sum so
-        return 0, 0  # (an overflow of finite values only sends it the long way below)
+        return [(0, 0)] * len(uses)  # (an overflow of finite values only sends it the long way)
     bad = ~np.isfinite(chunk.data)
     if not (bad.any() or bad_row.any()):
-        return 0, 0
-    was = chunk.flag[..., used].any(axis=-1)  # (nrow, nchan) flagged in the MS
-    bad_used = bad[..., used].any(axis=-1) & ~bad_row[:, None]
-    nrows = int(np.count_nonzero(bad_row & ~was.all(axis=1)))
-    nsamples = int(np.count_nonzero(bad_used & ~was))
+        return [(0, 0)] * len(uses)
+    counts = []
+    for u in uses:
+        was = chunk.flag[..., u].any(axis=-1)  # (nrow, nchan) flagged in the MS
+        bad_used = bad[..., u].any(axis=-1) & ~bad_row[:, None]
+        nrows = int(np.count_nonzero(bad_row & ~was.all(axis=1)))
+        counts.append((nrows, int(np.count_nonzero(bad_used & ~was))))
     bad = bad | bad_row[:, None, None]
     chunk.flag, chunk.data = chunk.flag | bad, np.where(bad, 0, chunk.data)
     chunk.weight = np.where(bad, np.float32(0), chunk.weight)
     chunk.uvw = np.where(bad_row[:, None], 0.0, chunk.uvw)
-    return nrows, nsamples
+    return counts
 
 
 def read_visibilities(
@@ -468,8 +474,34 @@ def read_visibilities(
     Cancelled
         When ``cancelled()`` returns True.
     """
+    return _read(path, (stokes,), field=field, spw=spw, column=column, channels=channels,
+                 time_range=time_range, chunk_rows=chunk_rows, progress=progress,
+                 cancelled=cancelled, row_range=row_range)[0]  # fmt: skip
+
+
+def read_products(path: str | os.PathLike, products, **kwargs) -> tuple[VisData, ...]:
+    """Several Stokes products (or correlations) of one selection, from one read of it.
+
+    ``products``: the products, in order (``("I", "Q", "U", "V")``); ``kwargs``: as
+    :func:`read_visibilities`'s. Each VisData equals :func:`read_visibilities`'s of that
+    product (its vis, weight and flag formed from the correlations it uses, its
+    non-finite counts); the rows' arrays are shared. The chunks read take every
+    correlation the products use (:mod:`uvlab.app.scale`: each row chunk read once for
+    every ``--pol`` product).
+    """
+    return _read(path, tuple(products), **kwargs)
+
+
+def _read(
+    path, products: tuple[str, ...], *, field=0, spw=0, column="DATA", channels=None,
+    time_range=None, chunk_rows=None, progress=None, cancelled=None, row_range=None,
+) -> tuple[VisData, ...]:  # fmt: skip
+    """:func:`read_visibilities` of each of ``products``, reading the MS once."""
+    from uvlab.app.ms.stokes import recipe
+
     with MSTables(path) as ms:
-        selection = dict(field=field, spw=spw, column=column, stokes=stokes, channels=channels)
+        selection = dict(field=field, spw=spw, column=column, stokes=products[0],
+                         channels=channels)  # fmt: skip
         if row_range is None:
             sel, tab = _selected(ms, time_range=time_range, **selection)
             _check_readable(ms, sel, tab, time_range)
@@ -478,74 +510,84 @@ def read_visibilities(
             plan = _plan(ms, time_range, **selection)
             sel = plan.sel
             tab, offset, n = _row_part(ms, plan, row_range)
-        nchan, ncorr = sel.freq_hz.size, len(sel.corr_names)
+        recipes = [sel.recipe]
+        for p in products[1:]:  # the rows do not depend on the product (Selection.where)
+            try:
+                recipes.append(recipe(sel.corr_names, p))
+            except MSError as exc:
+                raise MSError(f"{ms.path}: {exc}") from None
+        nchan, ncorr, nprod = sel.freq_hz.size, len(sel.corr_names), len(products)
         step = chunk_rows or max(1, CHUNK_BYTES // (sel.spw.nchan * ncorr * 16))
         dtype = np.complex128 if tab.coldatatype(sel.column) == "dcomplex" else np.complex64
-        vis = np.empty((n, nchan), dtype=dtype)
-        weight = np.empty((n, nchan), dtype=np.float32)
-        flag = np.empty((n, nchan), dtype=bool)
+        vis = [np.empty((n, nchan), dtype=dtype) for _ in products]
+        weight = [np.empty((n, nchan), dtype=np.float32) for _ in products]
+        flag = [np.empty((n, nchan), dtype=bool) for _ in products]
         uvw, time = np.empty((n, 3)), np.empty(n)
         ant1, ant2 = np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32)
         source, intervals = None, []
-        corrs = _corrs(sel.recipe.indices, ncorr)
-        used = corrs.local(sel.recipe.indices)  # among the correlations read
-        local = replace(sel.recipe, indices=tuple(used))
-        bad_uvw_rows = bad_vis_samples = 0
+        corrs = _corrs([i for r in recipes for i in r.indices], ncorr)
+        used = [corrs.local(r.indices) for r in recipes]  # among the correlations read
+        local = [replace(r, indices=tuple(u)) for r, u in zip(recipes, used, strict=True)]
+        bad = np.zeros((nprod, 2), dtype=np.int64)  # each product's rows, samples
         for start, nrow in row_chunks(n, step):
             if cancelled is not None and cancelled():
                 raise Cancelled(f"reading {ms.path} cancelled")
             with translated(ms.path):
                 source = source or _weight_source(tab, sel, offset + start, nrow)
                 chunk = _read_chunk(tab, sel, corrs, source, offset + start, nrow)
-            bad_rows, bad_samples = _flag_nonfinite(chunk, used)
-            bad_uvw_rows, bad_vis_samples = bad_uvw_rows + bad_rows, bad_vis_samples + bad_samples
+            bad += np.asarray(_flag_nonfinite(chunk, *used), dtype=np.int64)
             rows = slice(start, start + nrow)
             uvw[rows], time[rows] = chunk.uvw, chunk.time
             ant1[rows], ant2[rows] = chunk.ant1, chunk.ant2
             if chunk.interval is not None:
                 intervals.append(chunk.interval)
-            vis[rows], weight[rows], flag[rows] = combine(
-                local, chunk.data, chunk.flag, chunk.weight
-            )
+            for k in range(nprod):
+                vis[k][rows], weight[k][rows], flag[k][rows] = combine(
+                    local[k], chunk.data, chunk.flag, chunk.weight
+                )
             if progress is not None:
                 progress((start + nrow) / n)
         if tab is ms.main:
             row_numbers = np.arange(offset, offset + n, dtype=np.int64)
         else:
             row_numbers = np.asarray(tab.rownumbers(), dtype=np.int64)
-    if flag.all() and row_range is None:
-        nonfinite = ""
-        if bad_uvw_rows or bad_vis_samples:
-            nonfinite = (
-                f"; {bad_uvw_rows} rows with non-finite UVW and {bad_vis_samples} "
-                f"samples with non-finite {sel.column} among them"
+    for k in range(nprod):
+        if flag[k].all() and row_range is None:
+            nonfinite = ""
+            if bad[k].any():
+                nonfinite = (
+                    f"; {bad[k, 0]} rows with non-finite UVW and {bad[k, 1]} "
+                    f"samples with non-finite {sel.column} among them"
+                )
+            raise MSError(
+                f"{ms.path}: every visibility selected is flagged ({_describe(sel)}, "
+                f"{recipes[k].name}, {n} rows × {nchan} channels{nonfinite})"
             )
-        raise MSError(
-            f"{ms.path}: every visibility selected is flagged ({_describe(sel)}, "
-            f"{sel.recipe.name}, {n} rows × {nchan} channels{nonfinite})"
+    return tuple(
+        VisData(
+            uvw=uvw,
+            freq_hz=np.asarray(sel.freq_hz, dtype=np.float64),
+            vis=vis[k],
+            weight=weight[k],
+            flag=flag[k],
+            time=time,
+            ant1=ant1,
+            ant2=ant2,
+            rows=row_numbers,
+            ra0_rad=sel.field.ra_rad,
+            dec0_rad=sel.field.dec_rad,
+            chan_width_hz=float(sel.chan_width_hz[0]),
+            int_s=float(np.median(np.concatenate(intervals))) if intervals else float("nan"),
+            corr_names=sel.corr_names,
+            stokes=recipes[k].name,
+            field=sel.field.id,
+            field_name=sel.field.name,
+            spw=sel.spw.id,
+            column=sel.column,
+            weight_source=source or "unit",
+            path=ms.path,
+            nonfinite_uvw_rows=int(bad[k, 0]),
+            nonfinite_vis_samples=int(bad[k, 1]),
         )
-    return VisData(
-        uvw=uvw,
-        freq_hz=np.asarray(sel.freq_hz, dtype=np.float64),
-        vis=vis,
-        weight=weight,
-        flag=flag,
-        time=time,
-        ant1=ant1,
-        ant2=ant2,
-        rows=row_numbers,
-        ra0_rad=sel.field.ra_rad,
-        dec0_rad=sel.field.dec_rad,
-        chan_width_hz=float(sel.chan_width_hz[0]),
-        int_s=float(np.median(np.concatenate(intervals))) if intervals else float("nan"),
-        corr_names=sel.corr_names,
-        stokes=sel.recipe.name,
-        field=sel.field.id,
-        field_name=sel.field.name,
-        spw=sel.spw.id,
-        column=sel.column,
-        weight_source=source or "unit",
-        path=ms.path,
-        nonfinite_uvw_rows=bad_uvw_rows,
-        nonfinite_vis_samples=bad_vis_samples,
+        for k in range(nprod)
     )

@@ -25,6 +25,10 @@ from uvlab.app.runtime.memory import format_bytes, imaging_estimate
 #: (vis, weight, flag: 21), the part's imaging weights (8) and the flat samples (128).
 BYTES_PER_SAMPLE_CORR = 21
 BYTES_PER_SAMPLE = 21 + 8 + 128
+#: Bytes per selected sample of each further ``--pol`` product formed from one read of a
+#: chunk (:func:`~uvlab.app.ms.reader.read_products`): its vis (complex128 at most), float32
+#: weight and bool flag, held with the others' while the chunk is imaged.
+PRODUCT_BYTES_PER_SAMPLE = 21
 #: Bytes per row besides its samples (uvw, time, antennas, row numbers).
 BYTES_PER_ROW = 64
 #: Bytes per row of a chunk's data held between CLEAN's passes besides its samples
@@ -124,12 +128,19 @@ class ChunkPlan:
 
 
 def image_bytes(
-    npix: int, algorithm: str, params=None, *, density_npix: int = 0, clean: bool = False
-) -> float:
+    npix: int, algorithm: str, params=None, *, density_npix: int = 0, clean: bool = False,
+    products: int = 1,
+) -> float:  # fmt: skip
     """The part of one worker that does not grow with the MS: images, grids, the density
     grid if any, and :data:`WORKER_OVERHEAD_BYTES`; with ``clean``, CLEAN's PSF of side
-    2N made in parts (its grid) and the model each major cycle sends."""
+    2N made in parts (its grid) and the model each major cycle sends. ``products``
+    (several ``--pol`` products from one read): each further one's image parts (its dirty
+    image and PSF, as many again in the sums in flight) and density."""
     est = imaging_estimate(npix, algorithm, params, nvis=0, nimages=6).total
+    extra = max(0, int(products) - 1)
+    est += extra * 4 * 8.0 * npix * npix
+    if density_npix:
+        est += extra * 3 * 8.0 * (2 * density_npix) ** 2
     if clean:
         est += imaging_estimate(2 * npix, algorithm, params, nvis=0, nimages=2).total
         est += 2 * 8.0 * npix * npix
@@ -162,6 +173,25 @@ class GridCosts:
     finish: float
     #: Bytes per selected sample of a chunk besides the reader's per correlation.
     per_sample: float = GRID_BYTES_PER_SAMPLE
+    #: What of ``fixed`` a worker holds once whatever the products (its overhead, numba).
+    shared: float = 0.0
+
+
+def for_products(costs: GridCosts, products: int, npix: int) -> GridCosts:
+    """``costs`` of a dirty-image pass that grids ``products`` ``--pol`` products from one
+    read of each chunk (:mod:`uvlab.app.scale.products`): a grid (or NUFFT) and density
+    per product, each further product's formed samples
+    (:data:`PRODUCT_BYTES_PER_SAMPLE`) and its finished images (2·8·N² bytes); the taps
+    are one product's, gridded one after another."""
+    from dataclasses import replace
+
+    extra = max(0, int(products) - 1)
+    own = costs.fixed - costs.shared
+    return replace(
+        costs, fixed=costs.fixed + extra * own,
+        per_sample=costs.per_sample + extra * PRODUCT_BYTES_PER_SAMPLE,
+        finish=costs.finish + extra * 2 * 8.0 * npix * npix,
+    )  # fmt: skip
 
 
 def _grid_cells(npix: int, algorithm: str, params):
@@ -188,12 +218,13 @@ def grid_costs(npix: int, algorithm: str, params=None, *, density_npix: int = 0)
     grids = 2 * 16.0 * cells
     block = 3 * 16.0 * min(BLOCK_CELLS, cells)  # a block of the FFTs and its copies
     finish = 16.0 * npix * (plan_u.n_fft // 2 + 1) + 2 * 8.0 * npix * npix + block
-    fixed = grids + WORKER_OVERHEAD_BYTES + jit_bytes(algorithm)
+    shared = WORKER_OVERHEAD_BYTES + jit_bytes(algorithm)
+    fixed = grids + shared
     if density_npix:
         fixed += 3 * 8.0 * (2 * density_npix) ** 2
     taps = plan_u.rule.support * plan_v.rule.support
     return GridCosts(fixed, GRID_BYTES_PER_TAP * taps, GRID_BYTES_PER_TAP * float(params.chunk),
-                     max(finish, grids / 8))  # fmt: skip
+                     max(finish, grids / 8), shared=shared)  # fmt: skip
 
 
 #: ``ducc`` in parts (:mod:`uvlab.gpu.imaging.nufft_parts`): bytes per selected sample
@@ -213,7 +244,8 @@ def nufft_costs(npix: int, *, density_npix: int = 0) -> GridCosts:
     fixed = 16.0 * (SIGMA_MAX * npix) ** 2 + WORKER_OVERHEAD_BYTES
     if density_npix:
         fixed += 3 * 8.0 * (2 * density_npix) ** 2
-    return GridCosts(fixed, 0.0, 0.0, 32.0 * npix * npix, NUFFT_BYTES_PER_SAMPLE)
+    return GridCosts(fixed, 0.0, 0.0, 32.0 * npix * npix, NUFFT_BYTES_PER_SAMPLE,
+                     shared=WORKER_OVERHEAD_BYTES)  # fmt: skip
 
 
 def clean_nufft_costs(npix: int, *, density_npix: int = 0, major: bool = True) -> GridCosts:
@@ -230,7 +262,7 @@ def clean_nufft_costs(npix: int, *, density_npix: int = 0, major: bool = True) -
         grid = dirty.fixed - nufft_costs(0, density_npix=density_npix).fixed
         fixed = max(fixed, dirty.fixed + grid + 8.0 * npix * npix)
         per_sample += RESIDUAL_BYTES_PER_SAMPLE
-    return GridCosts(fixed, 0.0, 0.0, wide.finish, per_sample)
+    return GridCosts(fixed, 0.0, 0.0, wide.finish, per_sample, shared=dirty.shared)
 
 
 def clean_grid_costs(
@@ -260,25 +292,29 @@ def clean_grid_costs(
         if not jit_bytes(algorithm):  # the NumPy rung reads its taps through temporaries
             tap = max(tap, DEGRID_BYTES_PER_TAP * tap / GRID_BYTES_PER_TAP)
     cap = tap / dirty.tap_per_sample * dirty.tap_cap
-    return GridCosts(fixed, tap, cap, max(dirty.finish, wide.finish), per_sample)
+    return GridCosts(fixed, tap, cap, max(dirty.finish, wide.finish), per_sample,
+                     shared=dirty.shared)  # fmt: skip
 
 
 def chunk_rows(
     worker_bytes: float, nchan: int, ncorr: int, fixed_bytes: float, *, what: str = "imaging",
-    grid: GridCosts | None = None,
+    grid: GridCosts | None = None, products: int = 1,
 ) -> ChunkPlan:  # fmt: skip
     """The rows per chunk that fit ``worker_bytes`` beside ``fixed_bytes``.
 
     ``grid``: the chunks are gridded into a worker's grids (``fixed_bytes`` its
     :attr:`GridCosts.fixed`), at :attr:`GridCosts.per_sample` and the costs' taps, and
-    the room left must also hold the finish; else imaged (:data:`BYTES_PER_SAMPLE`).
+    the room left must also hold the finish; else imaged (:data:`BYTES_PER_SAMPLE`, and
+    :data:`PRODUCT_BYTES_PER_SAMPLE` for each further one of ``products``; the grid path's
+    costs count them, :func:`for_products`).
 
     Raises
     ------
     BudgetError
         When the worker's share does not hold the image-sized part and one row.
     """
-    per_sample = grid.per_sample if grid else BYTES_PER_SAMPLE
+    extra = PRODUCT_BYTES_PER_SAMPLE * max(0, int(products) - 1)
+    per_sample = grid.per_sample if grid else BYTES_PER_SAMPLE + extra
     row = float(nchan) * (BYTES_PER_SAMPLE_CORR * ncorr + per_sample) + BYTES_PER_ROW
     left = float(worker_bytes) - float(fixed_bytes)
     need = float(fixed_bytes) + row  # the least a worker must have

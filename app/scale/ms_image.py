@@ -38,7 +38,9 @@ class MSRead:
     (:mod:`uvlab.app.ms.rowselect`, :mod:`uvlab.app.ms.phaseshift`): the rows of
     ``antenna`` (CASA syntax, over ``antenna_names``; the others are flagged, so that
     every chunk keeps its rows), a new phase centre (RA, Dec degrees) and a uv range
-    (min, max wavelengths; max None: none)."""
+    (min, max wavelengths; max None: none). With ``products`` (several ``--pol``
+    products), :meth:`read` reads each chunk once and gives each product's data, in
+    order (:mod:`uvlab.app.scale.products`); ``stokes`` is then not read."""
 
     path: str
     field: int | str = 0
@@ -51,20 +53,38 @@ class MSRead:
     antenna_names: tuple[str, ...] = ()
     phase_centre: tuple[float, float] | None = None
     uvrange: tuple[float, float | None] | None = None
+    products: tuple[str, ...] = ()
 
     def kwargs(self) -> dict:
+        stokes = self.products[0] if self.products else self.stokes
         return dict(
-            field=self.field, spw=self.spw, column=self.column, stokes=self.stokes,
+            field=self.field, spw=self.spw, column=self.column, stokes=stokes,
             channels=self.channels, time_range=self.time_range,
         )  # fmt: skip
 
-    def read(self, rows: tuple[int, int] | None = None):
+    def product(self, k: int) -> MSRead:
+        """The read of product ``k`` of ``products`` alone (this read without products)."""
         from dataclasses import replace
 
-        from uvlab.app.ms.reader import read_visibilities
+        return replace(self, stokes=self.products[k], products=()) if self.products else self
+
+    def read(self, rows: tuple[int, int] | None = None):
+        """The chunk ``rows`` (all the selection without), a VisData; with ``products``, a
+        tuple of them, one per product, from one read."""
+        from uvlab.app.ms.reader import read_products, read_visibilities
+
+        if self.products:
+            kw = {k: v for k, v in self.kwargs().items() if k != "stokes"}
+            data = read_products(self.path, self.products, **kw, row_range=rows)
+            return tuple(self._selected(d) for d in data)
+        return self._selected(read_visibilities(self.path, **self.kwargs(), row_range=rows))
+
+    def _selected(self, data):
+        """``data`` through the antenna selection, the phase shift and the uv range."""
+        from dataclasses import replace
+
         from uvlab.app.ms.rowselect import antenna_mask, uv_range_flagged
 
-        data = read_visibilities(self.path, **self.kwargs(), row_range=rows)
         if self.antenna:
             keep = antenna_mask(self.antenna, self.antenna_names, data.ant1, data.ant2)
             data = replace(data, flag=data.flag | ~keep[:, None])
@@ -131,7 +151,7 @@ def source_chunks(source, rows: int) -> list[tuple[MSRead, tuple[int, int]]]:
 def chunk_data(chunk):
     """The data of a chunk: ``(source, rows)`` read now, or a chunk's data held already
     on the worker (:func:`~uvlab.app.scale.ms_clean.hold`, a future Dask resolved)."""
-    if isinstance(chunk, tuple):
+    if isinstance(chunk, tuple) and isinstance(chunk[0], MSRead):
         source, rows = chunk
         return source.read(rows)
     return chunk
@@ -177,9 +197,10 @@ def _add_band(grid, piece, band, nbands, *after):
 
 
 def _finish(grid, *after, spec, algorithm, params):
+    from uvlab.app.scale.products import each_of
     from uvlab.gpu.imaging.grid_parts import finish
 
-    return finish(grid, spec, algorithm, params)
+    return each_of(finish, grid, spec=spec, algorithm=algorithm, params=params)
 
 
 def grid_sum(
@@ -220,12 +241,13 @@ def _nufft(chunk, acc, *, spec, weighting, totals, params, nchunks, psf=True, di
 
 
 def _nufft_finish(acc):
+    from uvlab.app.scale.products import each_of
     from uvlab.gpu.imaging.nufft_parts import finish_nufft
 
-    return finish_nufft(acc)
+    return each_of(finish_nufft, acc)
 
 
-def nufft_sum(client, chunks, *, progress=None, cancelled=None, **kw):
+def nufft_sum(client, chunks, *, progress=None, cancelled=None, fn=_nufft, **kw):
     """The images of all ``chunks`` by ducc0's NUFFT in parts: a chain per worker adds its
     chunks into one NUFFT (:func:`~uvlab.gpu.imaging.nufft_parts.nufft_part`; ducc0
     expects the chain's first chunk's samples times the chunks), each worker transforms
@@ -233,7 +255,7 @@ def nufft_sum(client, chunks, *, progress=None, cancelled=None, **kw):
     :class:`~uvlab.gpu.imaging.parts.PartImage`; ``kw`` as :func:`_nufft`'s."""
     from uvlab.app.scale.chains import pairwise_sum, run_chains
 
-    chains = run_chains(client, _nufft, chunks, progress=progress, cancelled=cancelled,
+    chains = run_chains(client, fn, chunks, progress=progress, cancelled=cancelled,
                         nchunks=len(chunks), **kw)  # fmt: skip
     images = [client.submit(_nufft_finish, acc, workers=[worker], allow_other_workers=False,
                             pure=False) for worker, acc in chains]  # fmt: skip
@@ -261,45 +283,66 @@ def image_ms(
     with (a future on the cluster, another image's :attr:`PartsImage.totals`: WSClean's MF
     weighting of an output channel by the density of all channels) instead of this
     selection's own; its density pass is then skipped.
+
+    A ``source`` with ``products`` (several ``--pol`` products, :mod:`uvlab.app.scale.
+    products`) reads each chunk once for all of them and gives a tuple of PartsImage, one
+    per product in order, each equal to the image of that product alone (its own weights
+    and, for uniform and Briggs, its own density).
     """
+    from functools import partial
+
     from uvlab.app.runtime.progress import progress_bar
     from uvlab.app.scale.chains import fold_sum, pairwise_sum, run_chains
+    from uvlab.app.scale.products import each_fold, each_map, per_product
     from uvlab.gpu.imaging.parts import density_totals, needs_density
 
     timing: dict[str, float] = {}
     chunks = source_chunks(source, chunk_rows)
+    reads = (source,) if isinstance(source, MSRead) else tuple(source)
+    many = bool(reads and reads[0].products)
+    mapped = (lambda f: partial(each_map, f)) if many else (lambda f: f)
+    folded = (lambda f: partial(each_fold, f)) if many else (lambda f: f)
+    each = {"varying": ("totals",)} if many else {}
     if needs_density(weighting) and totals is None:
         t0 = time.perf_counter()
         with progress_bar("read + weights", total=len(chunks), unit="chunk") as bar:
-            chains = run_chains(client, _counts, chunks, spec=spec, weighting=weighting,
+            chains = run_chains(client, folded(_counts), chunks, spec=spec, weighting=weighting,
                                 progress=bar, cancelled=cancelled)  # fmt: skip
             counts = pairwise_sum(client, [acc for _, acc in chains]).result()
             del chains
-        totals = client.scatter(density_totals(counts), broadcast=True, hash=False)
+
+        def scattered(c):
+            return client.scatter(density_totals(c), broadcast=True, hash=False)
+
+        totals = tuple(scattered(c) for c in counts) if many else scattered(counts)
         timing["read + density"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     summed = summing(algorithm, params, device)
     if summed == "nufft":
         with progress_bar("read + grid", total=len(chunks), unit="chunk") as bar:
             total = nufft_sum(client, chunks, spec=spec, weighting=weighting, totals=totals,
-                              params=params, psf=psf, progress=bar,
-                              cancelled=cancelled)  # fmt: skip
+                              params=params, psf=psf, progress=bar, cancelled=cancelled,
+                              fn=folded(_nufft), **each)  # fmt: skip
     elif summed == "grids":
         with progress_bar("read + grid", total=len(chunks), unit="chunk") as bar:
             total = grid_sum(
                 client, chunks, spec=spec, algorithm=algorithm, params=params,
                 weighting=weighting, totals=totals, psf=psf, progress=bar, cancelled=cancelled,
+                fn=folded(_grid), **each,
             )  # fmt: skip
     else:
         with progress_bar("read + grid + FFT", total=len(chunks), unit="chunk") as bar:
             total = fold_sum(
-                client, _image, chunks, spec=spec, weighting=weighting, totals=totals,
+                client, mapped(_image), chunks, spec=spec, weighting=weighting, totals=totals,
                 algorithm=algorithm, params=params, device=device, psf=psf, progress=bar,
-                cancelled=cancelled,
+                cancelled=cancelled, **each,
             ).result()  # fmt: skip
     timing["read + grid"] = time.perf_counter() - t0
-    dirty, psf_img = total.normalised()
-    return PartsImage(
-        dirty, psf_img, total.sum_weights, total.nvis, len(chunks), algorithm, device, timing,
-        total.mean_freq_hz, totals, summed,
-    )  # fmt: skip
+    out = []
+    for k, part in enumerate(total if many else (total,)):
+        dirty, psf_img = part.normalised()
+        out.append(PartsImage(
+            dirty, psf_img, part.sum_weights, part.nvis, len(chunks), algorithm, device,
+            dict(timing), part.mean_freq_hz, per_product(totals, k), summed,
+        ))  # fmt: skip
+    return tuple(out) if many else out[0]

@@ -26,7 +26,7 @@ CLEAN_CHUNK_BUDGET = 12 * 2**20
 
 PROBE = f"""
 import json, sys
-from uvlab.app.scale.budget import chunk_rows, grid_costs, nufft_costs
+from uvlab.app.scale.budget import chunk_rows, for_products, grid_costs, nufft_costs
 from uvlab.app.scale.cluster import cluster_client
 from uvlab.app.scale.ms_image import MSRead, image_ms
 from uvlab.gpu.gridders.registry import default_algorithm
@@ -50,22 +50,26 @@ def reset_peak():
 
 
 if __name__ == "__main__":
-    source = MSRead(sys.argv[1])
+    # argv[3]: several --pol products from one read of each chunk (a grid each)
+    products = tuple(sys.argv[3].split(",")) if len(sys.argv) > 3 else ()
+    source = MSRead(sys.argv[1], products=products)
     spec, wt = ImageSpec({NPIX}, 20 * ARCSEC), Weighting("natural")
     # ducc0 (what uvlab image runs without a GPU) adds into its NUFFT; nn sums grids
     algorithm = sys.argv[2] if len(sys.argv) > 2 else default_algorithm("cpu")
     grid = grid_costs({NPIX}, algorithm) if algorithm != "ducc" else nufft_costs({NPIX})
+    grid = for_products(grid, max(1, len(products)), {NPIX})
     fixed = grid.fixed
     budget = fixed + {CHUNK_BUDGET}
     plan = chunk_rows(budget, {NCHAN}, {NCORR}, fixed, grid=grid)
-    t0 = float(source.read((0, 1)).time[0])  # the first two integrations: imports, images
-    with cluster_client(workers=1) as client:
-        image_ms(client, MSRead(source.path, time_range=(t0, t0 + 60.0)), spec, wt,
-                 chunk_rows=plan.rows, algorithm=algorithm)
+    t0 = float(MSRead(source.path).read((0, 1)).time[0])  # the first two integrations:
+    with cluster_client(workers=1) as client:  # imports, images
+        image_ms(client, MSRead(source.path, time_range=(t0, t0 + 60.0), products=products),
+                 spec, wt, chunk_rows=plan.rows, algorithm=algorithm)
         reset = all(client.run(reset_peak).values())
         (before, _), = client.run(memory).values()
         res = image_ms(client, source, spec, wt, chunk_rows=plan.rows, algorithm=algorithm)
         (_, peak), = client.run(memory).values()
+    res = res[-1] if products else res
     print(json.dumps(dict(reset=reset, before=before, peak=peak, budget=budget,
                           chunks=res.chunks, nvis=res.nvis, summed=res.summed,
                           data_bytes=source.count() * {NCHAN} * {NCORR} * 8)))
@@ -84,18 +88,21 @@ def big_ms(tmp_path_factory):
 
 
 @pytest.mark.parametrize(
-    ("algorithm", "summed"),
-    # the image path's bound in the slow run (~13 s): the default run keeps the grid path's
-    [pytest.param("ducc", "nufft", marks=pytest.mark.slow), ("nn", "grids")],
-)
-def test_an_ms_three_times_the_budget_images_within_it(big_ms, tmp_path, algorithm, summed):
+    ("algorithm", "summed", "products"),
+    # the image path's bound in the slow run (~13 s): the default run keeps the grid path's;
+    # four --pol products from one read: a grid pair each, the chunks sized for all four
+    [pytest.param("ducc", "nufft", "", marks=pytest.mark.slow), ("nn", "grids", ""),
+     ("nn", "grids", "I,Q,U,V")],
+)  # fmt: skip
+def test_an_ms_three_times_the_budget_images_within_it(big_ms, tmp_path, algorithm, summed,
+                                                       products):  # fmt: skip
     script = tmp_path / "probe.py"
     script.write_text(PROBE)
     # the NumPy rung: numba's fixed 144 MiB (budget.JIT_BYTES, loaded before the peak is
     # reset) would make this MS smaller than three budgets; this test is about the chunks
     env = {**os.environ, "UVLAB_CPU_RUNG": "numpy"}
-    r = subprocess.run([sys.executable, str(script), str(big_ms), algorithm],
-                       capture_output=True, text=True, cwd=REPO, timeout=600, env=env)  # fmt: skip
+    argv = [sys.executable, str(script), str(big_ms), algorithm, *([products] if products else [])]
+    r = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, timeout=600, env=env)
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout.strip().splitlines()[-1])
     if not got["reset"]:

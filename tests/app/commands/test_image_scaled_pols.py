@@ -1,0 +1,109 @@
+"""``uvlab image --pol iquv`` over a Dask cluster: every product from one read of each chunk.
+
+Oracle: the one-process ``--pol iquv`` run of the same MS (each product imaged and
+CLEANed on its own, or jointly with ``--join-polarizations``; tested against the direct
+DFT, tclean and an independent joined loop in test_image_pols.py and
+test_joined_pols.py). Every FITS file of every product must agree to 1e-9 of its peak
+beyond the float32 rounding of the files, with the same CLEAN iterations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from astropy.io import fits
+
+from tests.support.cli import error_line, run_cli
+from tests.support.ms_factory import make_ms
+
+GEOMETRY = ["--npix", "64", "--cell-arcsec", "30", "--no-png", "--device", "cpu"]
+IQUV = "IQUV"
+CLUSTER = ["--workers", "2", "--chunk-rows", "17"]  # uneven: 90 rows
+
+
+@pytest.fixture(scope="module")
+def ms(tmp_path_factory):
+    path = tmp_path_factory.mktemp("scaled_pols") / "obs.ms"
+    make_ms(path, np.random.default_rng(5), spw_nchan=(4,), ntime=6, nant=6,
+            field_iquv=((1.0, 0.3, -0.2, 0.1),))  # fmt: skip
+    return path
+
+
+def assert_same_files(folder, kinds, pols=IQUV):
+    for p in pols:
+        for kind in kinds:
+            want = fits.getdata(folder / f"one-{p}-{kind}.fits")
+            got = fits.getdata(folder / f"many-{p}-{kind}.fits")
+            assert (
+                fits.getheader(folder / f"many-{p}-{kind}.fits")["CRVAL4"]
+                == (fits.getheader(folder / f"one-{p}-{kind}.fits")["CRVAL4"])
+            )  # the product's Stokes code
+            np.testing.assert_allclose(got, want, rtol=2.0**-23, atol=1e-9 * np.abs(want).max(),
+                                       err_msg=f"{p}-{kind}")  # fmt: skip
+
+
+def both(ms, folder, *extra):
+    """(stdout of the one-process run, of the chunked run, its stderr)."""
+    args = ["image", "--ms", ms, *GEOMETRY, "--pol", "iquv", *extra]
+    code, out_one, err = run_cli(*args, "--out", folder / "one")
+    assert code == 0, err
+    code, out, err = run_cli(*args, *CLUSTER, "--out", folder / "many")
+    assert code == 0, err
+    assert "Dask cluster tcp://127.0.0.1:" in err and "2 workers" in err
+    return out_one, out, err
+
+
+def clean_lines(out: str) -> list[str]:
+    """Each product's CLEAN line: iterations, cycles, stop."""
+    return [line.split(";")[0] for line in out.splitlines() if " iterations" in line]
+
+
+@pytest.mark.parametrize(
+    ("weighting", "deconvolver", "algorithm"),
+    [("briggs", "hogbom", "conv"), ("natural", "cotton-schwab", "ducc")],
+)  # conv sums a grid per worker, ducc a NUFFT per worker (CLEAN holds the data)
+def test_each_product_images_and_cleans_as_one_process(ms, tmp_path, weighting, deconvolver,
+                                                       algorithm):  # fmt: skip
+    clean = ("--niter", "30", "--mgain", "0.7", "--deconvolver", deconvolver)
+    out_one, out, err = both(ms, tmp_path, "--weighting", weighting, "--algorithm", algorithm,
+                             *clean)  # fmt: skip
+    assert [f"polarisation {p}:" in out for p in IQUV] == [True] * 4
+    # the same iterations and stop for every product (the one-process line says it its way)
+    iterations = [line.split("CLEAN: ")[1].split(" (")[0] for line in out_one.splitlines()
+                  if line.startswith("CLEAN: ")]  # fmt: skip
+    assert len(iterations) == 4
+    assert [line.split(": ")[1].split(" in ")[0] for line in clean_lines(out)] == iterations
+    assert "CLEAN keeps the selection's data on the workers" in err
+    assert_same_files(tmp_path, ("dirty", "psf", "model", "residual", "image"))
+    for p in IQUV:  # the same components, each flux to rounding
+        one = [r.split(",") for r in (tmp_path / f"one-{p}-sources.txt").read_text().splitlines()]
+        many = [r.split(",") for r in (tmp_path / f"many-{p}-sources.txt").read_text().splitlines()]
+        assert len(many) == len(one) > 2 and many[:2] == one[:2]
+        for a, b in zip(many[2:], one[2:], strict=True):
+            assert a[:4] + a[5:] == b[:4] + b[5:]
+            assert float(a[4]) == pytest.approx(float(b[4]), rel=1e-9, abs=1e-12)
+
+
+def test_joined_polarisations_clean_as_one_process(ms, tmp_path):
+    """--join-polarizations: peaks on the products' root sum of squares, every product's
+    components at the same pixels, each product's PSF and major cycles over the cluster."""
+    clean = ("--niter", "25", "--deconvolver", "cotton-schwab", "--mgain", "0.6")
+    out_one, out, _ = both(ms, tmp_path, "--weighting", "uniform", "--join-polarizations",
+                           *clean)  # fmt: skip
+    assert_same_files(tmp_path, ("dirty", "psf", "model", "residual", "image"))
+    iterations = {line.split("CLEAN: ")[1].split(" (")[0] for line in out_one.splitlines()
+                  if line.startswith("CLEAN: ")}  # fmt: skip
+    assert {line.split(": ")[1].split(" in ")[0] for line in clean_lines(out)} == iterations
+    models = [fits.getdata(tmp_path / f"many-{p}-model.fits") != 0 for p in IQUV]
+    assert models[0].any() and all((m == models[0]).all() for m in models)
+    lines = clean_lines(out)
+    assert len(lines) == 4 and len(set(lines)) == 1  # one joined CLEAN
+
+
+def test_what_the_chunked_path_cannot_do_with_several_products_is_refused(ms, tmp_path):
+    code, out, err = run_cli("image", "--ms", ms, *GEOMETRY, "--pol", "iquv", "--channels-out",
+                             "2", *CLUSTER, "--out", tmp_path / "r")  # fmt: skip
+    assert code == 2, (out, err)
+    line = error_line(err)
+    assert "--pol i,q,u,v --channels-out with --chunk-rows: not yet supported" in line
+    assert not list(tmp_path.glob("r*"))
