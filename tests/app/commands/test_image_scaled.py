@@ -1,7 +1,10 @@
 """``uvlab image --workers/--scheduler/--abs-mem/--chunk-rows``: the chunked path (issue 27).
 
 Oracle: ``uvlab image`` of the same MS without them (the whole selection read at once),
-whose images are tested against the DFT and tclean; the FITS must agree to rounding.
+whose images are tested against the DFT and tclean; the FITS must agree to rounding. The
+chunked runs join the package's cluster (``cluster``, tests/app/commands/conftest.py); the
+command's own (``--workers``) is test_chunks_sized_from_abs_mem's and
+test_cotton_schwab_on_the_grid_path_sized_from_abs_mem's.
 """
 
 from __future__ import annotations
@@ -21,20 +24,6 @@ def ms(tmp_path_factory):
     path = tmp_path_factory.mktemp("scaled") / "obs.ms"
     make_ms(path, np.random.default_rng(5), spw_nchan=(4,), ntime=6, nant=6)
     return path
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    """``--scheduler`` of a two-worker local cluster started once for the module.
-
-    The chunked runs join it instead of starting their own (two worker processes each);
-    a cluster started by the command itself (``--workers``) is that of
-    test_cotton_schwab_on_the_grid_path_sized_from_abs_mem and test_chunks_sized_from_abs_mem.
-    """
-    from uvlab.app.scale.cluster import cluster_client
-
-    with cluster_client(workers=2) as client:
-        yield ["--scheduler", client.scheduler.address]
 
 
 @pytest.mark.parametrize(
