@@ -12,7 +12,9 @@ RA0, DEC0, NPIX, CELL_ARCSEC = 150.0, 30.0, 128, 12.0
 CELL = np.radians(CELL_ARCSEC / 3600)
 #: (name, di, dj, I): on pixels, l = −di·cell, m = dj·cell.
 SOURCES = [("a", 9, -6, 1.0), ("b", -14, 11, 2.0), ("c", 20, 17, 0.8), ("d", -25, -20, 0.5)]
-IMAGE = ("--npix", NPIX, "--cell-arcsec", CELL_ARCSEC, "--eps", "1e-7", "--device", "cpu")
+#: --no-png: the preview is test_image.py's (here each run would draw and encode one)
+IMAGE = ("--npix", NPIX, "--cell-arcsec", CELL_ARCSEC, "--eps", "1e-7", "--device", "cpu",
+         "--no-png")  # fmt: skip
 CLEAN = ("--niter", 3000, "--gain", 0.1, "--threshold-jy", 1e-4)
 
 

@@ -1,7 +1,10 @@
 """``uvlab image --workers/--scheduler/--abs-mem/--chunk-rows``: the chunked path (issue 27).
 
 Oracle: ``uvlab image`` of the same MS without them (the whole selection read at once),
-whose images are tested against the DFT and tclean; the FITS must agree to rounding.
+whose images are tested against the DFT and tclean; the FITS must agree to rounding. The
+chunked runs join the package's cluster (``cluster``, tests/app/commands/conftest.py); the
+command's own (``--workers``) is test_chunks_sized_from_abs_mem's and
+test_cotton_schwab_on_the_grid_path_sized_from_abs_mem's.
 """
 
 from __future__ import annotations
@@ -27,11 +30,13 @@ def ms(tmp_path_factory):
     ("weighting", "algorithm"),
     [("natural", "ducc"), ("uniform", "ducc"), ("natural", "conv"), ("briggs", "conv")],
 )  # ducc sums images, conv grids (gpu/imaging/grid_parts.py)
-def test_chunks_over_local_workers_write_the_same_images(ms, tmp_path, weighting, algorithm):
+def test_chunks_over_local_workers_write_the_same_images(
+    ms, cluster, tmp_path, weighting, algorithm
+):
     args = ["image", "--ms", ms, *GEOMETRY, "--weighting", weighting, "--algorithm", algorithm]
     code, _, err = run_cli(*args, "--out", tmp_path / "one")
     assert code == 0, err
-    code, _, err = run_cli(*args, "--workers", "2", "--chunk-rows", "17",
+    code, _, err = run_cli(*args, *cluster, "--chunk-rows", "17",
                              "--out", tmp_path / "many")  # fmt: skip
     assert code == 0, err
     assert "Dask cluster tcp://127.0.0.1:" in err and "2 workers" in err
@@ -46,14 +51,14 @@ def test_chunks_over_local_workers_write_the_same_images(ms, tmp_path, weighting
 @pytest.mark.parametrize(
     ("deconvolver", "cells"), [("hogbom", "wsclean"), ("cotton-schwab", "casa")]
 )
-def test_clean_over_local_workers_writes_the_same_images(ms, tmp_path, deconvolver, cells):
+def test_clean_over_local_workers_writes_the_same_images(ms, cluster, tmp_path, deconvolver, cells):
     """WSClean's density cells too: the first pass counts on them, the PSFs weight by them
     (on CASA's cells this PSF differs by 7.7e-2 of its peak: the chunks did use them)."""
     args = ["image", "--ms", ms, *GEOMETRY, "--weighting", "uniform", "--niter", "30",
             "--deconvolver", deconvolver, "--mgain", "0.7", "--density-cells", cells]  # fmt: skip
     code, out, err = run_cli(*args, "--out", tmp_path / "one")
     assert code == 0, err
-    code, out, err = run_cli(*args, "--workers", "2", "--chunk-rows", "23",
+    code, out, err = run_cli(*args, *cluster, "--chunk-rows", "23",
                              "--out", tmp_path / "many")  # fmt: skip
     assert code == 0, err
     assert f"{deconvolver}: 30 iterations" in out
@@ -69,7 +74,7 @@ def test_clean_over_local_workers_writes_the_same_images(ms, tmp_path, deconvolv
     assert len((tmp_path / "many-sources.txt").read_text().splitlines()) == len(one)
 
 
-def test_size_and_pb_correct_in_chunks_write_the_same_images(ms, tmp_path):
+def test_size_and_pb_correct_in_chunks_write_the_same_images(ms, cluster, tmp_path):
     """--size W H and --pb-correct on the chunked path: the in-memory path's files."""
     geometry = [g for g in GEOMETRY if g not in ("--npix", "64")]
     args = ["image", "--ms", ms, *geometry, "--size", "48", "32", "--niter", "20",
@@ -77,7 +82,7 @@ def test_size_and_pb_correct_in_chunks_write_the_same_images(ms, tmp_path):
             "--pb-dish-diameter-m", "13.5"]  # fmt: skip
     code, _, err = run_cli(*args, "--out", tmp_path / "one")
     assert code == 0, err
-    code, _, err = run_cli(*args, "--workers", "2", "--chunk-rows", "19",
+    code, _, err = run_cli(*args, *cluster, "--chunk-rows", "19",
                            "--out", tmp_path / "many")  # fmt: skip
     assert code == 0, err
     for kind in ("dirty", "psf", "model", "residual", "image", "pb", "image-pb"):
@@ -89,7 +94,7 @@ def test_size_and_pb_correct_in_chunks_write_the_same_images(ms, tmp_path):
         assert (head["CRPIX1"], head["CRPIX2"]) == (25, 17)
 
 
-def test_row_selections_in_chunks_write_the_same_images(ms, tmp_path):
+def test_row_selections_in_chunks_write_the_same_images(ms, cluster, tmp_path):
     """--antenna, --timerange, --phase-center and --minuv-l/--maxuv-l on the chunked path:
     the in-memory path's images (rows left out there are flagged in the chunks)."""
     from casacore import tables
@@ -103,7 +108,7 @@ def test_row_selections_in_chunks_write_the_same_images(ms, tmp_path):
             "--minuv-l", "5", "--maxuv-l", "4000"]  # fmt: skip
     code, out_one, err = run_cli(*args, "--out", tmp_path / "one")
     assert code == 0, err
-    code, out_many, err = run_cli(*args, "--workers", "2", "--chunk-rows", "7",
+    code, out_many, err = run_cli(*args, *cluster, "--chunk-rows", "7",
                                   "--out", tmp_path / "many")  # fmt: skip
     assert code == 0, err
     nvis = [int(o.split(" visibilities")[0].split()[-1]) for o in (out_one, out_many)]
@@ -118,17 +123,17 @@ def test_row_selections_in_chunks_write_the_same_images(ms, tmp_path):
         )  # fmt: skip
 
 
-def test_interval_in_chunks_keeps_the_same_timesteps(ms, tmp_path):
+def test_interval_in_chunks_keeps_the_same_timesteps(ms, cluster, tmp_path):
     args = ["image", "--ms", ms, *GEOMETRY, "--interval", "1", "9", "--antenna", "0,2,3"]
     code, _, err = run_cli(*args, "--out", tmp_path / "one")
     assert code == 0, err
-    code, _, err = run_cli(*args, "--workers", "2", "--chunk-rows", "5",
+    code, _, err = run_cli(*args, *cluster, "--chunk-rows", "5",
                                   "--out", tmp_path / "many")  # fmt: skip
     assert code == 0, err
     want = fits.getdata(tmp_path / "one-dirty.fits")
     np.testing.assert_allclose(fits.getdata(tmp_path / "many-dirty.fits"), want,
                                atol=1e-6 * np.abs(want).max())  # fmt: skip
-    code, _, err = run_cli(*args[:-5], "--interval", "7", "9", "--workers", "2",
+    code, _, err = run_cli(*args[:-5], "--interval", "7", "9", *cluster,
                            "--out", tmp_path / "bad")  # fmt: skip
     assert code == 1 and len(err.strip().splitlines()) == 1
     assert "--interval" in err and "6 timesteps" in err
@@ -170,14 +175,14 @@ def test_bad_or_unsupported_options_are_usage_errors(ms, tmp_path, extra, named)
 @pytest.mark.parametrize(
     ("weighting", "niter"), [("natural", "0"), ("uniform", "0"), ("briggs", "25")]
 )
-def test_channels_out_in_chunks_writes_the_same_cube(ms, tmp_path, weighting, niter):
+def test_channels_out_in_chunks_writes_the_same_cube(ms, cluster, tmp_path, weighting, niter):
     """--channels-out 2: every output channel's files and the MFS set as the in-memory cube's
     (each channel its own density and PSF, CLEANed on its own; MFS images their mean)."""
     args = ["image", "--ms", ms, *GEOMETRY, "--weighting", weighting, "--channels-out", "2",
             "--niter", niter, "--mgain", "0.8"]  # fmt: skip
     code, _, err = run_cli(*args, "--out", tmp_path / "one")
     assert code == 0, err
-    code, out, err = run_cli(*args, "--workers", "2", "--chunk-rows", "17",
+    code, out, err = run_cli(*args, *cluster, "--chunk-rows", "17",
                              "--out", tmp_path / "many")  # fmt: skip
     assert code == 0, err
     assert "channel 0001: input channels 2-3" in out
@@ -228,8 +233,8 @@ def test_cotton_schwab_on_the_grid_path_sized_from_abs_mem(ms, tmp_path):
      ("natural", "hogbom", "ducc", ["--fit-spectral-pol", "2", "--multiscale"])],
     ids=["uniform-cs-grids", "natural-multiscale-fit-nufft"],
 )  # fmt: skip
-def test_join_channels_in_chunks_writes_the_same_cube(ms, tmp_path, weighting, deconvolver,
-                                                      algorithm, extra):  # fmt: skip
+def test_join_channels_in_chunks_writes_the_same_cube(ms, cluster, tmp_path, weighting,
+                                                      deconvolver, algorithm, extra):  # fmt: skip
     """--join-channels: MF weighting (each channel weighted by all channels' density) and
     joined CLEAN, every pass over the cluster: the in-memory cube's files."""
     args = ["image", "--ms", ms, *GEOMETRY, "--weighting", weighting, "--channels-out", "2",
@@ -237,7 +242,7 @@ def test_join_channels_in_chunks_writes_the_same_cube(ms, tmp_path, weighting, d
             "--algorithm", algorithm, *extra]  # fmt: skip
     code, out_one, err = run_cli(*args, "--out", tmp_path / "one")
     assert code == 0, err
-    code, out, err = run_cli(*args, "--workers", "2", "--chunk-rows", "17",
+    code, out, err = run_cli(*args, *cluster, "--chunk-rows", "17",
                              "--out", tmp_path / "many")  # fmt: skip
     assert code == 0, err
     summed = "a grid per worker" if algorithm == "conv" else "a ducc0 NUFFT per worker"

@@ -210,17 +210,16 @@ def test_clean_over_every_window(spw_ms, tmp_path, deconvolver):
     np.testing.assert_allclose(residual, ref, rtol=0, atol=1e-5 * peak)
 
 
-def test_scaled_path_images_every_window(spw_ms, tmp_path):
+def test_scaled_path_images_every_window(spw_ms, cluster, tmp_path):
     """The Dask path's tasks are each window's row chunks: the same image as in memory."""
-    pytest.importorskip("distributed")
     one, _, h1 = _image(spw_ms, tmp_path / "mem", "--weighting", "briggs", "--algorithm", "conv")
     two, _, h2 = _image(spw_ms, tmp_path / "dask", "--weighting", "briggs", "--algorithm", "conv",
-                        "--workers", "1", "--chunk-rows", "17")  # fmt: skip
+                        *cluster, "--chunk-rows", "17")  # fmt: skip
     np.testing.assert_allclose(two, one, rtol=0, atol=1e-6 * np.abs(one).max())
     assert h2["CRVAL3"] == pytest.approx(h1["CRVAL3"], rel=1e-12)
 
 
-def test_scaled_clean_over_every_window(spw_ms, tmp_path):
+def test_scaled_clean_over_every_window(spw_ms, cluster, tmp_path):
     """Cotton–Schwab over the cluster degrids each window's chunks at their frequencies:
     the same model and residual as the in-memory CLEAN over every window."""
     from uvlab.app.outputs.fits_io import read_image_fits
@@ -228,7 +227,7 @@ def test_scaled_clean_over_every_window(spw_ms, tmp_path):
     clean = ("--weighting", "uniform", "--algorithm", "conv", "--niter", "30",
              "--deconvolver", "cotton-schwab", "--mgain", "0.5")  # fmt: skip
     _image(spw_ms, tmp_path / "mem", *clean)
-    _image(spw_ms, tmp_path / "dask", *clean, "--workers", "1", "--chunk-rows", "11")
+    _image(spw_ms, tmp_path / "dask", *clean, *cluster, "--chunk-rows", "11")
     for kind in ("model", "residual"):
         want, _ = read_image_fits(f"{tmp_path / 'mem'}-{kind}.fits")
         got, _ = read_image_fits(f"{tmp_path / 'dask'}-{kind}.fits")
