@@ -22,8 +22,10 @@ demo: $(STAMP)
 # The import-linter contracts of pyproject.toml (the layers) first, then the tests, spread
 # over one pytest-xdist worker per CPU core (worksteal: each worker starts on its own half
 # of the modules, so a module-scoped fixture is built about once, and an idle worker takes
-# tests from the other's queue). test-all adds the tests marked slow.
-PYTEST := QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q -n auto --dist worksteal --durations=25
+# tests from the other's queue). test-all adds the tests marked slow. Bytecode is written
+# even where the environment says not to (PYTHONDONTWRITEBYTECODE): the suite starts a few
+# hundred `uvlab` and Dask worker processes, which then reuse the compiled modules.
+PYTEST := QT_QPA_PLATFORM=offscreen PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -q -n auto --dist worksteal --durations=25
 
 test: $(STAMP)
 	$(BIN)/lint-imports

@@ -18,7 +18,7 @@ from tests.support.ms_factory import make_ms
 
 GEOMETRY = ["--npix", "64", "--cell-arcsec", "30", "--no-png", "--device", "cpu"]
 IQUV = "IQUV"
-CLUSTER = ["--workers", "2", "--chunk-rows", "17"]  # uneven: 90 rows
+CHUNKS = ["--chunk-rows", "17"]  # uneven: 90 rows
 
 
 @pytest.fixture(scope="module")
@@ -42,12 +42,13 @@ def assert_same_files(folder, kinds, pols=IQUV):
                                        err_msg=f"{p}-{kind}")  # fmt: skip
 
 
-def both(ms, folder, *extra):
-    """(stdout of the one-process run, of the chunked run, its stderr)."""
+def both(ms, folder, cluster, *extra):
+    """(stdout of the one-process run, of the chunked run on the package's two-worker
+    ``cluster``, its stderr)."""
     args = ["image", "--ms", ms, *GEOMETRY, "--pol", "iquv", *extra]
     code, out_one, err = run_cli(*args, "--out", folder / "one")
     assert code == 0, err
-    code, out, err = run_cli(*args, *CLUSTER, "--out", folder / "many")
+    code, out, err = run_cli(*args, *cluster, *CHUNKS, "--out", folder / "many")
     assert code == 0, err
     assert "Dask cluster tcp://127.0.0.1:" in err and "2 workers" in err
     return out_one, out, err
@@ -62,11 +63,11 @@ def clean_lines(out: str) -> list[str]:
     ("weighting", "deconvolver", "algorithm"),
     [("briggs", "hogbom", "conv"), ("natural", "cotton-schwab", "ducc")],
 )  # conv sums a grid per worker, ducc a NUFFT per worker (CLEAN holds the data)
-def test_each_product_images_and_cleans_as_one_process(ms, tmp_path, weighting, deconvolver,
-                                                       algorithm):  # fmt: skip
+def test_each_product_images_and_cleans_as_one_process(ms, cluster, tmp_path, weighting,
+                                                       deconvolver, algorithm):  # fmt: skip
     clean = ("--niter", "30", "--mgain", "0.7", "--deconvolver", deconvolver)
-    out_one, out, err = both(ms, tmp_path, "--weighting", weighting, "--algorithm", algorithm,
-                             *clean)  # fmt: skip
+    out_one, out, err = both(ms, tmp_path, cluster, "--weighting", weighting,
+                             "--algorithm", algorithm, *clean)  # fmt: skip
     assert [f"polarisation {p}:" in out for p in IQUV] == [True] * 4
     # the same iterations and stop for every product (the one-process line says it its way)
     iterations = [line.split("CLEAN: ")[1].split(" (")[0] for line in out_one.splitlines()
@@ -84,12 +85,12 @@ def test_each_product_images_and_cleans_as_one_process(ms, tmp_path, weighting, 
             assert float(a[4]) == pytest.approx(float(b[4]), rel=1e-9, abs=1e-12)
 
 
-def test_joined_polarisations_clean_as_one_process(ms, tmp_path):
+def test_joined_polarisations_clean_as_one_process(ms, cluster, tmp_path):
     """--join-polarizations: peaks on the products' root sum of squares, every product's
     components at the same pixels, each product's PSF and major cycles over the cluster."""
     clean = ("--niter", "25", "--deconvolver", "cotton-schwab", "--mgain", "0.6")
-    out_one, out, _ = both(ms, tmp_path, "--weighting", "uniform", "--join-polarizations",
-                           *clean)  # fmt: skip
+    out_one, out, _ = both(ms, tmp_path, cluster, "--weighting", "uniform",
+                           "--join-polarizations", *clean)  # fmt: skip
     assert_same_files(tmp_path, ("dirty", "psf", "model", "residual", "image"))
     iterations = {line.split("CLEAN: ")[1].split(" (")[0] for line in out_one.splitlines()
                   if line.startswith("CLEAN: ")}  # fmt: skip
@@ -102,7 +103,7 @@ def test_joined_polarisations_clean_as_one_process(ms, tmp_path):
 
 def test_what_the_chunked_path_cannot_do_with_several_products_is_refused(ms, tmp_path):
     code, out, err = run_cli("image", "--ms", ms, *GEOMETRY, "--pol", "iquv", "--channels-out",
-                             "2", *CLUSTER, "--out", tmp_path / "r")  # fmt: skip
+                             "2", "--workers", "2", *CHUNKS, "--out", tmp_path / "r")  # fmt: skip
     assert code == 2, (out, err)
     line = error_line(err)
     assert "--pol i,q,u,v --channels-out with --chunk-rows: not yet supported" in line
