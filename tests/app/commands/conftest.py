@@ -1,4 +1,5 @@
-"""The commands' shared cluster: one two-worker local Dask cluster (processes, 127.0.0.1)."""
+"""What the commands' tests share: one two-worker local Dask cluster (processes,
+127.0.0.1), and one simulated VLA-C track."""
 
 from __future__ import annotations
 
@@ -20,3 +21,18 @@ def cluster():
 
     with cluster_client(workers=2) as client:
         yield ["--scheduler", client.scheduler.address]
+
+
+@pytest.fixture(scope="package")
+def vla_c_track(tmp_path_factory):
+    """A 4 h VLA-C track of a point source (10 min integrations, one channel), simulated
+    once for the package: the weighting tests' data (density frames, WSClean's cells)."""
+    from tests.support.cli import run_cli
+
+    ms = tmp_path_factory.mktemp("vla-c") / "w.ms"
+    code, _, err = run_cli(
+        "simulate", "--array", "vla.c", "--ra", 150, "--dec", 30, "--ha-start", -2,
+        "--ha-stop", 2, "--int-s", 600, "--sky", "point", "--out", ms,
+    )  # fmt: skip
+    assert code == 0, err
+    return ms

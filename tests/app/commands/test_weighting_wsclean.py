@@ -22,14 +22,8 @@ SPEC = ImageSpec(NPIX, CELL_ARCSEC * ARCSEC)
 
 
 @pytest.fixture(scope="module")
-def track(tmp_path_factory):
-    ms = tmp_path_factory.mktemp("wsclean") / "w.ms"
-    code, _, err = run_cli(
-        "simulate", "--array", "vla.c", "--ra", 150, "--dec", 30, "--ha-start", -2,
-        "--ha-stop", 2, "--int-s", 600, "--sky", "point", "--out", ms,
-    )  # fmt: skip
-    assert code == 0, err
-    return ms
+def track(vla_c_track):
+    return vla_c_track
 
 
 def _samples(ms):
