@@ -130,7 +130,7 @@ def test_a_2880_cotton_schwab_clean_is_planned_under_2_3_gb():
     """Issue 27's target (2.5 GB for all processes at 2880² with ``--niter``): one worker of
     ``--abs-mem 2.3`` holds ``conv``'s image-sized part of every pass of Cotton–Schwab and
     a chunk of MeerKAT's 64 channels and 4 correlations (the 2N PSF's finish keeps its
-    rows in its grid; it needed 2.76 GB before)."""
+    rows in its grid; it needed 2.77 GB before)."""
     from uvlab.app.scale.budget import chunk_rows, grid_share
 
     costs = clean_grid_costs(2880, "conv", GridParams())
