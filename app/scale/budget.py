@@ -208,7 +208,10 @@ def _grid_cells(npix: int, algorithm: str, params):
 def grid_costs(npix: int, algorithm: str, params=None, *, density_npix: int = 0) -> GridCosts:
     """The grid path's costs (:func:`~uvlab.gpu.imaging.co_grid.grids_in_parts`):
     two complex128 grids of the gridder's unfolded half grid (dirty and PSF), S_u·S_v taps
-    a sample at :data:`GRID_BYTES_PER_TAP` up to ``GridParams.chunk`` taps, and the finish.
+    a sample at :data:`GRID_BYTES_PER_TAP` up to ``GridParams.chunk`` taps, and the finish:
+    two N² images and a block of the FFTs; the v-transformed rows (16·N·(Mu/2 + 1)) only
+    where a pruner makes the half grid anew (else they are kept in the grid,
+    :func:`~uvlab.gpu.gridders.separable.half_to_image`'s ``inplace``).
     """
     from uvlab.gpu.blocks import BLOCK_CELLS
     from uvlab.gpu.gridders.params import GridParams
@@ -217,7 +220,9 @@ def grid_costs(npix: int, algorithm: str, params=None, *, density_npix: int = 0)
     cells, (plan_u, plan_v) = _grid_cells(npix, algorithm, params)
     grids = 2 * 16.0 * cells
     block = 3 * 16.0 * min(BLOCK_CELLS, cells)  # a block of the FFTs and its copies
-    finish = 16.0 * npix * (plan_u.n_fft // 2 + 1) + 2 * 8.0 * npix * npix + block
+    finish = 2 * 8.0 * npix * npix + block
+    if plan_u.pruner is not None or plan_v.pruner is not None:  # the pruned grid's rows
+        finish += 16.0 * npix * (plan_u.n_fft // 2 + 1)
     shared = WORKER_OVERHEAD_BYTES + jit_bytes(algorithm)
     fixed = grids + shared
     if density_npix:
@@ -273,7 +278,8 @@ def clean_grid_costs(
 
     - the dirty image: :func:`grid_costs`;
     - the CLEAN PSF of side 2N: its one grid (16 bytes a cell of the 2N image's unfolded
-      half grid, about twice the N² image's two) and its finish;
+      half grid, about twice the N² image's two) and its finish (one 2N image: the
+      v-transformed rows are kept in the grid);
     - with ``major`` (Cotton–Schwab), a major cycle: the residual's grid, the model's grid
       it reads from (no larger than the residual's) and the model image (8·N² bytes), and
       per sample :data:`RESIDUAL_BYTES_PER_SAMPLE` more, per tap
@@ -292,7 +298,8 @@ def clean_grid_costs(
         if not jit_bytes(algorithm):  # the NumPy rung reads its taps through temporaries
             tap = max(tap, DEGRID_BYTES_PER_TAP * tap / GRID_BYTES_PER_TAP)
     cap = tap / dirty.tap_per_sample * dirty.tap_cap
-    return GridCosts(fixed, tap, cap, max(dirty.finish, wide.finish), per_sample,
+    wide_finish = wide.finish - 8.0 * (2 * npix) ** 2  # the PSF alone: one 2N image
+    return GridCosts(fixed, tap, cap, max(dirty.finish, wide_finish), per_sample,
                      shared=dirty.shared)  # fmt: skip
 
 

@@ -50,7 +50,7 @@ def grid_image(ext, plans, *, timer=None, on_block=None) -> np.ndarray:
 
     plan_u, plan_v = plans
     half = fold_half(ext, plan_u.n_grid, plan_u.rule.support // 2 + 1, on_block, inplace=True)
-    img = half_to_uncorrected(half, plan_u, plan_v, timer, on_block)
+    img = half_to_uncorrected(half, plan_u, plan_v, timer, on_block, inplace=True)
     return correct(img, plan_u, plan_v, timer)
 
 

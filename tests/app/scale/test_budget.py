@@ -102,3 +102,37 @@ def test_a_chunks_clean_pass_stays_within_its_chunk_budget(monkeypatch, rung, al
     budget = nsamp * costs.per_sample + min(costs.tap_cap, nsamp * costs.tap_per_sample)
     assert grid.nvis > 0.9 * nsamp
     assert peak <= budget, f"{peak / nsamp:.0f} B a sample, budget {budget / nsamp:.0f}"
+
+
+def test_the_2n_psfs_finish_stays_within_its_budget():
+    """The 2N PSF's grid folded, transformed and corrected (its finish: the v-transformed
+    rows kept in the grid) peaks over the grid at no more than the finish the costs give,
+    at a size whose grid spans several blocks of the FFT."""
+    from uvlab.gpu.imaging.grid_parts import finish
+
+    n = 512
+    wide = ImageSpec(2 * n, SPEC.cell_rad)
+    grid = empty_grid(wide, "conv", GridParams(), dirty=False)
+    grid_part(*chunk(nrow=200, nchan=4), wide, Weighting(), into=grid, dirty=False)
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        img = finish(grid, wide, "conv", GridParams())
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        tracemalloc.stop()
+    assert img.psf.shape == (2 * n, 2 * n) and img.psf.max() > 0
+    costs = clean_grid_costs(n, "conv", GridParams())
+    assert peak <= costs.finish, f"{peak / 2**20:.1f} MiB, budget {costs.finish / 2**20:.1f}"
+
+
+def test_a_2880_cotton_schwab_clean_is_planned_under_2_3_gb():
+    """Issue 27's target (2.5 GB for all processes at 2880² with ``--niter``): one worker of
+    ``--abs-mem 2.3`` holds ``conv``'s image-sized part of every pass of Cotton–Schwab and
+    a chunk of MeerKAT's 64 channels and 4 correlations (the 2N PSF's finish keeps its
+    rows in its grid; it needed 2.77 GB before)."""
+    from uvlab.app.scale.budget import chunk_rows, grid_share
+
+    costs = clean_grid_costs(2880, "conv", GridParams())
+    plan = chunk_rows(grid_share(2.3e9), 64, 4, costs.fixed, grid=costs)
+    assert plan.rows >= 1000

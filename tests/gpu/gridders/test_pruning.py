@@ -58,6 +58,34 @@ def test_fold_and_c2r_equal_full_complex_fft(rng):
     np.testing.assert_allclose(got, want, atol=1e-12)
 
 
+def test_in_place_c2r_gives_the_same_image_without_a_rows_array(rng):
+    """``inplace``: the v-transformed rows kept in the grid's first N rows (the grid spent),
+    the same image bit for bit, and the peak of NumPy's allocations lower by at least the
+    (N, Mu/2 + 1) complex array the copy holds; a block of columns at a time
+    (``BLOCK_CELLS``), as at 2880²'s 2N PSF."""
+    import tracemalloc
+
+    from uvlab.gpu.blocks import BLOCK_CELLS
+
+    mv, mu, pad, npix = 2048, 2048, 3, 1024
+    assert mv * (mu // 2 + 1) > 2 * BLOCK_CELLS  # several blocks of columns
+    ext = rng.normal(size=(mv, mu // 2 + 1 + 2 * pad)) + 0j
+    half = fold_half(ext, mu, pad)
+    want = half_to_image(half.copy(), mu, npix)
+    peaks = []
+    for inplace in (False, True):
+        work = half.copy()
+        tracemalloc.start()
+        try:
+            got = half_to_image(work, mu, npix, inplace=inplace)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+        assert np.array_equal(got, want)
+    rows_bytes = 16 * npix * (mu // 2 + 1)
+    assert peaks[1] <= peaks[0] - rows_bytes, [p / 2**20 for p in peaks]
+
+
 def pruning_error(kernel, support, alpha=4, n=128, rng=None):
     """Muscat §7.7: prune an oversampled grid, compare the central half with the exact IFFT.
 
