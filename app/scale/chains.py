@@ -65,9 +65,7 @@ def run_chains(
     """
     from distributed import as_completed
 
-    workers = sorted(client.scheduler_info().get("workers", {}))
-    if not workers:
-        raise RuntimeError("the Dask cluster has no workers")
+    workers = live_workers(client)
     todo = _queues(client, chunks, workers)
     extra = {w: (per_worker(w) if per_worker is not None else {}) for w in workers}
     total = max(1, len(chunks))
@@ -101,6 +99,27 @@ def run_chains(
             raise Cancelled(f"cancelled after {finished} of {total} chunks")
         submit(owner.pop(done.key))
     return list(head.items())
+
+
+#: Seconds to wait for a worker where the cluster has none (one restarting, one joining).
+WORKER_WAIT_S = 120.0
+
+
+def live_workers(client, wait_s: float = WORKER_WAIT_S) -> list[str]:
+    """The cluster's workers' addresses, sorted, as the scheduler has them now; where it has
+    none (a worker restarting after a crash, or not yet joined), waits up to ``wait_s`` for
+    one before raising ``RuntimeError``."""
+    workers = sorted(client.scheduler_info().get("workers", {}))
+    if workers:
+        return workers
+    try:
+        client.wait_for_workers(1, timeout=wait_s)
+    except TimeoutError:
+        raise RuntimeError(f"the Dask cluster has no workers (waited {wait_s:g} s)") from None
+    workers = sorted(client.scheduler_info().get("workers", {}))
+    if not workers:
+        raise RuntimeError("the Dask cluster has no workers")
+    return workers
 
 
 def _queues(client, chunks, workers) -> dict:
