@@ -110,7 +110,7 @@ class MainWindow(QtWidgets.QMainWindow):
         centre = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(centre)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(2)
+        lay.setSpacing(0)  # the hint bar's own background sets it apart from the views
         lay.addWidget(self.tips)
         lay.addWidget(self.views, 1)
         self.setCentralWidget(centre)
