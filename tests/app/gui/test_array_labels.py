@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PyQt6 import QtCore, QtWidgets
+from PyQt6 import QtWidgets
 
-from tests.app.gui.test_compare_fit import window_size
-from uvlab.app.gui.screen_fit import dock_width
+from tests.support.screens import size_as_on
 from uvlab.app.observing.layouts import load_layout
 
 SCREEN = (1366, 768)
@@ -34,9 +33,7 @@ def layouts():
 @pytest.mark.parametrize("name", ["meerkat", "vla.a", "vla.d", "skamid"])
 def test_antenna_names_never_overlap(make_window, small_state, qtbot, layouts, name):
     w = make_window(small_state, run_on_start=False)
-    w.resize(*window_size(SCREEN))
-    tabs = w.panel_tabs.tabBar().sizeHint().width()
-    w.resizeDocks([w.dock], [dock_width(w, SCREEN[0]) + tabs], QtCore.Qt.Orientation.Horizontal)
+    size_as_on(w, SCREEN)
     w.show_tab("overview")
     layout = layouts[name]
     w.views.set_antennas(layout)

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from PyQt6 import QtCore, QtWidgets
 
-from uvlab.app.gui.screen_fit import FRAME_ALLOWANCE, PREFERRED_SIZE, dock_width
+from tests.support.screens import window_size
+from uvlab.app.gui.screen_fit import dock_width
 from uvlab.app.lab.compare import Entry, drain, iter_comparison
 from uvlab.app.lab.compare_task import CompareOutput
 from uvlab.app.lab.imaging import ImagingOptions
@@ -48,11 +49,6 @@ def output():
     cmp = drain(iter_comparison(uvw, freq, vis, 1.0, spec, entries, device="cpu", repeats=2))
     options = tuple(ImagingOptions(npix=64, algorithm=a) for a in ALGORITHMS)
     return CompareOutput(cmp, options, 0.0, -0.5, freq, "random coverage")
-
-
-def window_size(screen: tuple[int, int]) -> tuple[int, int]:
-    """The window's size on that screen (screen_fit: the preferred size, inside it)."""
-    return tuple(min(p, s - a) for p, s, a in zip(PREFERRED_SIZE, screen, FRAME_ALLOWANCE))
 
 
 def rect_in(widget, ancestor) -> QtCore.QRect:

@@ -11,10 +11,9 @@ CLEAN) and a word of its stage.
 
 from __future__ import annotations
 
-from PyQt6 import QtCore, QtWidgets
+from PyQt6 import QtWidgets
 
-from tests.app.gui.test_compare_fit import window_size
-from uvlab.app.gui.screen_fit import dock_width
+from tests.support.screens import size_as_on
 from uvlab.app.gui.stage_names import KINDS
 from uvlab.app.lab.clean_task import CleanOptions
 from uvlab.widgets.elided_label import ELLIPSIS
@@ -26,10 +25,7 @@ WAIT_MS = 300_000
 
 def _window(make_window, state):
     w = make_window(state, run_on_start=False)
-    w.resize(*window_size(SCREEN))
-    tabs = w.panel_tabs.tabBar().sizeHint().width()
-    w.resizeDocks([w.dock], [dock_width(w, SCREEN[0]) + tabs], QtCore.Qt.Orientation.Horizontal)
-    QtWidgets.QApplication.processEvents()
+    size_as_on(w, SCREEN)
     return w
 
 

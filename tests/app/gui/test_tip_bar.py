@@ -5,9 +5,8 @@ from __future__ import annotations
 import pytest
 from PyQt6 import QtCore, QtWidgets
 
-from tests.app.gui.test_compare_fit import window_size
+from tests.support.screens import size_as_on
 from uvlab.app.gui.lessons_menu import WELCOME, TipBar, lesson_tip
-from uvlab.app.gui.screen_fit import dock_width
 from uvlab.app.lab.lessons import LESSONS
 
 
@@ -36,9 +35,7 @@ def _geometry(w) -> dict[str, tuple[int, int, int, int]]:
 @pytest.mark.parametrize("screen", [(1280, 720), (1366, 768)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_every_lesson_step_leaves_the_views_where_they_are(make_window, small_state, screen):
     w = make_window(small_state, run_on_start=False)
-    w.resize(*window_size(screen))
-    tabs = w.panel_tabs.tabBar().sizeHint().width()
-    w.resizeDocks([w.dock], [dock_width(w, screen[0]) + tabs], QtCore.Qt.Orientation.Horizontal)
+    size_as_on(w, screen)
     w.run_panel.autorun_check.setChecked(False)
     QtWidgets.QApplication.processEvents()
     assert w.tips.isVisible() and WELCOME in w.tips.text()
