@@ -8,7 +8,8 @@ beside the plot, so that it never covers a bar. A run timed several times
 fastest to its slowest total, and its total written past it: the time axis reaches
 far enough that each total ends inside the plot, clear of the legend
 (:func:`x_range_for`); on a plot too narrow to leave the bars a third of it, the
-totals are not written (the Compare table has them). New runs with the
+totals are not written (the Compare table has them). The axis reads seconds once it
+reaches 2 s, so that its numbers stay short on a narrow plot. New runs with the
 same stages only move the bars (the legend stays); ``set_runs(..., defer=True)``
 draws at :meth:`TimingView.flush` or when the view is next shown.
 """
@@ -36,6 +37,8 @@ LEGEND_ROW_PX = 21
 TICK_CHARS = 9
 #: Pixels between a run's total and the plot's right edge.
 TOTAL_PAD_PX = 6.0
+#: The time axis is labelled in seconds when it reaches this far (ms); the bars stay in ms.
+SECONDS_FROM_MS = 2000.0
 
 
 def stage_color(stage: str, extra: list[str]) -> str:
@@ -246,6 +249,12 @@ class TimingView(QtWidgets.QWidget):
             t.setVisible(fits)
         x = x_range_for(self._ends_ms, text_px if fits else 0.0 * text_px, width, TOTAL_PAD_PX)
         self.plot_item.setXRange(0, x, padding=0)
+        # the axis in seconds past 2 s: "20 40 60", not "20000 40000 60000" run together
+        axis = self.plot_item.getAxis("bottom")
+        seconds = x >= SECONDS_FROM_MS
+        if axis.scale != (1e-3 if seconds else 1.0):
+            axis.setScale(1e-3 if seconds else 1.0)
+            self.plot_item.setLabel("bottom", "time (s)" if seconds else "time (ms)")
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

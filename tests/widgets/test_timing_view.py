@@ -138,3 +138,12 @@ def test_a_plot_too_narrow_for_the_totals_writes_none(qtbot, view):
     assert [t.toPlainText() for t in view.totals][-1] == "929 ms"  # there all the same
     view.resize(640, 240)
     qtbot.waitUntil(lambda: all(t.isVisible() for t in view.totals), timeout=5000)
+
+
+def test_the_axis_reads_seconds_past_two_seconds(view):
+    view.set_runs({"fast": {"grid": 0.2}})
+    axis = view.plot_item.getAxis("bottom")
+    assert axis.scale == 1.0 and axis.labelText == "time (ms)"
+    view.set_runs({"fast": {"grid": 0.2}, "slow": {"grid": 45.2}})
+    assert axis.scale == 1e-3 and axis.labelText == "time (s)"
+    np.testing.assert_allclose(view.stage_widths_ms("grid"), [200.0, 45200.0])  # still ms
