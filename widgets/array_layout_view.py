@@ -1,4 +1,10 @@
-"""ArrayLayoutView: antennas in east/north metres, draggable to new positions."""
+"""ArrayLayoutView: antennas in east/north metres, draggable to new positions.
+
+Antenna names are drawn beside the points, the outermost first, each only where it
+lies inside the plot clear of the names already drawn and of the other antennas
+(:mod:`~uvlab.widgets.label_declutter`): a dense core's names come back as the view
+zooms in, and every point tells its name in its tooltip.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +15,15 @@ from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
 from uvlab.widgets._pg import PALETTE, pg, plain_axes
+from uvlab.widgets.label_declutter import declutter, marker_rects
 
-#: Antenna names are drawn beside the points up to this many antennas.
-MAX_LABELS = 40
+#: Antenna names are made for arrays of up to this many antennas (shown where they fit).
+MAX_LABELS = 256
+#: The antennas' markers, pixels across.
+MARKER_PX = 10
+#: Where a name may sit, in order of preference: above right of its point, above left,
+#: below right, below left (TextItem anchors).
+LABEL_ANCHORS = ((-0.15, 1.0), (1.15, 1.0), (-0.15, 0.0), (1.15, 0.0))
 
 
 class _AntennaScatter(pg.ScatterPlotItem):
@@ -80,11 +92,15 @@ class ArrayLayoutView(QtWidgets.QWidget):
         self.plot_item.setLabel("bottom", "East (m)")
         self.plot_item.setLabel("left", "North (m)")
         self.scatter = _AntennaScatter(
-            self, pen=pg.mkPen("w", width=1), brush=pg.mkBrush(PALETTE[0]), size=10,
+            self, pen=pg.mkPen("w", width=1), brush=pg.mkBrush(PALETTE[0]), size=MARKER_PX,
             pxMode=True, hoverable=True, tip=self._tip,
         )  # fmt: skip
         self.plot_item.addItem(self.scatter)
         self.labels: list[pg.TextItem] = []
+        self._label_order = np.zeros(0, dtype=int)  # the labels by preference: outermost first
+        vb = self.plot_item.getViewBox()
+        vb.sigRangeChanged.connect(self._declutter)
+        vb.sigResized.connect(self._declutter)
         self.info_label = QtWidgets.QLabel(" ")
         self.info_label.setWordWrap(True)  # a narrow panel wraps it instead of widening
         layout = QtWidgets.QVBoxLayout(self)
@@ -128,12 +144,16 @@ class ArrayLayoutView(QtWidgets.QWidget):
         self.labels = []
         if n <= MAX_LABELS:
             for k in range(n):
-                text = pg.TextItem(names[k], color=(200, 200, 200), anchor=(-0.15, 1.0))
+                text = pg.TextItem(names[k], color=(200, 200, 200), anchor=LABEL_ANCHORS[0])
+                text.textItem.document().setDocumentMargin(1)  # a name as tall as its line
                 text.setPos(enu[k, 0], enu[k, 1])
                 self.plot_item.addItem(text)
                 self.labels.append(text)
+            centre = np.median(enu[:, :2], axis=0)
+            self._label_order = np.argsort(-np.hypot(*(enu[:, :2] - centre).T), kind="stable")
         self._update_info()
         self.plot_item.getViewBox().autoRange(padding=0.12)
+        self._declutter()
 
     def positions(self) -> np.ndarray:
         """Current (n, 3) east, north, up positions, metres (a copy)."""
@@ -151,6 +171,7 @@ class ArrayLayoutView(QtWidgets.QWidget):
         )  # fmt: skip
         if self.labels:
             self.labels[index].setPos(east, north)
+            self._declutter()
         self._update_info()
 
     def drag(self, index: int, east: float, north: float) -> None:
@@ -166,6 +187,20 @@ class ArrayLayoutView(QtWidgets.QWidget):
         self.move_antenna(index, east, north)
         self._last_drag_emit = -np.inf
         self.antenna_moved.emit(index, float(east), float(north))
+
+    def shown_labels(self) -> list[pg.TextItem]:
+        """The antenna names drawn now (the others would overlap them)."""
+        return [t for t in self.labels if t.isVisible()]
+
+    def _declutter(self, *_args) -> None:
+        """Names inside the plot, clear of each other and of the other antennas' points."""
+        if not self.labels:
+            return
+        vb = self.plot_item.getViewBox()
+        order = self._label_order
+        points = marker_rects(vb, self._enu[:, 0], self._enu[:, 1], MARKER_PX)
+        texts = [self.labels[k] for k in order]
+        declutter(vb, texts, anchors=LABEL_ANCHORS, markers=points, own=order)
 
     def _tip(self, x: float, y: float, data) -> str:
         k = int(data)

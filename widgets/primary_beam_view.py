@@ -4,7 +4,8 @@ A dish sees a source at |E|² of its flux: the view shows the power beam in dire
 cosines about the pointing centre, in degrees (l increasing to the left, east, as the
 sky images show it), its half-power contour, the image's field as a dashed square, and
 each component of the sky as a ring labelled with the fraction of its flux the dish
-passes (the farthest first; a label that would overlap one already drawn is left out).
+passes (the farthest first; a label that would overlap one already drawn on screen is
+hidden until a zoom makes room: :mod:`~uvlab.widgets.label_declutter`).
 The map comes computed: ``power[j, i]`` at ``l = (i − n//2)·step``,
 ``m = (j − n//2)·step`` (:func:`uvlab.app.lab.corruptions.beam_map`); the view places
 it with ``setRect`` and draws.
@@ -22,11 +23,15 @@ import numpy as np
 from PyQt6 import QtCore, QtWidgets
 
 from uvlab.widgets._pg import get_colormap, pg, plain_axes
+from uvlab.widgets.label_declutter import declutter
 
-#: Components labelled with their beam gain, at most (the brightest).
+#: Components given a label with their beam gain, at most (the farthest; shown where they fit).
 MAX_LABELS = 24
-#: A component is labelled only this fraction of the map's width from the others labelled.
-LABEL_GAP = 0.06
+#: The components' rings, pixels across.
+RING_PX = 14
+#: Where a gain may sit, in order of preference: above right of its ring, above left,
+#: below right, below left (TextItem anchors).
+LABEL_ANCHORS = ((-0.1, 1.0), (1.1, 1.0), (-0.1, 0.0), (1.1, 0.0))
 #: The half-power contour's level.
 HALF_POWER = 0.5
 
@@ -67,10 +72,12 @@ class PrimaryBeamView(QtWidgets.QWidget):
         )
         self.plot_item.addItem(self.field_item)
         ring = pg.mkPen((255, 80, 80, 230), width=1.5)
-        self.marks = pg.ScatterPlotItem(symbol="o", size=14, pxMode=True, brush=None, pen=ring)
+        self.marks = pg.ScatterPlotItem(symbol="o", size=RING_PX, pxMode=True, brush=None, pen=ring)
         self.marks.setZValue(5)
         self.plot_item.addItem(self.marks)
         self._labels: list[pg.TextItem] = []
+        self.view_box.sigRangeChanged.connect(self._declutter)
+        self.view_box.sigResized.connect(self._declutter)
         self.title = QtWidgets.QLabel("")
         self.title.setWordWrap(True)
         self.title.setSizePolicy(
@@ -148,19 +155,23 @@ class PrimaryBeamView(QtWidgets.QWidget):
         l, m, gain = self._sources
         deg = math.degrees(1.0)
         self.marks.setData(x=l * deg, y=m * deg)
-        # the farthest first; none within LABEL_GAP of the map's width of one already labelled
-        gap = LABEL_GAP * self._step * (self._power.shape[0] if self._power is not None else 1)
-        shown: list[tuple[float, float]] = []
-        for i in np.argsort(-np.hypot(l, m)):
-            if len(shown) >= MAX_LABELS:
-                break
-            if any(math.hypot(l[i] - a, m[i] - b) < gap for a, b in shown):
-                continue
-            shown.append((l[i], m[i]))
-            text = pg.TextItem(f"×{gain[i]:.2f}", color=(255, 200, 200), anchor=(0, 1))
+        # the farthest first; each shown where it is clear of those before it (_declutter)
+        for i in np.argsort(-np.hypot(l, m), kind="stable")[:MAX_LABELS]:
+            text = pg.TextItem(f"×{gain[i]:.2f}", color=(255, 200, 200), anchor=LABEL_ANCHORS[0])
+            text.textItem.document().setDocumentMargin(1)
             text.setPos(l[i] * deg, m[i] * deg)
             self.plot_item.addItem(text)
             self._labels.append(text)
+        self._declutter()
+
+    def shown_labels(self) -> list[pg.TextItem]:
+        """The gain labels drawn now (the others would overlap them)."""
+        return [t for t in self._labels if t.isVisible()]
+
+    def _declutter(self, *_args) -> None:
+        """Gains inside the plot, clear of each other (a crowded sky's rings may lie under)."""
+        if self._labels:
+            declutter(self.view_box, self._labels, anchors=LABEL_ANCHORS)
 
     def showEvent(self, event) -> None:  # Qt override: a hidden tab draws when shown
         super().showEvent(event)

@@ -5,7 +5,11 @@ with one colour per stage that never changes between updates, so CPU and GPU
 runs, or several algorithms, can be compared side by side; the legend sits
 beside the plot, so that it never covers a bar. A run timed several times
 (``set_runs(..., spread=...)``) has an error bar at its bar's end from its
-fastest to its slowest total. New runs with the
+fastest to its slowest total, and its total written past it: the time axis reaches
+far enough that each total ends inside the plot, clear of the legend
+(:func:`x_range_for`); on a plot too narrow to leave the bars a third of it, the
+totals are not written (the Compare table has them). The axis reads seconds once it
+reaches 2 s, so that its numbers stay short on a narrow plot. New runs with the
 same stages only move the bars (the legend stays); ``set_runs(..., defer=True)``
 draws at :meth:`TimingView.flush` or when the view is next shown.
 """
@@ -31,6 +35,10 @@ LEGEND_ROW_PX = 21
 #: Longest run label written on the axis, in characters (longer ones are elided; the
 #: axis's tooltip lists them whole).
 TICK_CHARS = 9
+#: Pixels between a run's total and the plot's right edge.
+TOTAL_PAD_PX = 6.0
+#: The time axis is labelled in seconds when it reaches this far (ms); the bars stay in ms.
+SECONDS_FROM_MS = 2000.0
 
 
 def stage_color(stage: str, extra: list[str]) -> str:
@@ -57,6 +65,20 @@ def tick_text(label: str, chars: int = TICK_CHARS) -> str:
 def total_text(ms: float) -> str:
     """A run's total time as written at its bar's end: ``83.1 ms``, ``2.99 s``."""
     return f"{ms:.3g} ms" if ms < 999.5 else f"{ms / 1e3:.3g} s"
+
+
+def x_range_for(ends_ms, text_px, width_px: float, pad_px: float = TOTAL_PAD_PX) -> float:
+    """The time axis's end (ms) that keeps each run's total text inside the plot.
+
+    A run's bar (and error bar) ends at ``ends_ms[k]``; its total, ``text_px[k]``
+    pixels wide, is written just after it. On a plot ``width_px`` wide the axis
+    from 0 to ``x`` puts that end at ``ends_ms[k] / x · width_px``, so each text
+    fits when ``x ≥ ends_ms[k] · width_px / (width_px − text_px[k] − pad_px)``.
+    """
+    ends = np.asarray(ends_ms, dtype=float)
+    room = np.asarray(text_px, dtype=float) + pad_px
+    need = ends * width_px / np.maximum(width_px - room, 1.0)
+    return max(float(need.max(initial=0.0)), float(ends.max(initial=0.0)) * 1.05, 1e-3)
 
 
 def _si(x: float) -> str:
@@ -94,6 +116,8 @@ class TimingView(QtWidgets.QWidget):
         )
         self.plot_item.addItem(self.error_bars)
         self._pending = False
+        self._ends_ms = np.zeros(0)  # where each run's total text starts (its bar's end), ms
+        self.plot_item.getViewBox().sigResized.connect(self._fit_x)
         self.throughput_label = QtWidgets.QLabel(" ")
         plots = QtWidgets.QHBoxLayout()
         plots.setSpacing(0)
@@ -185,10 +209,13 @@ class TimingView(QtWidgets.QWidget):
             self.plot_item.removeItem(item)
         del self.totals[len(labels) :]
         while len(self.totals) < len(labels):
-            self.totals.append(
-                pg.TextItem("", color=pg.getConfigOption("foreground"), anchor=(0, 0.5))
-            )
-            self.plot_item.addItem(self.totals[-1])
+            text = pg.TextItem("", color=pg.getConfigOption("foreground"), anchor=(0, 0.5))
+            font = QtGui.QFont(self.font())
+            font.setPointSizeF(LEGEND_PT)  # as the legend: six rows fit a short plot
+            text.setFont(font)
+            text.textItem.document().setDocumentMargin(1)
+            self.totals.append(text)
+            self.plot_item.addItem(text)
         lo = np.array(
             [self._spread.get(k, (t / 1e3, t / 1e3))[0] * 1e3 for k, t in zip(labels, left)]
         )
@@ -204,9 +231,30 @@ class TimingView(QtWidgets.QWidget):
         for item, yy, tot, end in zip(self.totals, y, left, hi):
             item.setText(total_text(tot))
             item.setPos(end, yy)  # past the error bar
+        self._ends_ms = hi
         if labels:
             self.plot_item.setYRange(y.min() - 0.6, 0.6, padding=0)
-            self.plot_item.setXRange(0, max(float(hi.max()), 1e-3) * 1.3, padding=0)
+            self._fit_x()
+
+    def _fit_x(self, *_args) -> None:
+        """The time axis as long as the totals need at the plot's width (:func:`x_range_for`)."""
+        if not self._ends_ms.size:
+            return
+        width = self.plot_item.getViewBox().width()
+        if width <= 1:  # not laid out yet: a guess until the view is resized
+            width = 400.0
+        text_px = np.array([t.textItem.boundingRect().width() for t in self.totals])
+        fits = bool(np.all(text_px + TOTAL_PAD_PX <= 2.0 * width / 3.0))  # bars keep a third
+        for t in self.totals:
+            t.setVisible(fits)
+        x = x_range_for(self._ends_ms, text_px if fits else 0.0 * text_px, width, TOTAL_PAD_PX)
+        self.plot_item.setXRange(0, x, padding=0)
+        # the axis in seconds past 2 s: "20 40 60", not "20000 40000 60000" run together
+        axis = self.plot_item.getAxis("bottom")
+        seconds = x >= SECONDS_FROM_MS
+        if axis.scale != (1e-3 if seconds else 1.0):
+            axis.setScale(1e-3 if seconds else 1.0)
+            self.plot_item.setLabel("bottom", "time (s)" if seconds else "time (ms)")
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

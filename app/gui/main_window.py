@@ -42,6 +42,7 @@ from uvlab.app.gui.panels import (
 from uvlab.app.gui.pin_actions import PinActions
 from uvlab.app.gui.screen_fit import dock_width, fit_window
 from uvlab.app.gui.settings import AppSettings
+from uvlab.app.gui.stage_names import stage_label
 from uvlab.app.gui.stale import StaleViews
 from uvlab.app.gui.tabs import view_tab
 from uvlab.app.gui.views import ViewTabs
@@ -109,7 +110,7 @@ class MainWindow(QtWidgets.QMainWindow):
         centre = QtWidgets.QWidget()
         lay = QtWidgets.QVBoxLayout(centre)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(2)
+        lay.setSpacing(0)  # the hint bar's own background sets it apart from the views
         lay.addWidget(self.tips)
         lay.addWidget(self.views, 1)
         self.setCentralWidget(centre)
@@ -188,7 +189,7 @@ class MainWindow(QtWidgets.QMainWindow):
             )
         v.aliasing_view.compute_requested.connect(lambda: c.submit("aliasing"))
         v.deconv_view.clean_requested.connect(lambda: c.submit("clean"))
-        c.progress_changed.connect(self.run_panel.set_progress)
+        c.progress_changed.connect(self._show_progress)
         c.busy_changed.connect(self.run_panel.set_busy)
         c.cancelling_changed.connect(self.run_panel.set_cancelling)
 
@@ -207,6 +208,12 @@ class MainWindow(QtWidgets.QMainWindow):
     def apply_session(self, state: SessionState, *, run: bool = True) -> None:
         """Load ``state`` (:meth:`SessionActions.apply_session`; :class:`FileHost`)."""
         self.session.apply_session(state, run=run)
+
+    def _show_progress(self, fraction: float, stage: str) -> None:
+        """The newest job's progress in the run panel, its kind and stage in words."""
+        request = self.controller.latest_request
+        task = None if request is None else request.task
+        self.run_panel.set_progress(fraction, stage_label(task, stage))
 
     # ----------------------------------------------------------------- views
     def show_tab(self, name: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from uvlab.app.gui.stage_names import clean_label
 from uvlab.app.lab.clean_task import CleanState
 from uvlab.app.lab.compare_task import CompareOutput
 from uvlab.app.lab.jobs import ImageOutput
@@ -95,6 +96,10 @@ class JobEvents:
             w.views.log_view.append("warning", partial.warning)
         if partial.clean is not None:
             w.views.deconv_view.show_state(partial.clean)
+            # a cycle is a partial result, not a stage: the run panel says how far CLEAN is
+            w.run_panel.set_progress(
+                partial.fraction, clean_label(partial.clean.iterations, partial.clean.niter)
+            )
         w.views.show_partial(partial, w.obs_panel.source())
         if partial.dirty is not None:
             self._note_first_image()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Protocol
 
+from uvlab.app.gui.lessons_menu import lesson_tip
 from uvlab.app.lab.state import LabState
 
 if TYPE_CHECKING:
@@ -122,5 +123,5 @@ class SessionActions:
             return
         self.apply_session(state)
         w.show_tab("overview")
-        w.tips.show_tip(f"{lesson.title} — {scene.title}: {scene.try_this}", lesson.page_path())
+        w.tips.show_tip(lesson_tip(lesson, scene), lesson.page_path())
         w.views.log_view.append("info", f"lesson: {lesson.title} — {scene.title}")

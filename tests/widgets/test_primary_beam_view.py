@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from PyQt6 import QtWidgets
 
 from uvlab.widgets.primary_beam_view import MAX_LABELS, PrimaryBeamView
 
@@ -31,13 +32,25 @@ def test_map_sources_and_field(qtbot):
 
 
 def test_labels_are_bounded_and_do_not_overlap(qtbot):
+    """A crowded sky: the gains shown lie inside the plot, none over another."""
     view = PrimaryBeamView()
     qtbot.addWidget(view)
+    view.resize(600, 500)
+    view.show()
+    qtbot.waitExposed(view)
     view.set_beam(np.ones((11, 11)), 1e-3)
-    l = np.linspace(-5e-3, 5e-3, 200)
-    view.set_sources(l, np.zeros_like(l), np.ones_like(l))
+    rng = np.random.default_rng(28)
+    l = np.r_[np.linspace(-5e-3, 5e-3, 200), rng.normal(0, 1e-3, 40)]
+    m = np.r_[np.zeros(200), rng.normal(0, 1e-3, 40)]
+    view.set_sources(l, m, np.ones_like(l))
     view.flush()
+    QtWidgets.QApplication.processEvents()
     assert 0 < len(view._labels) <= MAX_LABELS
+    shown = [t.sceneBoundingRect() for t in view.shown_labels()]
+    assert len(shown) >= 3
+    assert not any(a.intersects(b) for k, a in enumerate(shown) for b in shown[k + 1 :])
+    plot = view.view_box.sceneBoundingRect()
+    assert all(plot.contains(r) for r in shown)
 
 
 def test_message_clears_and_bad_input_is_refused(qtbot):

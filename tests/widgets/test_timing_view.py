@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from PyQt6 import QtCore
 
 from uvlab.gpu.timing import STAGES
 from uvlab.widgets.timing_view import TimingView
@@ -79,3 +80,70 @@ def test_deferred_runs_are_drawn_when_shown_or_asked_for(qtbot, view):
     view.set_runs({"only FFT": {"FFT": 1.0}}, defer=True)
     assert view.needs_drawing() and list(view.bars) == ["FFT"]  # bars draws first
     assert not view.needs_drawing()
+
+
+#: Six runs as a Compare of six entries draws them: the slowest last, its total the widest.
+SIX = {
+    f"entry {k}": {"grid": t * 0.8, "FFT": t * 0.15, "correct": t * 0.05}
+    for k, t in enumerate((0.0123, 0.0456, 0.101, 0.2345, 0.5, 0.929))
+}
+
+
+@pytest.mark.parametrize("width", [300, 420, 640])
+def test_totals_end_inside_the_plot_clear_of_the_legend(qtbot, view, width):
+    """Each run's total is written past its bar and error bar and ends inside the plot."""
+    view.resize(width, 240)
+    view.show()
+    qtbot.waitExposed(view)
+    spread = {"entry 5": (0.900, 0.990), "entry 2": (0.09, 0.12)}
+    view.set_runs(SIX, spread=spread)
+    vb = view.plot_item.getViewBox()
+
+    def placed():
+        plot = view.plot_widget.mapFromScene(vb.sceneBoundingRect()).boundingRect()
+        rects = [view.plot_widget.mapFromScene(t.sceneBoundingRect()).boundingRect()
+                 for t in view.totals]  # fmt: skip
+        return plot, rects
+
+    def inside():  # each inside the plot, clear of the others
+        plot, rects = placed()
+        apart = not any(a.intersects(b) for k, a in enumerate(rects) for b in rects[k + 1 :])
+        return apart and all(plot.contains(r) for r in rects)
+
+    qtbot.waitUntil(inside, timeout=5000)
+    assert all(t.isVisible() for t in view.totals)
+    _, rects = placed()
+    assert [t.toPlainText() for t in view.totals][-1] == "929 ms"
+    legend = QtCore.QRect(
+        view.legend_view.mapTo(view, QtCore.QPoint(0, 0)), view.legend_view.size()
+    )
+    for r in rects:  # in the view's own coordinates: clear of the legend beside the plot
+        mapped = QtCore.QRect(view.plot_widget.mapTo(view, r.topLeft()), r.size())
+        assert not mapped.intersects(legend), (width, mapped, legend)
+    # each total past its own bar's end and error bar
+    _, _, slowest = view.spread_ms()
+    ends = dict(zip(SIX, [sum(r.values()) * 1e3 for r in SIX.values()]))
+    ends["entry 5"], ends["entry 2"] = 990.0, 120.0
+    for t, end in zip(view.totals, ends.values()):
+        assert t.pos().x() == pytest.approx(end)
+    assert slowest.max() == pytest.approx(990.0)
+
+
+def test_a_plot_too_narrow_for_the_totals_writes_none(qtbot, view):
+    view.resize(170, 240)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_runs(SIX)
+    qtbot.waitUntil(lambda: not any(t.isVisible() for t in view.totals), timeout=5000)
+    assert [t.toPlainText() for t in view.totals][-1] == "929 ms"  # there all the same
+    view.resize(640, 240)
+    qtbot.waitUntil(lambda: all(t.isVisible() for t in view.totals), timeout=5000)
+
+
+def test_the_axis_reads_seconds_past_two_seconds(view):
+    view.set_runs({"fast": {"grid": 0.2}})
+    axis = view.plot_item.getAxis("bottom")
+    assert axis.scale == 1.0 and axis.labelText == "time (ms)"
+    view.set_runs({"fast": {"grid": 0.2}, "slow": {"grid": 45.2}})
+    assert axis.scale == 1e-3 and axis.labelText == "time (s)"
+    np.testing.assert_allclose(view.stage_widths_ms("grid"), [200.0, 45200.0])  # still ms

@@ -9,6 +9,8 @@ from __future__ import annotations
 from PyQt6 import QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
+from uvlab.widgets.elided_label import ElidedLabel
+
 #: The progress bar's and status line's text between Cancel and the job's stop.
 CANCELLING = "cancelling…"
 
@@ -45,11 +47,9 @@ class RunPanel(QtWidgets.QWidget):
         self.progress.setTextVisible(False)
         self._shown: tuple[float, str] | None = None  # the last progress: (fraction, stage)
         self._left: str | None = None  # "about 8 s": the running job's time left
-        self.status = QtWidgets.QLabel("Ready")
-        # one line, elided by the layout: the status bar holds the whole message
-        self.status.setSizePolicy(
-            QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred
-        )
+        # one line cut at a word to the dock's width: the whole text in its tooltip (and
+        # a finished job's in the status bar)
+        self.status = ElidedLabel("Ready")
         buttons = QtWidgets.QHBoxLayout()
         for b in (self.run_button, self.cancel_button, self.play_button):
             buttons.addWidget(b)
@@ -87,9 +87,15 @@ class RunPanel(QtWidgets.QWidget):
         return self.progress.isTextVisible() and self.progress.format() == CANCELLING
 
     def set_progress(self, fraction: float, stage: str) -> None:
+        """The running job's fraction done and its stage (``"45 % · Compare: conv"``).
+
+        The percentage comes first, so that a label cut to the dock's width keeps it.
+        """
+        if self.is_cancelling():  # the job is stopping: no stage after "cancelling…"
+            return
         self._shown = (fraction, stage)
         self.progress.setValue(round(1000 * min(max(fraction, 0.0), 1.0)))
-        self.status.setText(f"{stage} … {100 * fraction:.0f} %")
+        self.status.setText(f"{100 * fraction:.0f} % · {stage}")
         self._show_left()
 
     def set_time_left(self, text: str | None) -> None:
@@ -108,8 +114,8 @@ class RunPanel(QtWidgets.QWidget):
         self.progress.setFormat("%p%" if self._left is None else f"%p% · {self._left} left")
 
     def set_status(self, text: str) -> None:
+        """One line (cut at a word to fit; the whole of it in the tooltip)."""
         self.status.setText(text)
-        self.status.setToolTip(text)
 
     def set_playing(self, playing: bool) -> None:
         """Show the Play button's state without emitting ``play_toggled``."""

@@ -4,7 +4,9 @@ At 1280×720, 1366×768 and 1920×1080, with the Controls dock at the width the 
 gives it on that screen and six entries (one with a long name), the metrics table
 shows every column with its header and numbers whole (names too long are elided,
 whole in their tooltips), the two plots keep a share of the tab, the timing legend
-stands beside the bars, and each image view is at least 300 px.
+stands beside the bars, each run's total ends inside the timing plot clear of the
+others (on a plot too narrow for them, none is written), and each image view is at
+least 300 px.
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import numpy as np
 import pytest
 from PyQt6 import QtCore, QtWidgets
 
-from uvlab.app.gui.screen_fit import FRAME_ALLOWANCE, PREFERRED_SIZE, dock_width
+from tests.support.screens import window_size
+from uvlab.app.gui.screen_fit import dock_width
 from uvlab.app.lab.compare import Entry, drain, iter_comparison
 from uvlab.app.lab.compare_task import CompareOutput
 from uvlab.app.lab.imaging import ImagingOptions
@@ -46,11 +49,6 @@ def output():
     cmp = drain(iter_comparison(uvw, freq, vis, 1.0, spec, entries, device="cpu", repeats=2))
     options = tuple(ImagingOptions(npix=64, algorithm=a) for a in ALGORITHMS)
     return CompareOutput(cmp, options, 0.0, -0.5, freq, "random coverage")
-
-
-def window_size(screen: tuple[int, int]) -> tuple[int, int]:
-    """The window's size on that screen (screen_fit: the preferred size, inside it)."""
-    return tuple(min(p, s - a) for p, s, a in zip(PREFERRED_SIZE, screen, FRAME_ALLOWANCE))
 
 
 def rect_in(widget, ancestor) -> QtCore.QRect:
@@ -115,3 +113,17 @@ def test_the_strip_fits_with_the_controls_open(make_window, small_state, qtbot, 
     assert timing.rect().contains(legend) and timing.rect().contains(bars)
     axis = timing.plot_item.getAxis("left")
     assert LABELS[-1] in axis.toolTip()  # elided on the axis, whole in its tooltip
+    # each run's total ends inside the plot (so clear of the legend beside it) and clear
+    # of the others; or, where the plot is too narrow for them, none is written
+    box = timing.plot_item.getViewBox()
+
+    def totals_placed():
+        plot = box.sceneBoundingRect()
+        shown = [t.sceneBoundingRect() for t in timing.totals if t.isVisible()]
+        apart = not any(a.intersects(b) for k, a in enumerate(shown) for b in shown[k + 1 :])
+        return apart and all(plot.contains(r) for r in shown)
+
+    qtbot.waitUntil(totals_placed, timeout=5000)
+    assert len(timing.totals) == len(LABELS)
+    if screen[0] > 1280:
+        assert all(t.isVisible() for t in timing.totals), screen
