@@ -34,8 +34,6 @@ With the row-chunk options (``--workers``, ``--abs-mem``, ``--chunk-rows``,
 
 from __future__ import annotations
 
-import argparse
-
 from uvlab.app.ms.stokes import CORR_TYPE_NAMES, STOKES
 
 #: Options of the chunked path, refused with several polarisations and ``--channels-out``
@@ -145,22 +143,6 @@ def _check_formable(args, pols, shown) -> None:
                     args.parser.error(f"--pol {shown}: {args.ms}{where}: {exc}")
 
 
-def pol_args(args, pols) -> list[argparse.Namespace]:
-    """One namespace per polarisation: ``--stokes P``, ``--out PREFIX-P``.
-
-    ``joined_pols``: the polarisations CLEANed with it (``--join-polarizations``), or None.
-    """
-    joined = tuple(pols) if getattr(args, "join_polarizations", False) else None
-    out = []
-    for p in pols:
-        sub = argparse.Namespace(**vars(args))
-        sub.pol, sub.stokes, sub.out = None, p, f"{args.out}-{p}"
-        sub.cube_pol = (args.out, p)  # a cube's FITS names: PREFIX-0000-P-… (WSClean's)
-        sub.join_polarizations, sub.joined_pols = False, joined  # a single product each
-        out.append(sub)
-    return out
-
-
 def run(args, pols, single, image_product) -> int:
     """Image each of ``pols`` with ``single`` (``uvlab image``'s one-product run).
 
@@ -170,6 +152,7 @@ def run(args, pols, single, image_product) -> int:
     (:func:`uvlab.app.commands.image.image_product`, passed in as ``single`` is).
     """
     from uvlab.app.commands.image_outputs import output_names
+    from uvlab.app.commands.pol_args import pol_args
     from uvlab.app.outputs.output_set import check_outputs
 
     subs = pol_args(args, pols)

@@ -60,6 +60,7 @@ def run(args, pols: tuple[str, ...] | None = None) -> int:
     from uvlab.app.commands.image_size import resolve_size
     from uvlab.app.commands.ms_args import parse_channels
     from uvlab.app.commands.ms_imaging import grid_params
+    from uvlab.app.commands.pol_args import pol_args
     from uvlab.app.commands.validate import field_arg
     from uvlab.app.commands.weighting_args import weighting
     from uvlab.app.runtime.memory import format_bytes
@@ -176,7 +177,7 @@ def run(args, pols: tuple[str, ...] | None = None) -> int:
     if not products:
         return _write(args, others, size, metas, spec, wt, params, rows, res, clean, pb_cube,
                       sources, channels, t_chan)  # fmt: skip
-    for k, sub in enumerate(image_scaled_pols.product_args(args, products)):
+    for k, sub in enumerate(pol_args(args, products)):
         print(f"polarisation {sub.stokes}:")
         _write(sub, output_names(sub)[1], size, [f[k] for f in firsts], spec, wt, params, rows,
                res[k], cleans[k], pb_cube, [s.product(k) for s in sources])  # fmt: skip

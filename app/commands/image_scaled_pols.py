@@ -30,14 +30,6 @@ def check(args, pols) -> None:
                           "(one polarisation per run, or no --channels-out)")  # fmt: skip
 
 
-def product_args(args, pols) -> list:
-    """Each product's namespace (``--stokes P``, ``--out PREFIX-P``), as the one-process
-    run's (:func:`~uvlab.app.commands.image_pols.pol_args`)."""
-    from uvlab.app.commands.image_pols import pol_args
-
-    return pol_args(args, pols)
-
-
 def clean(args, sources, res, clean_of, job_of, mask) -> list:
     """Each product's :class:`~uvlab.app.commands.deconvolve.Deconvolved` (None each
     without ``--niter``).

@@ -42,12 +42,12 @@ from dataclasses import dataclass, replace
 from uvlab.app.scale.chains import fold_sum
 from uvlab.app.scale.ms_image import (
     MSRead,
-    chunk_data,
     grid_sum,
     nufft_sum,
     source_chunks,
     summing,
 )
+from uvlab.app.scale.ms_read import chunk_data
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,7 @@ def each_map(fn, chunk, *, varying=(), **kwargs) -> Products:
     ``varying``: the names of keyword arguments given one per product (a tuple: each
     product's density totals, each product's model).
     """
-    from uvlab.app.scale.ms_image import chunk_data
+    from uvlab.app.scale.ms_read import chunk_data
 
     data = chunk_data(chunk)
     return Products(fn(vd, **_kw(kwargs, varying, k)) for k, vd in enumerate(data))
@@ -68,7 +68,7 @@ def each_map(fn, chunk, *, varying=(), **kwargs) -> Products:
 def each_fold(fn, chunk, acc, *, varying=(), **kwargs) -> Products:
     """``fn(data, acc, **kwargs)`` of each product's data of ``chunk`` into that product's
     accumulator of ``acc`` (None for a chain's first chunk), a :class:`Products`."""
-    from uvlab.app.scale.ms_image import chunk_data
+    from uvlab.app.scale.ms_read import chunk_data
 
     data = chunk_data(chunk)
     return Products(
