@@ -17,7 +17,8 @@ import pytest
 
 from tests.support.ms_factory import make_ms
 from uvlab.app.ms import read_visibilities
-from uvlab.app.ms.reader import _corrs, count_rows
+from uvlab.app.ms.reader import count_rows
+from uvlab.app.ms.row_chunk import corrs_for
 
 FIELDS = (("CAL", 1.0, -0.5), ("TARGET", 2.0, 0.3))
 IQUV = ((1.0, 0.2, -0.3, 0.1), (2.0, -0.4, 0.25, -0.6))
@@ -105,7 +106,7 @@ def test_parts_of_consecutive_rows_and_a_changed_ms(tmp_path):
      ((0, 2, 3), (0, 3, 1))],
 )  # fmt: skip
 def test_only_the_correlations_used_are_taken(used, want):
-    c = _corrs(used, 4)
+    c = corrs_for(used, 4)
     assert (c.first, c.last, c.step) == want
     taken = list(range(c.first, c.last + 1, c.step))
     assert [taken[i] for i in c.local(used)] == list(used)
