@@ -14,6 +14,7 @@ import numpy as np
 from PyQt6 import QtCore, QtWidgets
 
 from uvlab.widgets._pg import PALETTE, pg, plain_axes
+from uvlab.widgets.label_declutter import declutter, marker_rects
 
 #: Marker size, pixels.
 SYMBOL_SIZE = 10
@@ -21,25 +22,12 @@ SYMBOL_SIZE = 10
 CURVE_COLOR = "#888888"
 
 
-#: Where a label may sit against its marker (TextItem anchors), in order of preference:
-#: above right, above left, below right, below left, right, left; then a line further
-#: up or down (crowded markers).
-LABEL_ANCHORS = (
-    (0, 1), (1, 1), (0, 0), (1, 0), (-0.1, 0.5), (1.1, 0.5), (0, 2), (1, 2), (0, -1), (1, -1),
-)  # fmt: skip
-
-
-def _overlap(a: QtCore.QRectF, b: QtCore.QRectF) -> float:
-    """Area two rectangles share (0 when apart)."""
-    c = a.intersected(b)
-    return max(c.width(), 0.0) * max(c.height(), 0.0)
-
-
-def _label_box(mark, anchor) -> QtCore.QRectF:
-    (at, size), (ax, ay) = mark, anchor
-    return QtCore.QRectF(
-        at.x() - ax * size.width(), at.y() - ay * size.height(), size.width(), size.height()
-    )
+#: Pixels between a label's near corner and its marker's centre (above or below it,
+#: the label covers a corner of its own marker) and between a label's side and its
+#: marker's edge (beside it).
+CORNER_GAP_PX, SIDE_GAP_PX = 2.0, 3.0
+#: Steps of the search for places that show every label (``label_declutter.kept``).
+SEARCH_STEPS = 3_000
 
 
 def marker_box(at: QtCore.QPointF, size: float = SYMBOL_SIZE) -> QtCore.QRectF:
@@ -47,55 +35,27 @@ def marker_box(at: QtCore.QPointF, size: float = SYMBOL_SIZE) -> QtCore.QRectF:
     return QtCore.QRectF(at.x() - size / 2, at.y() - size / 2, size, size)
 
 
-def place_labels(
-    marks, area: QtCore.QRectF, budget: int = 3_000, *, avoid_markers: bool = True
-) -> tuple[list, float]:
-    """Anchors (of :data:`LABEL_ANCHORS`) for labels that overlap least, inside ``area``.
+def label_anchors(width: float, height: float) -> list[tuple[float, float]]:
+    """Where a ``width`` × ``height`` px label may sit against its marker, as TextItem anchors.
 
-    ``marks``: (pixel position, size) of each label, at its marker. A depth-first
-    search, in the anchors' order of preference, for an arrangement where no label
-    overlaps another, another label's marker (:func:`marker_box`) or leaves
-    ``area`` (at most ``budget`` steps); failing that, each label in turn takes
-    the anchor that overlaps the labels before it and the markers least (the
-    markers count only when ``avoid_markers``). Returns the anchors and the total
-    overlap (pixels², with the part of a label outside ``area``).
+    In order of preference: above right, above left, below right, below left, right,
+    left; then a line further up or down, then two (a column of crowded markers).
     """
-    boxes = [[_label_box(m, a) for a in LABEL_ANCHORS] for m in marks]
-    markers = [marker_box(at) for at, _size in marks]
-    # the markers a label must keep clear of: all but its own and those on top of it
-    others = [[m for m in markers if not m.intersects(own)] for own in markers]
-    if not avoid_markers:
-        others = [[] for _ in markers]
+    cx, cy = CORNER_GAP_PX / width, CORNER_GAP_PX / height
+    sx = (SYMBOL_SIZE / 2 + SIDE_GAP_PX) / width
+    right, left, up, down = -cx, 1 + cx, 1 + cy, -cy
+    return [
+        (right, up), (left, up), (right, down), (left, down), (-sx, 0.5), (1 + sx, 0.5),
+        (right, up + 1), (left, up + 1), (right, down - 1), (left, down - 1),
+        (-sx, 1.5), (1 + sx, 1.5), (-sx, -0.5), (1 + sx, -0.5),
+        (right, up + 2), (left, up + 2), (right, down - 2), (left, down - 2),
+    ]  # fmt: skip
 
-    def cost(k: int, i: int, chosen) -> float:
-        box = boxes[k][i]
-        apart = sum(_overlap(box, boxes[j][c]) for j, c in enumerate(chosen))
-        apart += sum(_overlap(box, m) for m in others[k])
-        return apart + box.width() * box.height() - _overlap(box, area)
 
-    steps = 0
-
-    def search(chosen: list[int]) -> list[int] | None:
-        nonlocal steps
-        if len(chosen) == len(marks):
-            return chosen
-        for i in range(len(LABEL_ANCHORS)):
-            steps += 1
-            if steps > budget:
-                return None
-            if cost(len(chosen), i, chosen) == 0:
-                found = search([*chosen, i])
-                if found is not None:
-                    return found
-        return None
-
-    chosen = search([])
-    if chosen is None:  # crowded: each label where it overlaps those before it least
-        chosen = []
-        for k in range(len(marks)):
-            chosen.append(min(range(len(LABEL_ANCHORS)), key=lambda i, k=k: cost(k, i, chosen)))
-    total = sum(cost(k, i, chosen[:k]) for k, i in enumerate(chosen))
-    return [LABEL_ANCHORS[i] for i in chosen], total
+def _anchors(text: pg.TextItem) -> list[tuple[float, float]]:
+    """:func:`label_anchors` for ``text`` at its size now."""
+    size = text.textItem.boundingRect().size()
+    return label_anchors(size.width(), size.height())
 
 
 def log_ticks(lo: float = -15.0, hi: float = 5.0) -> list[list[tuple[float, str]]]:
@@ -195,20 +155,14 @@ class AccuracyTimeView(QtWidgets.QWidget):
         for item in self.points + self.labels:
             self.plot_item.removeItem(item)
         self.points, self.labels = [], []
-        shown = np.flatnonzero(ok)
-        lt = np.log10(t[shown]) if shown.size else np.zeros(1)
-        lt_mid = 0.5 * (lt.min() + lt.max())
-        for k in shown:
+        for k in np.flatnonzero(ok):
             color = PALETTE[k % len(PALETTE)]
             item = pg.PlotDataItem(
                 [t[k]], [e[k]], pen=None, symbol="o", symbolSize=SYMBOL_SIZE,
                 symbolPen=pg.mkPen("k", width=0.5), symbolBrush=color, name=labels[k],
             )  # fmt: skip
-            # a label reads away from the plot's nearer side edge, so none is cut off
-            # (:meth:`_place_labels` moves it where it would overlap another or the edge)
-            text = pg.TextItem(
-                labels[k], color=color, anchor=(1 if np.log10(t[k]) >= lt_mid else 0, 1)
-            )
+            item.setToolTip(labels[k])  # its label may be hidden (:meth:`_place_labels`)
+            text = pg.TextItem(labels[k], color=color)  # placed by :meth:`_place_labels`
             text.setPos(np.log10(t[k]), np.log10(e[k]))  # a TextItem is placed in log10 units
             self.plot_item.addItem(item)
             self.plot_item.addItem(text)
@@ -239,43 +193,34 @@ class AccuracyTimeView(QtWidgets.QWidget):
     def _place_labels(self, *_args) -> None:
         """Each marker's label beside it, clear of the other labels, the markers and the edges.
 
-        In order of preference: the full labels, then the short ones, clear of each
-        other and of the markers (no label hides a point); failing both, clear of
-        each other only.
+        :func:`~uvlab.widgets.label_declutter.declutter`, the labels in
+        :meth:`set_points` order: the full labels, or the short ones where they show
+        more; a label that fits nowhere is hidden (its marker tells it in its tooltip).
+        A label may cover its own marker and the markers at the same pixel.
         """
-        vb = self.plot_item.vb
-        area = vb.sceneBoundingRect()
-        texts = self._texts
-        shorter = any(full != short for full, short in texts)
-        tries = [(use, avoid) for avoid in (True, False) for use in ((0, 1) if shorter else (0,))]
-        best = None
-        for use, avoid in tries:
-            marks = []
-            for text, point, words in zip(self.labels, self.points, texts):
-                at = vb.mapViewToScene(QtCore.QPointF(*np.log10([point.xData[0], point.yData[0]])))
-                marks.append((at, self._text_size(text, words[use])))
-            anchors, overlap_px2 = place_labels(marks, area, avoid_markers=avoid)
-            if best is None or overlap_px2 < best[0]:
-                best = (overlap_px2, use, anchors)
-            if overlap_px2 == 0:
-                break
-        if best is None:
+        if not self.labels:
             return
-        _, use, anchors = best
-        for text, words, anchor in zip(self.labels, texts, anchors):
-            if text.toPlainText() != words[use]:
-                text.setText(words[use])
-            text.setAnchor(anchor)
-
-    @staticmethod
-    def _text_size(text: pg.TextItem, words: str) -> QtCore.QSizeF:
-        """The size ``text`` would have reading ``words`` (its font, no change made)."""
-        if text.toPlainText() == words:
-            return text.textItem.boundingRect().size()
-        probe = QtWidgets.QGraphicsTextItem(words)
-        probe.setFont(text.textItem.font())
-        probe.document().setDocumentMargin(text.textItem.document().documentMargin())
-        return probe.boundingRect().size()
+        vb = self.plot_item.vb
+        t, e = self.point_data()
+        marks = marker_rects(vb, np.log10(t), np.log10(e), SYMBOL_SIZE)
+        where = {}  # markers at one pixel: one obstacle, every such label's own
+        own = [where.setdefault((round(m.x()), round(m.y())), len(where)) for m in marks]
+        obstacles = [marks[own.index(k)] for k in range(len(where))]
+        placing = dict(anchors=_anchors, markers=obstacles, own=own, search=SEARCH_STEPS)
+        best = None
+        for use in (0, 1) if any(full != short for full, short in self._texts) else (0,):
+            for text, words in zip(self.labels, self._texts):
+                if text.toPlainText() != words[use]:
+                    text.setText(words[use])
+            shown = declutter(vb, self.labels, **placing)
+            if shown == len(self.labels):
+                return
+            if best is None or shown > best[0]:
+                best = (shown, use)
+        if best[1] != use:  # the full labels showed more
+            for text, words in zip(self.labels, self._texts):
+                text.setText(words[best[1]])
+            declutter(vb, self.labels, **placing)
 
     def point_data(self) -> tuple[np.ndarray, np.ndarray]:
         """(time, error) of the markers shown, in :meth:`set_points` order."""

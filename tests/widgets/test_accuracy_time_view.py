@@ -87,7 +87,7 @@ def test_labels_of_close_markers_neither_overlap_nor_leave_the_plot(view, qtbot)
         )
 
 
-@pytest.mark.parametrize(("size", "names"), [((900, 500), True), ((300, 180), False)])
+@pytest.mark.parametrize(("size", "names"), [((900, 500), True), ((220, 140), False)])
 def test_labels_keep_clear_of_the_markers_the_names_where_they_fit(view, qtbot, size, names):
     """Six runs, two at one point: the names in a roomy plot, the numbers in a cramped one."""
     from PyQt6 import QtCore, QtWidgets
@@ -104,6 +104,8 @@ def test_labels_keep_clear_of_the_markers_the_names_where_they_fit(view, qtbot, 
     QtWidgets.QApplication.processEvents()
     shown = [label.toPlainText() for label in view.labels]
     assert shown == (full if names else [str(k) for k in range(1, 7)])
+    assert all(label.isVisible() for label in view.labels)
+    assert [item.toolTip() for item in view.points] == full  # the name, whatever is shown
     vb = view.plot_item.vb
     at = [vb.mapViewToScene(QtCore.QPointF(*np.log10([a, b]))) for a, b in zip(t, e)]
     marks = [marker_box(p) for p in at]

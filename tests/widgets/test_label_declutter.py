@@ -32,3 +32,11 @@ def test_bounds_and_obstacles_but_its_own():
 def test_a_margin_keeps_touching_labels_apart():
     assert kept([R(0, 0), R(10.5, 0)]) == [0, -1]  # within the 1 px margin
     assert kept([R(0, 0), R(10.5, 0)], margin=0.0) == [0, 0]
+
+
+def test_a_search_moves_an_earlier_label_to_show_a_later_one():
+    places = [[R(0, 0), R(0, 20)], [R(5, 0)]]
+    assert kept(places) == [0, -1]  # greedy: the first label's first place hides the second
+    assert kept(places, search=100) == [1, 0]
+    assert kept(places, search=1) == [0, -1]  # out of steps: greedy
+    assert kept([[R(0, 0)], [R(5, 0)]], search=100) == [0, -1]  # none shows both

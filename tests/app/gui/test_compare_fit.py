@@ -6,7 +6,8 @@ shows every column with its header and numbers whole (names too long are elided,
 whole in their tooltips), the two plots keep a share of the tab, the timing legend
 stands beside the bars, each run's total ends inside the timing plot clear of the
 others (on a plot too narrow for them, none is written), and each image view is at
-least 300 px.
+least 300 px. The error-time plot labels six runs close together (one time, errors
+within a factor 2) clear of each other, of the other runs' markers and of its edges.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ import numpy as np
 import pytest
 from PyQt6 import QtCore, QtWidgets
 
-from tests.support.screens import window_size
+from tests.support.screens import size_as_on, window_size
 from uvlab.app.gui.screen_fit import dock_width
 from uvlab.app.lab.compare import Entry, drain, iter_comparison
 from uvlab.app.lab.compare_task import CompareOutput
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.image_spec import ImageSpec
+from uvlab.widgets.accuracy_time_view import SYMBOL_SIZE
 from uvlab.widgets.metrics_table import TEXT_COLUMNS
 
 #: Six entries; the last one's label is longer than a narrow column.
@@ -127,3 +129,40 @@ def test_the_strip_fits_with_the_controls_open(make_window, small_state, qtbot, 
     assert len(timing.totals) == len(LABELS)
     if screen[0] > 1280:
         assert all(t.isVisible() for t in timing.totals), screen
+
+
+def marker_rect(vb, item) -> QtCore.QRectF:
+    """The square a run's marker covers on screen (its drawn position, SYMBOL_SIZE wide)."""
+    at = vb.mapViewToScene(vb.mapFromItemToView(item, item.scatter.points()[0].pos()))
+    half = SYMBOL_SIZE / 2
+    return QtCore.QRectF(at.x() - half, at.y() - half, SYMBOL_SIZE, SYMBOL_SIZE)
+
+
+@pytest.mark.parametrize("screen", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_scatter_labels_of_close_runs_are_clear(make_window, small_state, qtbot, output, screen):
+    """Six runs at one time, errors within a factor 2: every run labelled (its name or its
+    number), no label over another, over another run's marker or across the plot's edge."""
+    w = make_window(small_state, run_on_start=False)
+    size_as_on(w, screen)
+    w.show_tab("compare")
+    view = w.compare.view
+    view.show_output(output)
+    qtbot.waitUntil(lambda: view._images.maximumHeight() < 2**24 - 1)  # the row fitted
+    acc = view.accuracy_view
+    errors = 1e-4 * 2.0 ** (np.arange(6) / 5)  # 0.06 decades apart: markers nearly touching
+    acc.set_points(np.full(6, 0.5), errors, LABELS, [str(k) for k in range(1, 7)])
+    QtWidgets.QApplication.processEvents()
+    acc.plot_widget.grab()  # drawn: each TextItem where it paints itself
+    vb = acc.plot_item.vb
+    plot = vb.sceneBoundingRect()
+    markers = [marker_rect(vb, p) for p in acc.points]
+    texts = [t.toPlainText() for t in acc.labels]
+    assert texts in (list(LABELS), [str(k) for k in range(1, 7)]), (screen, texts)
+    assert all(t.isVisible() for t in acc.labels), screen
+    boxes = [t.sceneBoundingRect() for t in acc.labels]
+    for k, box in enumerate(boxes):
+        assert plot.contains(box), (screen, texts[k], box, plot)
+        for j in range(6):
+            if j != k:
+                assert not box.intersects(boxes[j]), (screen, texts[k], texts[j])
+                assert not box.intersects(markers[j]), (screen, texts[k], "over", LABELS[j])
