@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PyQt6 import QtCore, QtGui, QtWidgets
+from PyQt6 import QtCore, QtWidgets
 
+from tests.support.mouse import send
 from uvlab.widgets.array_layout_view import ArrayLayoutView
 
 ENU = np.array([[0.0, 0.0, 1.0], [100.0, 0.0, 2.0], [0.0, 250.0, 3.0], [-80.0, -60.0, 0.0]])
@@ -113,18 +114,6 @@ def test_rejects_bad_shapes(view):
         view.set_antennas(np.zeros((3, 3)), names=["a"])
 
 
-def _send(widget, kind, pos, buttons):
-    ev = QtGui.QMouseEvent(
-        kind,
-        QtCore.QPointF(pos),
-        QtCore.QPointF(widget.mapToGlobal(pos)),
-        QtCore.Qt.MouseButton.LeftButton,
-        buttons,
-        QtCore.Qt.KeyboardModifier.NoModifier,
-    )
-    QtWidgets.QApplication.sendEvent(widget, ev)
-
-
 def test_real_mouse_drag_moves_antenna(qtbot, view):
     QtWidgets.QApplication.processEvents()
     vb = view.plot_item.getViewBox()
@@ -134,13 +123,13 @@ def test_real_mouse_drag_moves_antenna(qtbot, view):
     port = view.plot_widget.viewport()
     left, none = QtCore.Qt.MouseButton.LeftButton, QtCore.Qt.MouseButton.NoButton
     with qtbot.waitSignal(view.antenna_moved, timeout=2000) as blocker:
-        _send(port, QtCore.QEvent.Type.MouseButtonPress, a, left)
+        send(port, QtCore.QEvent.Type.MouseButtonPress, a, left)
         for f in np.linspace(0.1, 1.0, 6):
             p = QtCore.QPoint(
                 round(a.x() + f * (b.x() - a.x())), round(a.y() + f * (b.y() - a.y()))
             )
-            _send(port, QtCore.QEvent.Type.MouseMove, p, left)
-        _send(port, QtCore.QEvent.Type.MouseButtonRelease, b, none)
+            send(port, QtCore.QEvent.Type.MouseMove, p, left)
+        send(port, QtCore.QEvent.Type.MouseButtonRelease, b, none)
     index, east, north = blocker.args
     px = vb.viewPixelSize()  # metres per screen pixel: rounding to whole pixels
     assert index == 1
