@@ -39,16 +39,15 @@ def label_anchors(width: float, height: float) -> list[tuple[float, float]]:
     """Where a ``width`` × ``height`` px label may sit against its marker, as TextItem anchors.
 
     In order of preference: above right, above left, below right, below left, right,
-    left; then a line further up or down, then two (a column of crowded markers).
+    left. Only spots against the marker: on a log-log strip a line of text spans about a
+    decade, so a label a line or two away would name another point; a label that fits
+    none of these is hidden, and its marker's tooltip names the run.
     """
     cx, cy = CORNER_GAP_PX / width, CORNER_GAP_PX / height
     sx = (SYMBOL_SIZE / 2 + SIDE_GAP_PX) / width
     right, left, up, down = -cx, 1 + cx, 1 + cy, -cy
     return [
         (right, up), (left, up), (right, down), (left, down), (-sx, 0.5), (1 + sx, 0.5),
-        (right, up + 1), (left, up + 1), (right, down - 1), (left, down - 1),
-        (-sx, 1.5), (1 + sx, 1.5), (-sx, -0.5), (1 + sx, -0.5),
-        (right, up + 2), (left, up + 2), (right, down - 2), (left, down - 2),
     ]  # fmt: skip
 
 
