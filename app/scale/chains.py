@@ -181,15 +181,21 @@ def reduce_on_workers(client, pieces: Callable, add_piece: Callable, chains, nba
     return worker, acc, [] if last is None else [last]
 
 
-def fold_sum(client, fn: Callable, chunks, *, progress=None, cancelled=None, **kwargs):
-    """The future of Σ ``fn(chunk, **kwargs)`` over ``chunks``: a chain per worker adds its
-    chunks' results into its first one in place (:func:`run_chains`; results that support
-    ``+=``: arrays, :class:`~uvlab.gpu.imaging.parts.PartImage`), then the workers' sums
-    are added pairwise where they are (:func:`pairwise_sum`). ``progress`` and
-    ``cancelled`` as :func:`run_chains`'s."""
-    chains = run_chains(client, _add_into, chunks, progress=progress, cancelled=cancelled,
-                        part=fn, **kwargs)  # fmt: skip
+def chain_sum(client, fold: Callable, chunks, *, progress=None, cancelled=None, **kwargs):
+    """The future of the sum of the chains' accumulators: ``fold(chunk, acc, **kwargs)``
+    over ``chunks``, a chain per worker (:func:`run_chains`), the workers' accumulators
+    then added pairwise where they are (:func:`pairwise_sum`)."""
+    chains = run_chains(client, fold, chunks, progress=progress, cancelled=cancelled, **kwargs)
     return pairwise_sum(client, [acc for _, acc in chains])
+
+
+def fold_sum(client, fn: Callable, chunks, *, progress=None, cancelled=None, **kwargs):
+    """The future of Σ ``fn(chunk, **kwargs)`` over ``chunks``: :func:`chain_sum` where each
+    chain adds its chunks' results into its first one in place (results that support
+    ``+=``: arrays, :class:`~uvlab.gpu.imaging.parts.PartImage`). ``progress`` and
+    ``cancelled`` as :func:`run_chains`'s."""
+    return chain_sum(client, _add_into, chunks, progress=progress, cancelled=cancelled,
+                     part=fn, **kwargs)  # fmt: skip
 
 
 def _add_into(chunk, acc, *, part, **kwargs):

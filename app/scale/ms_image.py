@@ -214,7 +214,7 @@ def image_ms(
     from functools import partial
 
     from uvlab.app.runtime.progress import progress_bar
-    from uvlab.app.scale.chains import fold_sum, pairwise_sum, run_chains
+    from uvlab.app.scale.chains import chain_sum, fold_sum
     from uvlab.app.scale.products import each_fold, each_map, per_product
     from uvlab.gpu.imaging.parts import density_totals, needs_density
 
@@ -228,10 +228,8 @@ def image_ms(
     if needs_density(weighting) and totals is None:
         t0 = time.perf_counter()
         with progress_bar("read + weights", total=len(chunks), unit="chunk") as bar:
-            chains = run_chains(client, folded(_counts), chunks, spec=spec, weighting=weighting,
-                                progress=bar, cancelled=cancelled)  # fmt: skip
-            counts = pairwise_sum(client, [acc for _, acc in chains]).result()
-            del chains
+            counts = chain_sum(client, folded(_counts), chunks, spec=spec, weighting=weighting,
+                               progress=bar, cancelled=cancelled).result()  # fmt: skip
 
         def scattered(c):
             return client.scatter(density_totals(c), broadcast=True, hash=False)

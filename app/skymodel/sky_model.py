@@ -184,20 +184,8 @@ class SkyModel:
         return self.to_source_arrays(math.radians(ra), math.radians(dec))
 
     def to_source_arrays(self, ra0_rad: float, dec0_rad: float) -> SourceArrays:
-        """The engine's flat arrays about the phase centre (α0, δ0).
-
-        The components where their RA/Dec say, relative model or not (see
-        :meth:`sources_for`, which moves a relative model first).
-
-        Parameters
-        ----------
-        ra0_rad, dec0_rad : float
-            Phase centre, radians.
-
-        Returns
-        -------
-        SourceArrays
-            ``lmn`` from :func:`uvlab.gpu.geometry.radec_to_lmn`; ``shape`` in
-            radians (FWHM major, FWHM minor, PA east of north).
-        """
+        """The engine's flat arrays about the phase centre (α0, δ0, radians) of the
+        components where their RA/Dec say, relative model or not (:meth:`sources_for`
+        moves a relative model first): :func:`~uvlab.app.skymodel.source_arrays.
+        source_arrays`."""
         return source_arrays(self.components, ra0_rad, dec0_rad)
