@@ -222,14 +222,13 @@ class ClusterMajorCycle:
         self.summed = job.summed
 
     def residual(self, model):
+        from uvlab.app.scale.chains import broadcast
         from uvlab.gpu.backend import to_numpy
 
         t0 = time.perf_counter()
         job, scattered = self.job, None
         if model is not None:  # sent to every worker once, not with every chunk task
-            # hash=False: a model equal to an earlier one (a cycle that cleaned nothing, a
-            # second CLEAN) would take its key while the scheduler forgets it
-            scattered = job.client.scatter(to_numpy(model), broadcast=True, hash=False)
+            scattered = broadcast(job.client, to_numpy(model))
         if job.by_nufft:  # each worker transforms the model once, for all its chunks
             dirty, _ = job.nufft(psf=False, model=scattered).normalised()
         elif not job.by_grids:

@@ -86,6 +86,13 @@ def _counts(chunk, acc, *, spec, weighting):
     return part_counts(vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, acc)
 
 
+def _totals(counts, k=None):
+    """The density totals of the summed counts (product ``k``'s where there are several)."""
+    from uvlab.gpu.imaging.parts import density_totals
+
+    return density_totals(counts if k is None else counts[k])
+
+
 def _image(chunk, *, spec, weighting, totals, algorithm, params, device, psf):
     from uvlab.gpu.imaging.parts import image_part
 
@@ -214,9 +221,9 @@ def image_ms(
     from functools import partial
 
     from uvlab.app.runtime.progress import progress_bar
-    from uvlab.app.scale.chains import chain_sum, fold_sum
+    from uvlab.app.scale.chains import broadcast, chain_sum, fold_sum
     from uvlab.app.scale.products import each_fold, each_map, per_product
-    from uvlab.gpu.imaging.parts import density_totals, needs_density
+    from uvlab.gpu.imaging.parts import needs_density
 
     timing: dict[str, float] = {}
     chunks = source_chunks(source, chunk_rows)
@@ -229,12 +236,18 @@ def image_ms(
         t0 = time.perf_counter()
         with progress_bar("read + weights", total=len(chunks), unit="chunk") as bar:
             counts = chain_sum(client, folded(_counts), chunks, spec=spec, weighting=weighting,
-                               progress=bar, cancelled=cancelled).result()  # fmt: skip
-
-        def scattered(c):
-            return client.scatter(density_totals(c), broadcast=True, hash=False)
-
-        totals = tuple(scattered(c) for c in counts) if many else scattered(counts)
+                               progress=bar, cancelled=cancelled)  # fmt: skip
+        # the totals made where the counts' sum is and copied worker to worker: the
+        # (2N)² grid never goes through this process
+        totals = (
+            tuple(
+                broadcast(client, future=client.submit(_totals, counts, k, pure=False))
+                for k in range(len(reads[0].products))
+            )
+            if many
+            else broadcast(client, future=client.submit(_totals, counts, pure=False))
+        )
+        del counts
         timing["read + density"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     summed = summing(algorithm, params, device)

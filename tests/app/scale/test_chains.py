@@ -22,3 +22,20 @@ def test_a_cluster_without_workers_is_waited_for_then_refused_in_one_line():
         cluster.scale(1)
         got = live_workers(client, wait_s=120)
         assert got == sorted(client.scheduler_info()["workers"]) and len(got) == 1
+
+
+def test_a_broadcast_value_is_held_by_every_worker_and_equal(client):
+    """``broadcast``: the client's value (and a value made on the cluster) ends up on every
+    worker, equal to what was sent, before any task asks for it."""
+    import numpy as np
+
+    from uvlab.app.scale.chains import broadcast
+
+    value = np.arange(1000.0)
+    sent = broadcast(client, value)
+    made = broadcast(client, future=client.submit(np.multiply, value, 2.0, pure=False))
+    workers = set(client.scheduler_info()["workers"])
+    for fut in (sent, made):
+        assert set(client.who_has([fut])[fut.key]) == workers
+    np.testing.assert_array_equal(sent.result(), value)
+    np.testing.assert_array_equal(made.result(), 2 * value)

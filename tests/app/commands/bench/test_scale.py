@@ -41,7 +41,9 @@ def test_each_worker_count_makes_the_same_image(ms, tmp_path):
     assert one["major_s"] > 0 and report["ms_bytes"] > 0
     assert one["major_held_equal"] and two["major_held_equal"]  # held data: the same residual
     assert one["major_held_s"] > 0
-    assert "workers  image s" in text
+    assert "workers  start s  image s" in text
+    # the density pass and the imaging pass timed apart (Briggs: both), after the start
+    assert set(one["stages_s"]) == {"read + density", "read + grid"} and one["start_s"] > 0
 
 
 @pytest.mark.parametrize(
