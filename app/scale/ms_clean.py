@@ -47,7 +47,7 @@ from uvlab.app.scale.ms_image import (
     source_chunks,
     summing,
 )
-from uvlab.app.scale.ms_read import chunk_data
+from uvlab.app.scale.ms_read import Held, chunk_data
 
 
 @dataclass(frozen=True)
@@ -135,8 +135,12 @@ def hold(job: Pass) -> Pass:
     """
     if job.held is not None:
         return job
-    futures = tuple(job.client.submit(chunk_data, c, pure=False) for c in job.chunks)
+    futures = tuple(job.client.submit(_held, c, pure=False) for c in job.chunks)
     return replace(job, held=futures)
+
+
+def _held(chunk):
+    return Held(chunk_data(chunk))
 
 
 def _psf(chunk, *, spec, weighting, totals, algorithm, params, device):
@@ -150,13 +154,21 @@ def _psf(chunk, *, spec, weighting, totals, algorithm, params, device):
 
 
 def _residual(chunk, *, spec, weighting, totals, model, algorithm, params, device):
-    from uvlab.gpu.deconvolution.parts import residual_part
+    from uvlab.gpu.deconvolution.parts import cycle_residual, part_cycle
 
     vd = chunk_data(chunk)
-    return residual_part(
-        vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, totals, model,
-        algorithm=algorithm, params=params, device=device,
-    )  # fmt: skip
+
+    def make():
+        return part_cycle(
+            vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, totals,
+            algorithm=algorithm, params=params, device=device,
+        )  # fmt: skip
+
+    if device == "gpu" and isinstance(chunk, Held):  # its samples stay in device memory
+        cycle = chunk.cycle((spec, weighting, totals, algorithm, params), make)
+    else:
+        cycle = make()
+    return cycle_residual(cycle, model)
 
 
 def _psf_grid(chunk, acc, *, spec, weighting, totals, algorithm, params):

@@ -83,8 +83,58 @@ class MSRead:
 
 def chunk_data(chunk):
     """The data of a chunk: ``(source, rows)`` read now, or a chunk's data held already
-    on the worker (:func:`~uvlab.app.scale.ms_clean.hold`, a future Dask resolved)."""
+    on the worker (a :class:`Held`, :func:`~uvlab.app.scale.ms_clean.hold`'s future
+    that Dask resolved)."""
     if isinstance(chunk, tuple) and isinstance(chunk[0], MSRead):
         source, rows = chunk
         return source.read(rows)
-    return chunk
+    return chunk.data if isinstance(chunk, Held) else chunk
+
+
+#: Device memory left free when a held chunk's major cycle is kept on the GPU: this
+#: fraction of the device, for the image-sized work of every cycle (grids, FFTs).
+DEVICE_RESERVE = 0.25
+
+
+class Held:
+    """A chunk's data kept on its worker for all of CLEAN's passes
+    (:func:`~uvlab.app.scale.ms_clean.hold`) and, on a GPU worker, its major cycle.
+
+    :meth:`cycle` makes the chunk's major cycle (its selected samples and imaging
+    weights, in device memory) once and keeps it for every later cycle with the same
+    imaging, while the device keeps :data:`DEVICE_RESERVE` of its memory free; past that
+    the cycle is made again from the host data each time, as for a chunk not held.
+    """
+
+    __slots__ = ("_cycle", "_key", "data")
+
+    def __init__(self, data):
+        self.data, self._key, self._cycle = data, None, None
+
+    def cycle(self, key: tuple, make):
+        """``make()``'s major cycle, kept from the last call whose ``key`` is equal
+        (element by element: the same spec, weighting, algorithm, params and totals)."""
+        if self._key is not None and _same(self._key, key):
+            return self._cycle
+        self._key = self._cycle = None  # the old one's device memory goes first
+        made = make()
+        if _room_left():
+            self._key, self._cycle = key, made
+        return made
+
+    def __reduce__(self):  # sent elsewhere (a worker leaving): the host data only
+        return (Held, (self.data,))
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(x is y or x == y for x, y in zip(a, b, strict=True))
+
+
+def _room_left() -> bool:
+    """Whether this worker's GPU has more than :data:`DEVICE_RESERVE` of its memory free."""
+    import cupy
+
+    from uvlab.gpu.backend import free_device_bytes
+
+    _free, total = cupy.cuda.runtime.memGetInfo()
+    return free_device_bytes() > DEVICE_RESERVE * total

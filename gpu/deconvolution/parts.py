@@ -17,10 +17,44 @@ from types import SimpleNamespace
 import numpy as np
 
 from uvlab.gpu.backend import get_xp, to_numpy
+from uvlab.gpu.deconvolution.cotton_schwab import MajorCycle
 from uvlab.gpu.deconvolution.inputs import major_cycle_for
 from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.imaging.parts import PartImage, part_weights
 from uvlab.gpu.imaging.weighting import Weighting
+
+
+def part_cycle(
+    uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting, totals, *,
+    algorithm: str = "conv", params=None, device: str = "cpu",
+) -> tuple[MajorCycle, int] | None:  # fmt: skip
+    """One part's major cycle and its count of weighted samples; None where no sample has
+    weight. The cycle holds the part's selected samples and imaging weights on the
+    device, so a part kept for several cycles (:class:`~uvlab.app.scale.ms_read.Held`)
+    pays the selection, the weights and the host→device copy once.
+
+    Arguments as :func:`residual_part`'s.
+    """
+    wts = part_weights(uvw, freq_hz, vis, weight, flag, spec, weighting, totals)
+    if not float(wts.sum()) > 0:
+        return None
+    xp = get_xp(device=device)
+    data = SimpleNamespace(uvw=uvw, freq_hz=freq_hz, vis=vis, weight=wts, flag=flag)
+    # the weights are the imaging weights already: natural weighting keeps them as they are
+    major = major_cycle_for(data, spec, Weighting(), algorithm, params, xp)
+    return major, int(np.count_nonzero(wts))
+
+
+def cycle_residual(cycle: tuple[MajorCycle, int] | None, model) -> PartImage:
+    """The unnormalised residual image and Σw of a :func:`part_cycle` (None: an empty part)."""
+    if cycle is None:
+        return PartImage(None, None, 0.0, 0)
+    major, nvis = cycle
+    xp = get_xp(major.u)
+    image = major.residual(None if model is None else xp.asarray(model, dtype=xp.float64))
+    return PartImage(
+        np.asarray(to_numpy(image), dtype=np.float64) * major.wsum, None, major.wsum, nvis
+    )
 
 
 def residual_part(
@@ -34,15 +68,8 @@ def residual_part(
     (:func:`~uvlab.gpu.deconvolution.cotton_schwab.major_cycle_pair`), with w where
     ``params.w_term`` (w-stacking or w-projection).
     """
-    wts = part_weights(uvw, freq_hz, vis, weight, flag, spec, weighting, totals)
-    if not float(wts.sum()) > 0:
-        return PartImage(None, None, 0.0, 0)
-    xp = get_xp(device=device)
-    data = SimpleNamespace(uvw=uvw, freq_hz=freq_hz, vis=vis, weight=wts, flag=flag)
-    # the weights are the imaging weights already: natural weighting keeps them as they are
-    major = major_cycle_for(data, spec, Weighting(), algorithm, params, xp)
-    image = major.residual(None if model is None else xp.asarray(model, dtype=xp.float64))
-    return PartImage(
-        np.asarray(to_numpy(image), dtype=np.float64) * major.wsum, None, major.wsum,
-        int(np.count_nonzero(wts)),
+    cycle = part_cycle(
+        uvw, freq_hz, vis, weight, flag, spec, weighting, totals, algorithm=algorithm,
+        params=params, device=device,
     )  # fmt: skip
+    return cycle_residual(cycle, model)

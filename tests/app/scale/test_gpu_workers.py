@@ -64,3 +64,44 @@ def test_workers_on_several_gpus_image_as_the_cpu(tmp_path):
         assert len(set(client.run(_bus_id).values())) == 2  # two physical devices
         got = image_ms(client, source, spec, wt, chunk_rows=9, device="gpu")
     np.testing.assert_allclose(got.dirty, want.dirty, atol=1e-6 * np.abs(want.dirty).max())
+
+
+def _kept_on_device(held) -> bool:
+    import cupy
+
+    cycle = held._cycle
+    return cycle is not None and isinstance(cycle[0].vis, cupy.ndarray)
+
+
+@pytest.mark.gpu
+def test_held_chunks_keep_their_major_cycle_on_the_gpu(tmp_path):
+    """CLEAN's data held on a GPU worker: the first major cycle puts each chunk's samples
+    and weights in device memory, later cycles use them, and every residual equals the
+    one read from the MS (and the CPU's)."""
+    pytest.importorskip("cupy")
+    from tests.support.ms_factory import make_ms
+    from uvlab.app.scale.ms_clean import ClusterMajorCycle, Pass, hold
+    from uvlab.app.scale.ms_image import MSRead, image_ms
+    from uvlab.gpu.image_spec import ImageSpec
+    from uvlab.gpu.imaging.weighting import Weighting
+
+    gpus = visible_gpus()
+    make_ms(tmp_path / "obs.ms", np.random.default_rng(4), spw_nchan=(4,), ntime=6, nant=6)
+    source, spec, wt = MSRead(str(tmp_path / "obs.ms")), ImageSpec(64, 2e-4), Weighting("briggs")
+    with cluster_client(gpus=gpus[:1], workers=2) as client:
+        res = image_ms(client, source, spec, wt, chunk_rows=9, device="gpu")
+        job = Pass(client, source, spec, wt, res.totals, 9, "conv", device="gpu")
+        model = np.zeros((64, 64))
+        model[30, 33], model[40, 20] = 0.8, 0.3
+        want = ClusterMajorCycle(job).residual(model).get()
+        kept = hold(job)
+        cycles = ClusterMajorCycle(kept)
+        first = cycles.residual(model).get()
+        on_device = client.gather([client.submit(_kept_on_device, h) for h in kept.held])
+        second = cycles.residual(0.5 * model).get()
+        again = ClusterMajorCycle(job).residual(0.5 * model).get()
+    assert all(on_device) and len(on_device) == len(kept.held) > 2
+    scale = np.abs(want).max()
+    np.testing.assert_allclose(first, want, atol=1e-9 * scale)
+    np.testing.assert_allclose(second, again, atol=1e-9 * scale)
+    assert np.abs(second - first).max() > 1e-3 * scale  # the second model was used
