@@ -183,10 +183,22 @@ def reduce_on_workers(client, pieces: Callable, add_piece: Callable, chains, nba
 
 def chain_sum(client, fold: Callable, chunks, *, progress=None, cancelled=None, **kwargs):
     """The future of the sum of the chains' accumulators: ``fold(chunk, acc, **kwargs)``
-    over ``chunks``, a chain per worker (:func:`run_chains`), the workers' accumulators
-    then added pairwise where they are (:func:`pairwise_sum`)."""
+    over ``chunks``, a chain per worker (:func:`run_chains`), each brought to its
+    worker's host memory (:func:`on_host`), then added pairwise where they are
+    (:func:`pairwise_sum`)."""
     chains = run_chains(client, fold, chunks, progress=progress, cancelled=cancelled, **kwargs)
-    return pairwise_sum(client, [acc for _, acc in chains])
+    host = [client.submit(on_host, acc, workers=[worker], allow_other_workers=False, pure=False)
+            for worker, acc in chains]  # fmt: skip
+    del chains
+    return pairwise_sum(client, host)
+
+
+def on_host(acc):
+    """A chain's accumulator with its arrays in host memory: a GPU worker sums its chunks'
+    images in device memory (its ``on_host()``: one copy per worker, not one per chunk);
+    anything else as it is."""
+    to_host = getattr(acc, "on_host", None)
+    return acc if to_host is None else to_host()
 
 
 def fold_sum(client, fn: Callable, chunks, *, progress=None, cancelled=None, **kwargs):

@@ -168,7 +168,7 @@ def _residual(chunk, *, spec, weighting, totals, model, algorithm, params, devic
         cycle = chunk.cycle((spec, weighting, totals, algorithm, params), make)
     else:
         cycle = make()
-    return cycle_residual(cycle, model)
+    return cycle_residual(cycle, model, on_device=device == "gpu")
 
 
 def _psf_grid(chunk, acc, *, spec, weighting, totals, algorithm, params):

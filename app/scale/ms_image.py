@@ -99,7 +99,7 @@ def _image(chunk, *, spec, weighting, totals, algorithm, params, device, psf):
     vd = chunk_data(chunk)
     return image_part(
         vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, totals,
-        algorithm=algorithm, params=params, device=device, psf=psf,
+        algorithm=algorithm, params=params, device=device, psf=psf, on_device=device == "gpu",
     )  # fmt: skip
 
 

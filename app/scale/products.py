@@ -43,6 +43,12 @@ class Products(tuple):
     def add(self, piece: Products, band: int = 0, nbands: int = 1) -> Products:
         return Products(g.add(p, band, nbands) for g, p in zip(self, piece, strict=True))
 
+    def on_host(self) -> Products:
+        """Each product's part in host memory (:func:`~uvlab.app.scale.chains.on_host`)."""
+        from uvlab.app.scale.chains import on_host
+
+        return Products(on_host(p) for p in self)
+
     def __reduce__(self):
         return (Products, (tuple(self),))
 

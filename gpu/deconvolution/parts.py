@@ -45,16 +45,17 @@ def part_cycle(
     return major, int(np.count_nonzero(wts))
 
 
-def cycle_residual(cycle: tuple[MajorCycle, int] | None, model) -> PartImage:
-    """The unnormalised residual image and Σw of a :func:`part_cycle` (None: an empty part)."""
+def cycle_residual(cycle: tuple[MajorCycle, int] | None, model, on_device=False) -> PartImage:
+    """The unnormalised residual image and Σw of a :func:`part_cycle` (None: an empty part);
+    ``on_device``: a GPU cycle's image stays in device memory
+    (:meth:`~uvlab.gpu.imaging.parts.PartImage.on_host` copies it)."""
     if cycle is None:
         return PartImage(None, None, 0.0, 0)
     major, nvis = cycle
     xp = get_xp(major.u)
     image = major.residual(None if model is None else xp.asarray(model, dtype=xp.float64))
-    return PartImage(
-        np.asarray(to_numpy(image), dtype=np.float64) * major.wsum, None, major.wsum, nvis
-    )
+    image = xp.asarray(image, dtype=xp.float64) * major.wsum
+    return PartImage(image if on_device else to_numpy(image), None, major.wsum, nvis)
 
 
 def residual_part(

@@ -104,6 +104,7 @@ def make_image(
     data_key=None,
     vis_key=None,
     on_block=None,
+    on_device: bool = False,
 ) -> ImageResult:
     """Image (row, chan) visibilities with one algorithm.
 
@@ -137,6 +138,9 @@ def make_image(
         CPU only: called between blocks of the gridding (:mod:`uvlab.gpu.blocks`),
         a cancel check that stops the imaging by raising. The image is the same
         with and without it.
+    on_device : bool
+        GPU only: the images stay CuPy arrays in device memory (a part added into its
+        worker's sum there, :func:`~uvlab.gpu.imaging.parts.image_part`); else NumPy.
 
     Raises
     ------
@@ -163,7 +167,7 @@ def make_image(
         )
     return _gpu_image(
         uvw, freq_hz, vis, weight, spec, flag, weighting, algorithm, params, psf, cache,
-        data_key, vis_key,
+        data_key, vis_key, on_device,
     )  # fmt: skip
 
 
@@ -199,9 +203,10 @@ def make_psf(
 
 def _gpu_image(
     uvw, freq_hz, vis, weight, spec, flag, weighting, algorithm, params, psf, cache,
-    data_key, vis_key,
+    data_key, vis_key, on_device=False,
 ):  # fmt: skip
-    """:func:`make_image` on the GPU; with keys, what ``cache`` kept stays on the device."""
+    """:func:`make_image` on the GPU; with keys, what ``cache`` kept stays on the device;
+    ``on_device``: the images too (not copied to the host, the PSF not cached)."""
     import cupy as xp
 
     cache = cache if cache is not None else ImagingCache()
@@ -221,11 +226,15 @@ def _gpu_image(
     dirty = fn(s.u, s.v, wts.weight * vis_f, spec, w=s.w, timer=timer, **opts)
     if make_psf:
         psf_img = fn(s.u, s.v, wts.weight.astype(xp.complex128), spec, w=s.w, timer=timer, **opts)
-    with timer.stage("device→host"):  # widened and scaled on the device: one host copy each
-        dirty = to_numpy(dirty.astype(xp.float64) / wts.total)
-        if make_psf:
-            psf_img = to_numpy(psf_img.astype(xp.float64) / wts.total)
-            cache.store_psf(s, spec, weighting, algorithm, params, psf_img)
+    dirty = dirty.astype(xp.float64) / wts.total
+    if make_psf:
+        psf_img = psf_img.astype(xp.float64) / wts.total
+    if not on_device:
+        with timer.stage("device→host"):  # widened and scaled on the device: one copy each
+            dirty = to_numpy(dirty)
+            if make_psf:
+                psf_img = to_numpy(psf_img)
+                cache.store_psf(s, spec, weighting, algorithm, params, psf_img)
     return ImageResult(dirty, psf_img, wts.total, wts.nonzero, algorithm, "gpu", timer.seconds())
 
 

@@ -20,7 +20,7 @@ parts' weights are those of the whole.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -172,6 +172,15 @@ class PartImage:
             self.sum_weighted_freq_hz + other.sum_weighted_freq_hz,
         )  # fmt: skip
 
+    def on_host(self) -> PartImage:
+        """This part with its images in host memory (NumPy): itself where they are."""
+        from uvlab.gpu.backend import to_numpy
+
+        if all(a is None or isinstance(a, np.ndarray) for a in (self.dirty, self.psf)):
+            return self
+        host = lambda a: None if a is None else to_numpy(a)  # noqa: E731
+        return replace(self, dirty=host(self.dirty), psf=host(self.psf))
+
     @property
     def mean_freq_hz(self) -> float:
         """The imaging-weighted mean frequency ``Σ w·f / Σ w``, Hz (NaN with no weight)."""
@@ -189,11 +198,13 @@ class PartImage:
 def image_part(
     uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting, totals=None, *,
     algorithm: str = "conv", params=None, device: str = "cpu", psf: bool = True,
+    on_device: bool = False,
 ) -> PartImage:  # fmt: skip
     """One part's unnormalised dirty image (and PSF) with the whole data's weights.
 
-    Arguments as :func:`~uvlab.gpu.imaging.imager.make_image`, plus ``totals``
-    (:func:`density_totals`, for uniform and Briggs).
+    Arguments as :func:`~uvlab.gpu.imaging.imager.make_image` (``on_device``: on the GPU
+    the images stay in device memory, :meth:`PartImage.on_host` copies them), plus
+    ``totals`` (:func:`density_totals`, for uniform and Briggs).
     """
     from uvlab.gpu.imaging.imager import ImagingError, make_image
 
@@ -201,7 +212,7 @@ def image_part(
     try:
         res = make_image(
             uvw, freq_hz, vis, wts, spec, flag=flag, weighting=Weighting(), algorithm=algorithm,
-            params=params, device=device, psf=psf,
+            params=params, device=device, psf=psf, on_device=on_device,
         )  # fmt: skip
     except ImagingError:  # nothing usable in this part
         return PartImage(None, None, 0.0, 0)

@@ -93,3 +93,28 @@ def test_parts_on_the_gpu_sum_to_the_cpu_image():
     dirty, psf = in_parts(SPLITS["uneven"], wt, algorithm="dft", device="gpu").normalised()
     np.testing.assert_allclose(dirty, want.dirty, atol=1e-10 * np.abs(want.dirty).max())
     np.testing.assert_allclose(psf, want.psf, atol=1e-10)
+
+
+@pytest.mark.gpu
+def test_parts_kept_on_the_device_sum_there_to_the_cpu_image():
+    """``on_device``: each part's images are CuPy arrays, added in device memory in place
+    (a GPU worker's chain), and the sum brought to the host once equals the CPU image."""
+    cupy = pytest.importorskip("cupy")
+    uvw, freq, vis, weight, flag = data()
+    wt = Weighting("briggs", 0.0)
+    want = make_image(uvw, freq, vis, weight, SPEC, flag=flag, weighting=wt, device="cpu",
+                      algorithm="dft")  # fmt: skip
+    parts, totals = split(SPLITS["uneven"], wt)
+    total = None
+    for p in parts:
+        part = image_part(*p, SPEC, wt, totals, algorithm="dft", device="gpu", on_device=True)
+        assert isinstance(part.dirty, cupy.ndarray) and isinstance(part.psf, cupy.ndarray)
+        if total is None:
+            total = part
+        else:
+            total += part
+    host = total.on_host()
+    assert isinstance(host.dirty, np.ndarray) and host.on_host() is host
+    dirty, psf = host.normalised()
+    np.testing.assert_allclose(dirty, want.dirty, atol=1e-10 * np.abs(want.dirty).max())
+    np.testing.assert_allclose(psf, want.psf, atol=1e-10)
