@@ -21,7 +21,7 @@ GEOMETRY = ["--npix", "32", "--cell-arcsec", "60", "--no-png", "--device", "cpu"
 IQUV = "IQUV"
 TAGS = ("0000", "0001", "MFS")
 CHUNKS = ["--chunk-rows", "17"]  # uneven: 90 rows
-DIRTY, CLEAN = ("dirty", "psf"), ("dirty", "psf", "model", "residual", "image")
+CLEAN = ("dirty", "psf", "model", "residual", "image")
 
 
 @pytest.fixture(scope="module")
@@ -96,12 +96,11 @@ def assert_same_sources(folder):
 @pytest.mark.parametrize(
     ("weighting", "extra"),
     [
-        ("uniform", []),
         ("briggs", ["--niter", "20", "--mgain", "0.7", "--algorithm", "conv"]),
-        ("natural", ["--niter", "20", "--deconvolver", "cotton-schwab", "--mgain", "0.6",
+        ("uniform", ["--niter", "20", "--deconvolver", "cotton-schwab", "--mgain", "0.6",
                      "--algorithm", "ducc"]),
     ],
-    ids=["dirty-uniform", "hogbom-grids", "cs-nufft"],
+    ids=["hogbom-grids", "cs-nufft"],
 )  # fmt: skip
 def test_each_product_cube_is_the_one_process_cube(ms, cluster, tmp_path, weighting, extra):
     """Each (channel, product) imaged with its own density and PSF and CLEANed on its own;
@@ -109,12 +108,10 @@ def test_each_product_cube_is_the_one_process_cube(ms, cluster, tmp_path, weight
     out_one, out, _ = both(ms, tmp_path, cluster, "--weighting", weighting, *extra)
     assert [f"polarisation {p}:" in out for p in IQUV] == [True] * 4
     assert sum("channel 0001: input channels 2-3" in line for line in out.splitlines()) == 4
-    cleaned = "--niter" in extra
-    assert_same_files(tmp_path, CLEAN if cleaned else DIRTY)
-    assert channel_cleans(out) == channel_cleans(out_one)
-    assert len(channel_cleans(out)) == (8 if cleaned else 0)
-    if cleaned:
-        assert_same_sources(tmp_path)
+    assert_same_files(tmp_path, CLEAN)
+    cleans = channel_cleans(out)
+    assert cleans == channel_cleans(out_one) and len(cleans) == 8
+    assert_same_sources(tmp_path)
     # an output channel holds half the input channels: its image is not the MFS image
     assert not np.allclose(fits.getdata(tmp_path / "many-0000-Q-dirty.fits"),
                            fits.getdata(tmp_path / "many-MFS-Q-dirty.fits"))  # fmt: skip
