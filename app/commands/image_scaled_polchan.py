@@ -84,11 +84,14 @@ def image_cubes(args, image, clean_of, job_of, source, meta, mfs, spec, mask) ->
             )  # fmt: skip
         reads.append((src, each))
     if niter and join:
-        jobs = [[job_of([src.product(p)], each[p]) for src, each in reads] for p in range(nprod)]
-        if both:
-            cleans = clean_planes_joined(args, jobs, cubes, mask)
-        else:
-            cleans = [clean_joined(args, j, c, mask) for j, c in zip(jobs, cubes, strict=True)]
+
+        def jobs_of(p: int) -> list:  # product p's channels' passes (its data held, if so)
+            return [job_of([src.product(p)], each[p]) for src, each in reads]
+
+        if both:  # every plane's passes at once
+            cleans = clean_planes_joined(args, [jobs_of(p) for p in range(nprod)], cubes, mask)
+        else:  # one product's passes at a time: its held data released before the next's
+            cleans = [clean_joined(args, jobs_of(p), cubes[p], mask) for p in range(nprod)]
         cubes = [[replace(c, clean=d) for c, d in zip(cube, mine, strict=True)]
                  for cube, mine in zip(cubes, cleans, strict=True)]  # fmt: skip
     t_chan = {"output channels": time.perf_counter() - t0}
