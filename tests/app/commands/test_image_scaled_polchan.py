@@ -148,13 +148,22 @@ def test_both_joins_clean_every_plane_together_as_one_process(ms, cluster, tmp_p
     assert models[0].any() and all((m == models[0]).all() for m in models)
 
 
-def test_what_one_process_cannot_do_is_refused_in_chunks_too(ms, tmp_path):
-    """--join-polarizations of a cube without --join-channels: refused in one process, and
-    so here (exit 2, one line), before any worker starts or anything is written."""
-    code, out, err = run_cli("image", "--ms", ms, *GEOMETRY, "--pol", "iquv", "--channels-out",
-                             "2", "--join-polarizations", "--niter", "5", "--workers", "2",
-                             *CHUNKS, "--out", tmp_path / "r")  # fmt: skip
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (("--channels-out", "2", "--join-polarizations", "--niter", "5"),
+         "--join-polarizations: not yet supported without --join-channels"),
+        (("--channels-out", "9"), "--channels-out: 9 output channels, but only 4 channels"),
+    ],
+    ids=["join-pols-without-join-channels", "more-channels-than-selected"],
+)  # fmt: skip
+def test_what_one_process_refuses_is_refused_in_chunks_too(ms, tmp_path, extra, words):
+    """Exit 2 with one line, as in one process, before any worker starts or anything is
+    written: --join-polarizations of a cube without --join-channels; N above the channels."""
+    code, out, err = run_cli("image", "--ms", ms, *GEOMETRY, "--pol", "iquv", *extra,
+                             "--workers", "2", *CHUNKS, "--out", tmp_path / "r")  # fmt: skip
     assert code == 2, (out, err)
     line = error_line(err)
-    assert "--join-polarizations: not yet supported without --join-channels" in line
+    assert line.startswith("uvlab image: error: ") and words in line
+    assert "Dask cluster" not in err
     assert not list(tmp_path.glob("r*"))
