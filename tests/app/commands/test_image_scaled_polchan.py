@@ -131,6 +131,11 @@ def test_joined_channels_each_product_as_one_process(ms, cluster, tmp_path):
     for p in IQUV:  # joined: a product's channels' components at the same pixels
         m0, m1 = (fits.getdata(tmp_path / f"many-{t}-{p}-model.fits") != 0 for t in TAGS[:2])
         assert m0.any() and (m0 == m1).all()
+        for t in TAGS:  # natural: imaging weights = data weights, the same frequency cards
+            want = fits.getheader(tmp_path / f"one-{t}-{p}-image.fits")
+            got = fits.getheader(tmp_path / f"many-{t}-{p}-image.fits")
+            for card in ("CRVAL3", "CDELT3", "BMAJ", "BMIN"):
+                assert got[card] == pytest.approx(want[card], rel=1e-9), (t, p, card)
 
 
 def test_both_joins_clean_every_plane_together_as_one_process(ms, cluster, tmp_path):
