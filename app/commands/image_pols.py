@@ -24,22 +24,19 @@ name that is neither Stokes letters nor a correlation, a repeated one, ``--pol``
 ``--stokes``, a product the MS's correlations cannot give in a chosen window (V from
 XX and YY only), what is not supported yet with several polarisations
 (``--join-polarizations`` of other than two or four, or with ``--channels-out`` but not
-``--join-channels``; the row-chunk options with ``--channels-out``), and an existing file
-of any polarisation's set (without ``--force``).
+``--join-channels``), and an existing file of any polarisation's set (without
+``--force``).
 
 With the row-chunk options (``--workers``, ``--abs-mem``, ``--chunk-rows``,
 ``--scheduler``) every product comes from one read of each chunk over the Dask cluster
-(:mod:`uvlab.app.commands.image_scaled_pols`), with the same files.
+(:mod:`uvlab.app.commands.image_scaled_pols`; with ``--channels-out N`` one read of each
+output channel's chunks, :mod:`uvlab.app.commands.image_scaled_polchan`), with the same
+files.
 """
 
 from __future__ import annotations
 
 from uvlab.app.ms.stokes import CORR_TYPE_NAMES, STOKES
-
-#: Options of the chunked path, refused with several polarisations and ``--channels-out``
-#: (attribute, flag).
-CHUNKED = (("chunk_rows", "--chunk-rows"), ("workers", "--workers"),
-           ("abs_mem", "--abs-mem"), ("scheduler", "--scheduler"))  # fmt: skip
 
 
 def add_pol_arg(p) -> None:
@@ -102,11 +99,6 @@ def resolve(args) -> tuple[str, ...] | None:
         if getattr(args, "channels_out", 1) > 1 and joins == [False, True]:
             args.parser.error(f"--pol {shown} --channels-out with --join-polarizations: not "
                               "yet supported without --join-channels")  # fmt: skip
-        for attr, flag in CHUNKED:
-            if getattr(args, attr, None) and getattr(args, "channels_out", 1) > 1:
-                args.parser.error(f"--pol {shown} --channels-out with {flag}: not yet "
-                                  "supported (one polarisation per run, or no "
-                                  "--channels-out)")  # fmt: skip
     from uvlab.app.commands import joined_pols
 
     joined_pols.check(args, pols, shown)

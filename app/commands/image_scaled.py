@@ -12,7 +12,9 @@ With ``--pol`` of several products (WSClean's ``-pol IQUV``) each row chunk is r
 for all of them and each worker grids each product into a grid of its own
 (:mod:`uvlab.app.scale.products`); each product is then CLEANed on its own (or, with
 ``--join-polarizations``, jointly) and written with WSClean's names, as the one-process
-``--pol`` run writes them (:mod:`uvlab.app.commands.image_scaled_pols`).
+``--pol`` run writes them (:mod:`uvlab.app.commands.image_scaled_pols`); with
+``--channels-out N`` each product's cube, every output channel read once for all of them
+(:mod:`uvlab.app.commands.image_scaled_polchan`).
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ def run(args, pols: tuple[str, ...] | None = None) -> int:
     from uvlab.app.commands import image_scaled_channels, image_scaled_pols, pb_correct
     from uvlab.app.commands.image_channels import mfs_clean
     from uvlab.app.commands.image_outputs import output_names, psf_beam
+    from uvlab.app.commands.image_scaled_polchan import image_cubes
     from uvlab.app.commands.image_size import resolve_size
     from uvlab.app.commands.ms_args import parse_channels
     from uvlab.app.commands.ms_imaging import grid_params
@@ -80,7 +83,6 @@ def run(args, pols: tuple[str, ...] | None = None) -> int:
 
     size = resolve_size(args)  # --size W H: imaged at max(W, H)², cropped before writing
     check(args)
-    image_scaled_pols.check(args, pols)
     from uvlab.app.outputs.output_set import check_outputs
 
     written, others = output_names(args)
@@ -163,7 +165,10 @@ def run(args, pols: tuple[str, ...] | None = None) -> int:
         res = image(sources)
         cube = args.channels_out > 1  # each output channel its own selection and passes
         channels, t_chan, clean = None, {}, None
-        if products:  # each product CLEANed (or all jointly) with its own passes
+        if products and cube:  # each product's cube, each channel read once for all
+            cubes = image_cubes(args, image, clean_of, job_of, sources[0], meta, res, spec,
+                                mask)  # fmt: skip
+        elif products:  # each product CLEANed (or all jointly) with its own passes
             cleans = image_scaled_pols.clean(args, sources, res, clean_of, job_of, mask)
         elif cube:
             channels, t_chan = image_scaled_channels.image_channels(
@@ -179,8 +184,10 @@ def run(args, pols: tuple[str, ...] | None = None) -> int:
                       sources, channels, t_chan)  # fmt: skip
     for k, sub in enumerate(pol_args(args, products)):
         print(f"polarisation {sub.stokes}:")
+        channels, clean, t_chan = cubes[k] if cube else (None, cleans[k], None)
         _write(sub, output_names(sub)[1], size, [f[k] for f in firsts], spec, wt, params, rows,
-               res[k], cleans[k], pb_cube, [s.product(k) for s in sources])  # fmt: skip
+               res[k], clean, pb_cube, [s.product(k) for s in sources], channels,
+               t_chan)  # fmt: skip
     return 0
 
 
@@ -200,6 +207,7 @@ def _write(args, others, size, metas, spec, wt, params, rows, res, clean, pb_cub
         write_image_set,
     )
     from uvlab.app.commands.image_outputs import (
+        cube_prefix,
         observation_cards,
         preview,
         psf_beam,
@@ -248,7 +256,9 @@ def _write(args, others, size, metas, spec, wt, params, rows, res, clean, pb_cub
                                          meta.dec0_rad)  # fmt: skip
     t0 = time.perf_counter()
     with progress_bar("write"), output_set(overwrite=args.force, stale=others):
-        files = write_image_set(prefix, res, clean, channels, spec, ra, dec, common, beam)
+        base, pol = cube_prefix(args)  # several --pol products' cubes: PREFIX-0000-I-…
+        files = write_image_set(Path(base), res, clean, channels, spec, ra, dec, common, beam,
+                                pol, f"{prefix}-sources.txt")  # fmt: skip
         if getattr(args, "pb_correct", False):
             files += pb_correct.write_pb_files(
                 args, pb_cube, prefix, clean.restored if clean is not None else res.dirty,

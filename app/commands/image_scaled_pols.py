@@ -11,23 +11,12 @@ reads); with ``--join-polarizations`` they are CLEANed together by the one drive
 (:class:`~uvlab.gpu.deconvolution.joined.JoinedPolarizations`, as
 :mod:`uvlab.app.commands.joined_pols` does in one process). Each product's set is
 then written with WSClean's names (``PREFIX-I-dirty.fits``, ``PREFIX-Q-image.fits`` …).
-
-Not yet: ``--channels-out`` with several products on this path (exit 2, one line).
+With ``--channels-out N``: each product's cube (:mod:`uvlab.app.commands.image_scaled_polchan`).
 """
 
 from __future__ import annotations
 
 import time
-
-
-def check(args, pols) -> None:
-    """Usage errors (exit 2, one line) of several ``--pol`` products on the chunked path."""
-    from uvlab.app.commands.scale_args import FLAGS
-
-    if pols and getattr(args, "channels_out", 1) > 1:
-        shown = ",".join(p.lower() for p in pols)
-        args.parser.error(f"--pol {shown} --channels-out with {FLAGS}: not yet supported "
-                          "(one polarisation per run, or no --channels-out)")  # fmt: skip
 
 
 def clean(args, sources, res, clean_of, job_of, mask) -> list:

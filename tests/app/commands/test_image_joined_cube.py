@@ -145,7 +145,6 @@ def test_a_cube_of_several_products_is_each_ones_own_cube(ms, tmp_path):
     [
         (("--pol", "iquv", "--channels-out", NCHAN, "--join-polarizations"),
          "--join-polarizations: not yet supported without --join-channels"),
-        ((*JOIN, "--workers", 2), "--pol i,q,u,v --channels-out with --workers: not yet supported"),
         ((*JOIN, "--pb-correct"), "--pb-correct with --channels-out: not yet supported"),
     ],
 )  # fmt: skip

@@ -193,10 +193,6 @@ def test_a_product_the_correlations_cannot_give_is_refused(tmp_path):
             ("--pol", "iquv", "--channels-out", "2", "--join-polarizations"),
             "--join-polarizations: not yet supported without --join-channels",
         ),
-        (
-            ("--pol", "iquv", "--channels-out", "2", "--chunk-rows", "100"),
-            "--channels-out with --chunk-rows: not yet supported",
-        ),
         (("--pol", "iquv", "--stokes", "I"), "--pol and --stokes"),
         (("--pol", "iqx"), "neither Stokes letters"),
         (("--pol", "i,i"), "given twice"),

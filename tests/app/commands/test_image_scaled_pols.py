@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from astropy.io import fits
 
-from tests.support.cli import error_line, run_cli
+from tests.support.cli import run_cli
 from tests.support.ms_factory import make_ms
 
 GEOMETRY = ["--npix", "64", "--cell-arcsec", "30", "--no-png", "--device", "cpu"]
@@ -99,12 +99,3 @@ def test_joined_polarisations_clean_as_one_process(ms, cluster, tmp_path):
     assert models[0].any() and all((m == models[0]).all() for m in models)
     lines = clean_lines(out)
     assert len(lines) == 4 and len(set(lines)) == 1  # one joined CLEAN
-
-
-def test_what_the_chunked_path_cannot_do_with_several_products_is_refused(ms, tmp_path):
-    code, out, err = run_cli("image", "--ms", ms, *GEOMETRY, "--pol", "iquv", "--channels-out",
-                             "2", "--workers", "2", *CHUNKS, "--out", tmp_path / "r")  # fmt: skip
-    assert code == 2, (out, err)
-    line = error_line(err)
-    assert "--pol i,q,u,v --channels-out with --chunk-rows: not yet supported" in line
-    assert not list(tmp_path.glob("r*"))
