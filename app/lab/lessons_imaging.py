@@ -14,6 +14,7 @@ from uvlab.app.lab.corruptions import Corruptions
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.app.lab.lesson_records import Lesson, Scene
 from uvlab.app.lab.session import DEFAULT_SESSION, SessionState
+from uvlab.app.observing.observation import ObservationSpec
 from uvlab.app.skymodel import Component, SkyModel
 
 #: Lesson 3's sky (``alias.sky``): 1 Jy at the phase centre, 5 Jy 15′ east of it.
@@ -29,20 +30,19 @@ ALIAS_COMPARE = tuple(ImagingOptions(npix=128, cell_arcsec=10.0, algorithm=a)
                       for a in ("nn", "nn-oversampled", "conv"))  # fmt: skip
 
 
+def _vla_d(dec_deg: float, ha_h: float, int_s: float, **more) -> ObservationSpec:
+    """The default observation made VLA D's at (150°, ``dec_deg``), HA ±``ha_h`` h."""
+    return replace(
+        DEFAULT_SESSION.observation, layout="vla.d", ra_deg=150.0, dec_deg=dec_deg,
+        ha_start_h=-ha_h, ha_stop_h=ha_h, int_s=int_s, **more,
+    )  # fmt: skip
+
+
 def _aliasing(**imaging) -> Callable[[], SessionState]:
     """Lesson 3's window steps: VLA D at (150°, +30°), HA ±1 h, 120 s, 1 channel, alias.sky."""
 
     def make() -> SessionState:
-        obs = replace(
-            DEFAULT_SESSION.observation,
-            layout="vla.d",
-            ra_deg=150.0,
-            dec_deg=30.0,
-            ha_start_h=-1.0,
-            ha_stop_h=1.0,
-            int_s=120.0,
-            nchan=1,
-        )
+        obs = _vla_d(30.0, 1.0, 120.0, nchan=1)
         options = replace(DEFAULT_SESSION.imaging, npix=128, cell_arcsec=10.0, **imaging)
         return replace(
             DEFAULT_SESSION, observation=obs, sky=ALIAS_SKY, imaging=options, compare=ALIAS_COMPARE
@@ -74,15 +74,7 @@ def _beams(corruptions: Corruptions | None, sky: SkyModel = ROW_SKY):
     """Lesson 4's window steps: VLA D at (150°, +40°), HA ±3 h, 300 s, no smearing, 256² × 20″."""
 
     def make() -> SessionState:
-        obs = replace(
-            DEFAULT_SESSION.observation,
-            layout="vla.d",
-            ra_deg=150.0,
-            dec_deg=40.0,
-            ha_start_h=-3.0,
-            ha_stop_h=3.0,
-            int_s=300.0,
-        )
+        obs = _vla_d(40.0, 3.0, 300.0)
         options = replace(DEFAULT_SESSION.imaging, npix=256, cell_arcsec=20.0)
         return replace(
             DEFAULT_SESSION, observation=obs, sky=sky, imaging=options, smearing=False,
