@@ -19,11 +19,6 @@ def view(qtbot):
     return shown_view(qtbot)
 
 
-@pytest.fixture
-def img(rng):
-    return rng.normal(size=(N, N))
-
-
 def send_mouse_move(widget, pos: QtCore.QPoint) -> None:
     """Deliver a real (button-less) mouse move event, which QTest.mouseMove does not."""
     local = QtCore.QPointF(pos)

@@ -14,11 +14,6 @@ def view(qtbot):
     return shown_view(qtbot)
 
 
-@pytest.fixture
-def img(rng):
-    return rng.normal(size=(N, N))
-
-
 def test_export_png_writes_the_plot(tmp_path, view, img):
     view.set_image(img, SPEC, title="noise")
     path = view.export_png(tmp_path / "view.png")

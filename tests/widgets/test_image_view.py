@@ -17,11 +17,6 @@ def view(qtbot):
     return shown_view(qtbot)
 
 
-@pytest.fixture
-def img(rng):
-    return rng.normal(size=(N, N))
-
-
 def test_shown_data_is_the_stretched_image(view, img):
     view.set_image(img, SPEC)
     assert view.stretch() == "asinh"  # the default: asinh(x / (0.002·max|x|))

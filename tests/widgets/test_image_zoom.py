@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PyQt6 import QtCore, QtGui, QtWidgets
 
-from tests.support.sky_views import DEC0, RA0, SPEC, N, shown_view
+from tests.support.sky_views import DEC0, RA0, SPEC, shown_view
 from uvlab.gpu.image_spec import ARCSEC, ImageSpec
 from uvlab.widgets.image_links import link_views
 from uvlab.widgets.image_view import ARCMIN, SkyImageView
@@ -15,11 +15,6 @@ from uvlab.widgets.image_view import ARCMIN, SkyImageView
 @pytest.fixture
 def view(qtbot):
     return shown_view(qtbot)
-
-
-@pytest.fixture
-def img(rng):
-    return rng.normal(size=(N, N))
 
 
 SPEC128 = ImageSpec(128, ARCSEC * 60)  # 1′ cells: the image spans 128′

@@ -15,14 +15,7 @@ import sys
 
 import pytest
 
-from tests.support.atomic_files import (
-    OLD,
-    half_open,
-    half_then,
-    listing,
-    old_file,
-    one_line,
-)
+from tests.support.atomic_files import OLD, half_open, half_then, listing, old_file, one_line
 from uvlab.app.outputs import atomic
 from uvlab.app.outputs.atomic import DiskFullError, atomic_path, write_bytes, write_text
 
