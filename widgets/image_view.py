@@ -33,20 +33,18 @@ width) follow the font, so they scale with QT_SCALE_FACTOR.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-from PyQt6 import QtCore, QtGui, QtWidgets
+from PyQt6 import QtGui, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
 from uvlab.gpu.image_spec import ImageSpec
 from uvlab.widgets._display import STRETCHES, make_stretch
-from uvlab.widgets._pg import COLORMAPS, get_colormap, pg, plain_axes
-from uvlab.widgets._save import save_image
+from uvlab.widgets._pg import get_colormap, pg, plain_axes
 from uvlab.widgets.image_colour_scale import ColourScaleMixin
+from uvlab.widgets.image_cursor import CursorMixin
 from uvlab.widgets.image_geometry import ARCMIN, pixel_transform
-from uvlab.widgets.image_readout import readout_at, readout_text
 from uvlab.widgets.image_title import elide_title, show_title, shown_title
+from uvlab.widgets.image_tools import ToolsMixin
 from uvlab.widgets.image_zoom import ZoomMixin
 
 __all__ = [
@@ -56,7 +54,7 @@ __all__ = [
 ]
 
 
-class SkyImageView(ColourScaleMixin, ZoomMixin, QtWidgets.QWidget):
+class SkyImageView(ColourScaleMixin, ZoomMixin, CursorMixin, ToolsMixin, QtWidgets.QWidget):
     """Show one sky image with a colour bar, stretch, crosshair and readout.
 
     Parameters
@@ -134,79 +132,13 @@ class SkyImageView(ColourScaleMixin, ZoomMixin, QtWidgets.QWidget):
         self.color_bar.axis.geometryChanged.connect(self._update_ticks)
         self.color_bar.sigLevelsChangeFinished.connect(self._update_ticks)
 
-        pen = pg.mkPen((0, 220, 255, 160), width=1)
-        self.v_line = pg.InfiniteLine(0.0, angle=90, movable=True, pen=pen)
-        self.h_line = pg.InfiniteLine(0.0, angle=0, movable=True, pen=pen)
-        for line in (self.v_line, self.h_line):
-            line.setZValue(10)
-            self.plot_item.addItem(line, ignoreBounds=True)
-            line.sigPositionChanged.connect(self._on_line_moved)
-
         fits_action = self.view_box.menu.addAction("Export FITS…")
         fits_action.triggered.connect(self.export_fits_requested)
-        self.readout_label = QtWidgets.QLabel(" ")
-        self.readout_label.setTextInteractionFlags(
-            QtCore.Qt.TextInteractionFlag.TextSelectableByMouse
-        )
-        # long readouts are clipped instead of widening the view
-        self.readout_label.setSizePolicy(
-            QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred
-        )
+        self._build_cursor()
         self._build_layout()
-        scene = self.plot_widget.scene()
-        scene.sigMouseMoved.connect(self._on_mouse_moved)
-        scene.sigMouseClicked.connect(self._on_mouse_clicked)
 
     def _build_layout(self) -> None:
-        def combo(items, current, tip, slot) -> QtWidgets.QComboBox:
-            box = QtWidgets.QComboBox()
-            box.addItems(items)
-            box.setCurrentText(current)
-            box.setToolTip(tip)
-            # as wide as its longest entry when there is room, four characters when not
-            policies = QtWidgets.QComboBox.SizeAdjustPolicy
-            box.setSizeAdjustPolicy(policies.AdjustToContents)
-            box.setMaximumWidth(box.sizeHint().width())
-            box.setSizeAdjustPolicy(policies.AdjustToMinimumContentsLengthWithIcon)
-            box.setMinimumContentsLength(4)
-            box.currentTextChanged.connect(slot)
-            return box
-
-        self.cmap_combo = combo(list(COLORMAPS), self._cmap_name, "Colour map", self.set_colormap)
-        self.stretch_combo = combo(
-            list(STRETCHES), self._stretch, "Stretch of the colour scale", self.set_stretch
-        )
-        self.fit_button = QtWidgets.QToolButton()
-        self.fit_button.setText("Fit")
-        self.fit_button.setToolTip(
-            "Fit the image to the view. After a zoom or pan with the mouse, new images "
-            "keep that range until Fit is pressed."
-        )
-        self.fit_button.clicked.connect(self._on_fit_clicked)
-        menu = QtWidgets.QMenu(self)
-        self.auto_levels_action = menu.addAction("Auto levels")
-        self.auto_levels_action.triggered.connect(self.auto_levels)
-        menu.addSeparator()
-        self.png_action = menu.addAction("Save PNG…")
-        self.png_action.triggered.connect(self._ask_png)
-        self.figure_action = menu.addAction("Save figure…")
-        self.figure_action.setToolTip("A captioned PNG, SVG or PDF for slides")
-        self.figure_action.triggered.connect(self.figure_requested)
-        self.fits_action = menu.addAction("Save FITS…")
-        self.fits_action.setToolTip("Save the image as FITS")
-        self.fits_action.triggered.connect(self.export_fits_requested)
-        self.menu_button = QtWidgets.QToolButton()
-        self.menu_button.setText("…")
-        self.menu_button.setToolTip("Auto levels, save PNG, figure or FITS")
-        self.menu_button.setMenu(menu)
-        self.menu_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
-        bar = QtWidgets.QHBoxLayout()
-        bar.setSpacing(max(2, self.fontMetrics().averageCharWidth() // 2))
-        bar.addWidget(self.cmap_combo, 1)
-        bar.addWidget(self.stretch_combo, 1)
-        bar.addStretch(1)
-        bar.addWidget(self.fit_button)
-        bar.addWidget(self.menu_button)
+        bar = self._build_tools()
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(2, 2, 2, 2)
         layout.setSpacing(2)
@@ -326,93 +258,3 @@ class SkyImageView(ColourScaleMixin, ZoomMixin, QtWidgets.QWidget):
         """The title as drawn (elided), plain text."""
         self.flush()
         return shown_title(self.plot_item, self._title)
-
-    # -------------------------------------------------------------- crosshair
-    def set_crosshair(self, l: float, m: float) -> None:
-        """Move the crosshair to direction cosines (l, m) without emitting."""
-        self._setting_crosshair = True
-        try:
-            self.v_line.setValue(l / ARCMIN)
-            self.h_line.setValue(m / ARCMIN)
-        finally:
-            self._setting_crosshair = False
-
-    def crosshair(self) -> tuple[float, float]:
-        """(l, m) of the crosshair, direction cosines."""
-        return self.v_line.value() * ARCMIN, self.h_line.value() * ARCMIN
-
-    def _on_line_moved(self) -> None:
-        if not self._setting_crosshair:
-            self.crosshair_moved.emit(*self.crosshair())
-
-    # ---------------------------------------------------------------- readout
-    def readout_at(self, l: float, m: float) -> dict:
-        """Everything the cursor readout shows at direction cosines (l, m).
-
-        Returns
-        -------
-        dict
-            See :func:`uvlab.widgets.image_readout.readout_at`.
-        """
-        return readout_at(
-            l, m, data=self._data, spec=self._spec, radec0=self._radec0, units=self._units
-        )
-
-    def _on_mouse_moved(self, scene_pos: QtCore.QPointF) -> None:
-        if self._data is None or not self.view_box.sceneBoundingRect().contains(scene_pos):
-            return
-        p = self.view_box.mapSceneToView(scene_pos)
-        self._cursor_lm = (p.x() * ARCMIN, p.y() * ARCMIN)
-        r = self.readout_at(*self._cursor_lm)
-        self.readout_label.setText(readout_text(r))
-        self.cursor_moved.emit(r)
-
-    def _refresh_readout(self) -> None:
-        """The readout of the last cursor position, for the image now shown (new RA/Dec, value)."""
-        if self._cursor_lm is None or self._data is None:
-            self.readout_label.setText(" ")
-            return
-        self.readout_label.setText(readout_text(self.readout_at(*self._cursor_lm)))
-
-    def _on_mouse_clicked(self, ev) -> None:
-        if ev.button() != QtCore.Qt.MouseButton.LeftButton or ev.double():
-            return
-        if not self.view_box.sceneBoundingRect().contains(ev.scenePos()):
-            return
-        p = self.view_box.mapSceneToView(ev.scenePos())
-        l, m = p.x() * ARCMIN, p.y() * ARCMIN
-        self.set_crosshair(l, m)
-        self.crosshair_moved.emit(l, m)
-        self.clicked.emit(l, m)
-
-    # ----------------------------------------------------------------- export
-    def export_png(self, path) -> Path:
-        """Save the plot (image, axes, colour bar) as a PNG; returns the path.
-
-        The crosshair is left out (a cursor overlay is no part of the
-        picture); a stale-picture banner on the plot is kept. Saved through
-        :func:`uvlab.widgets._save.save_image` (atomic in the desktop lab);
-        raises :class:`OSError` naming the file on failure.
-        """
-        self.flush()
-        return save_image(self.grab_plot(), path, "PNG")
-
-    def grab_plot(self) -> QtGui.QPixmap:
-        """The plot as drawn (image, axes, colour bar), without the crosshair."""
-        self.flush()
-        shown = [line.isVisible() for line in (self.v_line, self.h_line)]
-        for line in (self.v_line, self.h_line):
-            line.hide()
-        try:
-            return self.plot_widget.grab()
-        finally:
-            for line, visible in zip((self.v_line, self.h_line), shown, strict=True):
-                line.setVisible(visible)
-
-    def _ask_png(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getSaveFileName(self, "Save PNG", "", "PNG (*.png)")
-        if path:
-            try:
-                self.export_png(path)
-            except OSError as exc:
-                QtWidgets.QMessageBox.warning(self, "Save PNG", str(exc))

@@ -10,15 +10,12 @@ Two looks, chosen by the number of points to draw (both halves):
   live look of a running job): a 2-D histogram of *all* samples on square
   cells spanning ±max(|u|, |v|), drawn as one RGBA ``ImageItem``. Brightness
   (opacity) is the log of the samples per cell, with a floor so that a cell
-  holding one sample still shows; colour is the mean time of the cell's
-  samples (an isoluminant map, so colour never fights brightness), or the
-  colour of one of the cell's baselines, or one colour. The cell count across
-  follows the plot's size in device pixels (63–1023, odd so that u = 0 is a
-  cell centre; ``bins=`` fixes it), about one cell per screen pixel, so that
-  earth-rotation tracks read as lines; the view rebins when it is resized.
-  Binning is one ``np.bincount`` per chunk of samples in float32 and the
-  (−u, −v) half is the point mirror of the (u, v) histogram: about 0.2 s for
-  1e7 samples on one core (:func:`uv_density`).
+  holding one sample still shows; colour by time, baseline or none
+  (:mod:`uvlab.widgets.uv_colours`). The cell count across follows the plot's
+  size in device pixels (:func:`~uvlab.widgets.uv_density.auto_bins`; ``bins=``
+  fixes it), so that earth-rotation tracks read as lines; the view rebins when
+  it is resized. Binning: :func:`~uvlab.widgets.uv_density.uv_density`, about
+  0.2 s for 1e7 samples on one core.
 - **Scatter** (few points): ``ScatterPlotItem(pen=None, pxMode=True)`` dots,
   one item per colour group (pyqtgraph spends a few µs per point setting a
   scatter up, which is why many points become a density image instead).
@@ -34,47 +31,23 @@ a query of the drawn state (:meth:`~UvCoverageView.mode`, ...).
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 from PyQt6 import QtCore, QtWidgets
 
-from uvlab.widgets._pg import PALETTE, get_colormap, pg, plain_axes
-from uvlab.widgets.uv_density import (
-    PLAIN_COLOUR,
-    UvDensity,
-    density_rgba,
-    uv_density,
-    uv_scale,
+from uvlab.widgets._pg import pg, plain_axes
+from uvlab.widgets.uv_colours import (
+    TIME_COLORMAP,
+    colormap_rgb,
+    colour_sources,
+    density_colours,
+    scatter_groups,
 )
+from uvlab.widgets.uv_density import UvDensity, auto_bins, density_rgba, uv_density
+from uvlab.widgets.uv_samples import UvSamples
 
 #: Unit name → axis label.
 UNITS = {"klambda": "kλ", "lambda": "λ", "m": "m"}
 COLOR_BY = ("time", "baseline", "none")
-
-#: Colour map of mean time per cell (isoluminant: blue → green → orange).
-TIME_COLORMAP = "CET-I1"
-#: Cells across when the plot's size is not known yet, and the automatic range.
-DEFAULT_BINS, MIN_BINS, MAX_BINS = 511, 63, 1023
-
-
-@functools.cache
-def colormap_rgb(name: str) -> np.ndarray:
-    """(256, 3) uint8 lookup table of a pyqtgraph colour map (``CET-*`` or a uvlab name)."""
-    cmap = pg.colormap.get(name) if name.startswith("CET") else get_colormap(name)
-    lut = np.asarray(cmap.getLookupTable(0.0, 1.0, nPts=256, alpha=False), np.uint8)[:, :3]
-    lut.flags.writeable = False
-    return lut
-
-
-def _dense_ids(labels: np.ndarray) -> np.ndarray:
-    """Labels → 0..n−1 in sorted order (np.unique's inverse, O(n) for small ints)."""
-    labels = np.asarray(labels).ravel()
-    if labels.dtype.kind in "iu" and labels.size and 0 <= labels.min() and labels.max() < 1 << 24:
-        present = np.zeros(int(labels.max()) + 1, bool)
-        present[labels] = True
-        return (np.cumsum(present) - 1)[labels]
-    return np.unique(labels, return_inverse=True)[1].ravel()
 
 
 class UvCoverageView(QtWidgets.QWidget):
@@ -98,10 +71,8 @@ class UvCoverageView(QtWidgets.QWidget):
         self.max_points = int(max_points)
         self.n_groups = int(n_groups)
         self.bins = None if bins is None else int(bins)
-        self._u_m = self._v_m = None
-        self._freq_hz = np.ones(1)
-        self._time = self._baseline = None
-        self._live: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._final: UvSamples | None = None  # a complete result's
+        self._live: UvSamples | None = None  # a running job's tracks so far
         self._units = "klambda"
         self._color_by = "time"
         self._density: UvDensity | None = None
@@ -156,14 +127,7 @@ class UvCoverageView(QtWidgets.QWidget):
         defer : bool
             Store the samples now and draw them at :meth:`flush` (or when shown).
         """
-        u_m, v_m = self._check_uv(u_m, v_m)
-        for name, arr in (("time", time), ("baseline", baseline)):
-            if arr is not None and np.shape(arr) != u_m.shape:
-                raise ValueError(f"{name} must have one entry per row ({u_m.size})")
-        self._u_m, self._v_m = u_m, v_m
-        self._freq_hz = np.atleast_1d(np.asarray(freq_hz, dtype=np.float64))
-        self._time = None if time is None else np.asarray(time, dtype=np.float64)
-        self._baseline = None if baseline is None else np.asarray(baseline)
+        self._final = UvSamples.checked(u_m, v_m, freq_hz, time, baseline)
         self._live = None
         self._pending = "fit"
         if not defer:
@@ -176,8 +140,7 @@ class UvCoverageView(QtWidgets.QWidget):
         bin one channel only). Refits unless the user has zoomed;
         :meth:`set_uv` ends the live look. ``defer`` as for :meth:`set_uv`.
         """
-        u_m, v_m = self._check_uv(u_m, v_m)
-        self._live = (u_m, v_m, np.atleast_1d(np.asarray(freq_hz, dtype=np.float64)))
+        self._live = UvSamples.checked(u_m, v_m, freq_hz)
         if self._pending is None:  # a final look still owed keeps its refit
             self._pending = "live"
         if not defer:
@@ -211,7 +174,7 @@ class UvCoverageView(QtWidgets.QWidget):
 
     def clear(self) -> None:
         """Show no coverage (e.g. before a new data set's first result)."""
-        self._u_m = self._v_m = self._time = self._baseline = self._live = None
+        self._final = self._live = None
         self._pending = None
         self._redraw()
         self._user_zoomed = False
@@ -232,14 +195,6 @@ class UvCoverageView(QtWidgets.QWidget):
         self._color_by = what
         if not self.flush():
             self._redraw()
-
-    @staticmethod
-    def _check_uv(u_m, v_m) -> tuple[np.ndarray, np.ndarray]:
-        u_m = np.asarray(u_m, dtype=np.float64).ravel()
-        v_m = np.asarray(v_m, dtype=np.float64).ravel()
-        if u_m.shape != v_m.shape:
-            raise ValueError(f"u and v differ in shape: {u_m.shape} vs {v_m.shape}")
-        return u_m, v_m
 
     # ---------------------------------------------------------------- queries
     def units(self) -> str:
@@ -274,15 +229,12 @@ class UvCoverageView(QtWidgets.QWidget):
         The samples of the live look while :meth:`is_live`. In wavelengths
         one per row and channel, in metres one per row.
         """
-        if self._live is not None:
-            u_m, v_m, freq = self._live
-        elif self._u_m is not None:
-            u_m, v_m, freq = self._u_m, self._v_m, self._freq_hz
-        else:
-            return np.empty(0), np.empty(0)
-        s = uv_scale(self._units, freq)
-        x, y = np.outer(u_m, s).ravel(), np.outer(v_m, s).ravel()
-        return np.concatenate([x, -x]), np.concatenate([y, -y])
+        shown = self._shown()
+        return (np.empty(0), np.empty(0)) if shown is None else shown.points(self._units)
+
+    def _shown(self) -> UvSamples | None:
+        """The samples drawn: the live look's while there is one, else the result's."""
+        return self._live if self._live is not None else self._final
 
     # ------------------------------------------------------------------- zoom
     def fit(self) -> None:
@@ -306,9 +258,7 @@ class UvCoverageView(QtWidgets.QWidget):
         if self.bins is not None:
             return self.bins
         vb = self.plot_item.getViewBox()
-        px = min(vb.width(), vb.height()) * self.devicePixelRatioF()
-        n = DEFAULT_BINS if px < 64 else int(np.clip(px, MIN_BINS, MAX_BINS))
-        return n if n % 2 else n - 1
+        return auto_bins(min(vb.width(), vb.height()) * self.devicePixelRatioF())
 
     def _rebin_if_resized(self) -> None:
         if self._density is None or self.bins is not None or self._pending is not None:
@@ -317,22 +267,6 @@ class UvCoverageView(QtWidgets.QWidget):
         if abs(n - self._density.nbins) > 0.2 * self._density.nbins:
             self._redraw()
 
-    def _colour_sources(self):
-        """(row weight, row label, label colours, (caption, tooltip)) of the current colouring."""
-        if self._live is None and self._color_by == "time" and self._time is not None:
-            t = self._time
-            span = float(np.ptp(t)) if t.size else 0.0
-            frac = (t - t.min()) / span if span > 0 else np.zeros_like(t)
-            how = "colour = time (blue → orange)"
-            return frac, None, None, (how, "colour: mean time of the cell's samples (early → late)")
-        if self._live is None and self._color_by == "baseline" and self._baseline is not None:
-            ids = _dense_ids(self._baseline)
-            n = len(PALETTE)
-            rgb = np.array([pg.mkColor(c).getRgb()[:3] for c in PALETTE], np.uint8)
-            how = ("colour = baseline", "colour: the baseline of one of the cell's samples")
-            return None, (ids % n).astype(np.int32), rgb, how
-        return None, None, None, ("", "")
-
     def _redraw(self) -> None:
         for it in self._scatter:
             self.plot_item.removeItem(it)
@@ -340,18 +274,18 @@ class UvCoverageView(QtWidgets.QWidget):
         self._density = None
         self.density_item.hide()
         self._update_labels()
-        if self._live is not None:
-            u_m, v_m, freq = self._live
-        elif self._u_m is not None:
-            u_m, v_m, freq = self._u_m, self._v_m, self._freq_hz
-        else:
+        shown = self._shown()
+        if shown is None:
             self.info_label.setText(" ")
             return
-        scale = uv_scale(self._units, freq)
+        u_m, v_m, scale = shown.u_m, shown.v_m, shown.scale(self._units)
         n_points = 2 * u_m.size * scale.size
         big = max(float(np.abs(u_m).max(initial=0.0)), float(np.abs(v_m).max(initial=0.0)))
         self._half_width = big * float(scale.max()) or 1.0
-        weight, label, label_rgb, (how, detail) = self._colour_sources()
+        live = self._live is not None  # one colour
+        weight, label, label_rgb, (how, detail) = colour_sources(
+            "none" if live else self._color_by, shown.time, shown.baseline
+        )
         if self._live is None and n_points <= self.max_points:
             self._draw_scatter(u_m, v_m, scale, weight, label, label_rgb)
             look = "one dot per sample"
@@ -369,30 +303,15 @@ class UvCoverageView(QtWidgets.QWidget):
             u_m, v_m, scale, self._auto_bins(), half_width=self._half_width,
             row_weight=weight, row_label=label,
         )  # fmt: skip
-        colours = None
-        if d.mean_weight is not None:
-            lut = colormap_rgb(TIME_COLORMAP)
-            idx = np.clip(np.nan_to_num(d.mean_weight) * 255 + 0.5, 0, 255).astype(np.intp)
-            colours = lut[idx]
-        elif d.label is not None:
-            colours = label_rgb[np.maximum(d.label, 0)]
         self._density = d
-        self.density_item.setImage(density_rgba(d, colours), autoLevels=False)
+        self.density_item.setImage(density_rgba(d, density_colours(d, label_rgb)), autoLevels=False)
         r = d.half_width
         self.density_item.setRect(QtCore.QRectF(-r, -r, 2 * r, 2 * r))
         self.density_item.show()
 
     def _draw_scatter(self, u_m, v_m, scale, weight, label, label_rgb) -> None:
         x, y = np.outer(u_m, scale), np.outer(v_m, scale)  # (nrow, nchan)
-        if weight is not None:
-            g = np.minimum((weight * self.n_groups).astype(int), self.n_groups - 1)
-            rgb = colormap_rgb(TIME_COLORMAP)[
-                ((np.arange(self.n_groups) + 0.5) / self.n_groups * 255).astype(int)
-            ]
-        elif label is not None:
-            g, rgb = label, label_rgb
-        else:
-            g, rgb = np.zeros(u_m.size, int), np.array([PLAIN_COLOUR], np.uint8)
+        g, rgb = scatter_groups(u_m.size, weight, label, label_rgb, self.n_groups)
         for k, colour in enumerate(rgb):
             sel = g == k
             if not sel.any():

@@ -20,6 +20,8 @@ PLAIN_COLOUR = (55, 183, 236)
 #: Opacity of a cell holding a single sample; the fullest cell is opaque.
 ALPHA_FLOOR = 0.35
 _CHUNK = 1 << 18  # samples binned per bincount call (fits the caches)
+#: Cells across when the plot's size is not known yet, and the automatic range.
+DEFAULT_BINS, MIN_BINS, MAX_BINS = 511, 63, 1023
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,13 @@ def uv_scale(units: str, freq_hz) -> np.ndarray:
         return np.ones(1)
     per_m = np.atleast_1d(np.asarray(freq_hz, dtype=np.float64)) / C_LIGHT
     return per_m / (1e3 if units == "klambda" else 1.0)
+
+
+def auto_bins(px: float) -> int:
+    """Cells across for a plot ``px`` device pixels across: about one cell per pixel,
+    63–1023 (511 before the plot has a size), odd so that u = 0 is a cell centre."""
+    n = DEFAULT_BINS if px < 64 else int(np.clip(px, MIN_BINS, MAX_BINS))
+    return n if n % 2 else n - 1
 
 
 def uv_density(

@@ -125,7 +125,7 @@ def drive(dirty, psf, opts: CleanOptions, **kw):
 def restored_result(out, psf, cell_rad: float) -> Deconvolved:
     """The beam fitted to ``psf``, ``out``'s restored image, all as a NumPy :class:`Deconvolved`.
 
-    ``out``: the driver's last :class:`~uvlab.gpu.deconvolution.driver.CleanCycle`;
+    ``out``: the driver's last :class:`~uvlab.gpu.deconvolution.history.CleanCycle`;
     the image is restored in its arrays' namespace.
     """
     from uvlab.gpu.backend import to_numpy

@@ -39,7 +39,7 @@ def add_image_sky_args(g, finite=None) -> None:
 
 def is_image_sky(text: str | None) -> bool:
     """A ``--sky`` that names an image sky: a FITS or picture file, or ``picture:NAME``."""
-    from uvlab.app.skymodel.image_sky import PICTURE_SUFFIXES
+    from uvlab.app.skymodel.image_sky_files import PICTURE_SUFFIXES
 
     if not text:
         return False
@@ -58,7 +58,7 @@ def load_skies(args, load_components):
     """
     from uvlab.app.commands.sky_strict import check_image_sky
     from uvlab.app.skymodel import SkyModel, SkyModelError
-    from uvlab.app.skymodel.image_sky import load_image_sky
+    from uvlab.app.skymodel.image_sky_files import load_image_sky
 
     source = getattr(args, "image_sky", None)
     if is_image_sky(args.sky):

@@ -203,7 +203,7 @@ def run_render(args, out=None) -> int:
 
     from uvlab.app.outputs.fits_io import write_image_fits
     from uvlab.app.skymodel import SkyModelError
-    from uvlab.app.skymodel.image_sky import load_image_sky
+    from uvlab.app.skymodel.image_sky_files import load_image_sky
     from uvlab.gpu.image_spec import ARCSEC, ImageSpec
 
     out = out or sys.stdout

@@ -125,7 +125,7 @@ def launch(
 
 def _use_image_sky(window, source: str) -> None:
     """Make ``source`` the sky: a drawn picture's name, else a file."""
-    from uvlab.app.skymodel.image_sky import DEMO_PICTURES
+    from uvlab.app.skymodel.demo_pictures import DEMO_PICTURES
 
     if source.strip().lower() in DEMO_PICTURES:
         window.sky_panel.use_picture(source.strip().lower())

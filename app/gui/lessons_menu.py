@@ -17,7 +17,8 @@ from html import escape
 
 from PyQt6 import QtCore, QtGui, QtWidgets
 
-from uvlab.app.lab.lessons import LESSONS, Lesson, Scene
+from uvlab.app.lab.lesson_records import Lesson, Scene
+from uvlab.app.lab.lessons import LESSONS
 
 #: What the bar suggests before any lesson is loaded.
 WELCOME = (

@@ -182,7 +182,7 @@ def _dirty_image(request: JobRequest, s: Samples, cache: WorkCache, cancelled=No
 
 
 def _state(meta, cyc, final: bool = False) -> CleanState:
-    """A driver's :class:`~uvlab.gpu.deconvolution.driver.CleanCycle` as NumPy for the window.
+    """A driver's :class:`~uvlab.gpu.deconvolution.history.CleanCycle` as NumPy for the window.
 
     The last (``final``) is restored on the device the CLEAN ran on, as the CLI restores it.
     """

@@ -57,7 +57,7 @@ class ImageSkySource:
 
     def load(self):
         """The :class:`~uvlab.app.skymodel.image_sky.ImageSky` (SkyModelError if unreadable)."""
-        from uvlab.app.skymodel.image_sky import load_image_sky
+        from uvlab.app.skymodel.image_sky_files import load_image_sky
 
         return load_image_sky(self.source, width_arcmin=self.width_arcmin, flux_jy=self.flux_jy)
 

@@ -43,7 +43,7 @@ One plane (:func:`multiscale`) is the same loop with the residual its own search
 The model image so holds the scale components convolved with their kernels, as
 WSClean's model image does. The stop level (Jy/beam; on R's |peak|, or with tclean's
 rule on every ``v_s``) is the one the driver gives Högbom
-(:func:`~uvlab.gpu.deconvolution.driver.stop_level`).
+(:func:`~uvlab.gpu.deconvolution.levels.stop_level`).
 Arrays are NumPy or CuPy alike (the residual's namespace); the peak of each
 iteration is read on the host.
 """

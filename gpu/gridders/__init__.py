@@ -17,8 +17,8 @@ one:
 - :mod:`~uvlab.gpu.gridders.pruning`: Muscat's column/row pruners;
   :mod:`~uvlab.gpu.gridders.unprune`: their transpose, for degridding;
 - :mod:`~uvlab.gpu.gridders.axis`: one axis's chain and its transfer function;
-- :mod:`~uvlab.gpu.gridders.separable`: the 2-D pipeline (bin, grid, fold,
-  prune, FFT, correct);
+- :mod:`~uvlab.gpu.gridders.separable`: the 2-D pipeline (bin, grid, then
+  :mod:`~uvlab.gpu.gridders.half_image`'s fold, prune, FFT, correct);
 - :mod:`~uvlab.gpu.gridders.conv`, :mod:`~uvlab.gpu.gridders.nn`,
   :mod:`~uvlab.gpu.gridders.hybrid`, :mod:`~uvlab.gpu.gridders.pruned_nn`: the
   algorithms; :mod:`~uvlab.gpu.gridders.wstack`: w-stacking around any of them;

@@ -7,7 +7,7 @@
   half grid (cuFFT through ``cupyx.scipy.fft.irfft2``, whose plans CuPy
   caches) and then :func:`correct_crop` in one kernel; the NumPy reference
   is :func:`correct_crop_reference` (and
-  :func:`uvlab.gpu.gridders.separable.half_to_image`).
+  :func:`uvlab.gpu.gridders.half_image.half_to_image`).
 
 The gridded half grid holds ``G(k) + conj G(−k)`` (twice the NumPy
 ``fold_half``), so the scale folded into the v corrector is

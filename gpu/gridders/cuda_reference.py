@@ -42,7 +42,7 @@ def grid_bins_reference(binned: dict, chain: GpuChain, layout: TileLayout) -> np
     -------
     (n_v, n_u/2 + 1) complex128
         ``G(k) + conj G(−k)`` on the Hermitian half (twice
-        :func:`~uvlab.gpu.gridders.separable.fold_half`).
+        :func:`~uvlab.gpu.gridders.half_image.fold_half`).
     """
     ru, rv, lay = chain.rule_u, chain.rule_v, layout
     k0u, k0v = local_footprint(binned, chain)

@@ -13,7 +13,7 @@ backwards, with the same :class:`~uvlab.gpu.gridders.axis.AxisPlan` pair:
    moves it (:func:`~uvlab.gpu.gridders.separable.to_half_plane`) and reads
    ``Σ_taps wv·wu·F`` with the same tap rule; cells outside columns
    0 … Mu/2 read ``conj F(−k)`` (the transpose of
-   :func:`~uvlab.gpu.gridders.separable.fold_half`), and a mirrored record
+   :func:`~uvlab.gpu.gridders.half_image.fold_half`), and a mirrored record
    returns the conjugate.
 
 For a real image this is exactly the transpose of the gridder:

@@ -23,6 +23,9 @@ Given one :class:`~uvlab.gpu.gridders.axis.AxisPlan` per axis:
 With ``l = −(i − N/2)·cell`` and ``m = (j − N/2)·cell`` (ImageSpec), pixel
 offsets ``n_u = i − N/2``, ``n_v = j − N/2`` give ``exp(2πi·ξu·n_u/Mu) =
 exp(−2πi·u·l)`` and ``exp(2πi·ξv·n_v/Mv) = exp(−2πi·v·m)``: the DESIGN §1 sign.
+
+Steps 1–2 and the chain are this module's; steps 3–5 (the half grid to the image) are
+:mod:`~uvlab.gpu.gridders.half_image`'s.
 """
 
 from __future__ import annotations
@@ -33,11 +36,10 @@ from uvlab.gpu.blocks import BLOCK_CELLS, block_done, spans
 from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.compress import compress as compress_records
 from uvlab.gpu.gridders.compress import key_from_plans
-from uvlab.gpu.gridders.correction import pixel_offsets
 from uvlab.gpu.gridders.direct_prune import direct_plans
+from uvlab.gpu.gridders.half_image import correct, fold_half, half_to_uncorrected
 from uvlab.gpu.gridders.half_plane import half_plane_coords
 from uvlab.gpu.gridders.jit_grid import cpu_rung, grid_into_numba, grid_threads
-from uvlab.gpu.gridders.pruning import flip_rows
 from uvlab.gpu.timing import timed
 
 
@@ -45,92 +47,6 @@ def to_half_plane(xu, xv, vis, n_u: int):
     """Wrap ξu into [−Mu/2, Mu/2] and mirror negative ξu: Hermitian half-plane records."""
     xu, xv, neg = half_plane_coords(xu, xv, n_u)
     return xu, xv, np.where(neg, np.conj(vis), vis)
-
-
-def fold_half(
-    ext: np.ndarray, n_u: int, pad: int, on_block=None, *, inplace: bool = False
-) -> np.ndarray:
-    """Hermitian half ``(G + G')/2`` of a grid gridded with extra u columns.
-
-    Parameters
-    ----------
-    ext : (Mv, Mu/2 + 1 + 2·pad) complex
-        Column c holds u cell ``k = c − pad`` (not wrapped).
-    n_u : int
-        Mu.
-    pad : int
-        Extra columns each side (≤ Mu/2).
-    on_block : callable() -> None, optional
-        Called between blocks of rows (a cancel check, :mod:`uvlab.gpu.blocks`).
-    inplace : bool
-        Fold into ``ext`` itself (no grid-sized copy; ``ext`` is spent) and return a view
-        of its columns ``pad … pad + Mu/2``; the values are those of the copy.
-
-    Returns
-    -------
-    (Mv, Mu/2 + 1) complex
-        Columns 0 … Mu/2 of ``F(k) = (G(k) + conj G(−k))/2`` with G the
-        periodic full-plane grid.
-    """
-    h = n_u // 2
-    if pad > h:
-        raise ValueError(f"grid of {n_u} cells too small for {pad} fold columns")
-    # u cells k = 0, −1, …, −pad mirror onto 0 … pad; k = Mu/2 + pad … Mu/2 onto
-    # Mu/2 − pad … Mu/2 (copied first: in place, the scaling below overwrites them).
-    left = ext[:, pad::-1]
-    right = ext[:, 2 * pad + h : pad + h - 1 : -1]
-    if inplace:
-        left, right = left.copy(), right.copy()
-        out = ext[:, pad : pad + h + 1]
-    else:
-        out = np.empty((ext.shape[0], h + 1), dtype=np.result_type(ext, 0.5))
-    for rows in spans(ext.shape[0], BLOCK_CELLS // (h + 1)):
-        block_done(on_block)
-        np.multiply(0.5, ext[rows, pad : pad + h + 1], out=out[rows])
-    out[:, : pad + 1] += 0.5 * np.conj(flip_rows(left))
-    out[:, h - pad : h + 1] += 0.5 * np.conj(flip_rows(right))
-    return out
-
-
-def half_to_image(
-    half: np.ndarray, n_u: int, npix: int, on_block=None, *, inplace: bool = False
-) -> np.ndarray:
-    """Real image ``Re Σ_k F_k·exp(2πi·k·n/M)`` at the N central offsets.
-
-    Parameters
-    ----------
-    half : (Mv, Mu/2 + 1) complex
-        Hermitian half of the full-plane grid F.
-    n_u : int
-        Mu, full length of the u axis.
-    npix : int
-        N.
-    on_block : callable() -> None, optional
-        Called between blocks of columns of the v transform (a cancel check).
-    inplace : bool
-        Keep the v-transformed rows in ``half``'s first N rows (``half`` is spent): no
-        (N, Mu/2 + 1) complex array beside the grid (0.49 GiB for a 2N PSF at 2880²,
-        σ = 2); the values are the same.
-
-    Returns
-    -------
-    (N, N) float64, ``[j, i]`` at offsets ``(j − N/2, i − N/2)``.
-    """
-    n_v = half.shape[0]
-    n = pixel_offsets(npix)
-    if inplace and half.dtype == np.complex128 and npix <= n_v:
-        rows = half[:npix]  # a block's columns are read whole before its rows are written
-    else:
-        rows = np.empty((npix, half.shape[1]), dtype=np.complex128)
-    for cols in spans(half.shape[1], BLOCK_CELLS // n_v):
-        block_done(on_block)
-        rows[:, cols] = np.fft.ifft(half[:, cols], axis=0)[n % n_v] * n_v
-    # the u transform a block of rows at a time: no (N, Mu) temporary
-    img = np.empty((npix, npix))
-    for part in spans(npix, BLOCK_CELLS // n_u):
-        block_done(on_block)
-        img[part] = np.fft.irfft(rows[part], n=n_u, axis=1)[:, n % n_u] * n_u
-    return img
 
 
 def banded_bincount(idx, weights, out, on_block=None) -> None:
@@ -277,41 +193,12 @@ def grid_extended(
     -------
     (Mv, Mu/2 + 1 + 2·pad) complex128
         Column c holds u cell ``c − pad``, ``pad = S_u // 2 + 1``
-        (:func:`fold_half` makes it the Hermitian half).
+        (:func:`~uvlab.gpu.gridders.half_image.fold_half` makes it the Hermitian half).
     """
     with timed(timer, "grid"):
         ext = np.zeros(extended_shape(plan_u, plan_v), dtype=np.complex128)
     grid_into(ext, xu, xv, vis, plan_u, plan_v, chunk, timer, on_block, threads=threads)
     return ext
-
-
-def half_to_uncorrected(
-    half: np.ndarray, plan_u: AxisPlan, plan_v: AxisPlan, timer=None, on_block=None, *,
-    inplace: bool = False,
-) -> np.ndarray:  # fmt: skip
-    """Prune and inverse-FFT the Hermitian half grid: the uncorrected (N, N) image.
-
-    Steps 3–4 of the module's chain; the caller corrects (:func:`correct`). ``inplace``:
-    ``half`` is spent (:func:`half_to_image`'s).
-    """
-    block_done(on_block)
-    if plan_v.pruner is not None:
-        with timed(timer, "prune"):
-            half = plan_v.pruner.apply(half, axis=0, on_block=on_block)
-        block_done(on_block)
-    if plan_u.pruner is not None:
-        with timed(timer, "prune"):
-            half = plan_u.pruner.apply_half(half, plan_u.n_grid, on_block=on_block)
-        block_done(on_block)
-    with timed(timer, "FFT"):
-        return half_to_image(half, plan_u.n_fft, plan_u.npix, on_block, inplace=inplace)
-
-
-def correct(img: np.ndarray, plan_u: AxisPlan, plan_v: AxisPlan, timer=None) -> np.ndarray:
-    """Step 5, in place: ``img`` times the outer product of the two axis correctors."""
-    with timed(timer, "correct"):
-        img *= plan_v.corrector[:, None] * plan_u.corrector[None, :]
-    return img
 
 
 def records_to_image(

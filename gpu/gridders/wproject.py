@@ -13,8 +13,8 @@ Records are moved to the Hermitian half plane as every gridder moves them
 (:func:`~uvlab.gpu.gridders.half_plane.half_plane_coords`):
 ``(u, v, w, V) → (−u, −v, −w, V*)``, which keeps ``Re(…)``; a record left with
 w < 0 grids with the conjugate kernel. The grid is folded and transformed by the
-separable chain's c2r steps (:func:`~uvlab.gpu.gridders.separable.fold_half`,
-:func:`~uvlab.gpu.gridders.separable.half_to_image`).
+separable chain's c2r steps (:func:`~uvlab.gpu.gridders.half_image.fold_half`,
+:func:`~uvlab.gpu.gridders.half_image.half_to_image`).
 
 The degridder is the exact transpose: correct, pad, forward real FFT
 (:func:`~uvlab.gpu.gridders.half_plane.image_to_half`), then each record reads
@@ -27,9 +27,9 @@ from __future__ import annotations
 import numpy as np
 
 from uvlab.gpu.blocks import block_done
+from uvlab.gpu.gridders.half_image import fold_half, half_to_image
 from uvlab.gpu.gridders.half_plane import half_plane_coords, image_to_half, read_half
 from uvlab.gpu.gridders.params import GridParams, good_size
-from uvlab.gpu.gridders.separable import fold_half, half_to_image
 from uvlab.gpu.gridders.wkernels import WPlanes, taps, w_planes
 from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.timing import timed

@@ -25,8 +25,9 @@ import numpy as np
 from uvlab.gpu.gridders.axis import AxisPlan
 from uvlab.gpu.gridders.correction import kernel_ft, pixel_offsets
 from uvlab.gpu.gridders.gcf import kernel_function
+from uvlab.gpu.gridders.half_image import fold_half, half_to_image
 from uvlab.gpu.gridders.params import GridParams
-from uvlab.gpu.gridders.separable import fold_half, grid_extended, half_to_image, plans_dirty
+from uvlab.gpu.gridders.separable import grid_extended, plans_dirty
 from uvlab.gpu.gridders.tables import ExactTaps
 from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.timing import timed

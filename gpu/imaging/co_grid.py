@@ -46,7 +46,7 @@ def co_grids(algorithm: str, params) -> bool:
 def grid_image(ext, plans, *, timer=None, on_block=None) -> np.ndarray:
     """The unnormalised image of an unfolded half grid: fold (in place: ``ext`` is spent),
     prune, FFT, crop and correct, by the (u, v) ``plans``."""
-    from uvlab.gpu.gridders.separable import correct, fold_half, half_to_uncorrected
+    from uvlab.gpu.gridders.half_image import correct, fold_half, half_to_uncorrected
 
     plan_u, plan_v = plans
     half = fold_half(ext, plan_u.n_grid, plan_u.rule.support // 2 + 1, on_block, inplace=True)

@@ -7,7 +7,8 @@ import pytest
 from PyQt6 import QtWidgets
 
 from uvlab.widgets._pg import PALETTE, pg
-from uvlab.widgets.uv_coverage_view import TIME_COLORMAP, UvCoverageView, colormap_rgb
+from uvlab.widgets.uv_colours import TIME_COLORMAP, colormap_rgb
+from uvlab.widgets.uv_coverage_view import UvCoverageView
 from uvlab.widgets.uv_density import ALPHA_FLOOR, PLAIN_COLOUR, uv_density, uv_scale
 
 C = 299792458.0

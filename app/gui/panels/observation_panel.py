@@ -1,7 +1,8 @@
 """Observation panel: a synthetic observation, or a MeasurementSet selection.
 
 Synthetic: array layout (built-in or a file; antennas can be dragged in the
-array view, which makes a modified in-memory layout), RA, declination and
+array view, which makes a modified in-memory layout:
+:class:`~uvlab.app.gui.panels.array_chooser.ArrayChooser`), RA, declination and
 hour-angle sliders, integration, frequency, channels, smearing.
 
 MeasurementSet: the path (opened through the window's file dialog or recent
@@ -19,6 +20,7 @@ import numpy as np
 from PyQt6 import QtCore, QtWidgets
 from PyQt6.QtCore import pyqtSignal
 
+from uvlab.app.gui.panels.array_chooser import ArrayChooser
 from uvlab.app.gui.panels.fields import SliderSpin, double_spin, mark_invalid
 from uvlab.app.gui.panels.ms_selector import MSSelector
 from uvlab.app.lab.jobs import MSSelection
@@ -28,23 +30,6 @@ if TYPE_CHECKING:
     from uvlab.app.lab.state import ObservationRecord
 
 SOURCE_LABELS = {"synthetic": "Synthetic observation", "ms": "MeasurementSet"}
-LAYOUT_FILE = "Layout file…"
-
-
-#: The "combined with" choice that combines nothing.
-NO_COMBINE = "—"
-
-
-def split_combined(name: str, combine_combo) -> tuple[str, str]:
-    """(array, second configuration or NO_COMBINE) of a layout name as the two combos show it.
-
-    ``vla.a+vla.d`` → (``vla.a``, ``vla.d``) when the second is one of the combo's
-    built-ins; any other name (a file, three layouts) stays whole in the first combo.
-    """
-    base, plus, other = name.partition("+")
-    if plus and "+" not in other and combine_combo.findText(other) > 0:
-        return base, other
-    return name, NO_COMBINE
 
 
 class ObservationPanel(QtWidgets.QWidget):
@@ -63,6 +48,9 @@ class ObservationPanel(QtWidgets.QWidget):
     recent_ms_chosen(str)
     error(str)
         A message for the status bar (e.g. a bad layout file).
+
+    The array's fields (``layout_combo``, ``combine_combo``, ``reset_layout_button``) are
+    its :class:`~uvlab.app.gui.panels.array_chooser.ArrayChooser`'s (``array``).
     """
 
     changed = pyqtSignal()
@@ -77,8 +65,6 @@ class ObservationPanel(QtWidgets.QWidget):
         from uvlab.app.observing.layouts import list_layouts
 
         self._spec: ObservationSpec | None = None
-        self._layout = None
-        self._modified = None  # ArrayLayout with moved antennas, or None
 
         self.source_combo = QtWidgets.QComboBox()
         for key, label in SOURCE_LABELS.items():
@@ -105,27 +91,11 @@ class ObservationPanel(QtWidgets.QWidget):
         page = QtWidgets.QWidget()
         form = QtWidgets.QFormLayout(page)
         form.setContentsMargins(0, 0, 0, 0)
-        self.layout_combo = QtWidgets.QComboBox()
-        self.layout_combo.addItems(layouts)
-        self.layout_combo.addItem(LAYOUT_FILE)
-        self.reset_layout_button = QtWidgets.QPushButton("Reset")
-        self.reset_layout_button.setToolTip("Undo antenna moves made in the array view")
-        self.reset_layout_button.setEnabled(False)
-        row = QtWidgets.QHBoxLayout()
-        row.addWidget(self.layout_combo, 1)
-        row.addWidget(self.reset_layout_button)
-        form.addRow("Array", row)
-        self.combine_combo = QtWidgets.QComboBox()
-        self.combine_combo.addItem(NO_COMBINE)
-        self.combine_combo.addItems(layouts)
-        self.combine_combo.setToolTip(
-            "Observe with a second configuration of the same array too, as APSYNSIM combines "
-            "arrays (e.g. VLA A + D): its baselines join its own antennas only"
-        )
-        form.addRow("Combined with", self.combine_combo)
-        self.layout_note = QtWidgets.QLabel("")
-        self.layout_note.setWordWrap(True)
-        form.addRow("", self.layout_note)
+        self.array = ArrayChooser(layouts, self)
+        self.array.add_rows(form)
+        self.layout_combo = self.array.layout_combo
+        self.combine_combo = self.array.combine_combo
+        self.reset_layout_button = self.array.reset_button
         self.ra_spin = QtWidgets.QDoubleSpinBox()
         self.ra_spin.setRange(0.0, 360.0)
         self.ra_spin.setDecimals(6)
@@ -151,9 +121,10 @@ class ObservationPanel(QtWidgets.QWidget):
         self.smearing_check = QtWidgets.QCheckBox("Time and bandwidth smearing")
         self.smearing_check.setChecked(True)
         form.addRow("", self.smearing_check)
-        self.layout_combo.activated.connect(self._on_layout_chosen)
-        self.combine_combo.activated.connect(self._on_combine_chosen)
-        self.reset_layout_button.clicked.connect(self.reset_layout)
+        self.array.layout_changed.connect(self.layout_changed)
+        self.array.chosen.connect(self._on_array_chosen)
+        self.array.edited.connect(self.changed)
+        self.array.error.connect(self.error)
         for w in (self.dec, self.ha_start, self.ha_stop):
             w.value_changed.connect(self._emit_if_valid)
         for w in (self.ra_spin, self.int_spin, self.freq_spin, self.chan_width_spin):
@@ -187,12 +158,8 @@ class ObservationPanel(QtWidgets.QWidget):
     # ------------------------------------------------------------ synthetic
     def set_observation(self, spec: ObservationSpec, modified_enu=None, smearing=True) -> None:
         """Show ``spec`` (layout a name or path) without emitting ``changed``."""
-        from uvlab.app.lab.placement import layout_with_enu
-
         self._spec = spec
-        self._set_layout(str(spec.layout))
-        if modified_enu is not None and self._layout is not None:
-            self._modified = layout_with_enu(self._layout, modified_enu)
+        self.array.show(str(spec.layout), modified_enu)
         ha0, ha1 = spec.ha_range_h if spec.ha_mode else (-3.0, 3.0)
         blockers = [
             QtCore.QSignalBlocker(w)
@@ -215,55 +182,16 @@ class ObservationPanel(QtWidgets.QWidget):
         self.nchan_spin.setValue(int(spec.nchan))
         self.smearing_check.setChecked(bool(smearing))
         del blockers
-        self._update_layout_note()
         self._validate()
         self.layout_changed.emit()
 
-    def _set_layout(self, name: str) -> bool:
-        from uvlab.app.observing.layouts import load_layout
-
-        try:
-            layout = load_layout(name)
-        except ValueError as exc:
-            mark_invalid(self.layout_combo, str(exc))
-            self.error.emit(str(exc))
-            return False
-        mark_invalid(self.layout_combo, None)
-        self._layout, self._modified = layout, None
-        base, other = split_combined(name, self.combine_combo)
-        with QtCore.QSignalBlocker(self.layout_combo), QtCore.QSignalBlocker(self.combine_combo):
-            index = self.layout_combo.findText(base)
-            if index < 0:
-                self.layout_combo.insertItem(self.layout_combo.count() - 1, base)
-                index = self.layout_combo.findText(base)
-            self.layout_combo.setCurrentIndex(index)
-            self.combine_combo.setCurrentIndex(max(0, self.combine_combo.findText(other)))
-        return True
-
-    def _on_combine_chosen(self, index: int) -> None:
-        other = self.combine_combo.itemText(index)
-        base = self.layout_combo.currentText()
-        self.set_layout_name(base if other == NO_COMBINE else f"{base}+{other}")
-
-    def _on_layout_chosen(self, index: int) -> None:
-        name = self.layout_combo.itemText(index)  # a new array: no combination
-        if name == LAYOUT_FILE:
-            path, _ = QtWidgets.QFileDialog.getOpenFileName(
-                self, "Open array layout", "", "Layouts (*.cfg *.yaml *.yml *.csv);;All (*)"
-            )
-            if not path:
-                self.set_layout_name(str(self._spec.layout) if self._spec else "meerkat")
-                return
-            name = path
-        self.set_layout_name(name)
+    def _on_array_chosen(self, name: str) -> None:
+        self.array_chosen.emit(name)  # the window may move the declination first
+        self._emit_if_valid()
 
     def set_layout_name(self, name: str) -> None:
         """Choose a built-in layout or a layout file (emits ``changed`` if it loads)."""
-        if self._set_layout(name):
-            self._update_layout_note()
-            self.layout_changed.emit()
-            self.array_chosen.emit(name)  # the window may move the declination first
-            self._emit_if_valid()
+        self.array.set_layout_name(name)
 
     def set_declination(self, dec_deg: float, *, emit: bool = False) -> None:
         """Point at another declination (emits ``changed`` only if asked)."""
@@ -273,49 +201,20 @@ class ObservationPanel(QtWidgets.QWidget):
 
     def layout(self):
         """The ArrayLayout in use (the modified one if antennas were moved)."""
-        return self._modified or self._layout
+        return self.array.layout()
 
     def is_modified(self) -> bool:
-        return self._modified is not None
+        return self.array.is_modified()
 
     def modified_enu(self) -> np.ndarray | None:
-        return None if self._modified is None else self._modified.enu()
+        return self.array.modified_enu()
 
     def move_antenna(self, index: int, east: float, north: float) -> None:
         """Move one antenna (metres east/north of the site; up unchanged) and re-run."""
-        from uvlab.app.lab.placement import layout_with_enu
-
-        enu = self.layout().enu()
-        enu[index, :2] = east, north
-        try:
-            self._modified = layout_with_enu(self._layout, enu)
-        except ValueError as exc:  # e.g. dragged off the Earth (LayoutError): the move is refused
-            self.error.emit(f"antenna not moved: {exc}")
-            self.layout_changed.emit()  # redraw the antennas where they are
-            return
-        self._update_layout_note()
-        self.changed.emit()
+        self.array.move_antenna(index, east, north)
 
     def reset_layout(self) -> None:
-        if self._modified is not None:
-            self._modified = None
-            self._update_layout_note()
-            self.layout_changed.emit()
-            self.changed.emit()
-
-    def _update_layout_note(self) -> None:
-        lay = self.layout()
-        self.reset_layout_button.setEnabled(self._modified is not None)
-        if lay is None:
-            self.layout_note.setText("")
-            return
-        moved = ""
-        if self._modified is not None:
-            d = np.linalg.norm(self._modified.enu() - self._layout.enu(), axis=1)
-            moved = f"; {int(np.count_nonzero(d > 1e-3))} moved by hand"
-        self.layout_note.setText(
-            f"{lay.nant} antennas, longest baseline {lay.max_baseline_m() / 1e3:.2f} km{moved}"
-        )
+        self.array.reset_layout()
 
     def set_ha_range(self, start: float, stop: float) -> None:
         """Set the hour-angle range (hours) without emitting ``changed``."""
@@ -353,9 +252,7 @@ class ObservationPanel(QtWidgets.QWidget):
 
     def layout_name(self) -> str:
         """The layout's name or path as chosen, ``a+b`` when combined."""
-        other = self.combine_combo.currentText()
-        base = str(self.layout_combo.currentText())
-        return base if other == NO_COMBINE else f"{base}+{other}"
+        return self.array.layout_name()
 
     def observation_spec(self, *, for_job: bool = True) -> ObservationSpec:
         """The observation shown (ValueError if invalid).
@@ -363,11 +260,11 @@ class ObservationPanel(QtWidgets.QWidget):
         ``for_job=True`` puts the modified ArrayLayout in; ``False`` keeps the
         layout's name or path (for sessions).
         """
-        if self._layout is None:
+        if self.array.layout() is None:
             raise ValueError("no array layout loaded")
         base = self._spec or ObservationSpec(layout="meerkat", ra_deg=0.0, dec_deg=-30.0)
         layout = self.layout() if for_job else self.layout_name()
-        if for_job and self._modified is None:
+        if for_job and not self.is_modified():
             layout = self.layout_name()
         return replace(
             base,

@@ -17,7 +17,7 @@ class PictureBox(QtWidgets.QGroupBox):
     """The *Image sky* controls and the description of the image sky shown."""
 
     def __init__(self, parent=None):
-        from uvlab.app.skymodel.image_sky import DEMO_PICTURES
+        from uvlab.app.skymodel.demo_pictures import DEMO_PICTURES
 
         super().__init__("Image sky", parent)
         self.picture_combo = QtWidgets.QComboBox()

@@ -1,5 +1,5 @@
 """What the commands' tests share: one two-worker local Dask cluster (processes,
-127.0.0.1), and one simulated VLA-C track."""
+127.0.0.1), one simulated VLA-C track, and the MeasurementSets ``uvlab image``'s tests image."""
 
 from __future__ import annotations
 
@@ -36,3 +36,13 @@ def vla_c_track(tmp_path_factory):
     )  # fmt: skip
     assert code == 0, err
     return ms
+
+
+@pytest.fixture(scope="package")
+def sims(tmp_path_factory):
+    """{feeds: MS} of :mod:`tests.support.image_sims`' sources with linear and circular feeds,
+    simulated once for the package (test_image.py, test_image_errors.py)."""
+    from tests.support.image_sims import simulate_sources
+
+    folder = tmp_path_factory.mktemp("sims")
+    return {feeds: simulate_sources(folder, feeds) for feeds in ("linear", "circular")}

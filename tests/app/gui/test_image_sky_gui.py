@@ -9,7 +9,7 @@ C = 299792458.0
 
 
 def test_picture_is_the_sky_and_its_fourier_plane(make_window, small_state, wait_result):
-    from uvlab.app.skymodel.image_sky import demo_picture
+    from uvlab.app.skymodel.demo_pictures import demo_picture
 
     w = make_window(small_state)
     first = wait_result(w).output

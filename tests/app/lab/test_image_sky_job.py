@@ -16,7 +16,7 @@ from uvlab.app.lab.live import run_job
 from uvlab.app.lab.samples import WorkCache
 from uvlab.app.lab.sources import read_samples
 from uvlab.app.skymodel import SkyModel
-from uvlab.app.skymodel.image_sky import read_picture
+from uvlab.app.skymodel.image_sky_files import read_picture
 
 
 @pytest.fixture

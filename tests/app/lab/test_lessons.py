@@ -14,14 +14,10 @@ import numpy as np
 import pytest
 
 from tests.support.paths import REPO
-from uvlab.app.lab.lessons import (
-    ALIAS_SKY,
-    KAT7_IMAGE,
-    LESSONS,
-    MEERKAT_CELL,
-    switch_layout,
-    with_declination,
-)
+from uvlab.app.lab.lesson_moves import switch_layout, with_declination
+from uvlab.app.lab.lessons import LESSONS
+from uvlab.app.lab.lessons_arrays import KAT7_IMAGE, MEERKAT_CELL
+from uvlab.app.lab.lessons_imaging import ALIAS_SKY
 from uvlab.app.lab.live import run_job
 from uvlab.app.lab.session import DEFAULT_SESSION, default_session
 from uvlab.app.observing.elevation import field_visibility, visible_declination_for

@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.cli import run_cli
 from uvlab.app.ms import read_visibilities
-from uvlab.app.skymodel.image_sky import demo_picture
+from uvlab.app.skymodel.demo_pictures import demo_picture
 from uvlab.gpu.constants import C_LIGHT
 
 

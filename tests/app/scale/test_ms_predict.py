@@ -51,7 +51,7 @@ def _column(path, name):
 def _predict(ms, tmp_path, name, client=None, *, image=False, **kw):
     """Predict the test sky into a copy of the MS: here, or on ``client``'s cluster."""
     from uvlab.app.skymodel import load_sky
-    from uvlab.app.skymodel.image_sky import load_image_sky
+    from uvlab.app.skymodel.image_sky_files import load_image_sky
 
     src, sky = ms
     dst = tmp_path / name
@@ -258,7 +258,7 @@ def test_gpu_workers_predict_the_one_process_gpu_column(ms, tmp_path):
     one-process GPU predict, to the rounding of the complex64 column."""
     from uvlab.app.scale.cluster import cluster_client, visible_gpus
     from uvlab.app.skymodel import load_sky
-    from uvlab.app.skymodel.image_sky import load_image_sky
+    from uvlab.app.skymodel.image_sky_files import load_image_sky
 
     gpus = visible_gpus()
     if not gpus:

@@ -38,7 +38,7 @@ def _sky():
 
 @pytest.mark.parametrize("rows", [15, 40, None], ids=["one-integration", "uneven", "default"])
 def test_the_visibilities_and_noise_are_the_one_process_ones(client, tmp_path, rows):
-    from uvlab.app.skymodel.image_sky import load_image_sky
+    from uvlab.app.skymodel.image_sky_files import load_image_sky
 
     kw = dict(noise_jy=0.3, seed=11, device="cpu", chunk_rows=rows,
               image_sky=load_image_sky("ring", width_arcmin=2.0))  # fmt: skip

@@ -1,4 +1,5 @@
-"""Image sky models (app/skymodel/image_sky.py): pictures, FITS images, demo pictures.
+"""Image sky models (app/skymodel/image_sky.py, image_sky_files.py, demo_pictures.py):
+pictures, FITS images, demo pictures.
 
 Oracles: astropy's WCS and SkyCoord for where a FITS pixel lies, scipy.ndimage for
 the resampling primitives, Pillow-written pictures with known bright pixels, and
@@ -13,16 +14,9 @@ import numpy as np
 import pytest
 
 from uvlab.app.skymodel import SkyModelError
-from uvlab.app.skymodel.image_sky import (
-    ARCSEC,
-    DEMO_PICTURES,
-    _box_average,
-    _sample,
-    demo_picture,
-    load_image_sky,
-    read_fits_sky,
-    read_picture,
-)
+from uvlab.app.skymodel.demo_pictures import DEMO_PICTURES, demo_picture
+from uvlab.app.skymodel.image_sky import ARCSEC, _box_average, _sample
+from uvlab.app.skymodel.image_sky_files import load_image_sky, read_fits_sky, read_picture
 from uvlab.gpu.image_spec import ImageSpec
 
 

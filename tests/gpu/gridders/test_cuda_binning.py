@@ -25,10 +25,11 @@ from uvlab.gpu.gridders.cuda_post import (
     prune_rows_reference,
 )
 from uvlab.gpu.gridders.cuda_reference import emulate_dirty, local_footprint
+from uvlab.gpu.gridders.half_image import half_to_image
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.pruning import make_pruner
 from uvlab.gpu.gridders.registry import axis_plans, get_gridder
-from uvlab.gpu.gridders.separable import half_to_image, to_half_plane
+from uvlab.gpu.gridders.separable import to_half_plane
 
 
 @pytest.mark.parametrize(("name", "params"), CASES, ids=IDS)

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from uvlab.gpu.gridders.correction import pixel_offsets
+from uvlab.gpu.gridders.half_image import fold_half, half_to_image
 from uvlab.gpu.gridders.pruning import Pruner, flip_rows, make_pruner
-from uvlab.gpu.gridders.separable import fold_half, half_to_image
 
 
 def dense_prune(grid, taps, alpha):

@@ -12,9 +12,10 @@ import numpy as np
 import pytest
 
 from tests.support.parts_data import SPEC, data, split
+from uvlab.gpu.gridders.half_image import fold_half
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.gridders.registry import ALGORITHMS, axis_plans
-from uvlab.gpu.gridders.separable import extended_shape, fold_half
+from uvlab.gpu.gridders.separable import extended_shape
 from uvlab.gpu.imaging.co_grid import grids_in_parts
 from uvlab.gpu.imaging.grid_parts import empty_grid, finish, grid_part
 from uvlab.gpu.imaging.imager import make_image
