@@ -211,7 +211,7 @@ def grid_costs(npix: int, algorithm: str, params=None, *, density_npix: int = 0)
     a sample at :data:`GRID_BYTES_PER_TAP` up to ``GridParams.chunk`` taps, and the finish:
     two N² images and a block of the FFTs; the v-transformed rows (16·N·(Mu/2 + 1)) only
     where a pruner makes the half grid anew (else they are kept in the grid,
-    :func:`~uvlab.gpu.gridders.separable.half_to_image`'s ``inplace``).
+    :func:`~uvlab.gpu.gridders.half_image.half_to_image`'s ``inplace``).
     """
     from uvlab.gpu.blocks import BLOCK_CELLS
     from uvlab.gpu.gridders.params import GridParams
