@@ -55,9 +55,11 @@ def visible_gpus() -> list[str]:
     return [str(i) for i in range(count)]
 
 
-#: Workers per GPU by default: reading and weighting a chunk on the host takes about twice
-#: as long as imaging it on an H200 (50 000 MeerKAT rows: 0.54 + 0.14 s against 0.33 s), so
-#: one worker per GPU leaves it mostly idle (BENCHMARKS.md: 2 → 8 workers on 2 GPUs, 1.62×).
+#: Workers per GPU by default: reading and weighting a chunk on the host takes far longer
+#: than imaging it on an H200 (50 000 MeerKAT rows at 4096²: about 0.8 s against 0.02 s),
+#: so one worker per GPU leaves it mostly idle; more help where the host has the cores
+#: (BENCHMARKS.md: 4 → 16 workers on one H200, 1.88×), but each holds its own CUDA
+#: context, FFT plans and images in device memory, hence four, and ``--workers`` for more.
 WORKERS_PER_GPU = 4
 
 
