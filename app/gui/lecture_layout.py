@@ -88,6 +88,10 @@ def _mirror(source: SliderSpin, copy: SliderSpin) -> None:
     copy.value_changed.connect(source.spin.setValue)
 
 
+#: The least width of the strip's sliders, and of its array list, in characters.
+SLIDER_CHARS, ARRAY_CHARS = 7, 8
+
+
 class LectureStrip(QtWidgets.QWidget):
     """The lecture's controls in one row, mirroring the window's."""
 
@@ -145,6 +149,13 @@ class LectureStrip(QtWidgets.QWidget):
             lay.addWidget(button)
         for spin in (self.dec, self.ha_start, self.ha_stop):
             spin.spin.setMinimumWidth(0)
+            # a slider a hand can drag: at 1280×720 the hour-angle ones were squeezed to
+            # a 12 px stub while Dec's took the rest (stretch 2 : 1 : 1 of the whole)
+            spin.slider.setMinimumWidth(SLIDER_CHARS * self.fontMetrics().averageCharWidth())
+        # as wide as an array's name, not as "Layout file…" (the list shows it whole)
+        adjust = QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        self.array_combo.setSizeAdjustPolicy(adjust)
+        self.array_combo.setMinimumContentsLength(ARRAY_CHARS)
 
     def _follow_play(self, on: bool) -> None:
         self.play_button.setChecked(on)
