@@ -92,6 +92,21 @@ def _mirror(source: SliderSpin, copy: SliderSpin) -> None:
 SLIDER_CHARS, ARRAY_CHARS = 7, 8
 
 
+def _fit_combos(view: QtWidgets.QWidget) -> None:
+    """Let ``view``'s lists widen to their items in its font now.
+
+    A view's tool row caps each list at its width in the font it was built with; in the
+    lecture's larger font "asinh" was cut to "asinł". Recomputed on every font change
+    (and back on leaving).
+    """
+    policies = QtWidgets.QComboBox.SizeAdjustPolicy
+    for box in view.findChildren(QtWidgets.QComboBox):
+        before = box.sizeAdjustPolicy()
+        box.setSizeAdjustPolicy(policies.AdjustToContents)
+        box.setMaximumWidth(box.sizeHint().width())
+        box.setSizeAdjustPolicy(before)
+
+
 class LectureStrip(QtWidgets.QWidget):
     """The lecture's controls in one row, mirroring the window's."""
 
@@ -276,6 +291,7 @@ class LectureLayout(QtCore.QObject):
         for name, holder in self._saved["placeholders"].items():
             view = views[name]
             view.setFont(QtGui.QFont())
+            _fit_combos(view)
             policy, minimum = self._saved[name]
             view.setSizePolicy(policy)
             view.setMinimumSize(minimum)
@@ -326,6 +342,7 @@ class LectureLayout(QtCore.QObject):
                 axis.setStyle(tickFont=font)
                 axis.label.setFont(font)
             item.titleLabel.item.setFont(font)
+            _fit_combos(view)
 
     # ------------------------------------------------------------ figure
     def panels(self) -> list:

@@ -110,3 +110,35 @@ def test_the_strip_fits_a_projector_with_every_slider_usable(make_window, small_
     for c in parts:
         if isinstance(c, QtWidgets.QAbstractButton | QtWidgets.QLabel):
             assert c.width() >= c.fontMetrics().horizontalAdvance(c.text()), (size, c.text())
+
+
+def test_the_views_lists_show_their_text_whole_in_any_lecture_font(make_window, small_state):
+    """In the lecture's 11 pt the stretch list read "asinł": a view's lists kept the width of
+    the window's font. Now at every size A− / A+ give, and back in the full window, each
+    list of the six views is as wide as a list of the same items sized to them."""
+    w = make_window(small_state, run_on_start=False)
+    w.lecture.set_on(True)
+    w.resize(1280, 720)
+
+    def cut() -> list:
+        out = []
+        for view in w.lecture.views().values():
+            for box in view.findChildren(QtWidgets.QComboBox):
+                if not box.isVisible():
+                    continue
+                ref = QtWidgets.QComboBox()  # the oracle: Qt's width for these items
+                ref.setFont(box.font())
+                ref.addItems([box.itemText(k) for k in range(box.count())])
+                ref.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToContents)
+                if box.width() < ref.sizeHint().width():
+                    out.append((box.currentText(), box.width(), ref.sizeHint().width()))
+                ref.deleteLater()
+        return out
+
+    for step in (0, 1, 1, -1, -1, -1):
+        w.lecture.step_font(step)
+        QtWidgets.QApplication.processEvents()
+        assert cut() == [], w.lecture.font_pt
+    w.lecture.set_on(False)
+    QtWidgets.QApplication.processEvents()
+    assert cut() == []
