@@ -20,6 +20,7 @@ import numpy as np
 from PyQt6 import QtCore, QtWidgets
 
 from uvlab.widgets._pg import get_colormap, pg, plain_axes
+from uvlab.widgets.elided_label import ElidedLabel
 
 #: Dynamic range shown, decades below the peak amplitude.
 FLOOR_DEX = 4.0
@@ -62,10 +63,9 @@ class FourierPlaneView(QtWidgets.QWidget):
         self.show_points.setChecked(True)
         self.show_points.setToolTip("Draw the observation's (u, v) samples over |FT(sky)|")
         self.show_points.toggled.connect(self.points_item.setVisible)
-        self.note = QtWidgets.QLabel("")
-        self.note.setSizePolicy(
-            QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred
-        )
+        self.note = ElidedLabel(
+            ""
+        )  # cut at a word where narrow (a lecture's grid), whole in its tooltip
         row = QtWidgets.QHBoxLayout()
         row.addWidget(self.show_points)
         row.addWidget(self.note, 1)
@@ -135,11 +135,11 @@ class FourierPlaneView(QtWidgets.QWidget):
 
     def _draw_uv(self) -> None:
         u, v = self._uv
-        note = f"{u.size} samples and their mirrors"
+        note = f"{u.size:,} samples and their mirrors"
         if u.size > MAX_POINTS // 2:
             pick = np.random.default_rng(u.size).choice(u.size, MAX_POINTS // 2, replace=False)
             u, v = u[pick], v[pick]
-            note += f" ({u.size} of them drawn)"
+            note += f" ({u.size:,} of them drawn)"
         self.points_item.setData(x=np.concatenate([u, -u]) / 1e3, y=np.concatenate([v, -v]) / 1e3)
         self.note.setText(note)
 

@@ -23,15 +23,41 @@ import numpy as np
 from PyQt6 import QtCore, QtWidgets
 
 from uvlab.widgets._pg import get_colormap, pg, plain_axes
-from uvlab.widgets.label_declutter import declutter
+from uvlab.widgets.label_declutter import declutter, marker_rects
 
 #: Components given a label with their beam gain, at most (the farthest; shown where they fit).
 MAX_LABELS = 24
 #: The components' rings, pixels across.
 RING_PX = 14
-#: Where a gain may sit, in order of preference: above right of its ring, above left,
-#: below right, below left (TextItem anchors).
-LABEL_ANCHORS = ((-0.1, 1.0), (1.1, 1.0), (-0.1, 0.0), (1.1, 0.0))
+#: Pixels between a gain's label and its ring's edge.
+LABEL_GAP_PX = 1.0
+
+
+def label_anchors(width: float, height: float) -> list[tuple[float, float]]:
+    """Where a ``width`` × ``height`` px gain may sit against its ring, as TextItem anchors.
+
+    In order of preference: above right, above left, below right, below left (a corner
+    of the ring under the label's), centred above, centred below, right, left: only
+    places touching the ring, so that a row of rings a label's width apart gets each
+    gain beside its own ring and over no other (they used to sit above right, each over
+    its neighbour's ring, and read as that ring's).
+    """
+    r = RING_PX / 2
+    cx, cy = (r / 2) / width, (r / 2) / height  # the label's corner inside the ring's square
+    ox, oy = (r + LABEL_GAP_PX) / width, (r + LABEL_GAP_PX) / height
+    right, left, up, down = -cx, 1 + cx, 1 + cy, -cy
+    return [
+        (right, up), (left, up), (right, down), (left, down),
+        (0.5, 1 + oy), (0.5, -oy), (-ox, 0.5), (1 + ox, 0.5),
+    ]  # fmt: skip
+
+
+def _anchors(text: pg.TextItem) -> list[tuple[float, float]]:
+    """:func:`label_anchors` for ``text`` at its size now."""
+    size = text.textItem.boundingRect().size()
+    return label_anchors(size.width(), size.height())
+
+
 #: The half-power contour's level.
 HALF_POWER = 0.5
 
@@ -76,6 +102,7 @@ class PrimaryBeamView(QtWidgets.QWidget):
         self.marks.setZValue(5)
         self.plot_item.addItem(self.marks)
         self._labels: list[pg.TextItem] = []
+        self._own: list[int] = []  # each label's ring, an index into the sources
         self.view_box.sigRangeChanged.connect(self._declutter)
         self.view_box.sigResized.connect(self._declutter)
         self.title = QtWidgets.QLabel("")
@@ -151,17 +178,18 @@ class PrimaryBeamView(QtWidgets.QWidget):
     def _draw_sources(self) -> None:
         for item in self._labels:
             self.plot_item.removeItem(item)
-        self._labels = []
+        self._labels, self._own = [], []
         l, m, gain = self._sources
         deg = math.degrees(1.0)
         self.marks.setData(x=l * deg, y=m * deg)
         # the farthest first; each shown where it is clear of those before it (_declutter)
         for i in np.argsort(-np.hypot(l, m), kind="stable")[:MAX_LABELS]:
-            text = pg.TextItem(f"×{gain[i]:.2f}", color=(255, 200, 200), anchor=LABEL_ANCHORS[0])
+            text = pg.TextItem(f"×{gain[i]:.2f}", color=(255, 200, 200))  # placed by _declutter
             text.textItem.document().setDocumentMargin(1)
             text.setPos(l[i] * deg, m[i] * deg)
             self.plot_item.addItem(text)
             self._labels.append(text)
+            self._own.append(int(i))
         self._declutter()
 
     def shown_labels(self) -> list[pg.TextItem]:
@@ -169,9 +197,13 @@ class PrimaryBeamView(QtWidgets.QWidget):
         return [t for t in self._labels if t.isVisible()]
 
     def _declutter(self, *_args) -> None:
-        """Gains inside the plot, clear of each other (a crowded sky's rings may lie under)."""
+        """Gains inside the plot against their own rings, clear of each other and of the
+        other rings (a gain that fits nowhere is hidden until a zoom makes room)."""
         if self._labels:
-            declutter(self.view_box, self._labels, anchors=LABEL_ANCHORS)
+            l, m, _ = self._sources
+            deg = math.degrees(1.0)
+            rings = marker_rects(self.view_box, l * deg, m * deg, RING_PX)
+            declutter(self.view_box, self._labels, anchors=_anchors, markers=rings, own=self._own)
 
     def showEvent(self, event) -> None:  # Qt override: a hidden tab draws when shown
         super().showEvent(event)

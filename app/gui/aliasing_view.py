@@ -2,6 +2,8 @@
 
 Nothing is computed until the user presses *Compute* (the DFT reference can
 be slow); until then, and whenever the parameters change, the tab says so.
+When the DFT reference is too costly the error map is left empty, never the
+previous computation's, and a banner over it says why.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from PyQt6.QtCore import pyqtSignal
 from uvlab.app.gui.boxes import boxed
 from uvlab.app.gui.on_demand import OnDemand
 from uvlab.widgets import MetricsTable, ProfilePlotView, SkyImageView
+from uvlab.widgets.stale_overlay import StaleOverlay
 
 NOT_COMPUTED = (
     "Aliasing maps not computed. Press Compute to compare the current algorithm with the "
@@ -45,6 +48,7 @@ class AliasingView(OnDemand, QtWidgets.QWidget):
         self.metrics.setMaximumHeight(70)
         self.metrics.hide()  # shown with the error map's metrics
         self.error_box = boxed("Error map |I − I_DFT| / peak", self.error_view)
+        self.error_mark = StaleOverlay(self.error_view.plot_widget)  # why it is empty
         head = QtWidgets.QHBoxLayout()
         head.addWidget(self.compute_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
         head.addWidget(self.note, 1)
@@ -75,7 +79,12 @@ class AliasingView(OnDemand, QtWidgets.QWidget):
             "Error map |I − I_DFT| / peak"
             + ("" if out.error is not None else ": not computed (see above)")
         )
-        if out.error is not None:
+        if out.error is None:  # not the previous map under the new title
+            self.error_view.clear()
+            why = [n for n in out.notes if n.startswith("Error map")]
+            self.error_mark.mark(why[0] if why else "Error map not computed")
+        else:
+            self.error_mark.unmark()
             self.error_view.set_image(
                 np.maximum(out.error, 1e-16),
                 out.spec,

@@ -311,7 +311,8 @@ class CompareView(OnDemand, QtWidgets.QWidget):
         if m is None:
             self.accuracy_view.set_curve()
         else:
-            self.accuracy_view.set_curve(m.times_s, m.errors, [f"S={s}" for s in m.supports])
+            labels = [f"S={s}" for s in m.supports]
+            self.accuracy_view.set_curve(m.times_s, m.errors, labels, name="Match conv: conv ES")
 
     def _show_difference(self) -> None:
         out = self.output

@@ -33,31 +33,13 @@ from uvlab.app.lab.clean_task import CleanOptions, CleanState
 from uvlab.app.lab.state import CleanRecord
 from uvlab.widgets import ProfilePlotView, SkyImageView, link_crosshairs, link_zoom
 from uvlab.widgets._pg import pg
+from uvlab.widgets.elided_label import ElidedLabel
 from uvlab.widgets.image_view import ARCMIN
 
 NOT_COMPUTED = (
     "Press Clean to CLEAN the dirty image in the background, cycle by cycle; "
     "then the slider steps through the iterations."
 )
-
-
-class _Note(QtWidgets.QLabel):
-    """One line, clipped where the tab is narrow (its tooltip is the whole text).
-
-    Not word-wrapped: a wrapping label gives the tab a height-for-width, and the
-    scroll area around the tab would then make it as tall as its preferred size.
-    """
-
-    def __init__(self, text: str = ""):
-        super().__init__(text)
-        self.setSizePolicy(
-            QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred
-        )
-        self.setToolTip(text)
-
-    def setText(self, text: str) -> None:  # Qt override
-        super().setText(text)
-        self.setToolTip(text)
 
 
 #: The model view rings the component pixels when there are at most this many.
@@ -88,7 +70,10 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         self.clean_controls = CleanControls()
         self.clean_controls.changed.connect(self.changed)
         self.clean_controls.clean_requested.connect(self.clean_requested)
-        self.note = _Note(NOT_COMPUTED)
+        # one line (a wrapping label would give the tab a height-for-width), cut at a word
+        # where the tab is narrow (at 1280×720 it ended '…stopped: niter; r'), whole in
+        # its tooltip
+        self.note = ElidedLabel(NOT_COMPUTED)
         self.note.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.dirty_view = SkyImageView(colormap="inferno")
         self.model_view = SkyImageView(colormap="inferno", stretch="asinh")

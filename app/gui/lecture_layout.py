@@ -88,6 +88,25 @@ def _mirror(source: SliderSpin, copy: SliderSpin) -> None:
     copy.value_changed.connect(source.spin.setValue)
 
 
+#: The least width of the strip's sliders, and of its array list, in characters.
+SLIDER_CHARS, ARRAY_CHARS = 7, 8
+
+
+def _fit_combos(view: QtWidgets.QWidget) -> None:
+    """Let ``view``'s lists widen to their items in its font now.
+
+    A view's tool row caps each list at its width in the font it was built with; in the
+    lecture's larger font "asinh" was cut to "asinł". Recomputed on every font change
+    (and back on leaving).
+    """
+    policies = QtWidgets.QComboBox.SizeAdjustPolicy
+    for box in view.findChildren(QtWidgets.QComboBox):
+        before = box.sizeAdjustPolicy()
+        box.setSizeAdjustPolicy(policies.AdjustToContents)
+        box.setMaximumWidth(box.sizeHint().width())
+        box.setSizeAdjustPolicy(before)
+
+
 class LectureStrip(QtWidgets.QWidget):
     """The lecture's controls in one row, mirroring the window's."""
 
@@ -145,6 +164,13 @@ class LectureStrip(QtWidgets.QWidget):
             lay.addWidget(button)
         for spin in (self.dec, self.ha_start, self.ha_stop):
             spin.spin.setMinimumWidth(0)
+            # a slider a hand can drag: at 1280×720 the hour-angle ones were squeezed to
+            # a 12 px stub while Dec's took the rest (stretch 2 : 1 : 1 of the whole)
+            spin.slider.setMinimumWidth(SLIDER_CHARS * self.fontMetrics().averageCharWidth())
+        # as wide as an array's name, not as "Layout file…" (the list shows it whole)
+        adjust = QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        self.array_combo.setSizeAdjustPolicy(adjust)
+        self.array_combo.setMinimumContentsLength(ARRAY_CHARS)
 
     def _follow_play(self, on: bool) -> None:
         self.play_button.setChecked(on)
@@ -265,6 +291,7 @@ class LectureLayout(QtCore.QObject):
         for name, holder in self._saved["placeholders"].items():
             view = views[name]
             view.setFont(QtGui.QFont())
+            _fit_combos(view)
             policy, minimum = self._saved[name]
             view.setSizePolicy(policy)
             view.setMinimumSize(minimum)
@@ -315,6 +342,7 @@ class LectureLayout(QtCore.QObject):
                 axis.setStyle(tickFont=font)
                 axis.label.setFont(font)
             item.titleLabel.item.setFont(font)
+            _fit_combos(view)
 
     # ------------------------------------------------------------ figure
     def panels(self) -> list:

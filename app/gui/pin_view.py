@@ -78,7 +78,12 @@ class PinView(QtWidgets.QWidget):
         self.follow(out, request)
 
     def follow(self, out, request) -> None:
-        """Show ``out``, the newest dirty image, on the right (drawn when the tab shows)."""
+        """Show ``out``, the newest dirty image, on the right: drawn now if the tab is
+        shown, else when it next shows (a view draws deferred data only on a show event,
+        so a result arriving while the tab was in front left the old picture drawn under
+        the new caption)."""
         self.now_view.set_image(out.dirty, out.spec, out.ra0_rad, out.dec0_rad,
                                 title=_title(out), defer=True)  # fmt: skip
+        if self.now_view.isVisible():
+            self.now_view.flush()
         self.now_caption.setText(caption_for(request))

@@ -54,13 +54,24 @@ def test_new_points_replace_the_old_and_non_positive_ones_are_named(view):
 
 
 def test_reference_curve_is_sorted_by_time(view):
-    view.set_curve([0.3, 0.1, 0.2], [1e-6, 1e-2, 1e-4], ["S=6", "S=2", "S=4"])
+    """The line runs along time; each point has its marker, label and tooltip."""
+    t, e = [0.3, 0.1, 0.2, -1.0], [1e-6, 1e-2, 1e-4, 1e-3]  # the last: not on a log plot
+    view.set_curve(t, e, ["S=6", "S=2", "S=4", "S=3"], name="conv ES")
     np.testing.assert_array_equal(view.curve.xData, [0.1, 0.2, 0.3])
     np.testing.assert_array_equal(view.curve.yData, [1e-2, 1e-4, 1e-6])
     assert [x.toPlainText() for x in view.curve_labels] == ["S=6", "S=2", "S=4"]
+    assert [p.toolTip() for p in view.curve_points] == ["conv ES S=6", "conv ES S=2", "conv ES S=4"]
+    got_t, got_e = view.curve_point_data()
+    np.testing.assert_array_equal(got_t, t[:3])
+    np.testing.assert_array_equal(got_e, e[:3])
+    for label, (x, y) in zip(view.curve_labels, zip(t, e)):  # each at its point
+        np.testing.assert_allclose([label.pos().x(), label.pos().y()], np.log10([x, y]))
     view.set_curve()
     assert view.curve.xData is None or view.curve.xData.size == 0
-    assert not view.curve_labels
+    assert not view.curve_labels and not view.curve_points
+    assert not [
+        i for i in view.plot_item.items if isinstance(i, type(view.curve)) and i is not view.curve
+    ]
 
 
 def test_labels_of_close_markers_neither_overlap_nor_leave_the_plot(view, qtbot):

@@ -63,3 +63,25 @@ def test_deferred_data_draw_when_shown(view):
     view.show()
     assert not view.needs_drawing() and view.image_item.image is not None
     assert view.points_item.getData()[0].size == 2
+
+
+def test_note_is_cut_at_a_word_where_narrow_and_whole_in_its_tooltip(view, qtbot, rng):
+    """In a lecture grid's narrow cell the note ended mid-word ("(10000 o"); now it ends
+    at a word with "…", inside the label, and the tooltip holds it whole."""
+    big = rng.uniform(-1, 1, MAX_POINTS)
+    view.set_uv(big, big)
+    whole = f"{MAX_POINTS:,} samples and their mirrors ({MAX_POINTS // 2:,} of them drawn)"
+    assert view.note.text() == whole
+    view.resize(300, 300)
+    view.show()
+    qtbot.waitExposed(view)
+    note = view.note
+    qtbot.waitUntil(lambda: note.is_elided())
+    shown = note.shown_text()
+    assert shown.endswith(" …") and whole.startswith(shown[:-2])
+    assert whole[len(shown) - 2] == " " or not whole[len(shown) - 2].isalnum()  # at a word
+    assert note.fontMetrics().horizontalAdvance(shown) <= note.width()
+    assert note.toolTip() == whole
+    view.resize(900, 300)
+    qtbot.waitUntil(lambda: not note.is_elided())
+    assert note.shown_text() == whole and note.toolTip() == ""

@@ -65,3 +65,45 @@ def test_message_clears_and_bad_input_is_refused(qtbot):
         view.set_beam(np.ones((3, 3)), 0.0)
     with pytest.raises(ValueError, match="differ"):
         view.set_sources([0.0], [0.0, 1.0], [1.0])
+
+
+@pytest.mark.parametrize("size", [(900, 620), (640, 440)])
+def test_a_row_of_sources_gets_each_gain_by_its_own_ring(qtbot, size):
+    """Lesson 4's row (0, 10, 20, 30′ east) with rings closer than a label's width: each
+    gain shown touches its own ring and covers no other ring and no other gain (above
+    right of each, they read "×0.03 ×0.28 ×0.75 ×1.00", each over the next ring)."""
+    from PyQt6 import QtCore
+
+    from uvlab.widgets.primary_beam_view import RING_PX
+
+    view = PrimaryBeamView()
+    qtbot.addWidget(view)
+    view.resize(*size)
+    view.show()
+    qtbot.waitExposed(view)
+    view.set_beam(np.ones((41, 41)), math.radians(2.4 / 41))  # ±1.2°, as the lesson's
+    l = np.radians(np.array([0.0, 10.0, 20.0, 30.0]) / 60)
+    gains = [1.0, 0.75, 0.28, 0.03]
+    view.set_sources(l, np.zeros(4), gains)
+    view.flush()
+    QtWidgets.QApplication.processEvents()
+    vb = view.view_box
+    rings = []
+    for x in np.degrees(l):
+        at = vb.mapViewToScene(QtCore.QPointF(x, 0.0))
+        rings.append(QtCore.QRectF(at.x() - RING_PX / 2, at.y() - RING_PX / 2, RING_PX, RING_PX))
+    spacing = abs(rings[1].center().x() - rings[0].center().x())
+    boxes = {t.toPlainText(): t.sceneBoundingRect() for t in view.shown_labels()}
+    assert spacing < max(b.width() for b in boxes.values()), "not crowded: the test shows nothing"
+    assert len(boxes) >= 3, boxes
+    plot = vb.sceneBoundingRect()
+    for k, g in enumerate(gains):
+        box = boxes.get(f"×{g:.2f}")
+        if box is None:
+            continue
+        assert plot.contains(box)
+        assert box.intersects(rings[k].adjusted(-2, -2, 2, 2)), (g, "away from its ring")
+        for j, ring in enumerate(rings):
+            assert j == k or not box.intersects(ring), (g, "over the ring of", gains[j])
+        others = [b for name, b in boxes.items() if name != f"×{g:.2f}"]
+        assert not any(box.intersects(b) for b in others), g

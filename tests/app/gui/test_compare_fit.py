@@ -7,7 +7,8 @@ whole in their tooltips), the two plots keep a share of the tab, the timing lege
 stands beside the bars, each run's total ends inside the timing plot clear of the
 others (on a plot too narrow for them, none is written), and each image view is at
 least 300 px. The error-time plot labels six runs close together (one time, errors
-within a factor 2) clear of each other, of the other runs' markers and of its edges.
+within a factor 2) clear of each other, of the other runs' markers and of its edges;
+so are the grey labels of the conv candidates that Match conv draws as a curve among them.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from uvlab.app.lab.compare_task import CompareOutput
 from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.gpu.gridders.params import GridParams
 from uvlab.gpu.image_spec import ImageSpec
-from uvlab.widgets.accuracy_time_view import SYMBOL_SIZE
+from uvlab.widgets.accuracy_time_view import CURVE_SYMBOL_SIZE, SYMBOL_SIZE
 from uvlab.widgets.metrics_table import TEXT_COLUMNS
 
 #: Six entries; the last one's label is longer than a narrow column.
@@ -131,11 +132,11 @@ def test_the_strip_fits_with_the_controls_open(make_window, small_state, qtbot, 
         assert all(t.isVisible() for t in timing.totals), screen
 
 
-def marker_rect(vb, item) -> QtCore.QRectF:
-    """The square a run's marker covers on screen (its drawn position, SYMBOL_SIZE wide)."""
+def marker_rect(vb, item, size: float = SYMBOL_SIZE) -> QtCore.QRectF:
+    """The square a marker covers on screen (its drawn position, ``size`` wide)."""
     at = vb.mapViewToScene(vb.mapFromItemToView(item, item.scatter.points()[0].pos()))
-    half = SYMBOL_SIZE / 2
-    return QtCore.QRectF(at.x() - half, at.y() - half, SYMBOL_SIZE, SYMBOL_SIZE)
+    half = size / 2
+    return QtCore.QRectF(at.x() - half, at.y() - half, size, size)
 
 
 #: How far (px) a shown label's box may lie from its marker's: beside it, not lines away.
@@ -177,3 +178,52 @@ def test_scatter_labels_of_close_runs_are_clear(make_window, small_state, qtbot,
             if j != k:
                 assert j not in shown or not box.intersects(boxes[j]), (texts[k], texts[j])
                 assert not box.intersects(markers[j]), (screen, texts[k], "over", LABELS[j])
+
+
+#: Match conv's candidates among the six runs (times s, errors, labels): S=2 and S=3
+#: beside the runs' column, S=4 on the sixth run (the conv entry the match added).
+CURVE = ((0.42, 0.45, 0.5), (3e-3, 4e-4, 2e-4), ("S=2", "S=3", "S=4"))
+
+
+@pytest.mark.parametrize("screen", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_match_conv_labels_are_decluttered_too(make_window, small_state, qtbot, output, screen):
+    """Six close runs and Match conv's curve: each label shown, a run's or a candidate's,
+    sits against its own marker, over no other label and no marker but those at its own
+    marker's pixel, inside the plot; a hidden one's marker names it in its tooltip."""
+    w = make_window(small_state, run_on_start=False)
+    size_as_on(w, screen)
+    w.show_tab("compare")
+    view = w.compare.view
+    view.show_output(output)
+    qtbot.waitUntil(lambda: view._images.maximumHeight() < 2**24 - 1)  # the row fitted
+    acc = view.accuracy_view
+    errors = 1e-4 * 2.0 ** (np.arange(6) / 5)
+    errors[5] = CURVE[1][2]  # the added conv entry: a run on the curve's last point
+    acc.set_points(np.full(6, 0.5), errors, LABELS, [str(k) for k in range(1, 7)])
+    acc.set_curve(*CURVE, name="Match conv: conv ES")
+    QtWidgets.QApplication.processEvents()
+    acc.plot_widget.grab()  # drawn: each TextItem where it paints itself
+    vb = acc.plot_item.vb
+    plot = vb.sceneBoundingRect()
+    items = acc.labels + acc.curve_labels
+    names = [*LABELS, *(f"Match conv: conv ES {s}" for s in CURVE[2])]
+    texts = [t.toPlainText() for t in items]
+    assert texts[6:] == list(CURVE[2])
+    markers = [marker_rect(vb, p) for p in acc.points]
+    markers += [marker_rect(vb, p, CURVE_SYMBOL_SIZE) for p in acc.curve_points]
+    tips = [p.toolTip() for p in acc.points + acc.curve_points]
+    assert tips == names  # what a hidden label would have said
+    shown = [k for k, t in enumerate(items) if t.isVisible()]
+    assert len(shown) >= 3, (screen, texts)
+    boxes = [t.sceneBoundingRect() for t in items]
+    for k in shown:
+        box = boxes[k]
+        assert plot.contains(box), (screen, texts[k], box, plot)
+        near = markers[k].adjusted(-NEAR_PX, -NEAR_PX, NEAR_PX, NEAR_PX)
+        assert box.intersects(near), (screen, texts[k], "away from its marker")
+        for j in range(len(items)):
+            if j == k:
+                continue
+            assert j not in shown or not box.intersects(boxes[j]), (screen, texts[k], texts[j])
+            if markers[j].center() != markers[k].center():
+                assert not box.intersects(markers[j]), (screen, texts[k], "over", names[j])

@@ -80,3 +80,27 @@ def test_the_imaging_panel_fits_the_dock(make_window, small_state, screen):
     with pytest.raises(ValueError):
         panel.options()
     assert panel.message.isVisible() and "17" in panel.message.text()
+
+
+def test_the_clean_summary_is_cut_at_a_word_on_a_projector(make_window, small_state, wait_result):
+    """At 1280×720 the line under the CLEAN controls ended mid-word ("… stopped: niter; r").
+    Now, after a real CLEAN, it is whole or cut after a word and marked "…", inside the
+    label, and its tooltip holds the whole line."""
+    w = make_window(small_state)
+    wait_result(w)
+    w.show_tab("deconvolution")
+    d = w.views.deconv_view
+    _as_on(w, (1280, 720))
+    w.controller.submit("clean")
+    wait_result(w, timeout=120_000)
+    QtWidgets.QApplication.processEvents()
+    note, state = d.note, d.state()
+    assert state is not None and state.done
+    whole = note.text()
+    assert state.describe() in whole
+    shown = note.shown_text()
+    assert note.fontMetrics().horizontalAdvance(shown) <= note.width()
+    assert shown != whole  # at 1280×720 the line is longer than the controls' column
+    assert shown.endswith(" …") and whole.startswith(shown[:-2])
+    assert not whole[len(shown) - 2].isalnum()  # the cut falls between words
+    assert note.toolTip() == whole

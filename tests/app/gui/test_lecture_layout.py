@@ -79,3 +79,66 @@ def test_lecture_figure_has_six_panels(make_window, small_state, wait_result, qt
         round(3 * PANEL_IN[0] * PNG_DPI),
         round(2 * PANEL_IN[1] * PNG_DPI),
     )
+
+
+#: The least width of a strip slider a hand can drag, px.
+SLIDER_PX = 40
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1366, 768)])
+def test_the_strip_fits_a_projector_with_every_slider_usable(make_window, small_state, size):
+    """At 1280×720 the hour-angle sliders were 12 px stubs beside a long Dec slider. Now each
+    of the three is at least SLIDER_PX wide, every control of the strip lies inside it, clear
+    of the others, with its text whole, and the window is no wider than the screen."""
+    w = make_window(small_state, run_on_start=False)
+    w.lecture.set_on(True)
+    w.resize(*size)
+    QtWidgets.QApplication.processEvents()
+    strip = w.lecture.strip
+    assert w.width() <= size[0] and w.minimumSizeHint().width() <= size[0]
+    assert strip.width() <= size[0]
+    for pair in (strip.dec, strip.ha_start, strip.ha_stop):
+        assert pair.slider.isVisible() and pair.slider.width() >= SLIDER_PX, (size, pair.value())
+        text = pair.spin.textFromValue(pair.spin.minimum()) + pair.spin.suffix()
+        assert pair.spin.width() >= pair.spin.fontMetrics().horizontalAdvance(text), size
+    combo = strip.array_combo
+    assert combo.width() >= combo.fontMetrics().horizontalAdvance(combo.currentText()) + 16
+    parts = [c for c in strip.children() if isinstance(c, QtWidgets.QWidget) and c.isVisible()]
+    rects = [c.geometry() for c in parts]
+    assert all(strip.rect().contains(r) for r in rects), size
+    assert not any(a.intersects(b) for k, a in enumerate(rects) for b in rects[k + 1 :])
+    for c in parts:
+        if isinstance(c, QtWidgets.QAbstractButton | QtWidgets.QLabel):
+            assert c.width() >= c.fontMetrics().horizontalAdvance(c.text()), (size, c.text())
+
+
+def test_the_views_lists_show_their_text_whole_in_any_lecture_font(make_window, small_state):
+    """In the lecture's 11 pt the stretch list read "asinł": a view's lists kept the width of
+    the window's font. Now at every size A− / A+ give, and back in the full window, each
+    list of the six views is as wide as a list of the same items sized to them."""
+    w = make_window(small_state, run_on_start=False)
+    w.lecture.set_on(True)
+    w.resize(1280, 720)
+
+    def cut() -> list:
+        out = []
+        for view in w.lecture.views().values():
+            for box in view.findChildren(QtWidgets.QComboBox):
+                if not box.isVisible():
+                    continue
+                ref = QtWidgets.QComboBox()  # the oracle: Qt's width for these items
+                ref.setFont(box.font())
+                ref.addItems([box.itemText(k) for k in range(box.count())])
+                ref.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToContents)
+                if box.width() < ref.sizeHint().width():
+                    out.append((box.currentText(), box.width(), ref.sizeHint().width()))
+                ref.deleteLater()
+        return out
+
+    for step in (0, 1, 1, -1, -1, -1):
+        w.lecture.step_font(step)
+        QtWidgets.QApplication.processEvents()
+        assert cut() == [], w.lecture.font_pt
+    w.lecture.set_on(False)
+    QtWidgets.QApplication.processEvents()
+    assert cut() == []

@@ -66,3 +66,46 @@ def test_the_pinned_tab_fits_a_laptop_screen(make_window, small_state, wait_resu
     assert not any(bar.isVisible() for bar in view.findChildren(QtWidgets.QScrollBar))
     sizes = [(v.width(), v.height()) for v in (view.pinned_view, view.now_view)]
     assert min(min(s) for s in sizes) >= 300, sizes
+
+
+def _drawn(view) -> np.ndarray:
+    """The view's plot as drawn on screen (RGB), from its widget's grab."""
+    img = view.plot_widget.grab().toImage().convertToFormat(QtGui.QImage.Format.Format_RGB888)
+    bits = img.constBits()
+    bits.setsize(img.sizeInBytes())
+    return np.frombuffer(bits, np.uint8).reshape(img.height(), img.bytesPerLine())[
+        :, : 3 * img.width()
+    ]
+
+
+def test_a_result_arriving_with_the_tab_in_front_is_drawn(
+    make_window, small_state, wait_result, qtbot
+):
+    """The Pinned tab in front, natural pinned, uniform run: the Now view draws the uniform
+    image (it kept drawing the natural one, identical to the pin, under the caption
+    "uniform weighting"; its data were right). Oracle: an identical view drawn afresh."""
+    from uvlab.widgets import SkyImageView
+
+    w = make_window(small_state)
+    wait_result(w)
+    w.pins.pin()
+    view = w.views.pin_view
+    assert w.views.currentWidget() is view
+    qtbot.waitUntil(lambda: not view.now_view.needs_drawing())
+    pinned = _drawn(view.pinned_view)
+    w.imaging_panel.weighting_combo.setCurrentText("uniform")  # runs: autorun is on
+    out = wait_result(w, timeout=120_000).output
+    assert w.views.currentWidget() is view and "uniform weighting" in view.now_caption.text()
+    qtbot.waitUntil(lambda: not view.now_view.needs_drawing())
+    np.testing.assert_array_equal(view.now_view.image(), out.dirty)
+    fresh = SkyImageView(colormap="inferno")  # the same image drawn by a new view
+    qtbot.addWidget(fresh)
+    fresh.resize(view.now_view.size())
+    fresh.set_image(out.dirty, out.spec, out.ra0_rad, out.dec0_rad)
+    fresh.show()
+    qtbot.waitExposed(fresh)
+    fresh.flush()
+    QtWidgets.QApplication.processEvents()
+    shown = view.now_view.image_item.image
+    np.testing.assert_array_equal(shown, fresh.image_item.image)  # what is drawn: uniform's
+    assert not np.array_equal(_drawn(view.now_view), pinned)
