@@ -91,8 +91,10 @@ def test_a_result_arriving_with_the_tab_in_front_is_drawn(
     w.pins.pin()
     view = w.views.pin_view
     assert w.views.currentWidget() is view
-    qtbot.waitUntil(lambda: not view.now_view.needs_drawing())
+    qtbot.waitUntil(lambda: not (view.now_view.needs_drawing() or view.pinned_view.needs_drawing()))
+    QtWidgets.QApplication.processEvents()
     pinned = _drawn(view.pinned_view)
+    assert len(np.unique(pinned.reshape(-1, 3), axis=0)) > 16  # the pinned image, not a blank
     w.imaging_panel.weighting_combo.setCurrentText("uniform")  # runs: autorun is on
     out = wait_result(w, timeout=120_000).output
     assert w.views.currentWidget() is view and "uniform weighting" in view.now_caption.text()
