@@ -143,19 +143,23 @@ def marker_rect(vb, item, size: float = SYMBOL_SIZE) -> QtCore.QRectF:
 NEAR_PX = 6
 
 
+def _accuracy_view_on(w, screen, output, qtbot):
+    """The Compare tab's accuracy–time view, ``output`` shown, the window sized as on ``screen``."""
+    size_as_on(w, screen)
+    w.show_tab("compare")
+    view = w.compare.view
+    view.show_output(output)
+    qtbot.waitUntil(lambda: view._images.maximumHeight() < 2**24 - 1)  # the row fitted
+    return view.accuracy_view
+
+
 @pytest.mark.parametrize("screen", SCREENS, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_scatter_labels_of_close_runs_are_clear(make_window, small_state, qtbot, output, screen):
     """Six runs at one time, errors within a factor 2: each label shown sits against its
     own marker (its name or its number), over no other label, no other run's marker and not
     across the plot's edge; a run whose label fits nowhere near is named by its marker's
     tooltip (a label far from its marker would name the wrong point)."""
-    w = make_window(small_state, run_on_start=False)
-    size_as_on(w, screen)
-    w.show_tab("compare")
-    view = w.compare.view
-    view.show_output(output)
-    qtbot.waitUntil(lambda: view._images.maximumHeight() < 2**24 - 1)  # the row fitted
-    acc = view.accuracy_view
+    acc = _accuracy_view_on(make_window(small_state, run_on_start=False), screen, output, qtbot)
     errors = 1e-4 * 2.0 ** (np.arange(6) / 5)  # 0.06 decades apart: markers nearly touching
     acc.set_points(np.full(6, 0.5), errors, LABELS, [str(k) for k in range(1, 7)])
     QtWidgets.QApplication.processEvents()
@@ -190,13 +194,7 @@ def test_match_conv_labels_are_decluttered_too(make_window, small_state, qtbot, 
     """Six close runs and Match conv's curve: each label shown, a run's or a candidate's,
     sits against its own marker, over no other label and no marker but those at its own
     marker's pixel, inside the plot; a hidden one's marker names it in its tooltip."""
-    w = make_window(small_state, run_on_start=False)
-    size_as_on(w, screen)
-    w.show_tab("compare")
-    view = w.compare.view
-    view.show_output(output)
-    qtbot.waitUntil(lambda: view._images.maximumHeight() < 2**24 - 1)  # the row fitted
-    acc = view.accuracy_view
+    acc = _accuracy_view_on(make_window(small_state, run_on_start=False), screen, output, qtbot)
     errors = 1e-4 * 2.0 ** (np.arange(6) / 5)
     errors[5] = CURVE[1][2]  # the added conv entry: a run on the curve's last point
     acc.set_points(np.full(6, 0.5), errors, LABELS, [str(k) for k in range(1, 7)])
