@@ -16,8 +16,8 @@ the restored image ``model_k ⊛ beam + residual_k``. At the slider's end the
 views show the CLEAN's own state (for Cotton–Schwab, the major cycles'
 residual). Each image fits its colour levels to itself (the colour bars give
 the scale; the curves below show the residual falling); the model view rings
-the pixels that hold components, which are single pixels (up to
-:data:`MAX_RINGS` of them).
+the pixels that hold components (those with at least :data:`RING_FRACTION` of the
+largest, up to :data:`MAX_RINGS` of them: single pixels, invisible on their own).
 """
 
 from __future__ import annotations
@@ -44,6 +44,24 @@ NOT_COMPUTED = (
 
 #: The model view rings the component pixels when there are at most this many.
 MAX_RINGS = 100
+#: ... of those holding at least this fraction of the model's largest |flux|: multiscale
+#: spreads each component's flux over its scale's footprint, thousands of faint pixels
+#: around a few bright ones, which would otherwise leave a point-source model unringed.
+RING_FRACTION = 0.01
+
+
+def ringed_pixels(model):
+    """(j, i) of the model pixels the view rings: those with |flux| ≥ :data:`RING_FRACTION`
+    of the largest, where there are at most :data:`MAX_RINGS` of them; none otherwise (an
+    extended model, which rings would hide)."""
+    mag = np.abs(np.asarray(model))
+    top = float(mag.max()) if mag.size else 0.0
+    if not top > 0:
+        return np.zeros(0, int), np.zeros(0, int)
+    j, i = np.nonzero(mag >= RING_FRACTION * top)
+    if j.size > MAX_RINGS:
+        return j[:0], i[:0]
+    return j, i
 
 
 class DeconvolutionView(OnDemand, QtWidgets.QWidget):
@@ -232,9 +250,7 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         s = self._state
         spec, radec = s.spec, (s.ra0_rad, s.dec0_rad)
         self.model_view.set_image(model, spec, *radec, title="Model", units="Jy/pixel")
-        j, i = np.nonzero(model)
-        if j.size > MAX_RINGS:  # an extended source: rings would hide it
-            j, i = j[:0], i[:0]
+        j, i = ringed_pixels(model)
         self._marks.setData(x=-(i - spec.npix // 2) * spec.cell_rad / ARCMIN,
                             y=(j - spec.npix // 2) * spec.cell_rad / ARCMIN)  # fmt: skip
         self.residual_view.set_image(residual, spec, *radec, title="Residual")

@@ -139,5 +139,26 @@ def test_the_multiscale_checkbox_reaches_the_clean(make_window, small_state, wai
     assert out.iterations > 0
     assert float(np.sum(out.model)) == pytest.approx(float(np.sum(out.comp_flux)), rel=1e-9)
     assert not view.slider.isEnabled()  # the replay is of point components
+    # the model's bright pixels ringed, its scales' faint footprints not counted
+    rings = len(view._marks.data)
+    assert 0 < rings <= np.count_nonzero(np.abs(out.model) >= 0.01 * np.abs(out.model).max())
     view.clean_controls.multiscale_check.setChecked(False)
     assert not view.options().multiscale
+
+
+def test_rings_mark_bright_components_and_leave_extended_models_bare():
+    """A few bright pixels among many faint ones (multiscale's footprints): the bright are
+    ringed; Högbom's few components: all; an extended model: none; an empty one: none."""
+    from uvlab.app.gui.deconvolution_view import MAX_RINGS, ringed_pixels
+
+    model = np.zeros((64, 64))
+    model[20:44, 20:44] = 1e-4  # 576 faint pixels: a scale's footprint
+    model[32, 32], model[10, 50], model[50, 12] = 1.0, -0.3, 0.05
+    j, i = ringed_pixels(model)
+    assert sorted(zip(j.tolist(), i.tolist())) == [(10, 50), (32, 32), (50, 12)]
+    few = np.zeros((64, 64))
+    few[5, 5], few[6, 9] = 0.5, 1e-3  # Högbom: every component pixel above 1 % is ringed
+    assert len(ringed_pixels(few)[0]) == 1
+    extended = np.ones((64, 64))  # a disc, not points: rings would hide it
+    assert len(ringed_pixels(extended)[0]) == 0 and MAX_RINGS < extended.size
+    assert len(ringed_pixels(np.zeros((8, 8)))[0]) == 0
