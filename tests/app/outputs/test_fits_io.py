@@ -1,5 +1,7 @@
 """FITS output: the file's own WCS maps engine pixels back to the sky (DESIGN §1)."""
 
+import warnings
+
 import numpy as np
 import pytest
 from astropy.coordinates import SkyCoord
@@ -108,3 +110,31 @@ def test_observation_cards_and_a_beam_that_astropy_and_radio_beam_read(tmp_path)
     assert rb.major.to_value(u.arcsec) == pytest.approx(10.0)
     assert rb.minor.to_value(u.arcsec) == pytest.approx(6.0)
     assert rb.pa.to_value(u.deg) == pytest.approx(25.0)
+
+
+@pytest.mark.parametrize(
+    "xyz",
+    [(5109360.0, 2006852.0, -3238948.0), (-1601185.4, -5041977.5, 3554875.9),
+     (1000.0, 2000.0, 6356752.0)],
+    ids=["meerkat", "vla", "near-pole"],
+)  # fmt: skip
+def test_obsgeo_lbh_are_wcslibs_own(xyz):
+    """OBSGEO-L/B/H equal what wcslib derives from X/Y/Z (astropy's ``WCS.fix``), so astropy
+    opens and fixes the header without a warning; WGS84's would be ~3 m off and warned."""
+    from uvlab.app.outputs.fits_io import _wcslib_geodetic
+
+    w = WCS(naxis=2)
+    w.wcs.obsgeo = [*xyz, np.nan, np.nan, np.nan]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        w.fix()
+    want = np.asarray(w.wcs.obsgeo[3:6])
+    got = _wcslib_geodetic(xyz)
+    np.testing.assert_allclose(got[:2], want[:2], rtol=0, atol=1e-8)
+    assert abs(got[2] - want[2]) < 0.02
+    h = fits.Header({"NAXIS": 2, "CTYPE1": "RA---SIN", "CTYPE2": "DEC--SIN"})
+    for axis, value in zip("XYZLBH", [*xyz, *got], strict=True):
+        h[f"OBSGEO-{axis}"] = float(value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        WCS(h).fix()
