@@ -26,25 +26,50 @@ except ModuleNotFoundError:  # Python 3.10
 PYPROJECT = REPO / "pyproject.toml"
 
 
-def test_gpu_package_imports_without_forbidden_modules():
-    code = textwrap.dedent(
-        """
-        import importlib, pkgutil, sys
-        class Block:
-            banned = ("PyQt6", "pyqtgraph", "astropy", "casacore", "uvlab.app", "uvlab.widgets")
-            def find_spec(self, name, path=None, target=None):
-                if name.split(".")[0] in self.banned or name.startswith(self.banned):
-                    raise ImportError(f"forbidden import of {name} from uvlab.gpu")
-        sys.meta_path.insert(0, Block())
+#: One process imports every module of uvlab.gpu with Qt, astropy, casacore, uvlab.app
+#: and uvlab.widgets blocked, then (uvlab.app allowed) every test module of tests/gpu with
+#: Qt, astropy and casacore still blocked; it prints what each step raised, or ok.
+PROBE = textwrap.dedent(
+    """
+    import importlib, pathlib, pkgutil, sys, traceback
+    class Block:
+        banned = ("PyQt6", "pyqtgraph", "astropy", "casacore", "uvlab.app", "uvlab.widgets")
+        def find_spec(self, name, path=None, target=None):
+            if name.split(".")[0] in self.banned or name.startswith(self.banned):
+                raise ImportError(f"forbidden import of {name} from {self.where}")
+    block = Block()
+    sys.meta_path.insert(0, block)
+    def step(name, where, run):
+        block.where = where
+        try:
+            run()
+            print(f"{name}: ok")
+        except BaseException:
+            print(f"{name}: " + traceback.format_exc()[-3000:].replace("\\n", " | "))
+    def gpu_package():
         import uvlab.gpu
         for m in pkgutil.walk_packages(uvlab.gpu.__path__, "uvlab.gpu."):
             importlib.import_module(m.name)
-        print("ok")
-        """
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "ok"
+    def gpu_tests():
+        for f in sorted(pathlib.Path("tests/gpu").rglob("test_*.py")):
+            importlib.import_module(".".join(f.with_suffix("").parts))
+    step("package", "uvlab.gpu", gpu_package)
+    Block.banned = ("PyQt6", "pyqtgraph", "astropy", "casacore")
+    step("tests", "a GPU test", gpu_tests)
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def probe() -> dict[str, str]:
+    """What each step of :data:`PROBE` printed, by step."""
+    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, cwd=REPO)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return dict(line.split(": ", 1) for line in out.stdout.splitlines() if ": " in line)
+
+
+def test_gpu_package_imports_without_forbidden_modules(probe):
+    assert probe["package"] == "ok"
 
 
 def test_import_linter_roots_see_every_shipped_package():
@@ -66,26 +91,9 @@ def test_import_linter_roots_see_every_shipped_package():
     assert not missing, f"not under the import-linter roots: {missing}"
 
 
-def test_the_gpu_tests_import_without_the_app_stack():
+def test_the_gpu_tests_import_without_the_app_stack(probe):
     """The GPU machine has CuPy but no Qt, astropy or casacore: tests/gpu must import there.
 
     pyerfa (a dependency of the layouts' geodesy, one small wheel) is installed there.
     """
-    code = textwrap.dedent(
-        """
-        import importlib, pathlib, sys
-        class Block:
-            banned = ("PyQt6", "pyqtgraph", "astropy", "casacore")
-            def find_spec(self, name, path=None, target=None):
-                if name.split(".")[0] in self.banned or name.startswith(self.banned):
-                    raise ImportError(f"forbidden import of {name} from a GPU test")
-        sys.meta_path.insert(0, Block())
-        root = pathlib.Path("tests/gpu")
-        for f in sorted(root.rglob("test_*.py")):
-            importlib.import_module(".".join(f.with_suffix("").parts))
-        print("ok")
-        """
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.strip() == "ok"
+    assert probe["tests"] == "ok"

@@ -10,6 +10,7 @@ implicitly are not edges.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from tests.support.paths import REPO
@@ -56,11 +57,27 @@ def imported(tree: ast.AST, name: str, is_package: bool, known: set[str]) -> set
 
 
 def import_graph(package: str | None = None) -> dict[str, set[str]]:
-    """Module → the modules it imports (within ``package``, or all of uvlab)."""
-    mods = modules(package)
+    """Module → the modules it imports (within ``package``, or all of uvlab).
+
+    The sources are parsed once per process (the tests do not change them), a
+    package's graph being the whole graph's restriction to it; each call gets its own
+    copy.
+    """
+    graph = _graph()
+    if package is None:
+        return {name: set(targets) for name, targets in graph.items()}
+    inside = set(modules(package))
+    return {name: set(graph[name] & inside) for name in graph if name in inside}
+
+
+@functools.cache
+def _graph() -> dict[str, frozenset[str]]:
+    mods = modules()
     known = set(mods)
     return {
-        name: imported(ast.parse(path.read_text()), name, path.name == "__init__.py", known)
+        name: frozenset(
+            imported(ast.parse(path.read_text()), name, path.name == "__init__.py", known)
+        )
         for name, path in mods.items()
     }
 

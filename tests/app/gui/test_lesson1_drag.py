@@ -37,12 +37,27 @@ def main_lobe_radius(uv, directions: int = 12) -> float:
     r = np.linspace(0.0, 2.0 / np.hypot(u, v).max(), 200)
     radii = []
     for pa in np.linspace(0.0, np.pi, directions, endpoint=False):
-        proj = u * np.cos(pa) + v * np.sin(pa)
-        psf = np.cos(2 * np.pi * np.outer(r, proj)).mean(axis=1)
+        psf = mean_cos_multiples(2 * np.pi * r[1] * (u * np.cos(pa) + v * np.sin(pa)), r.size)
         k = int(np.argmax(psf < 0.5))
         assert k > 0
         radii.append(np.interp(0.5, psf[k : k - 2 : -1], r[k : k - 2 : -1]))
     return float(np.mean(radii))
+
+
+def mean_cos_multiples(x, n: int) -> np.ndarray:
+    """``mean(cos(k·x))`` over the samples x, for k = 0 … n − 1 (float64).
+
+    By the recurrence ``cos((k+1)x) = 2 cos x · cos(kx) − cos((k−1)x)``: one cosine per
+    sample, then products (rounding within 1e-15 of the cosines at n = 200, where a cosine
+    of every k·x took most of this test's time).
+    """
+    out = np.empty(n)
+    prev, cur, twice_cos = np.ones_like(x), np.cos(x), 2.0 * np.cos(x)
+    out[0], out[1] = 1.0, cur.mean()
+    for k in range(2, n):
+        prev, cur = cur, twice_cos * cur - prev
+        out[k] = cur.mean()
+    return out
 
 
 def far_samples(uv, radius_m: float) -> int:

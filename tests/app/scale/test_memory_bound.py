@@ -89,10 +89,12 @@ def big_ms(tmp_path_factory):
 
 @pytest.mark.parametrize(
     ("algorithm", "summed", "products"),
-    # the image path's bound in the slow run (~13 s): the default run keeps the grid path's;
-    # four --pol products from one read: a grid pair each, the chunks sized for all four
+    # the image path's bound in the slow run (~13 s): the default run keeps the grid path's.
+    # Four --pol products from one read (a grid pair each, the chunks sized for all four)
+    # in the slow run too (~20 s): the default run keeps the one-product bound here and, in
+    # test_products.py, a chain's grids for two products measured within for_products' part
     [pytest.param("ducc", "nufft", "", marks=pytest.mark.slow), ("nn", "grids", ""),
-     ("nn", "grids", "I,Q,U,V")],
+     pytest.param("nn", "grids", "I,Q,U,V", marks=pytest.mark.slow)],
 )  # fmt: skip
 def test_an_ms_three_times_the_budget_images_within_it(big_ms, tmp_path, algorithm, summed,
                                                        products):  # fmt: skip

@@ -100,7 +100,11 @@ def test_row_chunks_cover_every_row_once():
 
 
 def test_a_cluster_of_real_dask_scheduler_and_worker_processes(ms, tmp_path):
-    """``--scheduler`` joins a cluster started by ``dask scheduler`` / ``dask worker``."""
+    """``--scheduler`` joins a cluster started by ``dask scheduler`` / ``dask worker``.
+
+    One worker process (under its nanny): the chunks summed over two worker processes
+    are the ``client`` fixture's, a local cluster of processes, in the tests above.
+    """
     import subprocess
     import sys
 
@@ -118,7 +122,7 @@ def test_a_cluster_of_real_dask_scheduler_and_worker_processes(ms, tmp_path):
     ]
     try:
         procs.append(subprocess.Popen(
-            [*dask, "worker", "--scheduler-file", str(info), "--nworkers", "2", "--nthreads",
+            [*dask, "worker", "--scheduler-file", str(info), "--nworkers", "1", "--nthreads",
              "1", *common], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         ))  # fmt: skip
         import json
@@ -130,7 +134,7 @@ def test_a_cluster_of_real_dask_scheduler_and_worker_processes(ms, tmp_path):
         address = json.loads(info.read_text())["address"]
         assert address.startswith("tcp://127.0.0.1:")
         with cluster_client(address) as c:
-            c.wait_for_workers(2, timeout=120)
+            c.wait_for_workers(1, timeout=120)
             wt = Weighting("briggs", -1.0)
             got = image_ms(c, ms, SPEC, wt, chunk_rows=5)
         want = whole(ms, wt)

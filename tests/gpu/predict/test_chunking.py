@@ -42,11 +42,17 @@ def test_iter_chunked_halves_on_memory_error_and_covers_everything():
 
 
 def test_iter_chunked_raises_clear_error_at_minimum():
+    calls = []
+
     def fn(sl):
+        calls.append(sl.stop - sl.start)
         raise MemoryError("fake allocator: nothing fits")
 
+    # one halving to the minimum (each failure runs a full garbage collection: seconds in
+    # a test worker's heap), then the error that names it
     with pytest.raises(PredictMemoryError, match=r"chunk of 2 rows of 64 \(about 0\.5 MiB\)"):
-        list(iter_chunked(fn, 64, 64, min_chunk=2, bytes_per_unit=256 * 1024))
+        list(iter_chunked(fn, 64, 4, min_chunk=2, bytes_per_unit=256 * 1024))
+    assert calls == [4, 2]
     assert issubclass(PredictMemoryError, MemoryError)
 
 
