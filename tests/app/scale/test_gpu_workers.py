@@ -73,6 +73,19 @@ def _kept_on_device(held) -> bool:
     return cycle is not None and isinstance(cycle[0].vis, cupy.ndarray)
 
 
+def _kept_where_held(client, held) -> list[bool]:
+    """For each held chunk, whether a worker holding it keeps its cycle on the GPU (asked
+    on each holder: a copy sent elsewhere carries the host data only, and a chunk a worker
+    took from another's queue was cycled on that worker's copy)."""
+    where = client.who_has(list(held))
+    out = []
+    for fut in held:
+        asks = [client.submit(_kept_on_device, fut, workers=[w], allow_other_workers=False,
+                              pure=False) for w in where[fut.key]]  # fmt: skip
+        out.append(any(client.gather(asks)))
+    return out
+
+
 @pytest.mark.gpu
 def test_held_chunks_keep_their_major_cycle_on_the_gpu(tmp_path):
     """CLEAN's data held on a GPU worker: the first major cycle puts each chunk's samples
@@ -97,7 +110,7 @@ def test_held_chunks_keep_their_major_cycle_on_the_gpu(tmp_path):
         kept = hold(job)
         cycles = ClusterMajorCycle(kept)
         first = cycles.residual(model).get()
-        on_device = client.gather([client.submit(_kept_on_device, h) for h in kept.held])
+        on_device = _kept_where_held(client, kept.held)
         second = cycles.residual(0.5 * model).get()
         again = ClusterMajorCycle(job).residual(0.5 * model).get()
     assert all(on_device) and len(on_device) == len(kept.held) > 2
