@@ -212,3 +212,11 @@ def data_digest(path: Path) -> dict[str, str]:
     lock = digest.pop("UVLAB_LOCK", None)
     assert lock in (None, hashlib.sha256(b"").hexdigest()), "UVLAB_LOCK is not empty"
     return digest
+
+
+def polarised_ms(path, seed: int):
+    """A small MS (4 channels, 6 times, 6 antennas) of one polarised source at the phase
+    centre, Stokes (I, Q, U, V) = (1, 0.3, −0.2, 0.1) Jy: the ``--pol`` tests' data."""
+    make_ms(path, np.random.default_rng(seed), spw_nchan=(4,), ntime=6, nant=6,
+            field_iquv=((1.0, 0.3, -0.2, 0.1),))  # fmt: skip
+    return path

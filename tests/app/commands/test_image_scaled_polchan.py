@@ -15,7 +15,7 @@ import pytest
 from astropy.io import fits
 
 from tests.support.cli import error_line, run_cli
-from tests.support.ms_factory import make_ms
+from tests.support.ms_factory import polarised_ms
 
 GEOMETRY = ["--npix", "32", "--cell-arcsec", "60", "--no-png", "--device", "cpu"]
 IQUV = "IQUV"
@@ -27,9 +27,7 @@ CLEAN = ("dirty", "psf", "model", "residual", "image")
 @pytest.fixture(scope="module")
 def ms(tmp_path_factory):
     path = tmp_path_factory.mktemp("scaled_polchan") / "obs.ms"
-    make_ms(path, np.random.default_rng(7), spw_nchan=(4,), ntime=6, nant=6,
-            field_iquv=((1.0, 0.3, -0.2, 0.1),))  # fmt: skip
-    return path
+    return polarised_ms(path, 7)
 
 
 def both(ms, folder, cluster, *extra):

@@ -14,7 +14,7 @@ import pytest
 from astropy.io import fits
 
 from tests.support.cli import run_cli
-from tests.support.ms_factory import make_ms
+from tests.support.ms_factory import polarised_ms
 
 GEOMETRY = ["--npix", "64", "--cell-arcsec", "30", "--no-png", "--device", "cpu"]
 IQUV = "IQUV"
@@ -24,9 +24,7 @@ CHUNKS = ["--chunk-rows", "17"]  # uneven: 90 rows
 @pytest.fixture(scope="module")
 def ms(tmp_path_factory):
     path = tmp_path_factory.mktemp("scaled_pols") / "obs.ms"
-    make_ms(path, np.random.default_rng(5), spw_nchan=(4,), ntime=6, nant=6,
-            field_iquv=((1.0, 0.3, -0.2, 0.1),))  # fmt: skip
-    return path
+    return polarised_ms(path, 5)
 
 
 def assert_same_files(folder, kinds, pols=IQUV):
