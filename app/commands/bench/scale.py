@@ -99,12 +99,13 @@ def _warm(spec, algorithm: str, device: str) -> None:
     import numpy as np
 
     from uvlab.app.scale import ms_read  # noqa: F401  (the reader's imports)
+    from uvlab.gpu.constants import C_LIGHT
     from uvlab.gpu.imaging.parts import image_part
     from uvlab.gpu.imaging.weighting import Weighting
 
     rng = np.random.default_rng(0)
     n, freq = 64, np.array([1.4e9])
-    reach = 0.25 / spec.cell_rad * 299_792_458.0 / freq[0]  # metres: within the grid
+    reach = 0.25 / spec.cell_rad * C_LIGHT / freq[0]  # metres: within the grid
     uvw = rng.uniform(-reach, reach, (n, 3))
     vis = np.ones((n, 1), np.complex64)
     weight, flag = np.ones((n, 1), np.float32), np.zeros((n, 1), bool)
