@@ -64,6 +64,7 @@ def run(args, pols: tuple[str, ...] | None = None) -> int:
     from uvlab.app.commands.ms_args import parse_channels
     from uvlab.app.commands.ms_imaging import grid_params
     from uvlab.app.commands.pol_args import pol_args
+    from uvlab.app.commands.scaled_selection import row_selection, with_interval
     from uvlab.app.commands.validate import field_arg
     from uvlab.app.commands.weighting_args import weighting
     from uvlab.app.runtime.memory import format_bytes
@@ -90,13 +91,13 @@ def run(args, pols: tuple[str, ...] | None = None) -> int:
         check_outputs([*written, *others], force=args.force)  # exit 2, before anything is read
     channels = parse_channels(args.channels)
     spws = args.spw if isinstance(args.spw, tuple) else (args.spw,)  # resolved by image.run
-    rows_sel = _row_selection(args)  # checked before any chunk is read
+    rows_sel = row_selection(args)  # checked before any chunk is read
     field = field_arg(args.field)
     col, stokes = args.column, args.stokes
     products = tuple(pols or ())  # several: each chunk read once for all of them
     reads = [MSRead(args.ms, field, s, col, stokes, channels, **rows_sel, products=products)
              for s in spws]  # fmt: skip
-    sources = [_with_interval(args, r) for r in reads]  # a window each: chunks of each
+    sources = [with_interval(args, r) for r in reads]  # a window each: chunks of each
     firsts = [s.read((0, 1)) for s in sources]  # each selection checked before any work
     metas = [f[0] if products else f for f in firsts]  # the first product's
     meta = metas[0]
@@ -284,54 +285,6 @@ def _write(args, others, size, metas, spec, wt, params, rows, res, clean, pb_cub
     for f in files:
         print(f"wrote {f}")
     return 0
-
-
-def _row_selection(args) -> dict:
-    """MSRead's row selection of ``--timerange``, ``--antenna``, ``--phase-center`` and
-    ``--minuv-l``/``--maxuv-l``, parsed and checked here (MSError, naming the MS) before
-    any chunk is read, as :func:`~uvlab.app.commands.ms_imaging.ms_selection` gives them."""
-    import numpy as np
-
-    from uvlab.app.commands.ms_imaging import ms_selection
-    from uvlab.app.lab.samples import WorkCache
-    from uvlab.app.ms.errors import MSError
-    from uvlab.app.ms.rowselect import antenna_mask
-
-    sel = ms_selection(args)
-    out = dict(phase_centre=sel.phase_centre, uvrange=sel.uvrange)
-    cache = WorkCache()
-    if sel.timerange:
-        out["time_range"] = cache.time_range(sel)
-    if sel.antenna:
-        names = tuple(cache.ms_info(args.ms).antenna_names)
-        try:
-            antenna_mask(sel.antenna, names, np.zeros(0, int), np.zeros(0, int))
-        except ValueError as exc:
-            raise MSError(f"{args.ms}: --antenna {sel.antenna!r}: {exc}") from None
-        out.update(antenna=sel.antenna, antenna_names=names)
-    return out
-
-
-def _with_interval(args, source):
-    """``source`` with ``--interval A B`` made its time range: the A-th to the (B−1)-th of
-    the distinct TIMEs it reads (those of its field, window and ``--timerange``), the
-    timesteps the in-memory read keeps (:func:`~uvlab.app.ms.rowselect.interval_mask`)."""
-    if getattr(args, "interval", None) is None:
-        return source
-    from dataclasses import replace
-
-    from uvlab.app.ms.errors import MSError
-    from uvlab.app.ms.reader import selection_times
-    from uvlab.app.ms.rowselect import interval_mask
-
-    times = selection_times(source.path, **source.kwargs())
-    start, stop = args.interval
-    try:
-        interval_mask(times, start, stop)  # its checks and messages
-    except ValueError as exc:
-        raise MSError(f"{source.path}: --interval {exc}") from None
-    last = times[min(stop, times.size) - 1]  # B past the end: to the last, as a slice
-    return replace(source, time_range=(float(times[start]), float(last)))
 
 
 def _clean_mask(args, size):
