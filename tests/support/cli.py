@@ -47,3 +47,15 @@ def error_line(err: str) -> str:
     lines = [ln for ln in err.splitlines() if ln.strip()]
     assert len(lines) == 1, f"expected one line on stderr, got:\n{err}"
     return lines[0]
+
+
+def one_process_and_chunked(args, folder, cluster, chunks) -> tuple[str, str, str]:
+    """``uvlab`` ``args`` run in one process (``--out folder/one``) and on the two-worker
+    ``cluster`` in ``chunks`` (``--out folder/many``), both succeeding: (the first's stdout,
+    the chunked run's stdout, its stderr)."""
+    code, out_one, err = run_cli(*args, "--out", folder / "one")
+    assert code == 0, err
+    code, out, err = run_cli(*args, *cluster, *chunks, "--out", folder / "many")
+    assert code == 0, err
+    assert "Dask cluster tcp://127.0.0.1:" in err and "2 workers" in err
+    return out_one, out, err

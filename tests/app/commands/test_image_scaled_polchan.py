@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from astropy.io import fits
 
-from tests.support.cli import error_line, run_cli
+from tests.support.cli import error_line, one_process_and_chunked, run_cli
 from tests.support.ms_factory import polarised_ms
 
 GEOMETRY = ["--npix", "32", "--cell-arcsec", "60", "--no-png", "--device", "cpu"]
@@ -34,12 +34,7 @@ def both(ms, folder, cluster, *extra):
     """(stdout of the one-process run, of the chunked run on the package's two-worker
     ``cluster``, its stderr), both of ``--pol iquv --channels-out 2``."""
     args = ["image", "--ms", ms, *GEOMETRY, "--pol", "iquv", "--channels-out", "2", *extra]
-    code, out_one, err = run_cli(*args, "--out", folder / "one")
-    assert code == 0, err
-    code, out, err = run_cli(*args, *cluster, *CHUNKS, "--out", folder / "many")
-    assert code == 0, err
-    assert "Dask cluster tcp://127.0.0.1:" in err and "2 workers" in err
-    return out_one, out, err
+    return one_process_and_chunked(args, folder, cluster, CHUNKS)
 
 
 def assert_same_files(folder, kinds):

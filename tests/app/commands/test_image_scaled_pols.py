@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from astropy.io import fits
 
-from tests.support.cli import run_cli
+from tests.support.cli import one_process_and_chunked
 from tests.support.ms_factory import polarised_ms
 
 GEOMETRY = ["--npix", "64", "--cell-arcsec", "30", "--no-png", "--device", "cpu"]
@@ -44,12 +44,7 @@ def both(ms, folder, cluster, *extra):
     """(stdout of the one-process run, of the chunked run on the package's two-worker
     ``cluster``, its stderr)."""
     args = ["image", "--ms", ms, *GEOMETRY, "--pol", "iquv", *extra]
-    code, out_one, err = run_cli(*args, "--out", folder / "one")
-    assert code == 0, err
-    code, out, err = run_cli(*args, *cluster, *CHUNKS, "--out", folder / "many")
-    assert code == 0, err
-    assert "Dask cluster tcp://127.0.0.1:" in err and "2 workers" in err
-    return out_one, out, err
+    return one_process_and_chunked(args, folder, cluster, CHUNKS)
 
 
 def clean_lines(out: str) -> list[str]:
