@@ -79,11 +79,13 @@ def source_chunks(source, rows: int) -> list[tuple[MSRead, tuple[int, int]]]:
     return [(s, r) for s in sources for r in row_chunks(s.count(), rows)]
 
 
-def _counts(chunk, acc, *, spec, weighting):
+def _counts(chunk, acc, *, spec, weighting, device="cpu"):
     from uvlab.gpu.imaging.parts import part_counts
 
     vd = chunk_data(chunk)
-    return part_counts(vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, acc)
+    return part_counts(
+        vd.uvw, vd.freq_hz, vd.vis, vd.weight, vd.flag, spec, weighting, acc, device=device
+    )
 
 
 def _totals(counts, k=None):
@@ -236,7 +238,7 @@ def image_ms(
         t0 = time.perf_counter()
         with progress_bar("read + weights", total=len(chunks), unit="chunk") as bar:
             counts = chain_sum(client, folded(_counts), chunks, spec=spec, weighting=weighting,
-                               progress=bar, cancelled=cancelled)  # fmt: skip
+                               device=device, progress=bar, cancelled=cancelled)  # fmt: skip
         # the totals made where the counts' sum is and copied worker to worker: the
         # (2N)² grid never goes through this process
         totals = (

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-import numpy as np
-
 from uvlab.gpu.backend import get_xp, to_numpy
 from uvlab.gpu.deconvolution.cotton_schwab import MajorCycle
 from uvlab.gpu.deconvolution.inputs import major_cycle_for
 from uvlab.gpu.image_spec import ImageSpec
-from uvlab.gpu.imaging.parts import PartImage, part_weights
+from uvlab.gpu.imaging.parts import PartImage, part_weights, to_device
 from uvlab.gpu.imaging.weighting import Weighting
 
 
@@ -35,14 +33,15 @@ def part_cycle(
 
     Arguments as :func:`residual_part`'s.
     """
+    # on the GPU, the data go to the device once: the selection and weights made there
+    xp, (uvw, vis, weight, flag) = to_device(device, uvw, vis, weight, flag)
     wts = part_weights(uvw, freq_hz, vis, weight, flag, spec, weighting, totals)
     if not float(wts.sum()) > 0:
         return None
-    xp = get_xp(device=device)
     data = SimpleNamespace(uvw=uvw, freq_hz=freq_hz, vis=vis, weight=wts, flag=flag)
     # the weights are the imaging weights already: natural weighting keeps them as they are
     major = major_cycle_for(data, spec, Weighting(), algorithm, params, xp)
-    return major, int(np.count_nonzero(wts))
+    return major, int(xp.count_nonzero(wts))
 
 
 def cycle_residual(cycle: tuple[MajorCycle, int] | None, model, on_device=False) -> PartImage:

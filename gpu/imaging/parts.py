@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from uvlab.gpu.backend import get_xp
 from uvlab.gpu.image_spec import ImageSpec
 from uvlab.gpu.imaging.reuse import select_samples
 from uvlab.gpu.imaging.weighting import (
@@ -51,16 +52,43 @@ class DensityTotals:
     grid: np.ndarray
     mean: float
 
+    def grid_in(self, xp):
+        """:attr:`grid` in ``xp``'s memory: on the GPU one copy, made at the first call and
+        kept with these totals (every chunk a GPU worker weights looks it up there)."""
+        if xp is np:
+            return self.grid
+        kept = self.__dict__.get("_device")
+        if kept is None:
+            kept = xp.asarray(self.grid)
+            object.__setattr__(self, "_device", kept)
+        return kept
+
+    def __getstate__(self):  # sent to another worker: the host grid only
+        return {"grid": self.grid, "mean": self.mean}
+
+
+def to_device(device: str, *arrays):
+    """``(xp, arrays)``: ``device``'s array module and ``arrays`` in its memory (on the GPU
+    one host→device copy each; None stays None)."""
+    xp = get_xp(device=device)
+    return xp, tuple(None if a is None else xp.asarray(a) for a in arrays)
+
 
 def needs_density(weighting: Weighting) -> bool:
     """Whether ``weighting`` needs the first pass (uniform, Briggs)."""
     return weighting.scheme != "natural"
 
 
-def part_counts(uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting, into=None):
+def part_counts(
+    uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting, into=None, *,
+    device: str = "cpu",
+):  # fmt: skip
     """((2N)²,) float64: one part's Σw per uv cell (one half), on the density cells;
-    added into ``into`` (earlier parts' counts) in place when given."""
-    s = select_samples(uvw, freq_hz, weight, flag, vis=vis)
+    added into ``into`` (earlier parts' counts) in place when given. ``device="gpu"``: the
+    selection and the counts are made in device memory (a CuPy grid; ``into`` one too), so
+    a GPU worker's host only reads."""
+    xp, (uvw, vis, weight, flag) = to_device(device, uvw, vis, weight, flag)
+    s = select_samples(uvw, freq_hz, weight, flag, vis=vis, xp=xp)
     return density_counts(s.u, s.v, s.weight, weighting.density_spec(spec), into=into)
 
 
@@ -73,19 +101,21 @@ def density_totals(counts) -> DensityTotals:
 def weighted_samples(
     uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting, totals=None
 ):
-    """(FlatSamples, (nvis,) float64 imaging weights) of one part's usable samples.
+    """(FlatSamples, (nvis,) float64 imaging weights) of one part's usable samples, in the
+    memory the data lie in (NumPy, or CuPy: the selection and weights made on the GPU).
 
     ``totals`` (:func:`density_totals`) is required for uniform and Briggs weighting.
     """
-    s = select_samples(uvw, freq_hz, weight, flag, vis=vis)
+    xp = get_xp(uvw)
+    s = select_samples(uvw, freq_hz, weight, flag, vis=vis, xp=xp)
     density = mean = None
     if needs_density(weighting):
         if totals is None:
             raise ValueError(f"{weighting.scheme} weighting of a part needs the density totals")
-        density = lookup_density(totals.grid, s.u, s.v, weighting.density_spec(spec))
+        density = lookup_density(totals.grid_in(xp), s.u, s.v, weighting.density_spec(spec))
         mean = totals.mean
     wt = imaging_weights(s.u, s.v, s.weight, spec, weighting, density=density, mean_density=mean)
-    return s, np.asarray(wt, dtype=np.float64)
+    return s, xp.asarray(wt, dtype=xp.float64)
 
 
 def counted_samples(
@@ -110,12 +140,13 @@ def counted_samples(
 def part_weights(
     uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Weighting, totals=None
 ) -> np.ndarray:
-    """(row, chan) float64: the imaging weights of one part, 0 where a sample is unusable.
+    """(row, chan) float64: the imaging weights of one part, 0 where a sample is unusable;
+    in the data's memory (CuPy for data on the GPU: :func:`to_device`).
 
     ``totals`` (:func:`density_totals`) is required for uniform and Briggs weighting.
     """
     s, wt = weighted_samples(uvw, freq_hz, vis, weight, flag, spec, weighting, totals)
-    out = np.zeros(s.shape[0] * s.shape[1])
+    out = get_xp(wt).zeros(s.shape[0] * s.shape[1])
     if s.index is None:
         out[:] = wt
     else:
@@ -208,6 +239,8 @@ def image_part(
     """
     from uvlab.gpu.imaging.imager import ImagingError, make_image
 
+    # on the GPU, the data go to the device once: the selection, weights and images there
+    xp, (uvw, vis, weight, flag) = to_device(device, uvw, vis, weight, flag)
     wts = part_weights(uvw, freq_hz, vis, weight, flag, spec, weighting, totals)
     try:
         res = make_image(
@@ -217,7 +250,7 @@ def image_part(
     except ImagingError:  # nothing usable in this part
         return PartImage(None, None, 0.0, 0)
     total = res.sum_weights
-    wfreq = float(wts.sum(axis=0) @ np.asarray(freq_hz, dtype=np.float64))
+    wfreq = float(wts.sum(axis=0) @ xp.asarray(freq_hz, dtype=xp.float64))
     return PartImage(
         res.dirty * total, None if res.psf is None else res.psf * total, total, res.nvis, wfreq
     )
@@ -235,6 +268,7 @@ def psf_part(
     """
     from uvlab.gpu.imaging.imager import make_psf
 
+    xp, (uvw, vis, weight, flag) = to_device(device, uvw, vis, weight, flag)
     wts = part_weights(uvw, freq_hz, vis, weight, flag, spec, weighting, totals)
     total = float(wts.sum())
     if not total > 0:
@@ -243,4 +277,4 @@ def psf_part(
         uvw, freq_hz, vis, wts, spec, flag=flag, weighting=Weighting(), algorithm=algorithm,
         params=params, device=device,
     )  # fmt: skip
-    return PartImage(None, psf * total, total, int(np.count_nonzero(wts)))
+    return PartImage(None, psf * total, total, int(xp.count_nonzero(wts)))

@@ -226,15 +226,16 @@ def density_counts(u_lambda, v_lambda, weight, spec: ImageSpec, into=None):
     For data imaged in parts (row chunks, on several workers): the parts' counts sum to
     the whole's, and :func:`mirrored` of that sum, looked up per sample
     (:func:`lookup_density`), is :func:`cell_density` of all the data. ``spec`` is the
-    density geometry (``Weighting.density_spec``). ``into`` (an earlier part's counts,
-    NumPy): these samples are added into it in place and it is returned — no new grid
-    per part (at N = 4096 one is 537 MB).
+    density geometry (``Weighting.density_spec``). ``into`` (an earlier part's counts, in
+    the samples' memory: NumPy or CuPy): these samples are added into it in place and it
+    is returned — no new grid per part (at N = 4096 one is 537 MB).
     """
     if into is None:
         return _counts(_cells(u_lambda, v_lambda, spec), weight, spec)
     if into.shape != (4 * spec.npix * spec.npix,):
         raise ValueError("the counts to add to are of another density grid")
-    np.add.at(into, _cells(u_lambda, v_lambda, spec), np.asarray(weight, dtype=np.float64))
+    xp = get_xp(into)
+    xp.add.at(into, _cells(u_lambda, v_lambda, spec), xp.asarray(weight, dtype=xp.float64))
     return into
 
 

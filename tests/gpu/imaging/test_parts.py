@@ -119,3 +119,49 @@ def test_parts_kept_on_the_device_sum_there_to_the_cpu_image():
     dirty, psf = host.normalised()
     np.testing.assert_allclose(dirty, want.dirty, atol=1e-10 * np.abs(want.dirty).max())
     np.testing.assert_allclose(psf, want.psf, atol=1e-10)
+
+
+@pytest.mark.gpu
+def test_density_counts_and_weights_made_on_the_gpu_equal_the_cpu_ones():
+    """``device="gpu"``: each part's counts are added into one CuPy grid (a GPU worker's
+    chain), and each part's imaging weights are made on the device from the totals' one
+    device copy; both equal the CPU's (the counts to rounding: the device adds them in
+    another order)."""
+    cupy = pytest.importorskip("cupy")
+    from uvlab.gpu.imaging.parts import density_totals, part_counts, part_weights, to_device
+
+    wt = Weighting("briggs", -0.5)
+    parts, want_totals = split(SPLITS["uneven"], wt)
+    acc = None
+    for p in parts:
+        acc = part_counts(*p, SPEC, wt, acc, device="gpu")
+    assert isinstance(acc, cupy.ndarray)
+    totals = density_totals(acc.get())
+    np.testing.assert_allclose(totals.grid, want_totals.grid, rtol=1e-12, atol=1e-12)
+    assert totals.mean == pytest.approx(want_totals.mean, rel=1e-12)
+    for p in parts:
+        want = part_weights(*p, SPEC, wt, want_totals)
+        _, dev = to_device("gpu", *p)
+        got = part_weights(*dev, SPEC, wt, totals)
+        assert isinstance(got, cupy.ndarray)
+        np.testing.assert_allclose(got.get(), want, rtol=1e-12, atol=0)
+    assert totals.grid_in(cupy) is totals.grid_in(cupy)  # one device copy, kept
+
+
+def test_density_totals_travel_without_their_device_copy():
+    """A worker's device copy of the grid (:meth:`DensityTotals.grid_in`) is not part of
+    what is sent to another worker: only the host grid and the mean are."""
+    import pickle
+
+    from uvlab.gpu.imaging.parts import density_totals
+
+    class FakeDevice:  # stands for CuPy: a module whose asarray makes a copy of its own
+        asarray = staticmethod(lambda a: np.array(a, copy=True))
+
+    totals = density_totals(np.arange(16.0))
+    kept = totals.grid_in(FakeDevice)
+    assert kept is totals.grid_in(FakeDevice) and kept is not totals.grid
+    sent = pickle.loads(pickle.dumps(totals))
+    assert "_device" not in vars(sent)
+    np.testing.assert_array_equal(sent.grid, totals.grid)
+    assert sent.mean == totals.mean
