@@ -46,9 +46,11 @@ def run_chains(
         ``fn(chunk, acc, **kwargs)``: ``acc`` is None for a chain's first chunk; returns
         the accumulator with the chunk added (it may add in place).
     chunks : sequence
-        Handed to ``fn`` one at a time; each goes to the next worker that frees a slot,
-        which takes the chunks it holds first (chunks that are futures of data kept on
-        the workers, :func:`~uvlab.app.scale.ms_clean.hold`) and then any other's.
+        Handed to ``fn`` one at a time: each worker takes the chunks of its own queue
+        (chunks that are futures of data kept on the workers,
+        :func:`~uvlab.app.scale.ms_clean.hold`, go to the worker that holds them; the
+        others are dealt out in turn), and a worker whose queue is empty takes from the
+        longest queue the chunks that are not held (:func:`_next_chunk`).
     progress : callable(fraction), optional
         Called as each chunk's task ends.
     cancelled : callable() -> bool, optional
@@ -74,10 +76,10 @@ def run_chains(
     queue = as_completed()
 
     def submit(worker: str) -> None:
-        mine = todo[worker] if todo[worker] else max(todo.values(), key=len)
-        if not mine:
+        chunk = _next_chunk(todo, worker)
+        if chunk is None:
             return
-        fut = client.submit(fn, mine.popleft(), head.get(worker), **kwargs, **extra[worker],
+        fut = client.submit(fn, chunk, head.get(worker), **kwargs, **extra[worker],
                             workers=[worker], allow_other_workers=False, pure=False)  # fmt: skip
         head[worker] = fut
         owner[fut.key] = worker
@@ -140,6 +142,22 @@ def _queues(client, chunks, workers) -> dict:
     return queues
 
 
+def _next_chunk(todo: dict, worker: str):
+    """The next chunk for ``worker``: the first of its own queue; when that is empty, the
+    last of the longest other queue, unless that is a chunk held on its worker (a future):
+    held data are used where they are held (their major cycle may be kept in that worker's
+    GPU memory, and a copy sent elsewhere would go over the network each pass). None: no
+    chunk for it."""
+    from distributed import Future
+
+    if todo[worker]:
+        return todo[worker].popleft()
+    other = max(todo.values(), key=len)
+    if not other or isinstance(other[-1], Future):
+        return None
+    return other.pop()
+
+
 def _cancel(client, head: dict) -> None:
     client.cancel(list(head.values()))
 
@@ -195,8 +213,10 @@ def chain_sum(client, fold: Callable, chunks, *, progress=None, cancelled=None, 
 
 def on_host(acc):
     """A chain's accumulator with its arrays in host memory: a GPU worker sums its chunks'
-    images in device memory (its ``on_host()``: one copy per worker, not one per chunk);
-    anything else as it is."""
+    images or density counts in device memory (its ``on_host()``, or a CuPy array's
+    ``get()``: one copy per worker, not one per chunk); anything else as it is."""
+    if hasattr(acc, "__cuda_array_interface__"):
+        return acc.get()
     to_host = getattr(acc, "on_host", None)
     return acc if to_host is None else to_host()
 

@@ -75,8 +75,7 @@ def _kept_on_device(held) -> bool:
 
 def _kept_where_held(client, held) -> list[bool]:
     """For each held chunk, whether a worker holding it keeps its cycle on the GPU (asked
-    on each holder: a copy sent elsewhere carries the host data only, and a chunk a worker
-    took from another's queue was cycled on that worker's copy)."""
+    on each holder: a copy sent elsewhere carries the host data only)."""
     where = client.who_has(list(held))
     out = []
     for fut in held:
