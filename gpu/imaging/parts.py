@@ -10,8 +10,9 @@ gives for all the data at once, to rounding.
 Uniform and Briggs weighting need the density of *all* the data in each uv cell: a first
 pass sums each part's :func:`part_counts` (:func:`~uvlab.gpu.imaging.weighting.density_counts`
 of its usable samples); :func:`density_totals` turns the sum into the density grid and
-Briggs's mean density, which the second pass hands to every part. Natural weighting (and
-a taper) needs no first pass.
+Briggs's mean density (and, with WSClean's rank filter, which needs the whole grid, the
+filtered weight of each cell), which the second pass hands to every part. Natural
+weighting (and a taper) needs no first pass.
 
 Each part is imaged by the same engine (:func:`~uvlab.gpu.imaging.imager.make_image`,
 every catalogue algorithm, CPU or GPU) with its imaging weights computed here, so the
@@ -29,6 +30,7 @@ from uvlab.gpu.imaging.reuse import select_samples
 from uvlab.gpu.imaging.weighting import (
     Weighting,
     density_counts,
+    grid_factors,
     imaging_weights,
     lookup_density,
     mean_density,
@@ -46,10 +48,15 @@ class DensityTotals:
         Σw per uv cell, both Hermitian halves (:func:`~uvlab.gpu.imaging.weighting.mirrored`).
     mean : float
         Briggs's ``Σ w·W / Σ w`` over all the data.
+    factors : ((2N)²,) float64 or None
+        With WSClean's rank filter (``Weighting.rank_filter``): each cell's weight per unit
+        data weight, filtered (:func:`~uvlab.gpu.imaging.weighting.grid_factors`); the parts
+        are weighted by it. None without.
     """
 
     grid: np.ndarray
     mean: float
+    factors: np.ndarray | None = None
 
 
 def needs_density(weighting: Weighting) -> bool:
@@ -64,10 +71,15 @@ def part_counts(uvw, freq_hz, vis, weight, flag, spec: ImageSpec, weighting: Wei
     return density_counts(s.u, s.v, s.weight, weighting.density_spec(spec), into=into)
 
 
-def density_totals(counts) -> DensityTotals:
-    """The parts' summed :func:`part_counts` → the density of all the data."""
+def density_totals(counts, weighting: Weighting | None = None) -> DensityTotals:
+    """The parts' summed :func:`part_counts` → the density of all the data; with a
+    ``weighting`` that asks for WSClean's rank filter, its filtered weights too (the
+    filter's windows need the whole grid: it is applied here, once, on the sum)."""
     counts = np.asarray(counts, dtype=np.float64)
-    return DensityTotals(mirrored(counts), mean_density(counts))
+    grid, mean = mirrored(counts), mean_density(counts)
+    if weighting is None or not weighting.rank_filtered:
+        return DensityTotals(grid, mean)
+    return DensityTotals(grid, mean, grid_factors(grid, mean, weighting))
 
 
 def weighted_samples(
@@ -78,13 +90,21 @@ def weighted_samples(
     ``totals`` (:func:`density_totals`) is required for uniform and Briggs weighting.
     """
     s = select_samples(uvw, freq_hz, weight, flag, vis=vis)
-    density = mean = None
+    density = mean = factor = None
     if needs_density(weighting):
         if totals is None:
             raise ValueError(f"{weighting.scheme} weighting of a part needs the density totals")
-        density = lookup_density(totals.grid, s.u, s.v, weighting.density_spec(spec))
+        dspec = weighting.density_spec(spec)
+        if weighting.rank_filtered:
+            if totals.factors is None:
+                raise ValueError("the rank filter needs totals made with the weighting")
+            factor = lookup_density(totals.factors, s.u, s.v, dspec)
+        else:
+            density = lookup_density(totals.grid, s.u, s.v, dspec)
         mean = totals.mean
-    wt = imaging_weights(s.u, s.v, s.weight, spec, weighting, density=density, mean_density=mean)
+    wt = imaging_weights(
+        s.u, s.v, s.weight, spec, weighting, density=density, mean_density=mean, factor=factor
+    )
     return s, np.asarray(wt, dtype=np.float64)
 
 
