@@ -44,8 +44,9 @@ class DensityTotals:
 
     Attributes
     ----------
-    grid : ((2N)²,) float64
-        Σw per uv cell, both Hermitian halves (:func:`~uvlab.gpu.imaging.weighting.mirrored`).
+    grid : ((2N)²,) float64 or None
+        Σw per uv cell, both Hermitian halves (:func:`~uvlab.gpu.imaging.weighting.mirrored`);
+        None with the rank filter, whose ``factors`` replace it (one grid held, not two).
     mean : float
         Briggs's ``Σ w·W / Σ w`` over all the data.
     factors : ((2N)²,) float64 or None
@@ -54,7 +55,7 @@ class DensityTotals:
         are weighted by it. None without.
     """
 
-    grid: np.ndarray
+    grid: np.ndarray | None
     mean: float
     factors: np.ndarray | None = None
 
@@ -79,7 +80,7 @@ def density_totals(counts, weighting: Weighting | None = None) -> DensityTotals:
     grid, mean = mirrored(counts), mean_density(counts)
     if weighting is None or not weighting.rank_filtered:
         return DensityTotals(grid, mean)
-    return DensityTotals(grid, mean, grid_factors(grid, mean, weighting))
+    return DensityTotals(None, mean, grid_factors(grid, mean, weighting))
 
 
 def weighted_samples(

@@ -258,7 +258,7 @@ def filtered_factors(u_lambda, v_lambda, weight, spec: ImageSpec, weighting: Wei
 def grid_factors(grid, mean: float, weighting: Weighting):
     """The density ``grid`` (:func:`mirrored` counts) → each cell's weight per unit data
     weight, rank-filtered where ``weighting`` asks for it (``rank_filter`` ≥ 1)."""
-    factors = cell_factors(grid, weighting.scheme, weighting.robust, mean)
+    factors = cell_factors(grid, weighting.scheme, weighting.robust, mean)  # a new grid
     if weighting.rank_filter:
         factors = rank_filtered(factors, weighting.rank_filter, weighting.rank_filter_size)
     return factors

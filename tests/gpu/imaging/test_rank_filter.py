@@ -74,6 +74,7 @@ def test_weights_equal_wscleans_loop(samples, k, case):
     halves = [slice(0, 1000), slice(1000, None)]
     counts = sum(density_counts(u[h], v[h], w[h], dspec) for h in halves)
     totals = density_totals(counts, wt)
+    assert (totals.grid is None) == (totals.factors is not None) == (level > 0)
     parts = np.concatenate([
         imaging_weights(u[h], v[h], w[h], SPEC, wt, mean_density=totals.mean,
                         factor=lookup_density(totals.factors, u[h], v[h], dspec))
