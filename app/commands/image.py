@@ -79,6 +79,9 @@ def imaging_record(args, spec):
         density_scale=wt.density_scale,
         density_cells=wt.density_cells,
         density_padding=wt.density_padding,
+        super_weight=wt.super_weight,
+        rank_filter=wt.rank_filter,
+        rank_filter_size=wt.rank_filter_size,
         algorithm=args.algorithm,
     )
     if not grids(args.algorithm):

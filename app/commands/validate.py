@@ -109,6 +109,24 @@ CELL_ARCSEC = number(0.0, 180.0 * 3600.0, open_lo=True, unit="arcsec")
 ROBUST = number(-2.0, 2.0)
 TAPER_ARCSEC = number(0.0, 180.0 * 3600.0, unit="arcsec")
 DENSITY_PADDING = number(1.0, 4.0)
+#: ``--super-weight``: WSClean's, ≥ 1 (the density cells that many times coarser).
+SUPER_WEIGHT = number(1.0)
+#: ``--weighting-rank-filter-size``: WSClean's window, in cells (Weighting's bounds).
+RANK_FILTER_SIZE = number(2, 1 << 16, integer=True, unit="cells")
+
+
+def _rank_filter_level(text: str) -> float:
+    """``--weighting-rank-filter``: 0 (off) or a level ≥ 1 (WSClean ignores lower ones)."""
+    value = non_negative(text)
+    if 0 < value < 1:
+        msg = f"expected 0 (off) or a number ≥ 1 (WSClean ignores levels below 1), got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+_rank_filter_level.__name__ = "number"
+#: ``--weighting-rank-filter``.
+RANK_FILTER = _rank_filter_level
 EPS = number(0.0, 1.0, open_lo=True, open_hi=True)
 SUPPORT = number(1, 32, integer=True, unit="cells")
 OVERSAMPLE = number(1, 4096, integer=True)

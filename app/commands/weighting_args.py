@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from uvlab.app.commands import validate as V
-from uvlab.gpu.imaging.weighting import DENSITY_CELLS, WSCLEAN_PADDING
+from uvlab.gpu.imaging.weighting import (
+    DENSITY_CELLS,
+    WSCLEAN_PADDING,
+    WSCLEAN_RANK_FILTER,
+    WSCLEAN_RANK_FILTER_SIZE,
+)
 
 
 def add_weighting_args(g) -> None:
-    """``--weighting``, ``--robust``, ``--taper-arcsec``, ``--density-frame``, ``--density-cells``
-    and ``--density-padding`` on group ``g``."""
+    """``--weighting``, ``--robust``, ``--taper-arcsec``, ``--density-frame``, ``--density-cells``,
+    ``--density-padding``, ``--super-weight``, ``--weighting-rank-filter`` and
+    ``--weighting-rank-filter-size`` on group ``g``."""
     g.add_argument("--weighting", choices=("natural", "uniform", "briggs"), default="natural")
     g.add_argument("--robust", type=V.ROBUST, default=0.0, help="Briggs robust R (default 0)")
     g.add_argument(
@@ -37,6 +43,31 @@ def add_weighting_args(g) -> None:
         "wsclean the density grid is the image's side × P, rounded up as WSClean rounds it; "
         "uvlab's own gridding is not padded by it",
     )
+    g.add_argument(
+        "--super-weight",
+        type=V.SUPER_WEIGHT,
+        default=1.0,
+        metavar="F",
+        help="WSClean's -super-weight, ≥ 1 (default 1): the uniform/Briggs density grid's "
+        "side divided by F (rounded as WSClean rounds it), its cells F times coarser",
+    )
+    g.add_argument(
+        "--weighting-rank-filter",
+        type=V.RANK_FILTER,
+        default=0.0,
+        metavar="L",
+        help="WSClean's -weighting-rank-filter: clip each uv cell's uniform/Briggs weight to "
+        f"L times the mean of its window's non-zero ones; 0 (default) is off, as in CASA; "
+        f"WSClean's default is {WSCLEAN_RANK_FILTER:g} (L ≥ 1)",
+    )
+    g.add_argument(
+        "--weighting-rank-filter-size",
+        type=V.RANK_FILTER_SIZE,
+        metavar="S",
+        help=f"WSClean's -weighting-rank-filter-size: the window's width in cells, ≥ 2 "
+        f"(default {WSCLEAN_RANK_FILTER_SIZE}, WSClean's; an odd S acts as S − 1, as in "
+        "WSClean)",
+    )
 
 
 def weighting(args):
@@ -46,7 +77,8 @@ def weighting(args):
     tclean's density scale (:func:`uvlab.app.ms.lsrk_scale.lsrk_density_scale`); a
     field or MS it cannot read stops the command (exit 2) naming the flag and the file.
     ``--density-padding`` without ``--density-cells wsclean`` (which alone reads it) is a
-    usage error too.
+    usage error too, as is ``--weighting-rank-filter-size`` without a
+    ``--weighting-rank-filter`` level.
     """
     from uvlab.gpu.imaging.weighting import Weighting
 
@@ -64,6 +96,11 @@ def weighting(args):
     if padding is not None and cells != "wsclean":
         args.parser.error("--density-padding sizes WSClean's density cells: give it with "
                           "--density-cells wsclean")  # fmt: skip
+    level = getattr(args, "weighting_rank_filter", 0.0)
+    size = getattr(args, "weighting_rank_filter_size", None)
+    if size is not None and not level:
+        args.parser.error("--weighting-rank-filter-size sizes the rank filter's window: give "
+                          "it with --weighting-rank-filter L (L ≥ 1)")  # fmt: skip
     return Weighting(
         args.weighting,
         args.robust,
@@ -71,15 +108,22 @@ def weighting(args):
         density_scale=scale,
         density_cells=cells,
         density_padding=WSCLEAN_PADDING if padding is None else padding,
+        super_weight=getattr(args, "super_weight", 1.0),
+        rank_filter=level,
+        rank_filter_size=WSCLEAN_RANK_FILTER_SIZE if size is None else size,
     )
 
 
 def weighting_text(wt) -> str:
     """The FITS history's ``weighting`` line: scheme, robust, taper, and the density's
-    scale and cells where they are not the default."""
+    scale, cells, super weight and rank filter where they are not the default."""
     text = f"{wt.scheme} robust={wt.robust} taper_arcsec={wt.taper_arcsec}"
     if wt.density_scale != 1.0:
         text += f" density_scale={wt.density_scale:.9f}"
     if wt.density_cells != "casa":
         text += f" density_cells={wt.density_cells} density_padding={wt.density_padding:g}"
+    if wt.super_weight != 1.0:
+        text += f" super_weight={wt.super_weight:g}"
+    if wt.rank_filter:
+        text += f" rank_filter={wt.rank_filter:g} rank_filter_size={wt.rank_filter_size}"
     return text

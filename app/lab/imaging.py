@@ -36,7 +36,11 @@ import numpy as np
 from uvlab.gpu.gridders.params import GCF_NAMES, LOOKUPS
 from uvlab.gpu.gridders.registry import NAMES, default_algorithm, grids
 from uvlab.gpu.gridders.registry import algorithm as catalogue_entry
-from uvlab.gpu.imaging.weighting import DENSITY_CELLS, WSCLEAN_PADDING
+from uvlab.gpu.imaging.weighting import (
+    DENSITY_CELLS,
+    WSCLEAN_PADDING,
+    WSCLEAN_RANK_FILTER_SIZE,
+)
 
 if TYPE_CHECKING:
     from uvlab.gpu.gridders.params import GridParams
@@ -101,6 +105,11 @@ class ImagingOptions:
         LSRK density cells, ``uvlab image --density-frame lsrk``; ``density_cells="wsclean"``:
         WSClean's cells, those of the image padded by ``density_padding``,
         ``uvlab image --density-cells wsclean --density-padding P``).
+    super_weight, rank_filter, rank_filter_size
+        As :class:`uvlab.gpu.imaging.weighting.Weighting`: WSClean's ``-super-weight``,
+        ``-weighting-rank-filter`` (0, the default: off) and ``-weighting-rank-filter-size``
+        (``uvlab image --super-weight F --weighting-rank-filter L
+        --weighting-rank-filter-size S``).
     algorithm : str
         One of :data:`ALGORITHMS`; default :func:`lab_default_algorithm`
         (``conv`` with a GPU, ``ducc`` on a CPU-only machine).
@@ -134,6 +143,9 @@ class ImagingOptions:
     density_scale: float = 1.0
     density_cells: str = "casa"
     density_padding: float = WSCLEAN_PADDING
+    super_weight: float = 1.0
+    rank_filter: float = 0.0
+    rank_filter_size: int = WSCLEAN_RANK_FILTER_SIZE
     algorithm: str = field(default_factory=lab_default_algorithm)
     kernel: str = "es"
     kernel_size: str = "eps"
@@ -149,7 +161,8 @@ class ImagingOptions:
         whole = isinstance(npix, (int, np.integer)) and not isinstance(npix, bool)
         if not whole or npix < 2 or npix % 2:
             raise ValueError(f"image size npix must be an even integer ≥ 2, got {npix!r}")
-        for name in ("robust", "taper_arcsec", "density_padding", "eps", "sigma", "cell_arcsec"):
+        numbers = ("robust", "taper_arcsec", "density_padding", "super_weight", "rank_filter")
+        for name in (*numbers, "eps", "sigma", "cell_arcsec"):
             value = getattr(self, name)
             if value is None and name == "cell_arcsec":
                 continue
@@ -194,6 +207,9 @@ class ImagingOptions:
             density_scale=float(self.density_scale),
             density_cells=self.density_cells,
             density_padding=float(self.density_padding),
+            super_weight=float(self.super_weight),
+            rank_filter=float(self.rank_filter),
+            rank_filter_size=self.rank_filter_size,
         )
 
     def grid_params(self, threads: int = INTERACTIVE_THREADS) -> GridParams | None:

@@ -88,11 +88,12 @@ def _counts(chunk, acc, *, spec, weighting, device="cpu"):
     )
 
 
-def _totals(counts, k=None):
-    """The density totals of the summed counts (product ``k``'s where there are several)."""
+def _totals(counts, k=None, *, weighting=None):
+    """The density totals of the summed counts (product ``k``'s where there are several),
+    rank-filtered where ``weighting`` asks for it."""
     from uvlab.gpu.imaging.parts import density_totals
 
-    return density_totals(counts if k is None else counts[k])
+    return density_totals(counts if k is None else counts[k], weighting)
 
 
 def _image(chunk, *, spec, weighting, totals, algorithm, params, device, psf):
@@ -243,11 +244,16 @@ def image_ms(
         # (2N)² grid never goes through this process
         totals = (
             tuple(
-                broadcast(client, future=client.submit(_totals, counts, k, pure=False))
+                broadcast(
+                    client,
+                    future=client.submit(_totals, counts, k, weighting=weighting, pure=False),
+                )
                 for k in range(len(reads[0].products))
             )
             if many
-            else broadcast(client, future=client.submit(_totals, counts, pure=False))
+            else broadcast(
+                client, future=client.submit(_totals, counts, weighting=weighting, pure=False)
+            )
         )
         del counts
         timing["read + density"] = time.perf_counter() - t0

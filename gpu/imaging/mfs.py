@@ -39,7 +39,7 @@ def mfs_totals(parts: Sequence, spec: ImageSpec, weighting: Weighting) -> Densit
     for p in parts:
         c = part_counts(p.uvw, p.freq_hz, p.vis, p.weight, p.flag, spec, weighting)
         counts = c if counts is None else counts + c
-    return density_totals(counts)
+    return density_totals(counts, weighting)
 
 
 def mfs_image(

@@ -10,8 +10,9 @@ gives for all the data at once, to rounding.
 Uniform and Briggs weighting need the density of *all* the data in each uv cell: a first
 pass sums each part's :func:`part_counts` (:func:`~uvlab.gpu.imaging.weighting.density_counts`
 of its usable samples); :func:`density_totals` turns the sum into the density grid and
-Briggs's mean density, which the second pass hands to every part. Natural weighting (and
-a taper) needs no first pass.
+Briggs's mean density (and, with WSClean's rank filter, which needs the whole grid, the
+filtered weight of each cell), which the second pass hands to every part. Natural
+weighting (and a taper) needs no first pass.
 
 Each part is imaged by the same engine (:func:`~uvlab.gpu.imaging.imager.make_image`,
 every catalogue algorithm, CPU or GPU) with its imaging weights computed here, so the
@@ -30,6 +31,7 @@ from uvlab.gpu.imaging.reuse import select_samples
 from uvlab.gpu.imaging.weighting import (
     Weighting,
     density_counts,
+    grid_factors,
     imaging_weights,
     lookup_density,
     mean_density,
@@ -43,28 +45,36 @@ class DensityTotals:
 
     Attributes
     ----------
-    grid : ((2N)²,) float64
-        Σw per uv cell, both Hermitian halves (:func:`~uvlab.gpu.imaging.weighting.mirrored`).
+    grid : ((2N)²,) float64 or None
+        Σw per uv cell, both Hermitian halves (:func:`~uvlab.gpu.imaging.weighting.mirrored`);
+        None with the rank filter, whose ``factors`` replace it (one grid held, not two).
     mean : float
         Briggs's ``Σ w·W / Σ w`` over all the data.
+    factors : ((2N)²,) float64 or None
+        With WSClean's rank filter (``Weighting.rank_filter``): each cell's weight per unit
+        data weight, filtered (:func:`~uvlab.gpu.imaging.weighting.grid_factors`); the parts
+        are weighted by it. None without.
     """
 
-    grid: np.ndarray
+    grid: np.ndarray | None
     mean: float
+    factors: np.ndarray | None = None
 
-    def grid_in(self, xp):
-        """:attr:`grid` in ``xp``'s memory: on the GPU one copy, made at the first call and
-        kept with these totals (every chunk a GPU worker weights looks it up there)."""
+    def cells_in(self, xp):
+        """What the parts look their weights up in (:attr:`factors` with the rank filter,
+        else :attr:`grid`), in ``xp``'s memory: on the GPU one copy, made at the first call
+        and kept with these totals (every chunk a GPU worker weights looks it up there)."""
+        cells = self.grid if self.factors is None else self.factors
         if xp is np:
-            return self.grid
+            return cells
         kept = self.__dict__.get("_device")
         if kept is None:
-            kept = xp.asarray(self.grid)
+            kept = xp.asarray(cells)
             object.__setattr__(self, "_device", kept)
         return kept
 
-    def __getstate__(self):  # sent to another worker: the host grid only
-        return {"grid": self.grid, "mean": self.mean}
+    def __getstate__(self):  # sent to another worker: the host arrays only
+        return {"grid": self.grid, "mean": self.mean, "factors": self.factors}
 
 
 def to_device(device: str, *arrays):
@@ -92,10 +102,15 @@ def part_counts(
     return density_counts(s.u, s.v, s.weight, weighting.density_spec(spec), into=into)
 
 
-def density_totals(counts) -> DensityTotals:
-    """The parts' summed :func:`part_counts` → the density of all the data."""
+def density_totals(counts, weighting: Weighting | None = None) -> DensityTotals:
+    """The parts' summed :func:`part_counts` → the density of all the data; with a
+    ``weighting`` that asks for WSClean's rank filter, its filtered weights too (the
+    filter's windows need the whole grid: it is applied here, once, on the sum)."""
     counts = np.asarray(counts, dtype=np.float64)
-    return DensityTotals(mirrored(counts), mean_density(counts))
+    grid, mean = mirrored(counts), mean_density(counts)
+    if weighting is None or not weighting.rank_filtered:
+        return DensityTotals(grid, mean)
+    return DensityTotals(None, mean, grid_factors(grid, mean, weighting))
 
 
 def weighted_samples(
@@ -108,13 +123,22 @@ def weighted_samples(
     """
     xp = get_xp(uvw)
     s = select_samples(uvw, freq_hz, weight, flag, vis=vis, xp=xp)
-    density = mean = None
+    density = mean = factor = None
     if needs_density(weighting):
         if totals is None:
             raise ValueError(f"{weighting.scheme} weighting of a part needs the density totals")
-        density = lookup_density(totals.grid_in(xp), s.u, s.v, weighting.density_spec(spec))
+        dspec = weighting.density_spec(spec)
+        if weighting.rank_filtered and totals.factors is None:
+            raise ValueError("the rank filter needs totals made with the weighting")
+        looked_up = lookup_density(totals.cells_in(xp), s.u, s.v, dspec)
+        if weighting.rank_filtered:
+            factor = looked_up
+        else:
+            density = looked_up
         mean = totals.mean
-    wt = imaging_weights(s.u, s.v, s.weight, spec, weighting, density=density, mean_density=mean)
+    wt = imaging_weights(
+        s.u, s.v, s.weight, spec, weighting, density=density, mean_density=mean, factor=factor
+    )
     return s, xp.asarray(wt, dtype=xp.float64)
 
 

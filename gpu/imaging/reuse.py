@@ -231,7 +231,8 @@ class ImagingCache:
 
         def make():
             natural = weighting.scheme == "natural"
-            density = None if natural else self.density(s, weighting.density_spec(spec))
+            own = natural or weighting.rank_filtered  # the filter counts its own grid
+            density = None if own else self.density(s, weighting.density_spec(spec))
             wt = imaging_weights(s.u, s.v, s.weight, spec, weighting, density=density)
             return Weights(wt, float(wt.sum()), int(np.count_nonzero(wt)))
 

@@ -12,7 +12,10 @@ The uv cell is the image's Fourier cell, ``1/(N·cell)`` wavelengths, or that of
 the N² dirty image did (with 2N's finer cells uniform weights differ and the PSF's
 sidelobes with them: by 3 % of its peak for MeerKAT at 256², 0.9 % with Briggs R = 0).
 The cells are CASA's, the N² image's (``density_cells="casa"``), or WSClean's, those of its
-image padded by ``-padding`` (``"wsclean"``, :func:`wsclean_weight_npix`).
+image padded by ``-padding`` (``"wsclean"``, :func:`wsclean_weight_npix`), either made
+``super_weight`` times coarser as WSClean's ``-super-weight`` makes them
+(:func:`super_weight_npix`). WSClean's ``-weighting-rank-filter``, which clips each cell's
+weight to a multiple of its neighbourhood's mean, is :mod:`uvlab.gpu.imaging.rank_filter`.
 """
 
 from __future__ import annotations
@@ -24,12 +27,18 @@ import numpy as np
 
 from uvlab.gpu.backend import get_xp
 from uvlab.gpu.image_spec import ARCSEC, ImageSpec
+from uvlab.gpu.imaging.rank_filter import cell_factors, rank_filtered
 
 SCHEMES = ("natural", "uniform", "briggs")
 #: Whose uv cells count the density: CASA's (the image's) or WSClean's (its padded image's).
 DENSITY_CELLS = ("casa", "wsclean")
 #: WSClean's ``-padding`` default.
 WSCLEAN_PADDING = 1.2
+#: WSClean's ``-weighting-rank-filter`` and ``-weighting-rank-filter-size`` defaults (uvlab's
+#: level is 0, off, as CASA has no such filter).
+WSCLEAN_RANK_FILTER, WSCLEAN_RANK_FILTER_SIZE = 3.0, 16
+#: The largest ``rank_filter_size`` taken (a window wider than any density grid).
+MAX_RANK_FILTER_SIZE = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -60,6 +69,18 @@ class Weighting:
         (:func:`wsclean_weight_npix`; the cells are finer, the weights differ).
     density_padding : float
         WSClean's ``-padding`` (default 1.2), in [1, 4]; read with ``"wsclean"`` only.
+    super_weight : float
+        WSClean's ``-super-weight`` F ≥ 1 (default 1): the density grid of side M (the
+        ``"casa"`` or ``"wsclean"`` one) becomes one of side ``round(M/F)``, rounded up to even
+        (:func:`super_weight_npix`), with the same image cell: cells F times coarser.
+    rank_filter : float
+        WSClean's ``-weighting-rank-filter`` level L: 0 (the default: off, as in CASA) or ≥ 1
+        (WSClean's default is 3; it ignores levels below 1). Each cell's uniform or Briggs
+        weight is clipped to L times the mean of the non-zero weights of the cells of its
+        window (:func:`uvlab.gpu.imaging.rank_filter.rank_filtered`).
+    rank_filter_size : int
+        WSClean's ``-weighting-rank-filter-size`` S ≥ 2 (default 16, WSClean's): the window
+        holds the cells ``x − S//2 … x + S//2 − 1`` on each axis (an odd S acts as S − 1).
     """
 
     scheme: str = "natural"
@@ -69,6 +90,9 @@ class Weighting:
     density_scale: float = 1.0
     density_cells: str = "casa"
     density_padding: float = WSCLEAN_PADDING
+    super_weight: float = 1.0
+    rank_filter: float = 0.0
+    rank_filter_size: int = WSCLEAN_RANK_FILTER_SIZE
 
     def __post_init__(self):
         if self.scheme not in SCHEMES:
@@ -87,16 +111,40 @@ class Weighting:
             )
         if not 1.0 <= self.density_padding <= 4.0:  # NaN fails too
             raise ValueError(f"density padding must lie in [1, 4], got {self.density_padding}")
+        if not (self.super_weight >= 1.0 and math.isfinite(self.super_weight)):
+            raise ValueError(f"super weight must be a finite number ≥ 1, got {self.super_weight}")
+        if not (
+            self.rank_filter == 0 or (self.rank_filter >= 1 and math.isfinite(self.rank_filter))
+        ):
+            raise ValueError(
+                f"rank filter level must be 0 (off) or a finite number ≥ 1, got {self.rank_filter}"
+            )
+        size = self.rank_filter_size
+        if (
+            isinstance(size, bool)
+            or not isinstance(size, (int, np.integer))
+            or not 2 <= size <= MAX_RANK_FILTER_SIZE
+        ):
+            raise ValueError(
+                f"rank filter size must be an integer in [2, {MAX_RANK_FILTER_SIZE}], got {size!r}"
+            )
+
+    @property
+    def rank_filtered(self) -> bool:
+        """Whether the rank filter applies: a level set, and a density (uniform, Briggs)."""
+        return self.rank_filter > 0 and self.scheme != "natural"
 
     def density_spec(self, spec: ImageSpec) -> ImageSpec:
         """The geometry whose uv cells the density is counted on: ``spec`` or its
         ``density_npix``-pixel sibling (same cell), or with ``density_cells="wsclean"`` the
-        sibling of side :func:`wsclean_weight_npix` of that; with ``density_scale`` s its
-        cell is s times larger, so that u falls in the cell that s·u falls in on ``spec``'s
-        grid."""
+        sibling of side :func:`wsclean_weight_npix` of that, of side :func:`super_weight_npix`
+        of that with ``super_weight`` > 1; with ``density_scale`` s its cell is s times larger,
+        so that u falls in the cell that s·u falls in on ``spec``'s grid."""
         npix = self.density_npix or spec.npix
         if self.density_cells == "wsclean":
             npix = wsclean_weight_npix(npix, self.density_padding)
+        if self.super_weight != 1.0:
+            npix = super_weight_npix(npix, self.super_weight)
         if npix == spec.npix and self.density_scale == 1.0:
             return spec
         return ImageSpec(npix, spec.cell_rad * self.density_scale)
@@ -118,6 +166,18 @@ def wsclean_weight_npix(npix: int, padding: float = WSCLEAN_PADDING) -> int:
     return side + (-side) % 4
 
 
+def super_weight_npix(npix: int, super_weight: float) -> int:
+    """Side of WSClean's weight grid of side ``npix`` made ``super_weight`` times coarser.
+
+    WSClean's ``ImageWeights`` takes ``round(M/F)`` (half away from zero), one more when
+    that is odd, and keeps the pixel scale: its cells ``floor(u·W·Δ + W/2)`` are
+    ``1/(W·Δ)`` wide, about F times wider. At least 2 here (WSClean would make an empty
+    grid of ``round(M/F) = 0``).
+    """
+    side = math.floor(npix / super_weight + 0.5)
+    return max(2, side + side % 2)
+
+
 def imaging_weights(
     u_lambda,
     v_lambda,
@@ -127,6 +187,7 @@ def imaging_weights(
     *,
     density=None,
     mean_density: float | None = None,
+    factor=None,
 ):
     """Imaging weights for visibilities at (u, v).
 
@@ -146,6 +207,13 @@ def imaging_weights(
     mean_density : float, optional
         Briggs's ``Σ w·W / Σ w`` over all the data, when these samples are only a part
         of it (:func:`mean_density`); by default these samples' own.
+    factor : (nvis,) float, optional
+        Each sample's cell weight per unit data weight (uniform ``1/W``, Briggs
+        ``1/(1 + f²·W)``) after the rank filter (``weighting.rank_filter``), when known: for
+        a part of the data, :func:`lookup_density` of the whole's filtered grid
+        (:func:`uvlab.gpu.imaging.parts.density_totals`). The rank filter needs the whole
+        grid, so with it on ``density`` alone is refused; with neither, these samples' own
+        grid is counted and filtered (:func:`filtered_factors`).
 
     Returns
     -------
@@ -153,7 +221,13 @@ def imaging_weights(
     """
     xp = get_xp(u_lambda)
     w = xp.asarray(weight, dtype=xp.float64)
-    if weighting.scheme != "natural":
+    if weighting.rank_filtered and factor is None:
+        if density is not None:
+            raise ValueError("the rank filter needs the density grid, not a density per sample")
+        factor = filtered_factors(u_lambda, v_lambda, w, weighting.density_spec(spec), weighting)
+    if factor is not None and weighting.scheme != "natural":
+        w = w * xp.asarray(factor)
+    elif weighting.scheme != "natural":
         if density is None:
             density = cell_density(u_lambda, v_lambda, w, weighting.density_spec(spec))
         if weighting.scheme == "uniform":
@@ -170,6 +244,24 @@ def imaging_weights(
         rho2 = u_lambda * u_lambda + v_lambda * v_lambda
         w = w * xp.exp(-(np.pi**2) * theta**2 * rho2 / (4.0 * np.log(2.0)))
     return w
+
+
+def filtered_factors(u_lambda, v_lambda, weight, spec: ImageSpec, weighting: Weighting):
+    """(nvis,) float64: each sample's cell weight per unit data weight after WSClean's rank
+    filter (:func:`uvlab.gpu.imaging.rank_filter.rank_filtered`), these samples' density
+    counted on ``spec`` (``weighting.density_spec``); in the namespace of the inputs."""
+    idx = _cells(u_lambda, v_lambda, spec)
+    counts = _counts(idx, weight, spec)
+    return grid_factors(mirrored(counts), mean_density(counts), weighting)[idx]
+
+
+def grid_factors(grid, mean: float, weighting: Weighting):
+    """The density ``grid`` (:func:`mirrored` counts) → each cell's weight per unit data
+    weight, rank-filtered where ``weighting`` asks for it (``rank_filter`` ≥ 1)."""
+    factors = cell_factors(grid, weighting.scheme, weighting.robust, mean)  # a new grid
+    if weighting.rank_filter:
+        factors = rank_filtered(factors, weighting.rank_filter, weighting.rank_filter_size)
+    return factors
 
 
 def cell_density(u_lambda, v_lambda, weight, spec: ImageSpec):

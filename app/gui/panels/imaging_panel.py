@@ -34,7 +34,12 @@ from uvlab.app.gui.panels.gridder_fields import (
     show_gridder,
 )
 from uvlab.app.lab.imaging import COMPARE_REPEATS, DEVICES, KERNELS, PRECISIONS, ImagingOptions
-from uvlab.gpu.imaging.weighting import DENSITY_CELLS, WSCLEAN_PADDING
+from uvlab.gpu.imaging.weighting import (
+    DENSITY_CELLS,
+    MAX_RANK_FILTER_SIZE,
+    WSCLEAN_PADDING,
+    WSCLEAN_RANK_FILTER_SIZE,
+)
 
 #: How the density cells' choice reads.
 CELLS_NAMES = {"casa": "CASA", "wsclean": "WSClean"}
@@ -63,7 +68,7 @@ class ImagingPanel(QtWidgets.QWidget):
 
         form = QtWidgets.QFormLayout(self)
         form.setContentsMargins(4, 4, 4, 4)
-        form.setVerticalSpacing(4)  # 17 rows in the dock at 1280×720, unscrolled
+        form.setVerticalSpacing(2)  # 18 rows in the dock at 1280×720, unscrolled
         self.npix_spin = QtWidgets.QSpinBox()
         self.npix_spin.setRange(16, 16384)
         self.npix_spin.setSingleStep(64)
@@ -76,9 +81,9 @@ class ImagingPanel(QtWidgets.QWidget):
         form.addRow("Cell (″ or auto)", self.cell_edit)
         self.weighting_combo = QtWidgets.QComboBox()
         self.weighting_combo.addItems(["natural", "uniform", "briggs"])
-        form.addRow("Weighting", self.weighting_combo)
-        self.robust_spin = double_spin(-2.0, 2.0, 2, step=0.25)
-        form.addRow("Robust", self.robust_spin)
+        self.robust_spin = double_spin(-2.0, 2.0, 2, step=0.25, tip="Briggs robust parameter R")
+        self.robust_spin.setPrefix("robust ")
+        form.addRow(self.weighting_combo, self.robust_spin)  # the robust parameter is Briggs's
         self.taper_spin = double_spin(0.0, 1e5, 2, suffix=" ″")
         self.taper_spin.setSpecialValueText("off")
         form.addRow("Taper (FWHM)", self.taper_spin)
@@ -105,6 +110,30 @@ class ImagingPanel(QtWidgets.QWidget):
         )  # fmt: skip
         self.density_padding_spin.setPrefix("padding ")
         form.addRow(self.density_cells_combo, self.density_padding_spin)
+        # WSClean's -super-weight, and its rank filter's level and window sharing a row
+        self.super_weight_spin = double_spin(
+            1.0, 1e4, 2, step=0.5, value=1.0,
+            tip="WSClean's -super-weight F: the uniform/Briggs density grid's side divided by "
+            "F, its cells F times coarser (uvlab image --super-weight F)",
+        )  # fmt: skip
+        form.addRow("Super weight", self.super_weight_spin)
+        self.rank_filter_spin = double_spin(
+            0.0, 1e4, 1, step=1.0, value=0.0,
+            tip="WSClean's -weighting-rank-filter L: each uv cell's uniform/Briggs weight "
+            "clipped to L times its window's mean; off (0) as in CASA, WSClean's default 3, "
+            "L ≥ 1 (uvlab image --weighting-rank-filter L)",
+        )  # fmt: skip
+        self.rank_filter_spin.setPrefix("rank ")
+        self.rank_filter_spin.setSpecialValueText("rank off")
+        self.rank_filter_size_spin = QtWidgets.QSpinBox()
+        self.rank_filter_size_spin.setRange(2, MAX_RANK_FILTER_SIZE)
+        self.rank_filter_size_spin.setValue(WSCLEAN_RANK_FILTER_SIZE)
+        self.rank_filter_size_spin.setPrefix("window ")
+        self.rank_filter_size_spin.setKeyboardTracking(False)
+        self.rank_filter_size_spin.setToolTip(
+            "WSClean's -weighting-rank-filter-size: the rank filter's window, in uv cells"
+        )
+        form.addRow(self.rank_filter_spin, self.rank_filter_size_spin)
         self.algorithm_combo = algorithm_combo()
         form.addRow("Algorithm", self.algorithm_combo)
         self.kernel_combo = QtWidgets.QComboBox()
@@ -164,6 +193,9 @@ class ImagingPanel(QtWidgets.QWidget):
             self.taper_spin,
             self.density_scale_spin,
             self.density_padding_spin,
+            self.super_weight_spin,
+            self.rank_filter_spin,
+            self.rank_filter_size_spin,
             self.support_spin,
             self.oversample_spin,
             self.sigma_spin,
@@ -188,6 +220,9 @@ class ImagingPanel(QtWidgets.QWidget):
                 density_scale=float(self.density_scale_spin.value()),
                 density_cells=self.density_cells_combo.currentData(),
                 density_padding=float(self.density_padding_spin.value()),
+                super_weight=float(self.super_weight_spin.value()),
+                rank_filter=float(self.rank_filter_spin.value()),
+                rank_filter_size=int(self.rank_filter_size_spin.value()),
                 precision=self.precision_combo.currentText(),
                 **gridder,
             )
@@ -229,6 +264,9 @@ class ImagingPanel(QtWidgets.QWidget):
             self.density_scale_spin,
             self.density_cells_combo,
             self.density_padding_spin,
+            self.super_weight_spin,
+            self.rank_filter_spin,
+            self.rank_filter_size_spin,
             *gridder_widgets(self),
             self.precision_combo,
         ]
@@ -241,6 +279,9 @@ class ImagingPanel(QtWidgets.QWidget):
         self.density_scale_spin.setValue(float(o.density_scale))
         self.density_cells_combo.setCurrentIndex(self.density_cells_combo.findData(o.density_cells))
         self.density_padding_spin.setValue(float(o.density_padding))
+        self.super_weight_spin.setValue(float(o.super_weight))
+        self.rank_filter_spin.setValue(float(o.rank_filter))
+        self.rank_filter_size_spin.setValue(int(o.rank_filter_size))
         show_gridder(self, o)
         self.precision_combo.setCurrentText(o.precision)
         del blockers
@@ -259,6 +300,7 @@ class ImagingPanel(QtWidgets.QWidget):
         enable_gridder(self)
         self.robust_spin.setEnabled(self.weighting_combo.currentText() == "briggs")
         self.density_padding_spin.setEnabled(self.density_cells_combo.currentData() == "wsclean")
+        self.rank_filter_size_spin.setEnabled(self.rank_filter_spin.value() > 0)
 
     def _show_invalid(self, message: str | None) -> None:
         keys = {
@@ -268,6 +310,8 @@ class ImagingPanel(QtWidgets.QWidget):
             self.sigma_spin: ("σ", "padding"),
             self.robust_spin: ("robust",),
             self.taper_spin: ("taper",),
+            self.super_weight_spin: ("super weight",),
+            self.rank_filter_spin: ("rank filter level",),
         }
         for w, words in keys.items():
             mark_invalid(w, message if message and any(k in message for k in words) else None)

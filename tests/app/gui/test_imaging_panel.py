@@ -158,3 +158,29 @@ def test_density_cells_and_padding_edit_the_record_and_show_it(qtbot):
     assert panel.options() == shown
     panel.set_options(ImagingOptions())
     assert panel.options().density_cells == "casa" and not panel.density_padding_spin.isEnabled()
+
+
+def test_super_weight_and_rank_filter_edit_the_record_and_show_it(qtbot):
+    """WSClean's super weight and rank filter from the window (the filter off, its window
+    not offered, by default); a level below 1 is refused with the spin box marked."""
+    panel = ImagingPanel()
+    qtbot.addWidget(panel)
+    wt = panel.options().weighting_spec()
+    assert (wt.super_weight, wt.rank_filter) == (1.0, 0.0)
+    assert not panel.rank_filter_size_spin.isEnabled()
+    with qtbot.waitSignal(panel.changed):
+        panel.rank_filter_spin.setValue(3.0)
+    assert panel.rank_filter_size_spin.isEnabled()
+    with qtbot.waitSignal(panel.changed):
+        panel.rank_filter_size_spin.setValue(9)
+    with qtbot.waitSignal(panel.changed):
+        panel.super_weight_spin.setValue(2.0)
+    spec = panel.options().weighting_spec()  # what the gridder reads
+    assert (spec.super_weight, spec.rank_filter, spec.rank_filter_size) == (2.0, 3.0, 9)
+    shown = ImagingOptions(weighting="briggs", super_weight=1.5, rank_filter=2.0,
+                           rank_filter_size=5)  # fmt: skip
+    panel.set_options(shown)  # a session's value, shown and given back
+    assert panel.options() == shown
+    with qtbot.waitSignal(panel.error):
+        panel.rank_filter_spin.setValue(0.5)
+    assert "rank filter level" in panel.message.text()

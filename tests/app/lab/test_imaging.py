@@ -29,6 +29,18 @@ def test_table_lookup_reaches_the_gridder_and_the_session():
     assert ImagingOptions.from_dict({"npix": 64}).lookup == "nearest"  # older files
 
 
+def test_super_weight_and_rank_filter_reach_the_weighting_and_the_session():
+    """WSClean's ``-super-weight`` and rank filter travel with the record (off by default:
+    the filter's level 0, the super weight 1); older files without them read the defaults."""
+    o = ImagingOptions(weighting="uniform", density_cells="wsclean", super_weight=2.0,
+                       rank_filter=3.0, rank_filter_size=9)  # fmt: skip
+    wt = o.weighting_spec()
+    assert (wt.super_weight, wt.rank_filter, wt.rank_filter_size) == (2.0, 3.0, 9)
+    assert ImagingOptions.from_dict(o.to_dict(), strict=True) == o
+    old = ImagingOptions.from_dict({"npix": 64}).weighting_spec()
+    assert (old.super_weight, old.rank_filter, old.rank_filter_size) == (1.0, 0.0, 16)
+
+
 def test_older_names_are_read_and_unknown_keys_skipped_or_refused():
     old = {"npix": 64, "accuracy": "support", "support": 4, "padding": 1.25, "newer": 1}
     o = ImagingOptions.from_dict(old)
@@ -52,6 +64,10 @@ def test_older_names_are_read_and_unknown_keys_skipped_or_refused():
         ({"sigma": 5.0}, "σ must be in"),
         ({"robust": "0.5"}, "robust must be a number"),
         ({"lookup": "cubic"}, "lookup 'cubic' is not one of nearest, linear"),
+        ({"super_weight": 0.5}, "super weight must be a finite number ≥ 1"),
+        ({"super_weight": float("nan")}, "super_weight must be a finite number"),
+        ({"rank_filter": 0.5}, r"rank filter level must be 0 \(off\) or"),
+        ({"rank_filter_size": 16.0}, "rank filter size must be an integer"),
     ],
 )
 def test_bad_values_are_refused_in_one_line(changes, message):

@@ -145,11 +145,11 @@ def test_density_counts_and_weights_made_on_the_gpu_equal_the_cpu_ones():
         got = part_weights(*dev, SPEC, wt, totals)
         assert isinstance(got, cupy.ndarray)
         np.testing.assert_allclose(got.get(), want, rtol=1e-12, atol=0)
-    assert totals.grid_in(cupy) is totals.grid_in(cupy)  # one device copy, kept
+    assert totals.cells_in(cupy) is totals.cells_in(cupy)  # one device copy, kept
 
 
 def test_density_totals_travel_without_their_device_copy():
-    """A worker's device copy of the grid (:meth:`DensityTotals.grid_in`) is not part of
+    """A worker's device copy of the grid (:meth:`DensityTotals.cells_in`) is not part of
     what is sent to another worker: only the host grid and the mean are."""
     import pickle
 
@@ -159,8 +159,8 @@ def test_density_totals_travel_without_their_device_copy():
         asarray = staticmethod(lambda a: np.array(a, copy=True))
 
     totals = density_totals(np.arange(16.0))
-    kept = totals.grid_in(FakeDevice)
-    assert kept is totals.grid_in(FakeDevice) and kept is not totals.grid
+    kept = totals.cells_in(FakeDevice)
+    assert kept is totals.cells_in(FakeDevice) and kept is not totals.grid
     sent = pickle.loads(pickle.dumps(totals))
     assert "_device" not in vars(sent)
     np.testing.assert_array_equal(sent.grid, totals.grid)
