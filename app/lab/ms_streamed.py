@@ -21,8 +21,10 @@ progress moves and a cancel is heard at least that often. No process holds the s
    and Briggs a density pass first), its progress per chunk the job's Progress; a cancel
    stops it as the running chunks end and the cluster is closed.
 
-Tasks that need every sample in memory (the aliasing maps, a comparison, CLEAN) are
-refused in one line (:func:`refuse`); the command line CLEANs an MS of any size.
+The ``clean`` task runs over the chunks too, as ``uvlab image --niter`` with a cluster
+option does (:mod:`uvlab.app.lab.ms_streamed_clean`), its chunks sized for all of CLEAN's
+passes. Tasks that need every sample in memory at once (the aliasing maps, a comparison)
+are refused in one line (:func:`refuse`).
 """
 
 from __future__ import annotations
@@ -44,11 +46,7 @@ UV_ROWS = 100_000
 #: Chunks at least (where there are rows enough): the progress and a cancel move per chunk.
 MIN_CHUNKS = 16
 #: The tasks that need every sample in memory, as the refusal names them.
-WHOLE_TASKS = {
-    "aliasing": "The aliasing maps",
-    "compare": "A comparison",
-    "clean": "CLEAN in the window",
-}
+WHOLE_TASKS = {"aliasing": "The aliasing maps need", "compare": "A comparison needs"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,9 +66,9 @@ def refuse(request: JobRequest, st: Streamed) -> None:
         return
     name = os.path.basename(os.path.normpath(st.info.path))
     raise ValueError(
-        f"{what} needs every sample of {name} in memory, which cannot hold them: the window "
-        f"only images it, in row chunks; CLEAN it with uvlab image --ms {st.info.path} "
-        "--npix N --cell-arcsec C --niter N --abs-mem GB (docs/scaling.md)"
+        f"{what} every sample of {name} in memory, which cannot hold them: the window "
+        "images and CLEANs it in row chunks, and compares algorithms only on an MS that fits "
+        "(docs/scaling.md)"
     )
 
 
@@ -167,11 +165,14 @@ def iter_survey(client, chunks, step: int, cancelled, lo: float, hi: float) -> I
 
 def chunk_rows_for(request: JobRequest, meta, nrow: int, memory, nworkers: int, device) -> int:
     """Rows per chunk: what a worker's share of ``memory`` holds beside the image-sized part
-    (:mod:`uvlab.app.scale.budget`, as ``uvlab image --abs-mem`` sizes them), and at most
-    ``1/MIN_CHUNKS`` of the ``nrow`` rows."""
+    (:mod:`uvlab.app.scale.budget`, as ``uvlab image --abs-mem`` sizes them; through all of
+    CLEAN's passes for the ``clean`` task), and at most ``1/MIN_CHUNKS`` of the ``nrow``
+    rows. ``ValueError`` (one line) when a worker cannot hold the image-sized part."""
     from uvlab.app.scale.budget import (
         BudgetError,
         chunk_rows,
+        clean_grid_costs,
+        clean_nufft_costs,
         grid_costs,
         grid_share,
         image_bytes,
@@ -186,17 +187,26 @@ def chunk_rows_for(request: JobRequest, meta, nrow: int, memory, nworkers: int, 
     share = math.inf if memory is None else memory / max(1, nworkers)
     summed = summing(im.algorithm, params, device)
     ncorr, what = len(meta.corr_names), f"a {im.npix}² image"
+    clean = request.task == "clean"
+    major = clean and request.clean is not None and request.clean.deconvolver == "cotton-schwab"
     try:
-        if summed in ("grids", "nufft"):
+        if summed == "grids":
             costs = (
-                grid_costs(im.npix, im.algorithm, params, density_npix=density)
-                if summed == "grids"
+                clean_grid_costs(im.npix, im.algorithm, params, density_npix=density, major=major)
+                if clean
+                else grid_costs(im.npix, im.algorithm, params, density_npix=density)
+            )
+        elif summed == "nufft":
+            costs = (
+                clean_nufft_costs(im.npix, density_npix=density, major=major)
+                if clean
                 else nufft_costs(im.npix, density_npix=density)
             )
+        if summed in ("grids", "nufft"):
             plan = chunk_rows(grid_share(share), meta.nchan, ncorr, costs.fixed, what=what,
                               grid=costs)  # fmt: skip
         else:
-            fixed = image_bytes(im.npix, im.algorithm, params, density_npix=density)
+            fixed = image_bytes(im.npix, im.algorithm, params, density_npix=density, clean=clean)
             plan = chunk_rows(share, meta.nchan, ncorr, fixed, what=what)
     except BudgetError as exc:  # one line, not a MemoryError
         raise ValueError(
@@ -208,12 +218,15 @@ def chunk_rows_for(request: JobRequest, meta, nrow: int, memory, nworkers: int, 
 def iter_streamed(
     request: JobRequest, st: Streamed, cache: WorkCache, cancelled=None, report=None
 ) -> Iterator:
-    """The ``image`` task of an MS the memory cannot hold, in row chunks on a Dask cluster.
+    """The ``image`` or ``clean`` task of an MS the memory cannot hold, in row chunks on a
+    Dask cluster.
 
     Yields Progress (the survey's per chunk; the imaging's per chunk go to
     ``report(fraction, stage)``, as the reader's do) and Partial events, then one Done
     with an :class:`~uvlab.app.lab.jobs.ImageOutput` whose uv rows are a subsample
-    (``uv.of_rows`` the selection's rows). Other tasks are refused (:func:`refuse`).
+    (``uv.of_rows`` the selection's rows); for the ``clean`` task a CleanState per cycle
+    (:func:`~uvlab.app.lab.ms_streamed_clean.iter_streamed_clean`). The aliasing maps and
+    comparisons are refused (:func:`refuse`).
     ``cancelled()`` is asked between chunks; a cancel raises
     :class:`~uvlab.app.runtime.errors.Cancelled` and closes the cluster.
     """
@@ -261,6 +274,12 @@ def iter_streamed(
         yield from _notes(request, spec, meta)
         params = request.grid_params()
         params = params.with_(threads=1) if params is not None else None  # a core a worker
+        if request.task == "clean":
+            from uvlab.app.lab.ms_streamed_clean import iter_streamed_clean
+
+            yield from iter_streamed_clean(request, client, source, spec, meta, rows, params,
+                                           device, cancelled, report)  # fmt: skip
+            return
         try:
             res = image_ms(
                 client, source, spec, im.weighting_spec(), chunk_rows=rows,

@@ -45,11 +45,10 @@ def test_a_streamed_ms_shows_its_images_and_says_the_uv_is_a_subsample(
     assert any("imaged in row chunks on a Dask cluster instead" in line for line in lines)
     assert any("uv coverage drawn from a subsample" in line for line in lines)
     assert not any("Traceback" in line or "MemoryError" in line for line in lines)
-    # CLEAN needs every sample in memory: refused in one line, the images stay
+    # the aliasing maps need every sample in memory: refused in one line, the images stay
     with qtbot.waitSignal(w.controller.job_failed, timeout=30_000) as blocker:
-        w.controller.submit("clean")
-    assert (
-        "\n" not in blocker.args[0] and "CLEAN in the window needs every sample" in blocker.args[0]
-    )
-    assert "CLEAN in the window needs every sample" in w.statusBar().currentMessage()
+        w.controller.submit("aliasing")
+    message = blocker.args[0]
+    assert "\n" not in message and "The aliasing maps need every sample" in message
+    assert "The aliasing maps need every sample" in w.statusBar().currentMessage()
     np.testing.assert_allclose(w.views.dirty_view.image(), ref.dirty, rtol=0, atol=1e-6 * peak)
