@@ -151,6 +151,35 @@ def test_clean_over_the_chunks_equals_the_whole_reads_clean(ms, client, monkeypa
     assert any(stage == "read + grid" for _f, stage in reports)  # the dirty image's chunks
 
 
+def test_a_cancel_inside_a_clean_pass_stops_at_that_chunk(ms, client, too_small, monkeypatch):
+    from uvlab.app.lab.clean_task import CleanOptions
+    from uvlab.app.scale import ms_clean
+
+    entered = []
+    real_psf = ms_clean.wide_psf_ms
+    monkeypatch.setattr(ms_clean, "wide_psf_ms", lambda job: (entered.append(1), real_psf(job))[1])
+
+    im = ImagingOptions(npix=32, cell_arcsec=40.0, algorithm="conv", weighting="uniform")
+    opts = CleanOptions(niter=200, gain=0.1, mgain=0.3, deconvolver="cotton-schwab")
+    request = JobRequest("ms", im, "cpu", ms=MSSelection(str(ms)), task="clean", clean=opts)
+    nrow = nrows(ms)
+    nchunks = math.ceil(nrow / math.ceil(nrow / ms_streamed.MIN_CHUNKS))
+    # past the survey's, the density's and the dirty image's chunks (and a few checks
+    # between the steps): inside the 2N PSF's pass, ms_clean's
+    stop_at = 3 * nchunks + 10
+    calls = []
+
+    def cancelled():
+        calls.append(1)
+        return len(calls) >= stop_at
+
+    with pytest.raises(Cancelled):
+        for event in iter_job(request, WorkCache(), cancelled):
+            assert not isinstance(event, Done)
+    assert len(calls) == stop_at  # the first "stop" was the last question asked
+    assert entered  # it was asked inside the PSF's pass
+
+
 @pytest.mark.parametrize("task", ["aliasing", "compare"])
 def test_tasks_that_need_every_sample_are_refused_in_one_line(task, ms, too_small):
     im = ImagingOptions(npix=32, cell_arcsec=40.0)
