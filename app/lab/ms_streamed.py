@@ -29,6 +29,7 @@ are refused in one line (:func:`refuse`).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import time
@@ -258,8 +259,9 @@ def iter_streamed(
     chunks = [(source, r) for r in row_chunks(nrow, rows)]
     check(cancelled)
     yield Progress(0.02, "starting a Dask cluster")
-    with cluster_client(None, workers=min(nworkers, len(chunks)), memory_bytes=memory,
-                        gpus=gpus) as client:  # fmt: skip
+    died = worker_deaths(os.path.basename(meta.path), rows, memory, nworkers)
+    with died, cluster_client(None, workers=min(nworkers, len(chunks)), memory_bytes=memory,
+                              gpus=gpus) as client:  # fmt: skip
         where = describe(client).split(";")[0]
         timing["read MS"] = time.perf_counter() - t0  # the summary, the first row, the cluster
         check(cancelled)
@@ -293,6 +295,25 @@ def iter_streamed(
     yield Progress(0.96, "sky model")
     yield Done(_output(request, st, meta, nrow, spec, uv, res, timing,
                        f"streamed in {res.chunks} chunks of ≤ {rows} rows on {where}"))  # fmt: skip
+
+
+@contextlib.contextmanager
+def worker_deaths(name: str, rows: int, memory, nworkers: int) -> Iterator[None]:
+    """Dask's ``KilledWorker`` (a worker died, e.g. past its memory limit, as often as Dask
+    retries a task) as one line naming the MS, the chunks and the workers' memory."""
+    from distributed import KilledWorker
+
+    from uvlab.app.runtime.memory import format_bytes
+
+    try:
+        yield
+    except KilledWorker:
+        each = "" if memory is None else f" of {format_bytes(memory / max(1, nworkers))}"
+        raise RuntimeError(
+            f"{name}: the Dask workers{each} died imaging chunks of {rows} rows (out of "
+            "memory?); close other programs and open it again, or image it from the command "
+            "line with a smaller --chunk-rows (docs/scaling.md)"
+        ) from None
 
 
 def _geometry(request: JobRequest, surveys, meta, nant: int, of_rows: int | None):

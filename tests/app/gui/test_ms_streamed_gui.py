@@ -2,8 +2,9 @@
 
 "Does not fit" is forced through the available memory the lab's check reads (as
 tests/app/lab/test_ms_memory.py does); the job starts the window's default local cluster
-(no ``UVLAB_SCHEDULER``). Oracle: :func:`make_image` of the MS read whole at the image's
-geometry (as tests/app/gui/test_ms_gui.py checks the in-memory path).
+(no ``UVLAB_SCHEDULER``). Oracles: :func:`make_image` of the MS read whole at the image's
+geometry (as tests/app/gui/test_ms_gui.py checks the in-memory path), and for CLEAN the
+same request's CLEAN read whole.
 """
 
 from __future__ import annotations

@@ -180,6 +180,26 @@ def test_a_cancel_inside_a_clean_pass_stops_at_that_chunk(ms, client, too_small,
     assert entered  # it was asked inside the PSF's pass
 
 
+def test_workers_that_die_are_one_line_not_a_traceback(ms, client, too_small, monkeypatch):
+    """A worker killed past its memory limit (Dask's KilledWorker) reaches the window as one
+    line. The death is injected where the chunks are imaged: Dask raises it from there."""
+    from distributed import KilledWorker
+
+    from uvlab.app.scale import ms_image
+
+    def dies(*args, **kwargs):
+        raise KilledWorker("image-chunk", None, 3)
+
+    monkeypatch.setattr(ms_image, "image_ms", dies)
+    request = JobRequest("ms", ImagingOptions(npix=32, cell_arcsec=40.0), "cpu",
+                         ms=MSSelection(str(ms)))  # fmt: skip
+    with pytest.raises(RuntimeError) as err:
+        run_job(request, WorkCache())
+    line = str(err.value)
+    assert "\n" not in line and line.startswith("obs.ms: the Dask workers")
+    assert "--chunk-rows" in line and not isinstance(err.value, MemoryError)
+
+
 @pytest.mark.parametrize("task", ["aliasing", "compare"])
 def test_tasks_that_need_every_sample_are_refused_in_one_line(task, ms, too_small):
     im = ImagingOptions(npix=32, cell_arcsec=40.0)
