@@ -21,8 +21,10 @@ Two looks, chosen by the number of points to draw (both halves):
   scatter up, which is why many points become a density image instead).
 
 Either way the label says how many samples are shown: all of them, never a
-subset. :meth:`UvCoverageView.set_live_uv` draws growing tracks in one colour
-during a run; :meth:`UvCoverageView.set_uv` replaces them with the final look.
+subset, unless the caller gave a subsample (``set_uv(..., of_rows=N)``: an MS streamed
+in row chunks), which the label then names. :meth:`UvCoverageView.set_live_uv` draws
+growing tracks in one colour during a run; :meth:`UvCoverageView.set_uv` replaces them
+with the final look.
 With ``defer=True`` both only store the samples (:meth:`~UvCoverageView.points`
 answers with them at once); the binning and drawing wait for
 :meth:`~UvCoverageView.flush`, for the view to be shown if it is hidden, or for
@@ -72,6 +74,7 @@ class UvCoverageView(QtWidgets.QWidget):
         self.n_groups = int(n_groups)
         self.bins = None if bins is None else int(bins)
         self._final: UvSamples | None = None  # a complete result's
+        self._of_rows: int | None = None  # the rows the final look is a subsample of
         self._live: UvSamples | None = None  # a running job's tracks so far
         self._units = "klambda"
         self._color_by = "time"
@@ -110,7 +113,9 @@ class UvCoverageView(QtWidgets.QWidget):
         self._update_labels()
 
     # ------------------------------------------------------------------ input
-    def set_uv(self, u_m, v_m, *, freq_hz, time=None, baseline=None, defer=False) -> None:
+    def set_uv(
+        self, u_m, v_m, *, freq_hz, time=None, baseline=None, defer=False, of_rows=None
+    ) -> None:
         """Show the uv coverage of a complete result (ends the live look), fitted.
 
         Parameters
@@ -126,8 +131,11 @@ class UvCoverageView(QtWidgets.QWidget):
             Baseline id of each row, for ``color_by="baseline"``.
         defer : bool
             Store the samples now and draw them at :meth:`flush` (or when shown).
+        of_rows : int, optional
+            The rows these are a subsample of (the label says so); None: every row.
         """
         self._final = UvSamples.checked(u_m, v_m, freq_hz, time, baseline)
+        self._of_rows = None if of_rows is None else int(of_rows)
         self._live = None
         self._pending = "fit"
         if not defer:
@@ -295,6 +303,11 @@ class UvCoverageView(QtWidgets.QWidget):
             look = f"density on {nb}×{nb} cells; brightness: log(samples per cell)"
         what = "so far: all" if self._live is not None else "all"
         text = f"{what} {n_points:,} samples (both halves)"
+        if self._live is None and self._of_rows is not None:
+            text = (
+                f"a subsample: {u_m.size:,} of {self._of_rows:,} rows, "
+                f"{n_points:,} samples (both halves)"
+            )
         self.info_label.setText(f"{text}; {how}" if how else text)
         self.info_label.setToolTip("\n".join(p for p in (text, look, detail) if p))
 

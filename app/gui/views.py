@@ -159,8 +159,9 @@ class ViewTabs(QtWidgets.QTabWidget):
 
     def _set_uv(self, uv) -> None:
         self.uv_view.set_uv(
-            uv.u_m, uv.v_m, freq_hz=uv.freq_hz, time=uv.time, baseline=uv.baseline, defer=True
-        )
+            uv.u_m, uv.v_m, freq_hz=uv.freq_hz, time=uv.time, baseline=uv.baseline, defer=True,
+            of_rows=uv.of_rows,
+        )  # fmt: skip
 
     def _set_live_uv(self, uv) -> None:
         """The growing tracks: the rows so far (at most UV_LIVE_ROWS), first channel, one colour."""

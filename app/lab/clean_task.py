@@ -31,7 +31,7 @@ from uvlab.app.lab.jobs import Done, JobRequest, Partial, Progress
 from uvlab.app.lab.samples import Samples, WorkCache, block_check, check
 from uvlab.gpu.deconvolution.options import DECONVOLVERS, CleanOptions
 
-__all__ = ["DECONVOLVERS", "CleanOptions", "CleanState", "chunk_size", "iter_clean"]
+__all__ = ["DECONVOLVERS", "CleanOptions", "CleanState", "chunk_size", "iter_clean", "iter_cycles"]
 
 #: A Högbom cycle is cut into about this many chunks (one partial each).
 CHUNKS = 20
@@ -123,8 +123,6 @@ def chunk_size(niter: int) -> int:
 def iter_clean(request: JobRequest, s: Samples, cancelled, cache: WorkCache) -> Iterator:
     """The ``clean`` task's events: dirty image and PSF, a state per cycle, the last as Done."""
     from uvlab.gpu.backend import get_xp, resolve_device
-    from uvlab.gpu.deconvolution import fit_beam
-    from uvlab.gpu.deconvolution.driver import iter_clean as drive
     from uvlab.gpu.deconvolution.inputs import major_cycle_for, wide_psf
 
     opts = request.clean or CleanOptions()
@@ -138,22 +136,38 @@ def iter_clean(request: JobRequest, s: Samples, cancelled, cache: WorkCache) -> 
         on_block=block_check(cancelled),
     )  # fmt: skip
     check(cancelled)
-    beam = fit_beam(psf, s.spec.cell_rad)
     xp = get_xp(device=device)
     major = None
     if opts.deconvolver == "cotton-schwab":
         major = major_cycle_for(
             s, s.spec, im.weighting_spec(), im.algorithm, request.grid_params(), xp
         )
+    yield from iter_cycles(request, s.spec, s.ra0_rad, s.dec0_rad, dirty, psf, major, xp,
+                           cancelled)  # fmt: skip
+
+
+def iter_cycles(
+    request: JobRequest, spec, ra0_rad, dec0_rad, dirty, psf, major, xp, cancelled, lo=0.75
+) -> Iterator:
+    """The driver's cycles of the request's CLEAN of ``dirty`` with ``psf`` (2N) and, for
+    Cotton–Schwab, ``major``: a Partial per cycle (progress from ``lo`` to 1), the last a
+    Done. The in-memory task's and an MS streamed in row chunks'
+    (:mod:`uvlab.app.lab.ms_streamed_clean`)."""
+    from uvlab.gpu.deconvolution import fit_beam
+    from uvlab.gpu.deconvolution.driver import iter_clean as drive
+
+    opts = request.clean or CleanOptions()
+    beam = fit_beam(psf, spec.cell_rad)
     chunk = chunk_size(opts.niter) if opts.deconvolver == "hogbom" else None
-    states = drive(xp.asarray(dirty), psf, opts, mask=request.clean_mask, major=major, chunk=chunk)
-    meta = (s.spec, float(s.ra0_rad), float(s.dec0_rad), dirty, psf, beam, opts)
+    states = drive(xp.asarray(dirty), xp.asarray(psf), opts, mask=request.clean_mask,
+                   major=major, chunk=chunk)  # fmt: skip
+    meta = (spec, float(ra0_rad), float(dec0_rad), dirty, psf, beam, opts)
     for cyc in states:
         check(cancelled)
         if cyc.done:
             yield Done(_state(meta, cyc, final=True))
         else:
-            frac = 0.75 + 0.25 * cyc.iterations / max(1, opts.niter)
+            frac = lo + (1 - lo) * cyc.iterations / max(1, opts.niter)
             yield Partial("clean", frac, clean=_state(meta, cyc), urgent=True)
 
 

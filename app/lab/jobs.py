@@ -261,7 +261,9 @@ def within(events: Iterator, lo: float, hi: float, prefix: str = "") -> Iterator
 class UvData:
     """Sampled uv points (one row per baseline and time), for the uv view.
 
-    u_m, v_m, time : (row,) float; baseline : (row,) int; freq_hz : (chan,) float
+    u_m, v_m, time : (row,) float; baseline : (row,) int; freq_hz : (chan,) float;
+    of_rows : int or None, the rows these are a subsample of (an MS streamed in row
+    chunks, :mod:`uvlab.app.lab.ms_streamed`); None: every row.
     """
 
     u_m: np.ndarray
@@ -269,6 +271,7 @@ class UvData:
     freq_hz: np.ndarray
     time: np.ndarray
     baseline: np.ndarray
+    of_rows: int | None = None
 
     @property
     def nrow(self) -> int:

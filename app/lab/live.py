@@ -47,7 +47,7 @@ from uvlab.app.lab.fourier_plane import MAX_NPIX as FT_MAX_NPIX
 from uvlab.app.lab.fourier_plane import sky_amplitude
 from uvlab.app.lab.imaging import IMAGING_THREADS
 from uvlab.app.lab.jobs import Done, ImageOutput, JobRequest, Partial, Progress
-from uvlab.app.lab.samples import Samples, WorkCache, block_check, check, model_image
+from uvlab.app.lab.samples import Samples, WorkCache, block_check, check, sky_image
 from uvlab.app.lab.sources import Report, iter_samples
 from uvlab.gpu.gridders.registry import CPU_DEFAULT
 
@@ -147,7 +147,9 @@ def iter_image(
     check(cancelled)
     freq = float(np.mean(s.freq_hz))
     key = None if s.sky_key is None else (s.sky_key, request.image_sky, s.spec, freq)
-    model = cache.derived("model", key, lambda: sky_image(request, s, freq))
+    model = cache.derived(
+        "model", key, lambda: sky_image(request, s.sources, s.spec, s.ra0_rad, s.dec0_rad, freq)
+    )
     model_ft = None  # the Fourier-plane view's (none for the largest images)
     xp = get_xp(device=request.device)
     if s.spec.npix <= FT_MAX_NPIX:
@@ -203,24 +205,6 @@ def _beam_map(request: JobRequest, s: Samples):
     return beam_map(corrupt.jones, dish, freq, half, s.sources)
 
 
-def sky_image(request: JobRequest, s: Samples, freq_hz: float) -> np.ndarray:
-    """The sky on the image grid, Jy/pixel: the components, and the image sky if any.
-
-    The image sky (a picture, a FITS image) is resampled onto the grid about
-    the data's phase centre (:meth:`~uvlab.app.skymodel.image_sky.ImageSky.on_grid`),
-    scaled to ``freq_hz`` by its spectral index.
-    """
-    import math
-
-    model = model_image(s.sources, s.spec, freq_hz)
-    sky = request.image_sky
-    if sky is not None:
-        ra, dec = math.degrees(s.ra0_rad), math.degrees(s.dec0_rad)
-        scale = (freq_hz / sky.ref_freq_hz) ** sky.spectral_index
-        model = model + scale * sky.on_grid(s.spec, ra, dec)[0]
-    return model
-
-
 def iter_job(
     request: JobRequest,
     cache: WorkCache | None = None,
@@ -243,9 +227,14 @@ def iter_job(
     report = report or (lambda f, s: None)
     previewed = []  # the source's partials that carried a preview image
     samples = yield from _noting_previews(
-        iter_samples(request, cache, cancelled, report), previewed
+        iter_samples(request, cache, cancelled, report, stream=True), previewed
     )
     check(cancelled)
+    from uvlab.app.lab.ms_streamed import Streamed, iter_streamed
+
+    if isinstance(samples, Streamed):  # an MS the memory cannot hold: imaged in row chunks
+        yield from iter_streamed(request, samples, cache, cancelled, report)
+        return
     if request.task != "image":  # the comparisons read the visibilities on the host
         samples = samples.on_host()
     if request.task == "image":

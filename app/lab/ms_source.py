@@ -22,13 +22,18 @@ from uvlab.app.lab.samples import (
     uv_rows,
 )
 
+#: What the window does with an MS the memory cannot hold (:func:`check_read_memory`'s hint).
+STREAMED_HINT = "imaged in row chunks on a Dask cluster instead (docs/scaling.md)"
 
-def check_read_memory(request: JobRequest, info) -> None:
+
+def check_read_memory(request: JobRequest, info, hint: str | None = None) -> None:
     """Refuse, before reading, an MS the memory cannot hold with its image (one line).
 
     Counted as ``uvlab image`` counts it: every row at the largest window's channels, the
-    read's arrays and the imaging of ``request``'s algorithm. The message names the
-    command that images an MS of any size in row chunks.
+    read's arrays and the imaging of ``request``'s algorithm. The one place that decides
+    whether the lab reads an MS whole or streams it (:mod:`uvlab.app.lab.ms_streamed`).
+    The message ends with ``hint``, by default the command that images an MS of any size
+    in row chunks.
     Raises :class:`~uvlab.app.runtime.memory.InsufficientMemoryError`.
     """
     from uvlab.app.runtime.memory import check_memory, imaging_estimate, read_estimate
@@ -41,15 +46,20 @@ def check_read_memory(request: JobRequest, info) -> None:
     name = os.path.basename(os.path.normpath(info.path))
     check_memory(
         est, f"opening {name} ({nrow} rows × {nchan} channels) with a {im.npix}² image",
-        hint=f"image it in row chunks of bounded memory from the command line: uvlab image "
-        f"--ms {info.path} --npix N --cell-arcsec C --abs-mem GB (docs/scaling.md)",
+        hint=hint or f"image it in row chunks of bounded memory from the command line: uvlab "
+        f"image --ms {info.path} --npix N --cell-arcsec C --abs-mem GB (docs/scaling.md)",
     )  # fmt: skip
 
 
 def iter_measurement_set(
-    request: JobRequest, cache: WorkCache, cancelled=None, report=None
+    request: JobRequest, cache: WorkCache, cancelled=None, report=None, stream: bool = False
 ) -> Iterator:
-    """Open and read an MS (summary first, as an urgent partial); returns Samples."""
+    """Open and read an MS (summary first, as an urgent partial); returns Samples.
+
+    An MS the memory cannot hold (:func:`check_read_memory`) is refused, or with
+    ``stream`` (the window's jobs) not read: its summary comes back as a
+    :class:`~uvlab.app.lab.ms_streamed.Streamed`, for the task to image in row chunks.
+    """
     report = report or (lambda f, s: None)
     sel = request.ms
     yield Progress(0.0, "read MS")
@@ -58,7 +68,17 @@ def iter_measurement_set(
     yield Partial("read MS", 0.0, info=info, antennas=antennas, urgent=True)
     check(cancelled)
     if not cache.has_ms_data(sel):
-        check_read_memory(request, info)
+        from uvlab.app.runtime.memory import InsufficientMemoryError
+
+        try:
+            check_read_memory(request, info, STREAMED_HINT if stream else None)
+        except InsufficientMemoryError as exc:
+            if not stream:
+                raise
+            from uvlab.app.lab.ms_streamed import Streamed
+
+            yield Partial("read MS", 0.0, urgent=True, warning=str(exc))
+            return Streamed(info, antennas, str(exc))
     data, t_read = cache.ms_data(
         sel, progress=lambda f: report(0.6 * f, "read MS"), cancelled=cancelled
     )

@@ -3,7 +3,8 @@
 - :class:`WorkCache`: the last observation, prediction and MS read, reused by
   later jobs; only the worker thread touches it (one I/O thread for casacore).
 - :class:`Samples`: visibilities ready to image plus what the views need.
-- :func:`model_image`: the sky model rendered on the image grid.
+- :func:`model_image`: the sky model rendered on the image grid; :func:`sky_image` with
+  the image sky.
 - :func:`image_spec_for`, :func:`cell_rad_for`, :func:`uv_rows`, :func:`antennas_from_ecef`.
 """
 
@@ -17,7 +18,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from uvlab.app.lab.jobs import Antennas, MSSelection, UvData
+from uvlab.app.lab.jobs import Antennas, JobRequest, MSSelection, UvData
 from uvlab.app.runtime.errors import Cancelled
 from uvlab.gpu.imaging.reuse import ImagingCache
 
@@ -334,3 +335,24 @@ def model_image(sources, spec, freq_hz: float) -> np.ndarray:
         if 0 <= j < n and 0 <= i < n:
             img[j, i] += flux[k]
     return img
+
+
+def sky_image(
+    request: JobRequest, sources, spec, ra0_rad: float, dec0_rad: float, freq_hz: float
+) -> np.ndarray:
+    """The sky on the image grid, Jy/pixel: the components, and the image sky if any.
+
+    ``sources``: the sky's SourceArrays about the data's phase centre (``ra0_rad``,
+    ``dec0_rad``); ``spec`` the image's geometry.
+
+    The image sky (a picture, a FITS image) is resampled onto the grid about
+    the data's phase centre (:meth:`~uvlab.app.skymodel.image_sky.ImageSky.on_grid`),
+    scaled to ``freq_hz`` by its spectral index.
+    """
+    model = model_image(sources, spec, freq_hz)
+    sky = request.image_sky
+    if sky is not None:
+        ra, dec = math.degrees(ra0_rad), math.degrees(dec0_rad)
+        scale = (freq_hz / sky.ref_freq_hz) ** sky.spectral_index
+        model = model + scale * sky.on_grid(spec, ra, dec)[0]
+    return model

@@ -46,12 +46,20 @@ Report = Callable[[float, str], None]
 
 
 def iter_samples(
-    request: JobRequest, cache: WorkCache, cancelled=None, report: Report | None = None
+    request: JobRequest,
+    cache: WorkCache,
+    cancelled=None,
+    report: Report | None = None,
+    stream: bool = False,
 ) -> Iterator:
-    """The request's source (synthetic or MS); returns its Samples (``yield from``)."""
+    """The request's source (synthetic or MS); returns its Samples (``yield from``).
+
+    ``stream``: an MS the memory cannot hold gives a
+    :class:`~uvlab.app.lab.ms_streamed.Streamed` instead of being refused.
+    """
     if request.source == "synthetic":
         return (yield from iter_synthetic(request, cache, cancelled))
-    return (yield from iter_measurement_set(request, cache, cancelled, report))
+    return (yield from iter_measurement_set(request, cache, cancelled, report, stream))
 
 
 def read_samples(

@@ -65,6 +65,9 @@ class Pass:
     device: str = "cpu"
     #: The chunks' data held on the workers (futures, :func:`hold`), or None: read per pass.
     held: tuple | None = None
+    #: ``cancelled()``, asked as each chunk of every pass ends (the window's CLEAN): True
+    #: stops the pass (:class:`~uvlab.app.scale.chains.Cancelled`).
+    cancelled: object = None
 
     @property
     def chunks(self) -> list:
@@ -102,7 +105,8 @@ class Pass:
         return fold_sum(
             self.client, fn, self.chunks, spec=spec or self.spec,
             weighting=weighting or self.weighting, totals=self.totals,
-            algorithm=self.algorithm, params=self.params, device=self.device, **kwargs,
+            algorithm=self.algorithm, params=self.params, device=self.device,
+            cancelled=self.cancelled, **kwargs,
         ).result()  # fmt: skip
 
     def grid(self, fn, *, spec=None, weighting=None, per_worker=None, **kwargs):
@@ -112,7 +116,8 @@ class Pass:
         return grid_sum(
             self.client, self.chunks, spec=spec or self.spec, algorithm=self.algorithm,
             params=self.params, fn=fn, per_worker=per_worker,
-            weighting=weighting or self.weighting, totals=self.totals, **kwargs,
+            weighting=weighting or self.weighting, totals=self.totals,
+            cancelled=self.cancelled, **kwargs,
         )  # fmt: skip
 
     def nufft(self, *, spec=None, weighting=None, **kwargs):
@@ -122,7 +127,7 @@ class Pass:
         return nufft_sum(
             self.client, self.chunks, spec=spec or self.spec,
             weighting=weighting or self.weighting, totals=self.totals, params=self.params,
-            **kwargs,
+            cancelled=self.cancelled, **kwargs,
         )  # fmt: skip
 
 

@@ -198,6 +198,7 @@ def nufft_sum(client, chunks, *, progress=None, cancelled=None, fn=_nufft, **kw)
 def image_ms(
     client, source, spec, weighting, *, chunk_rows: int, algorithm: str = "conv",
     params=None, device: str = "cpu", psf: bool = True, cancelled=None, totals=None,
+    progress=None,
 ) -> PartsImage:  # fmt: skip
     """Image ``source`` in chunks of ``chunk_rows`` rows on ``client``'s cluster.
 
@@ -220,6 +221,10 @@ def image_ms(
     products`) reads each chunk once for all of them and gives a tuple of PartsImage, one
     per product in order, each equal to the image of that product alone (its own weights
     and, for uniform and Briggs, its own density).
+
+    ``progress(fraction, stage)``, besides the terminal's bars, is called as each chunk
+    ends with the fraction of all the passes done (the density pass the first half where
+    there is one): the window's progress (:mod:`uvlab.app.lab.ms_streamed`).
     """
     from functools import partial
 
@@ -235,11 +240,20 @@ def image_ms(
     mapped = (lambda f: partial(each_map, f)) if many else (lambda f: f)
     folded = (lambda f: partial(each_fold, f)) if many else (lambda f: f)
     each = {"varying": ("totals",)} if many else {}
-    if needs_density(weighting) and totals is None:
+    density = needs_density(weighting) and totals is None
+
+    def told(bar, stage, lo):  # the bar, and ``progress`` over both passes
+        if progress is None:
+            return bar
+        half = 0.5 if density else 1.0
+        return lambda f: (bar(f), progress(lo + half * f, stage))
+
+    if density:
         t0 = time.perf_counter()
         with progress_bar("read + weights", total=len(chunks), unit="chunk") as bar:
             counts = chain_sum(client, folded(_counts), chunks, spec=spec, weighting=weighting,
-                               device=device, progress=bar, cancelled=cancelled)  # fmt: skip
+                               device=device, progress=told(bar, "read + weights", 0.0),
+                               cancelled=cancelled)  # fmt: skip
         # the totals made where the counts' sum is and copied worker to worker: the
         # (2N)² grid never goes through this process
         totals = (
@@ -259,24 +273,27 @@ def image_ms(
         timing["read + density"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     summed = summing(algorithm, params, device)
+    lo = 0.5 if density else 0.0
     if summed == "nufft":
         with progress_bar("read + grid", total=len(chunks), unit="chunk") as bar:
             total = nufft_sum(client, chunks, spec=spec, weighting=weighting, totals=totals,
-                              params=params, psf=psf, progress=bar, cancelled=cancelled,
+                              params=params, psf=psf, progress=told(bar, "read + grid", lo),
+                              cancelled=cancelled,
                               fn=folded(_nufft), **each)  # fmt: skip
     elif summed == "grids":
         with progress_bar("read + grid", total=len(chunks), unit="chunk") as bar:
             total = grid_sum(
                 client, chunks, spec=spec, algorithm=algorithm, params=params,
-                weighting=weighting, totals=totals, psf=psf, progress=bar, cancelled=cancelled,
-                fn=folded(_grid), **each,
+                weighting=weighting, totals=totals, psf=psf,
+                progress=told(bar, "read + grid", lo), cancelled=cancelled, fn=folded(_grid),
+                **each,
             )  # fmt: skip
     else:
         with progress_bar("read + grid + FFT", total=len(chunks), unit="chunk") as bar:
             total = fold_sum(
                 client, mapped(_image), chunks, spec=spec, weighting=weighting, totals=totals,
-                algorithm=algorithm, params=params, device=device, psf=psf, progress=bar,
-                cancelled=cancelled, **each,
+                algorithm=algorithm, params=params, device=device, psf=psf,
+                progress=told(bar, "read + grid + FFT", lo), cancelled=cancelled, **each,
             ).result()  # fmt: skip
     timing["read + grid"] = time.perf_counter() - t0
     out = []

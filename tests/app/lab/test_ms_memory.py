@@ -1,9 +1,10 @@
-"""The window opening an MS the memory cannot hold: refused before reading, in one line.
+"""An MS the memory cannot hold: the commands' read refuses it before reading, in one line.
 
 The estimate is ``uvlab image``'s (every row at the largest window's channels, the read's
 arrays and the imaging), so the check agrees with the command line's; the message names
 the command that images an MS of any size in row chunks. Nothing is read: the cache stays
-empty and a read with enough memory afterwards works.
+empty and a read with enough memory afterwards works. (The window's jobs stream such an
+MS instead: tests/app/lab/test_ms_streamed.py.)
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from uvlab.app.lab.imaging import ImagingOptions
 from uvlab.app.lab.jobs import JobRequest, MSSelection
 from uvlab.app.lab.live import run_job
 from uvlab.app.lab.samples import WorkCache
+from uvlab.app.lab.sources import read_samples
 from uvlab.app.runtime import memory
 from uvlab.app.runtime.memory_limits import Available
 
@@ -42,12 +44,12 @@ def test_an_ms_too_large_is_refused_before_it_is_read(ms, monkeypatch):
     cache = WorkCache()
     request = JobRequest("ms", IMAGING, "cpu", ms=MSSelection(str(ms)))
     with pytest.raises(memory.InsufficientMemoryError) as err:
-        run_job(request, cache)
+        read_samples(request, cache)
     line = str(err.value)
     assert "\n" not in line and f"({info.nrows} rows × 6 channels)" in line
     assert "uvlab image --ms" in line and "--abs-mem" in line
     assert not cache.has_ms_data(request.ms)  # nothing was read
     enough = int(need / memory.USABLE_FRACTION * 1.01)
     monkeypatch.setattr(memory, "available_memory", lambda: Available(enough, "cgroup limit"))
-    res = run_job(request, cache)
+    res = run_job(request, cache)  # the window's job: read whole, as it fits
     assert cache.has_ms_data(request.ms) and np.isfinite(res.dirty).all()
