@@ -67,9 +67,29 @@ def count_rows(
     MSError
         As :func:`read_visibilities` for a selection that cannot be read.
     """
-    with MSTables(path) as ms:  # the plan a part's read makes: one query per process
+    return selection_plan(path, field=field, spw=spw, column=column, stokes=stokes,
+                          channels=channels, time_range=time_range).nrows  # fmt: skip
+
+
+def selection_plan(path, *, field=0, spw=0, column="DATA", stokes="auto", channels=None,
+                   time_range=None):  # fmt: skip
+    """The :class:`~uvlab.app.ms.row_plan.Plan` a part's read of this selection uses
+    (:func:`read_visibilities` with ``row_range``): made by one query per process, or
+    handed to it (:func:`adopt_selection_plan`)."""
+    with MSTables(path) as ms:
         selection = dict(field=field, spw=spw, column=column, stokes=stokes, channels=channels)
-        return plan_for(ms, time_range, **selection).nrows
+        return plan_for(ms, time_range, **selection)
+
+
+def adopt_selection_plan(path, plan, *, field=0, spw=0, column="DATA", stokes="auto",
+                         channels=None, time_range=None) -> None:  # fmt: skip
+    """Keep ``plan`` (:func:`selection_plan` of another process: the client's) as this
+    process's plan of the selection, so that its part reads run no query."""
+    from uvlab.app.ms.row_plan import adopt_plan
+
+    with MSTables(path) as ms:
+        selection = dict(field=field, spw=spw, column=column, stokes=stokes, channels=channels)
+        adopt_plan(ms, time_range, plan, **selection)
 
 
 def selection_times(path: str | os.PathLike, **selection) -> np.ndarray:

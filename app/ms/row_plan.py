@@ -86,22 +86,40 @@ _PLANS: OrderedDict = OrderedDict()
 _PLANS_KEPT = 8
 
 
-def plan_for(ms: MSTables, time_range, **selection) -> Plan:
+def _plan_key(ms: MSTables, time_range, selection: dict) -> tuple:
     with os.scandir(ms.path) as files:
         changed = max(f.stat().st_mtime_ns for f in files if f.name.startswith("table.")
                       and f.name != "table.lock" and f.is_file())  # fmt: skip
-    key = (os.path.realpath(ms.path), ms.main.nrows(), changed, time_range,
-           tuple(sorted((k, repr(v)) for k, v in selection.items())))  # fmt: skip
+    return (os.path.realpath(ms.path), ms.main.nrows(), changed, time_range,
+            tuple(sorted((k, repr(v)) for k, v in selection.items())))  # fmt: skip
+
+
+def plan_for(ms: MSTables, time_range, **selection) -> Plan:
+    """The selection's :class:`Plan`: this process's kept one, else made by its query."""
+    key = _plan_key(ms, time_range, selection)
     plan = _PLANS.get(key)
     if plan is None:
         sel, tab = selected(ms, time_range=time_range, **selection)
         check_readable(ms, sel, tab, time_range)
         plan = Plan(sel, *_runs(tab.rownumbers()))
-        _PLANS[key] = plan
-        while len(_PLANS) > _PLANS_KEPT:
-            _PLANS.popitem(last=False)
+        _keep(key, plan)
     _PLANS.move_to_end(key)
     return plan
+
+
+def adopt_plan(ms: MSTables, time_range, plan: Plan, **selection) -> None:
+    """Keep ``plan``, made by another process for this MS and selection, as this process's
+    own (a worker then reads its chunks without the query, which scans the whole main
+    table: 22.5 M rows in seconds). Keyed as :func:`plan_for` keys it here, so a change of
+    the main table since makes a new plan as before."""
+    _keep(_plan_key(ms, time_range, selection), plan)
+
+
+def _keep(key: tuple, plan: Plan) -> None:
+    _PLANS[key] = plan
+    _PLANS.move_to_end(key)
+    while len(_PLANS) > _PLANS_KEPT:
+        _PLANS.popitem(last=False)
 
 
 def row_part(ms: MSTables, plan: Plan, row_range: tuple[int, int]):

@@ -236,6 +236,8 @@ def image_ms(
     timing: dict[str, float] = {}
     chunks = source_chunks(source, chunk_rows)
     reads = (source,) if isinstance(source, MSRead) else tuple(source)
+    for read in reads:  # the selection's rows found once, here, not by every worker
+        read.share_plan(client)
     many = bool(reads and reads[0].products)
     mapped = (lambda f: partial(each_map, f)) if many else (lambda f: f)
     folded = (lambda f: partial(each_fold, f)) if many else (lambda f: f)

@@ -80,6 +80,21 @@ class MSRead:
 
         return count_rows(self.path, **self.kwargs())
 
+    def share_plan(self, client) -> None:
+        """Hand this process's plan of the selection (made by :meth:`count`'s query) to
+        every worker of ``client``, so that no worker runs the query itself: it scans the
+        whole main table, seconds at 22.5 M rows, once per worker process before its
+        first chunk otherwise."""
+        from uvlab.app.ms.reader import selection_plan
+
+        client.run(_adopt_plan, self, selection_plan(self.path, **self.kwargs()))
+
+
+def _adopt_plan(read: MSRead, plan) -> None:
+    from uvlab.app.ms.reader import adopt_selection_plan
+
+    adopt_selection_plan(read.path, plan, **read.kwargs())
+
 
 def chunk_data(chunk):
     """The data of a chunk: ``(source, rows)`` read now, or a chunk's data held already
