@@ -199,13 +199,16 @@ def reduce_on_workers(client, pieces: Callable, add_piece: Callable, chains, nba
     return worker, acc, [] if last is None else [last]
 
 
-def chain_sum(client, fold: Callable, chunks, *, progress=None, cancelled=None, **kwargs):
+def chain_sum(
+    client, fold: Callable, chunks, *, progress=None, cancelled=None, finish=None, **kwargs
+):  # fmt: skip
     """The future of the sum of the chains' accumulators: ``fold(chunk, acc, **kwargs)``
     over ``chunks``, a chain per worker (:func:`run_chains`), each brought to its
-    worker's host memory (:func:`on_host`), then added pairwise where they are
-    (:func:`pairwise_sum`)."""
+    worker's host memory (``finish``, by default :func:`on_host`: what a worker sends of
+    its accumulator), then added pairwise where they are (:func:`pairwise_sum`)."""
     chains = run_chains(client, fold, chunks, progress=progress, cancelled=cancelled, **kwargs)
-    host = [client.submit(on_host, acc, workers=[worker], allow_other_workers=False, pure=False)
+    finish = finish or on_host
+    host = [client.submit(finish, acc, workers=[worker], allow_other_workers=False, pure=False)
             for worker, acc in chains]  # fmt: skip
     del chains
     return pairwise_sum(client, host)

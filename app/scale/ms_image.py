@@ -88,6 +88,17 @@ def _counts(chunk, acc, *, spec, weighting, device="cpu"):
     )
 
 
+def _band(counts):
+    """What a worker sends of its chain's counts: the rows of the grid that hold any
+    (:class:`~uvlab.gpu.imaging.parts.CountsBand`, in host memory), each product's."""
+    from uvlab.app.scale.products import Products
+    from uvlab.gpu.imaging.parts import CountsBand
+
+    if isinstance(counts, Products):
+        return Products(CountsBand.of(c) for c in counts)
+    return CountsBand.of(counts)
+
+
 def _totals(counts, k=None, *, weighting=None):
     """The density totals of the summed counts (product ``k``'s where there are several),
     rank-filtered where ``weighting`` asks for it."""
@@ -255,7 +266,7 @@ def image_ms(
         with progress_bar("read + weights", total=len(chunks), unit="chunk") as bar:
             counts = chain_sum(client, folded(_counts), chunks, spec=spec, weighting=weighting,
                                device=device, progress=told(bar, "read + weights", 0.0),
-                               cancelled=cancelled)  # fmt: skip
+                               cancelled=cancelled, finish=_band)  # fmt: skip
         # the totals made where the counts' sum is and copied worker to worker: the
         # (2N)² grid never goes through this process
         totals = (

@@ -21,6 +21,7 @@ parts' weights are those of the whole.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -45,20 +46,34 @@ class DensityTotals:
 
     Attributes
     ----------
-    grid : ((2N)²,) float64 or None
-        Σw per uv cell, both Hermitian halves (:func:`~uvlab.gpu.imaging.weighting.mirrored`);
-        None with the rank filter, whose ``factors`` replace it (one grid held, not two).
+    grid : (rows·2N,) float64 or None
+        Σw per uv cell, both Hermitian halves (:func:`~uvlab.gpu.imaging.weighting.mirrored`),
+        rows ``first_row`` … ``2N − first_row`` of the (2N)² grid, flat: the band of v that
+        holds every sample, symmetric about the centre (the rest of the grid is empty, and
+        is neither held nor sent: at 4096² most of the 537 MB); None with the rank filter,
+        whose ``factors`` replace it (one grid held, not two).
     mean : float
         Briggs's ``Σ w·W / Σ w`` over all the data.
     factors : ((2N)²,) float64 or None
         With WSClean's rank filter (``Weighting.rank_filter``): each cell's weight per unit
-        data weight, filtered (:func:`~uvlab.gpu.imaging.weighting.grid_factors`); the parts
+        data weight, filtered (:func:`~uvlab.gpu.imaging.weighting.grid_factors`), the whole
+        grid (``first_row`` 0: empty cells take part in the filter's windows); the parts
         are weighted by it. None without.
+    first_row : int
+        The grid's first row in the (2N)² grid.
     """
 
     grid: np.ndarray | None
     mean: float
     factors: np.ndarray | None = None
+    first_row: int = 0
+
+    def looked_up(self, u_lambda, v_lambda, spec: ImageSpec):
+        """(nvis,) each sample's cell value (the density, or with the rank filter its
+        factor) on the density geometry ``spec``, in the samples' memory; 0 outside the
+        band held (no sample of the data counted lies there)."""
+        return lookup_density(self.cells_in(get_xp(u_lambda)), u_lambda, v_lambda, spec,
+                              first_row=self.first_row)  # fmt: skip
 
     def cells_in(self, xp):
         """What the parts look their weights up in (:attr:`factors` with the rank filter,
@@ -74,7 +89,68 @@ class DensityTotals:
         return kept
 
     def __getstate__(self):  # sent to another worker: the host arrays only
-        return {"grid": self.grid, "mean": self.mean, "factors": self.factors}
+        return {"grid": self.grid, "mean": self.mean, "factors": self.factors,
+                "first_row": self.first_row}  # fmt: skip
+
+
+@dataclass(frozen=True, eq=False)
+class CountsBand:
+    """Summed :func:`part_counts` as the rows of the (side)² grid that hold any: rows
+    ``first`` … ``first + len(rows)``, the others zero. What a worker sends of its counts
+    (:meth:`of`) and what the sums add (``+``): a few hundred rows of 2N where the grid
+    has 2N (at 4096² and MeerKAT's longest baselines about a quarter of the 537 MB)."""
+
+    side: int
+    first: int
+    rows: np.ndarray  # (nrows, side) float64, host memory
+
+    @classmethod
+    def of(cls, counts) -> CountsBand:
+        """The band of a flat (side²,) counts grid (NumPy or CuPy; copied to the host)."""
+        from uvlab.gpu.backend import to_numpy
+
+        if isinstance(counts, CountsBand):
+            return counts
+        side = math.isqrt(int(counts.size))
+        xp = get_xp(counts)
+        grid = counts.reshape(side, side)
+        used = xp.flatnonzero(grid.any(axis=1))
+        if int(used.size) == 0:
+            return cls(side, 0, np.zeros((0, side)))
+        a, b = int(used[0]), int(used[-1]) + 1
+        return cls(side, a, np.asarray(to_numpy(grid[a:b]), dtype=np.float64))
+
+    @property
+    def stop(self) -> int:
+        return self.first + self.rows.shape[0]
+
+    def __add__(self, other: CountsBand) -> CountsBand:
+        if self.side != other.side:
+            raise ValueError("counts of different density grids")
+        if not self.rows.size or not other.rows.size:
+            return other if not self.rows.size else self
+        a, b = min(self.first, other.first), max(self.stop, other.stop)
+        out = np.zeros((b - a, self.side))
+        out[self.first - a : self.stop - a] += self.rows
+        out[other.first - a : other.stop - a] += other.rows
+        return CountsBand(self.side, a, out)
+
+    def symmetric(self) -> tuple[int, np.ndarray]:
+        """(first row, flat counts) of the band widened to rows ``a`` … ``side − a``,
+        symmetric about the centre, so that its mirror (−u, −v: the flat band reversed)
+        falls on itself."""
+        if not self.rows.size:
+            return 0, np.zeros(0)
+        a = min(self.first, self.side - self.stop)
+        out = np.zeros((self.side - 2 * a, self.side))
+        out[self.first - a : self.stop - a] = self.rows
+        return a, out.reshape(-1)
+
+    def whole(self) -> np.ndarray:
+        """The flat (side²,) grid."""
+        out = np.zeros((self.side, self.side))
+        out[self.first : self.stop] = self.rows
+        return out.reshape(-1)
 
 
 def to_device(device: str, *arrays):
@@ -106,10 +182,13 @@ def density_totals(counts, weighting: Weighting | None = None) -> DensityTotals:
     """The parts' summed :func:`part_counts` → the density of all the data; with a
     ``weighting`` that asks for WSClean's rank filter, its filtered weights too (the
     filter's windows need the whole grid: it is applied here, once, on the sum)."""
-    counts = np.asarray(counts, dtype=np.float64)
-    grid, mean = mirrored(counts), mean_density(counts)
+    band = CountsBand.of(counts if isinstance(counts, CountsBand)
+                         else np.asarray(counts, dtype=np.float64))  # fmt: skip
+    first, held = band.symmetric()
+    mean = mean_density(held)  # the empty rows add nothing to either sum
     if weighting is None or not weighting.rank_filtered:
-        return DensityTotals(grid, mean)
+        return DensityTotals(mirrored(held), mean, first_row=first)
+    grid = mirrored(band.whole())
     return DensityTotals(None, mean, grid_factors(grid, mean, weighting))
 
 
@@ -130,7 +209,7 @@ def weighted_samples(
         dspec = weighting.density_spec(spec)
         if weighting.rank_filtered and totals.factors is None:
             raise ValueError("the rank filter needs totals made with the weighting")
-        looked_up = lookup_density(totals.cells_in(xp), s.u, s.v, dspec)
+        looked_up = totals.looked_up(s.u, s.v, dspec)
         if weighting.rank_filtered:
             factor = looked_up
         else:

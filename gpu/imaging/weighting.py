@@ -331,10 +331,22 @@ def density_counts(u_lambda, v_lambda, weight, spec: ImageSpec, into=None):
     return into
 
 
-def lookup_density(grid, u_lambda, v_lambda, spec: ImageSpec):
-    """(nvis,) the density ``grid`` (:func:`mirrored` counts) at these samples' cells."""
+def lookup_density(grid, u_lambda, v_lambda, spec: ImageSpec, first_row: int = 0):
+    """(nvis,) the density ``grid`` (:func:`mirrored` counts) at these samples' cells.
+
+    ``first_row``: ``grid`` holds only rows ``first_row`` … of the (2N)² grid (flat); a
+    sample outside them looks up 0.
+    """
     xp = get_xp(u_lambda)
-    return xp.asarray(grid)[_cells(u_lambda, v_lambda, spec)]
+    grid = xp.asarray(grid)
+    idx = _cells(u_lambda, v_lambda, spec)
+    if first_row == 0 and grid.size == 4 * spec.npix * spec.npix:
+        return grid[idx]
+    idx = idx - first_row * 2 * spec.npix
+    inside = (idx >= 0) & (idx < grid.size)
+    if grid.size == 0:
+        return xp.zeros(idx.shape)
+    return xp.where(inside, grid[xp.clip(idx, 0, grid.size - 1)], 0.0)
 
 
 def mean_density(counts) -> float:

@@ -165,3 +165,32 @@ def test_density_totals_travel_without_their_device_copy():
     assert "_device" not in vars(sent)
     np.testing.assert_array_equal(sent.grid, totals.grid)
     assert sent.mean == totals.mean
+
+
+def test_counts_sent_as_bands_give_the_whole_grids_totals():
+    """What a worker sends of its counts is the band of rows holding any
+    (:class:`CountsBand`); bands of uneven parts add, and the totals made from their sum —
+    a symmetric band of the mirrored grid — look up, at every sample, the density of the
+    whole (2N)² grid, with the same Briggs mean; outside the band they look up 0."""
+    from uvlab.gpu.imaging.parts import CountsBand, density_totals, part_counts
+    from uvlab.gpu.imaging.reuse import select_samples
+    from uvlab.gpu.imaging.weighting import lookup_density, mean_density, mirrored
+
+    wt = Weighting("briggs", 0.0)
+    uvw, freq, vis, weight, flag = data()
+    uvw[:, 1] *= 0.2  # v within a fifth of u's range: a band well short of the grid
+    pieces = [(uvw[a:b], freq, vis[a:b], weight[a:b], flag[a:b]) for a, b in ((0, 9), (9, 60))]
+    counts = [part_counts(*p, SPEC, wt) for p in pieces]
+    bands = [CountsBand.of(c) for c in counts]
+    whole = counts[0] + counts[1]
+    totals = density_totals(bands[0] + bands[1])
+    side = 2 * SPEC.npix
+    assert 0 < totals.grid.size < side * side and totals.first_row > 0
+    np.testing.assert_array_equal((bands[0] + bands[1]).whole(), whole)
+    s = select_samples(uvw, freq, weight, flag, vis=vis)
+    dspec = wt.density_spec(SPEC)
+    want = lookup_density(mirrored(whole), s.u, s.v, dspec)
+    np.testing.assert_allclose(totals.looked_up(s.u, s.v, dspec), want, rtol=1e-15, atol=0)
+    assert totals.mean == pytest.approx(mean_density(whole), rel=1e-13)
+    far = np.array([0.0]), np.array([0.9 / SPEC.cell_rad])  # v at 0.9 N cells
+    assert totals.looked_up(*far, dspec)[0] == 0.0  # a cell beyond the band

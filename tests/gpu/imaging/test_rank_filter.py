@@ -15,7 +15,6 @@ from uvlab.gpu.imaging.weighting import (
     Weighting,
     density_counts,
     imaging_weights,
-    lookup_density,
     super_weight_npix,
 )
 
@@ -77,10 +76,10 @@ def test_weights_equal_wscleans_loop(samples, k, case):
     assert (totals.grid is None) == (totals.factors is not None) == (level > 0)
     parts = np.concatenate([
         imaging_weights(u[h], v[h], w[h], SPEC, wt, mean_density=totals.mean,
-                        factor=lookup_density(totals.factors, u[h], v[h], dspec))
+                        factor=totals.looked_up(u[h], v[h], dspec))
         if level else
         imaging_weights(u[h], v[h], w[h], SPEC, wt, mean_density=totals.mean,
-                        density=lookup_density(totals.grid, u[h], v[h], dspec))
+                        density=totals.looked_up(u[h], v[h], dspec))
         for h in halves
     ])  # fmt: skip
     np.testing.assert_allclose(parts, want, rtol=RTOL)
@@ -108,8 +107,8 @@ def test_super_weight_npix_is_wscleans(npix, sw):
 def test_a_part_without_the_filtered_totals_is_refused(samples):
     u, v, w = samples
     wt = _weighting(*CASES[0])
-    density = lookup_density(density_totals(density_counts(u, v, w, wt.density_spec(SPEC))).grid,
-                             u, v, wt.density_spec(SPEC))  # fmt: skip
+    totals = density_totals(density_counts(u, v, w, wt.density_spec(SPEC)))
+    density = totals.looked_up(u, v, wt.density_spec(SPEC))
     with pytest.raises(ValueError, match="rank filter"):
         imaging_weights(u, v, w, SPEC, wt, density=density)
 
