@@ -293,8 +293,9 @@ def finish(args, cmp, outputs, ra, dec, freq, params, label, rule) -> int:
         m = r.metrics
         print(
             f"{name:>15}: rms central {m['rms_central']:.3e}, full {m['rms_full']:.3e}, "
-            f"max {m['max_error']:.3e}; grid {r.timing.get('grid', 0) * 1e3:.1f} ms, "
-            f"total {r.total_s * 1e3:.1f} ms (runs {r.spread_s[0] * 1e3:.1f}–"
+            f"max {m['max_error']:.3e}; "
+            + (f"grid {r.timing['grid'] * 1e3:.1f} ms, " if "grid" in r.timing else "")
+            + f"total {r.total_s * 1e3:.1f} ms (runs {r.spread_s[0] * 1e3:.1f}–"
             f"{r.spread_s[1] * 1e3:.1f} ms)"
             + (
                 f"; error/bound max {m['error_over_bound_max']:.3f}"

@@ -104,3 +104,13 @@ def test_too_little_memory_is_refused_before_any_work(ms, tmp_path):
     assert code == 1 and len(err.strip().splitlines()) == 1, err
     assert "per worker" in err and "--abs-mem" in err
     assert not list(tmp_path.iterdir())
+
+
+def test_chunks_sized_from_abs_mem(ms, tmp_path):
+    """No --chunk-rows: the rows planned from a worker's share, on a cluster of its own."""
+    code, out, err = run_cli("compare", "--ms", ms, *GEOMETRY, "--algorithms", "nn", "--workers",
+                             "1", "--abs-mem", "0.5", "--out", tmp_path / "m")  # fmt: skip
+    assert code == 0, err
+    assert "rows per chunk" in err and "image-sized per worker" in err and "1 worker" in err
+    metrics = json.loads((tmp_path / "m" / "metrics.json").read_text())
+    assert metrics["nvis"] > 0 and "grid " not in out  # no grid stage of its own to report
