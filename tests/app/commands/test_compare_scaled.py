@@ -114,3 +114,26 @@ def test_chunks_sized_from_abs_mem(ms, tmp_path):
     assert "rows per chunk" in err and "image-sized per worker" in err and "1 worker" in err
     metrics = json.loads((tmp_path / "m" / "metrics.json").read_text())
     assert metrics["nvis"] > 0 and "grid " not in out  # no grid stage of its own to report
+
+
+@pytest.mark.gpu
+def test_chunked_compare_on_gpu_workers_gives_the_one_process_maps(ms, tmp_path):
+    """GPU workers (a local cluster pinned to the GPU): each chunk's image and its DFT
+    reference on the device, the maps and metrics of the one-process GPU comparison."""
+    args = ["compare", "--ms", ms, "--npix", "32", "--cell-arcsec", "40", "--device", "gpu",
+            "--repeats", "1", "--weighting", "uniform", "--dft-step", "1",
+            "--algorithms", "conv,nn"]  # fmt: skip
+    code, _, err = run_cli(*args, "--out", tmp_path / "one")
+    assert code == 0, err
+    code, _, err = run_cli(*args, "--workers", "1", "--chunk-rows", "17",
+                           "--out", tmp_path / "many")  # fmt: skip
+    assert code == 0, err
+    assert "on GPUs" in err
+    peak = np.abs(fits.getdata(tmp_path / "one" / "dft-dirty.fits")).max()
+    for name in ("dft-dirty", "conv-dirty", "nn-dirty", "conv-error", "nn-error"):
+        want = fits.getdata(tmp_path / "one" / f"{name}.fits")
+        got = fits.getdata(tmp_path / "many" / f"{name}.fits")
+        scale = peak if name.endswith("dirty") else 1.0
+        np.testing.assert_allclose(got, want, atol=1e-6 * scale, rtol=0, err_msg=name)
+    many = json.loads((tmp_path / "many" / "metrics.json").read_text())
+    assert many["reference_device"] == "gpu"
