@@ -27,7 +27,9 @@ observation is sized from its options before it is simulated and refused,
 exit 1 and one line naming the sizes, when the memory cannot hold its
 visibilities and their images), and the comparison is the lab's one loop
 (:func:`uvlab.app.lab.compare.iter_comparison`, which the window's compare
-mode drains too).
+mode drains too). With ``--workers``/``--scheduler``/``--abs-mem``/``--chunk-rows`` an MS
+is compared in row chunks over a Dask cluster instead
+(:mod:`uvlab.app.commands.compare_scaled`), to the same files.
 """
 
 from __future__ import annotations
