@@ -27,7 +27,9 @@ observation is sized from its options before it is simulated and refused,
 exit 1 and one line naming the sizes, when the memory cannot hold its
 visibilities and their images), and the comparison is the lab's one loop
 (:func:`uvlab.app.lab.compare.iter_comparison`, which the window's compare
-mode drains too).
+mode drains too). With ``--workers``/``--scheduler``/``--abs-mem``/``--chunk-rows`` an MS
+is compared in row chunks over a Dask cluster instead
+(:mod:`uvlab.app.commands.compare_scaled`), to the same files.
 """
 
 from __future__ import annotations
@@ -75,6 +77,9 @@ def register(sub) -> None:
         help=f"time each algorithm R times: metrics.json keeps every run's total and the "
         f"median run's stages (default {COMPARE_REPEATS})",
     )
+    from uvlab.app.commands.compare_scaled import add_scale_args
+
+    add_scale_args(p)
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
     p.add_argument(
         "--force",
@@ -169,10 +174,8 @@ def _synthetic(args, algorithms=()):
     )
 
 
-def _from_ms(args, algorithms):
-    import numpy as np
-
-    from uvlab.app.commands.ms_imaging import read_selected
+def one_spw(args) -> int:
+    """The one spectral window of ``--spw`` (exit 2 for an unknown one, or for several)."""
     from uvlab.app.commands.spw_args import resolve_spws
 
     spws = resolve_spws(args)  # exit 2 for an unknown --spw
@@ -180,6 +183,15 @@ def _from_ms(args, algorithms):
         _usage(args, f"--spw: {args.ms} holds spectral windows {','.join(map(str, spws))} of "
                "the field; compare images one (give --spw N; uvlab image makes one image of "
                "all)")  # fmt: skip
+    return spws[0]
+
+
+def _from_ms(args, algorithms):
+    import numpy as np
+
+    from uvlab.app.commands.ms_imaging import read_selected
+
+    one_spw(args)
     vd, dish, _ = read_selected(args, algorithms=algorithms)
     vis = vd.vis.astype(np.complex64 if args.precision == "single" else np.complex128)
     label = f"{vd.path}, field {vd.field_name}, spw {vd.spw}, {vd.column}, Stokes {vd.stokes}"
@@ -197,15 +209,13 @@ def _from_ms(args, algorithms):
 
 
 def run(args) -> int:
-    from pathlib import Path
-
     import numpy as np
 
     from uvlab.app.commands.ms_args import w_correction_complaint
     from uvlab.app.commands.ms_imaging import choose_geometry, grid_params
     from uvlab.app.commands.weighting_args import weighting
     from uvlab.app.lab.compare import DFT_CHUNK_BYTES, compare_algorithms
-    from uvlab.app.outputs.output_set import check_outputs, output_set
+    from uvlab.app.outputs.output_set import check_outputs
     from uvlab.app.runtime.memory import MemoryEstimate, check_memory, imaging_estimate
     from uvlab.app.runtime.progress import progress_bar
 
@@ -226,6 +236,14 @@ def run(args) -> int:
     params, wt = grid_params(args), weighting(args)
     outputs = output_names(args.out, algorithms)
     check_outputs(outputs, force=args.force)  # exit 2, before anything is read
+    from uvlab.app.commands import compare_scaled
+
+    if compare_scaled.wanted(args):  # in row chunks over a Dask cluster
+        compare_scaled.check(args)
+        kept = 8.0 * args.npix**2 * (4 * len(algorithms) + 1)  # images, maps, reference
+        check_memory(MemoryEstimate({"images and maps kept": kept}),
+                     f"{len(algorithms)} algorithms' {args.npix}² images")  # fmt: skip
+        return compare_scaled.run(args, algorithms, params, wt, outputs)
     if args.npix:
         check_memory(
             max(
@@ -259,6 +277,16 @@ def run(args) -> int:
             bound=True,
             repeats=args.repeats,
         )
+    return finish(args, cmp, outputs, ra, dec, freq, params, label, rule)
+
+
+def finish(args, cmp, outputs, ra, dec, freq, params, label, rule) -> int:
+    """Write the comparison's files (renamed into place together) and print its summary."""
+    from pathlib import Path
+
+    from uvlab.app.outputs.output_set import output_set
+
+    spec = cmp.spec
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     with output_set(overwrite=args.force, stale=outputs):  # renamed together, at the end
@@ -267,8 +295,9 @@ def run(args) -> int:
         m = r.metrics
         print(
             f"{name:>15}: rms central {m['rms_central']:.3e}, full {m['rms_full']:.3e}, "
-            f"max {m['max_error']:.3e}; grid {r.timing.get('grid', 0) * 1e3:.1f} ms, "
-            f"total {r.total_s * 1e3:.1f} ms (runs {r.spread_s[0] * 1e3:.1f}–"
+            f"max {m['max_error']:.3e}; "
+            + (f"grid {r.timing['grid'] * 1e3:.1f} ms, " if "grid" in r.timing else "")
+            + f"total {r.total_s * 1e3:.1f} ms (runs {r.spread_s[0] * 1e3:.1f}–"
             f"{r.spread_s[1] * 1e3:.1f} ms)"
             + (
                 f"; error/bound max {m['error_over_bound_max']:.3f}"

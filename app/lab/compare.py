@@ -44,6 +44,7 @@ from uvlab.app.lab.compare_reference import (
     REFERENCE_CHUNK_WORK_GPU,
     chunked_reference,
     dft_step,
+    reference_step,
 )
 from uvlab.app.lab.compare_results import AlgorithmResult, Comparison, write_metrics_json
 from uvlab.app.lab.compare_timing import TIMING_BUDGET_S, timed_runs, warmup_rows
@@ -53,8 +54,8 @@ from uvlab.gpu.gridders.registry import REFERENCE, grids
 
 __all__ = [  # the names other modules take from here
     "BOUND_BUDGET", "BOUND_FLOOR", "DFT_BUDGET", "DFT_CHUNK_BYTES", "AlgorithmResult",
-    "Comparison", "Entry", "compare_algorithms", "dft_step", "drain", "iter_comparison",
-    "iter_samples_comparison", "measure_entry", "write_metrics_json",
+    "Comparison", "Entry", "bounded", "compare_algorithms", "dft_step", "drain", "iter_comparison",
+    "iter_samples_comparison", "measure_entry", "measured", "write_metrics_json",
 ]  # fmt: skip
 
 if TYPE_CHECKING:
@@ -100,7 +101,6 @@ def measure_entry(
     are all flagged) and the timed runs may stop before ``repeats``, after two
     (:mod:`uvlab.app.lab.compare_timing`).
     """
-    from uvlab.gpu.aliasing import error_map
     from uvlab.gpu.gridders.registry import algorithm
     from uvlab.gpu.imaging.imager import ImagingError, make_image
 
@@ -126,12 +126,33 @@ def measure_entry(
     warmup = None if first is None else float(sum(first.values()))
     totals = tuple(float(sum(t.values())) for t in timings)
     median = sorted(range(len(totals)), key=totals.__getitem__)[(len(totals) - 1) // 2]
-    err, metrics = error_map(res.dirty[::step, ::step], ref)
     backend = algorithm(entry.algorithm).backend(res.device)
-    return AlgorithmResult(
-        entry.label, res.dirty, err, metrics, timings[median], res.nvis,
+    return measured(
+        entry.label, res.dirty, ref, step, timings[median], res.nvis,
         runs_s=totals, backend=backend, warmup_s=warmup,
     )  # fmt: skip
+
+
+def measured(label: str, dirty, ref, step: int, timing: dict, nvis: int, **fields):
+    """An entry's :class:`AlgorithmResult` of its image ``dirty``: the error map and metrics
+    against the reference ``ref`` on every ``step``-th pixel
+    (:func:`uvlab.gpu.aliasing.error_map`); ``fields`` are the result's others (``runs_s``,
+    ``backend``, ``warmup_s``). The one-process loop's and the chunked path's
+    (:mod:`uvlab.app.commands.compare_scaled`)."""
+    from uvlab.gpu.aliasing import error_map
+
+    err, metrics = error_map(dirty[::step, ::step], ref)
+    return AlgorithmResult(label, dirty, err, metrics, timing, nvis, **fields)
+
+
+def bounded(result: AlgorithmResult, algorithm: str, params, spec, step: int, abs_sum: float,
+            peak: float) -> AlgorithmResult:  # fmt: skip
+    """``result`` with its analytic map and bound (:func:`~uvlab.app.lab.compare_bound.
+    bound_fields`): ``abs_sum`` = Σ|w·V|/Σw of the data, ``peak`` the reference's |peak|."""
+    from uvlab.gpu.gridders.params import GridParams
+
+    args = (algorithm, params or GridParams(), spec, step, abs_sum, peak)
+    return replace(result, **bound_fields(result.error, result.metrics, *args))
 
 
 #: Share of the progress given to the DFT reference (the entries share the rest).
@@ -187,7 +208,6 @@ def iter_comparison(
         Seconds for each entry's timed runs (at least two; None: ``repeats`` each).
     """
     from uvlab.gpu.backend import resolve_device
-    from uvlab.gpu.gridders.params import GridParams
     from uvlab.gpu.imaging.imager import ImagingError, flatten_samples
     from uvlab.gpu.imaging.weighting import Weighting, imaging_weights
 
@@ -206,10 +226,7 @@ def iter_comparison(
     wvis = wt * vis_f
     nvis = int(np.count_nonzero(wt))
     check(cancelled)
-    if step is None:
-        step = dft_step(spec.npix, nvis, DFT_BUDGET[dev])
-    if step < 1 or (spec.npix // 2) % step:
-        raise ValueError(f"reference step {step} must divide N/2 = {spec.npix // 2}")
+    step = reference_step(spec.npix, nvis, step, dev)
     yield Progress(0.0, "DFT reference")
     chunks = chunked_reference(u, v, wvis, sumw, spec, step, dev, chunk_work, cancelled)
     while True:
@@ -231,9 +248,7 @@ def iter_comparison(
             budget_s=budget_s,
         )  # fmt: skip
         if bound:
-            params = e.params or GridParams()
-            args = (e.algorithm, params, spec, step, abs_sum, peak)
-            result = replace(result, **bound_fields(result.error, result.metrics, *args))
+            result = bounded(result, e.algorithm, e.params, spec, step, abs_sum, peak)
         results[e.label] = result
     check(cancelled)
     yield Progress(1.0, "done")

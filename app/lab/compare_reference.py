@@ -1,11 +1,14 @@
 """The DFT reference of a comparison (:mod:`uvlab.app.lab.compare`): subsampled to a budget,
-summed over chunks of visibilities so that a long one can be cancelled between them."""
+summed over chunks of visibilities so that a long one can be cancelled between them, or
+over a MeasurementSet's row chunks on a cluster (:class:`ReferencePart`,
+:mod:`uvlab.app.commands.compare_scaled`)."""
 
 from __future__ import annotations
 
 import math
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -36,6 +39,16 @@ def dft_step(npix: int, nvis: int, budget: float) -> int:
             return k
     allowed = [k for k in divisors if k <= max(1, npix // 16)]
     return allowed[-1]
+
+
+def reference_step(npix: int, nvis: int, step: int | None, device: str) -> int:
+    """The reference's subsampling k: ``step`` (``--dft-step``) checked to divide N/2, else
+    :func:`dft_step` of :data:`DFT_BUDGET` on ``device`` ("cpu" or "gpu")."""
+    if step is None:
+        step = dft_step(npix, nvis, DFT_BUDGET[device])
+    if step < 1 or (npix // 2) % step:
+        raise ValueError(f"reference step {step} must divide N/2 = {npix // 2}")
+    return step
 
 
 def reference_image(u, v, wvis, sumw: float, spec, step: int, device: str):
@@ -76,3 +89,61 @@ def chunked_reference(
         check(cancelled)
         yield (k + 1) / nchunk
     return img, seconds
+
+
+@dataclass(eq=False)
+class ReferencePart:
+    """The reference's sums over some of the samples (the direct sum is linear in them).
+
+    Attributes
+    ----------
+    image : (N/k, N/k) float64 or None
+        ``Re Σ w·V·e^{…}`` at the reference pixels, not normalised; None for no sample.
+    sum_weights : float
+        Σw of the imaging weights.
+    abs_sum : float
+        Σ|w·V| (the bound's numerator, :mod:`uvlab.app.lab.compare_bound`).
+    nvis : int
+        Samples with nonzero weight.
+    seconds : float
+        Seconds the DFTs took, summed.
+    """
+
+    image: np.ndarray | None
+    sum_weights: float = 0.0
+    abs_sum: float = 0.0
+    nvis: int = 0
+    seconds: float = 0.0
+
+    def __add__(self, other: ReferencePart) -> ReferencePart:
+        out = ReferencePart(None if self.image is None else self.image.copy(), self.sum_weights,
+                            self.abs_sum, self.nvis, self.seconds)  # fmt: skip
+        out += other
+        return out
+
+    def __iadd__(self, other: ReferencePart) -> ReferencePart:
+        if other.image is not None:
+            self.image = other.image.copy() if self.image is None else self.image + other.image
+        self.sum_weights += other.sum_weights
+        self.abs_sum += other.abs_sum
+        self.nvis += other.nvis
+        self.seconds += other.seconds
+        return self
+
+    def normalised(self) -> tuple[np.ndarray, float]:
+        """(the reference image, Σ|w·V|/Σw): both divided by Σw once, as in one process."""
+        if self.image is None or not self.sum_weights > 0:
+            raise ValueError("every sample is flagged or has zero weight: nothing to image")
+        return self.image / self.sum_weights, self.abs_sum / self.sum_weights
+
+
+def reference_part(u, v, wvis, wt, spec, step: int, device: str) -> ReferencePart:
+    """:class:`ReferencePart` of some samples: u, v (wavelengths), their weighted
+    visibilities ``wvis`` = w·V and imaging weights ``wt`` (flat, host arrays)."""
+    wt = np.asarray(wt, dtype=np.float64)
+    if not np.any(wt > 0):
+        return ReferencePart(None)
+    img, seconds = reference_image(u, v, wvis, 1.0, spec, step, device)
+    return ReferencePart(
+        img, float(wt.sum()), float(np.abs(wvis).sum()), int(np.count_nonzero(wt)), seconds
+    )

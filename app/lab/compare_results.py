@@ -74,6 +74,9 @@ class Comparison:
     reference_timing : dict, stage → seconds
     reference_device : str
     nvis : int
+    timing_path : str or None
+        How the timings were taken when not by the one-process loop's timed runs (the
+        chunked path's wall time over the cluster): ``metrics.json``'s ``timing_path``.
     """
 
     spec: object
@@ -83,6 +86,7 @@ class Comparison:
     reference_timing: dict = field(default_factory=dict)
     reference_device: str = "cpu"
     nvis: int = 0
+    timing_path: str | None = None
 
     @property
     def reference_spec(self):
@@ -112,6 +116,7 @@ class Comparison:
             "of that run; bound_max is the "
             "largest (sum|wV|/sumw) E(l,m) in the same units, error_over_bound_max the "
             "largest error/bound on every bound_step-th pixel (at most 1)",
+            **({} if self.timing_path is None else {"timing_path": self.timing_path}),
             "algorithms": {
                 name: {
                     **r.metrics,
