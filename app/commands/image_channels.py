@@ -21,6 +21,8 @@ joined CLEAN of :mod:`uvlab.app.lab.joined_clean`):
 The files: ``PREFIX-0000-dirty.fits`` … ``PREFIX-{N−1:04d}-dirty.fits`` and ``-psf``
 (with CLEAN ``-model``, ``-residual``, ``-image``) per output channel, and
 ``PREFIX-MFS-*.fits`` (:func:`~uvlab.app.commands.image_outputs.cube_names`); docs/cubes.md.
+The split, the imaging and the MFS means are :mod:`uvlab.app.lab.output_channels`, which
+the window's joined CLEAN (:mod:`uvlab.app.lab.joined_task`) runs too.
 """
 
 from __future__ import annotations

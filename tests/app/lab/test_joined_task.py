@@ -30,8 +30,8 @@ NPIX, NCHAN, NITER = 64, 4, 50
 OBS = replace(SMALL_OBS, nchan=NCHAN, chan_width_hz=5.0e7)
 
 
-def _request(channels_out: int, terms=None, deconvolver="hogbom") -> JobRequest:
-    imaging = ImagingOptions(npix=NPIX, algorithm="ducc", eps=1e-6)
+def _request(channels_out: int, terms=None, deconvolver="hogbom", weighting="natural"):
+    imaging = ImagingOptions(npix=NPIX, algorithm="ducc", eps=1e-6, weighting=weighting)
     sky = demo_sky_for("teaching", OBS, imaging)
     opts = CleanOptions(deconvolver, niter=NITER, gain=0.1, mgain=0.8,
                         channels_out=channels_out, fit_spectral_pol=terms)  # fmt: skip
@@ -51,10 +51,10 @@ def _cli(req: JobRequest, folder) -> str:
     terms = () if opts.fit_spectral_pol is None else ("--fit-spectral-pol", opts.fit_spectral_pol)
     code, _, err = run_cli(
         "image", "--ms", ms, "--npix", NPIX, "--cell-arcsec", repr(cell), "--algorithm", "ducc",
-        "--eps", req.imaging.eps, "--weighting", "natural", "--device", "cpu", "--no-png",
-        "--channels-out", opts.channels_out, "--join-channels", *terms, "--niter", opts.niter,
-        "--gain", opts.gain, "--mgain", opts.mgain, "--deconvolver", opts.deconvolver,
-        "--out", prefix,
+        "--eps", req.imaging.eps, "--weighting", req.imaging.weighting, "--device", "cpu",
+        "--no-png", "--channels-out", opts.channels_out, "--join-channels", *terms,
+        "--niter", opts.niter, "--gain", opts.gain, "--mgain", opts.mgain,
+        "--deconvolver", opts.deconvolver, "--out", prefix,
     )  # fmt: skip
     assert code == 0, err
     return str(prefix)
@@ -68,9 +68,12 @@ def _close(a, b, what: str) -> None:
     assert err <= 1e-6 * scale, f"{what}: differs by {err / scale:.3g} of its peak"
 
 
-@pytest.mark.parametrize(("deconvolver", "terms"), [("hogbom", None), ("cotton-schwab", 2)])
-def test_window_joined_clean_equals_the_cli_on_the_ms(tmp_path, deconvolver, terms):
-    req = _request(NCHAN, terms, deconvolver)
+@pytest.mark.parametrize(
+    ("deconvolver", "terms", "weighting"),
+    [("hogbom", None, "natural"), ("cotton-schwab", 2, "uniform")],  # uniform: the MF weights
+)
+def test_window_joined_clean_equals_the_cli_on_the_ms(tmp_path, deconvolver, terms, weighting):
+    req = _request(NCHAN, terms, deconvolver, weighting)
     events = list(iter_job(req, WorkCache()))
     win = events[-1].output
     assert isinstance(win, CleanState) and win.done and win.iterations > 0
