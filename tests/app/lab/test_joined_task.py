@@ -100,3 +100,17 @@ def test_more_channels_out_than_the_observation_has_fails_in_one_line():
     req = _request(NCHAN + 1)
     with pytest.raises(ValueError, match=f"channels out: {NCHAN + 1}, but the observation"):
         run_job(req, WorkCache())
+
+
+@pytest.mark.gpu
+def test_window_joined_clean_on_the_gpu_equals_the_cpu():
+    """The same joined CLEAN (conv gridder) on the GPU and on the CPU, MFS and channels."""
+    req = _request(NCHAN, 2, "cotton-schwab", "uniform")
+    req = replace(req, imaging=replace(req.imaging, algorithm="conv"))
+    cpu = run_job(req, WorkCache())
+    gpu = run_job(replace(req, device="gpu"), WorkCache())
+    assert gpu.iterations == cpu.iterations > 0
+    for name in ("model", "residual", "restored"):
+        _close(getattr(gpu, name), getattr(cpu, name), f"MFS {name}")
+    for k in range(NCHAN):
+        _close(gpu.channel_restored[k], cpu.channel_restored[k], f"channel {k} restored")
