@@ -27,6 +27,8 @@ FLAGS = {
     "multiscale-scales": "--multiscale-scales",
     "multiscale-scale-bias": "--multiscale-scale-bias",
     "multiscale-small-scale-bias": "--multiscale-small-scale-bias",
+    "channels-out": "--channels-out",
+    "fit-spectral-pol": "--fit-spectral-pol",
 }
 
 
@@ -78,7 +80,11 @@ def clean_record(args) -> CleanRecord:
 
     ``--fits-mask`` is its mask file; ``--mask-box`` (pixels of the image written, which
     ``--size`` may crop) is read with it by :func:`uvlab.app.commands.clean_mask.output_mask`.
+    ``--channels-out N`` and ``--fit-spectral-pol K`` are its joined CLEAN's with
+    ``--join-channels`` (else one channel, no fit: each output channel is CLEANed alone).
     """
+    joined = bool(getattr(args, "join_channels", False))
+    n = int(getattr(args, "channels_out", 1) or 1) if joined else 1
     options = CleanOptions(
         deconvolver=args.deconvolver, niter=args.niter, gain=args.gain, mgain=args.mgain,
         threshold_jy=args.threshold_jy, auto_threshold=args.auto_threshold,
@@ -87,6 +93,8 @@ def clean_record(args) -> CleanRecord:
         multiscale_scales=getattr(args, "multiscale_scales", None),
         multiscale_scale_bias=getattr(args, "multiscale_scale_bias", 0.6),
         multiscale_small_scale_bias=getattr(args, "multiscale_small_scale_bias", None),
+        channels_out=n,
+        fit_spectral_pol=getattr(args, "fit_spectral_pol", None) if n > 1 else None,
     )  # fmt: skip
     return CleanRecord(options, getattr(args, "fits_mask", None))
 
@@ -103,7 +111,7 @@ def check_options(args) -> str | None:
     except ValueError as e:
         msg = str(e)
         for name, flag in FLAGS.items():
-            if msg.startswith(name + " ") or msg.startswith(name + " ("):
+            if msg.startswith((name + " ", name + ":")):
                 return flag + msg[len(name) :]
         return msg
     return None

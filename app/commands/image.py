@@ -160,7 +160,7 @@ def register(sub) -> None:
 
 def add_clean_args(p) -> None:
     """The CLEAN options, with WSClean's names (--niter, --gain, --mgain, --threshold-jy, ...)."""
-    from uvlab.app.commands.deconvolve import DECONVOLVERS
+    from uvlab.app.lab.deconvolve import DECONVOLVERS
 
     g = p.add_argument_group(
         "deconvolution",
@@ -348,8 +348,8 @@ def image_product(args, several: bool) -> Imaged:
 def clean_product(im: Imaged):
     """``--niter``'s CLEAN of one product's image: its 2N PSF, the driver, the restore."""
     from uvlab.app.commands.clean_args import clean_options
-    from uvlab.app.commands.deconvolve import clean as run_clean
     from uvlab.app.commands.image_spws import clean_psf
+    from uvlab.app.lab.deconvolve import clean as run_clean
     from uvlab.app.runtime.progress import progress_bar
 
     args = im.args

@@ -1,7 +1,7 @@
 """``uvlab image --channels-out N``: the selected channels imaged as N output channels.
 
 WSClean's spectral imaging (``-channels-out``; ``-join-channels``: MF weighting and the
-joined CLEAN of :mod:`uvlab.app.commands.joined_clean`):
+joined CLEAN of :mod:`uvlab.app.lab.joined_clean`):
 
 - the selected channels are divided into N output channels of (near) equal
   numbers of input channels, WSClean's split: output channel k holds input
@@ -21,84 +21,36 @@ joined CLEAN of :mod:`uvlab.app.commands.joined_clean`):
 The files: ``PREFIX-0000-dirty.fits`` … ``PREFIX-{N−1:04d}-dirty.fits`` and ``-psf``
 (with CLEAN ``-model``, ``-residual``, ``-image``) per output channel, and
 ``PREFIX-MFS-*.fits`` (:func:`~uvlab.app.commands.image_outputs.cube_names`); docs/cubes.md.
+The split, the imaging and the MFS means are :mod:`uvlab.app.lab.output_channels`, which
+the window's joined CLEAN (:mod:`uvlab.app.lab.joined_task`) runs too.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
-#: The images of one output channel, and with CLEAN those of the MFS set too.
+# the output channels' split, imaging and MFS means live in the lab, which the window's
+# joined CLEAN shares; the commands import them from here as before
+from uvlab.app.lab.output_channels import (
+    ImagedParts,
+    OutputChannel,
+    bandwidth,
+    centre_frequency,
+    channel_data,
+    channel_ranges,
+    image_parts,
+    mf_weights,
+    mfs_clean,
+    mfs_mean,
+)
 
-
-@dataclass(frozen=True)
-class OutputChannel:
-    """One output channel's images.
-
-    Attributes
-    ----------
-    index : int
-        Output channel k, from 0.
-    start, stop : int
-        Its input channels ``start … stop − 1`` of the selection.
-    freq_hz : float
-        The weighted centre frequency (:func:`centre_frequency`).
-    bandwidth_hz : float
-    dirty, psf : (N, N) float64
-        Normalised by its own Σw (DESIGN §1).
-    sum_weights : float
-        Σ of its imaging weights: its weight in the MFS mean.
-    nvis : int
-    clean : Deconvolved or None
-    """
-
-    index: int
-    start: int
-    stop: int
-    freq_hz: float
-    bandwidth_hz: float
-    dirty: np.ndarray
-    psf: np.ndarray
-    sum_weights: float
-    nvis: int
-    clean: object = None
-
-
-def channel_ranges(nchan: int, n: int) -> list[tuple[int, int]]:
-    """WSClean's split of ``nchan`` channels into ``n`` output channels: (start, stop) each.
-
-    Output channel k holds ``⌊k·nchan/n⌋ … ⌊(k+1)·nchan/n⌋ − 1``: sizes differ by at most one.
-    """
-    if not 1 <= n <= nchan:
-        raise ValueError(f"{n} output channels of {nchan} channels")
-    return [(k * nchan // n, (k + 1) * nchan // n) for k in range(n)]
-
-
-def centre_frequency(freq_hz, weight, flag) -> float:
-    """Σ_c W_c·ν_c / Σ_c W_c, W_c the data weight of channel c's unflagged samples (Hz).
-
-    The plain mean of ``freq_hz`` where every sample has zero weight.
-    """
-    w = np.where(np.asarray(flag), 0.0, np.asarray(weight, dtype=np.float64))
-    w = np.where(np.isfinite(w) & (w > 0), w, 0.0)
-    wc = np.broadcast_to(w, np.shape(flag)).sum(axis=0)
-    freq = np.asarray(freq_hz, dtype=np.float64)
-    return float((wc * freq).sum() / wc.sum()) if wc.sum() > 0 else float(freq.mean())
-
-
-def bandwidth(freq_hz, chan_width_hz: float) -> float:
-    """The band the channels cover: from the lowest channel's lower edge to the highest's upper."""
-    freq = np.asarray(freq_hz, dtype=np.float64)
-    return float(freq.max() - freq.min() + abs(chan_width_hz))
-
-
-def channel_data(vd, start: int, stop: int):
-    """``vd`` (a VisData) restricted to input channels ``start … stop − 1``."""
-    sl = slice(start, stop)
-    weight = vd.weight if np.ndim(vd.weight) < 2 else vd.weight[:, sl]
-    return replace(vd, freq_hz=vd.freq_hz[sl], vis=vd.vis[:, sl], weight=weight,
-                   flag=vd.flag[:, sl])  # fmt: skip
+__all__ = [
+    "ImagedParts", "OutputChannel", "add_channel_args", "bandwidth", "centre_frequency",
+    "channel_data", "channel_ranges", "channels_estimate", "check_channel_args", "image_channels",
+    "image_parts", "mf_weights", "mfs_clean", "mfs_mean", "run_channels",
+]  # fmt: skip
 
 
 def image_channels(vd, spec, n: int, weighting, algorithm, params, device, clean_opts=None,
@@ -109,7 +61,7 @@ def image_channels(vd, spec, n: int, weighting, algorithm, params, device, clean
     Without ``join`` each channel is weighted and CLEANed alone; with it
     (``--join-channels``) the weights of all channels share one density grid
     (:func:`mf_weights`) and the channels are CLEANed jointly
-    (:func:`~uvlab.app.commands.joined_clean.clean_joined`).
+    (:func:`~uvlab.app.lab.joined_clean.clean_joined`).
 
     Parameters
     ----------
@@ -135,7 +87,7 @@ def image_channels(vd, spec, n: int, weighting, algorithm, params, device, clean
     if clean_opts is None:
         return out
     if join:
-        from uvlab.app.commands.joined_clean import clean_joined
+        from uvlab.app.lab.joined_clean import clean_joined
 
         cleans = clean_joined(parts, out, spec, clean_opts, params, weighting, algorithm, mask,
                               device, nterms)  # fmt: skip
@@ -145,116 +97,13 @@ def image_channels(vd, spec, n: int, weighting, algorithm, params, device, clean
     return [replace(c, clean=k) for c, k in zip(out, cleans, strict=True)]
 
 
-@dataclass(frozen=True)
-class ImagedParts:
-    """The output channels imaged, before any CLEAN (:func:`image_parts`).
-
-    Attributes
-    ----------
-    channels : list of OutputChannel
-        Without ``clean``.
-    parts : list of VisData
-        Each output channel's visibilities, with the imaging weights of ``weighting``
-        applied to them (their weights: the MF weights with ``--join-channels``).
-    weighting : Weighting
-        What ``parts`` are still to be weighted with (natural after MF weighting).
-    """
-
-    channels: list
-    parts: list
-    weighting: object
-
-
-def image_parts(vd, spec, n: int, weighting, algorithm, params, device, join: bool = False
-                ) -> ImagedParts:  # fmt: skip
-    """The ``n`` output channels of ``vd`` imaged, not CLEANed (:func:`image_channels`'s
-    parameters); with ``join`` the MF weights (:func:`mf_weights`) made once on all."""
-    from uvlab.gpu.imaging.imager import ImagingError, make_image
-    from uvlab.gpu.imaging.weighting import Weighting
-
-    data = vd  # CRVAL3 from the data weights, with MF weighting too
-    if join:  # the imaging weights made once on all channels, then used as they are
-        vd, weighting = replace(vd, weight=mf_weights(vd, spec, weighting)), Weighting()
-    out, parts = [], []
-    for k, (start, stop) in enumerate(channel_ranges(vd.nchan, n)):
-        part, own = channel_data(vd, start, stop), channel_data(data, start, stop)
-        try:
-            res = make_image(part.uvw, part.freq_hz, part.vis, part.weight, spec,
-                             flag=part.flag, weighting=weighting, algorithm=algorithm,
-                             params=params, device=device)  # fmt: skip
-        except ImagingError as exc:  # e.g. every sample of this output channel flagged
-            raise ImagingError(f"--channels-out: output channel {k} (input channels "
-                               f"{start}-{stop - 1}): {exc}") from None  # fmt: skip
-        parts.append(part)
-        out.append(
-            OutputChannel(
-                k, start, stop, centre_frequency(own.freq_hz, own.weight, own.flag),
-                bandwidth(part.freq_hz, vd.chan_width_hz), res.dirty, res.psf,
-                float(res.sum_weights), int(res.nvis),
-            )
-        )  # fmt: skip
-    return ImagedParts(out, parts, weighting)
-
-
-def mf_weights(vd, spec, weighting) -> np.ndarray:
-    """(row, chan) imaging weights of all channels on one density grid (WSClean's MF weighting).
-
-    Uniform and Briggs count the density of every selected channel's samples together, as
-    the MFS image does, so that the channel images' weighted mean is the MFS image; the
-    taper is applied too. Zero where a sample is flagged or has no usable weight.
-    """
-    from uvlab.gpu.constants import C_LIGHT
-    from uvlab.gpu.imaging.weighting import imaging_weights
-
-    w = np.broadcast_to(np.asarray(vd.weight, dtype=np.float64), vd.flag.shape)
-    ok = ~np.asarray(vd.flag) & np.isfinite(w) & (w > 0)
-    scale = np.asarray(vd.freq_hz, dtype=np.float64)[None, :] / C_LIGHT
-    u, v = (np.asarray(vd.uvw[:, k], dtype=np.float64)[:, None] * scale for k in (0, 1))
-    out = np.zeros(vd.flag.shape)
-    out[ok] = imaging_weights(u[ok], v[ok], w[ok], spec, weighting)
-    return out
-
-
 def _clean_one(part, spec, dirty, device, opts, params, weighting, algorithm, mask):
     """One output channel's CLEAN: its own PSF of side 2N, its own major cycles."""
-    from uvlab.app.commands.deconvolve import clean, wide_psf
+    from uvlab.app.lab.deconvolve import clean, wide_psf
 
     psf2 = wide_psf(part, spec, weighting, algorithm, params, device)
     return clean(part, spec, dirty, psf2, opts, params, weighting, device,
                  algorithm=algorithm, mask=mask)  # fmt: skip
-
-
-def mfs_mean(images, weights) -> np.ndarray:
-    """Σ_k W_k·I_k / Σ_k W_k: WSClean's MFS image of the channel images ``images``."""
-    w = np.asarray(weights, dtype=np.float64)
-    return np.tensordot(w / w.sum(), np.asarray(images, dtype=np.float64), axes=1)
-
-
-def mfs_clean(channels: list[OutputChannel], beam, join: bool = False, nterms=None):
-    """The MFS model, residual and restored image: the channels' weighted means.
-
-    ``beam``: the MFS PSF's fitted beam, written on the MFS image. The iterations are
-    the channels' total (joined: the joined CLEAN's); the stop reason each channel's,
-    joined. ``nterms``: the spectral terms of the model's pixels for the component list.
-    """
-    cleans = [c.clean for c in channels]
-    w = [c.sum_weights for c in channels]
-    extra = {}
-    if nterms:
-        from uvlab.app.commands.joined_clean import spectral_terms
-
-        extra["spectral_terms"], extra["ref_freq_hz"] = spectral_terms(channels, nterms)
-    return replace(
-        cleans[0],
-        model=mfs_mean([c.model for c in cleans], w),
-        residual=mfs_mean([c.residual for c in cleans], w),
-        restored=mfs_mean([c.restored for c in cleans], w),
-        beam=beam,
-        iterations=cleans[0].iterations if join else sum(c.iterations for c in cleans),
-        cycles=max(c.cycles for c in cleans),
-        stop_reason="; ".join(sorted({c.stop_reason for c in cleans})),
-        **extra,
-    )
 
 
 def add_channel_args(p) -> None:

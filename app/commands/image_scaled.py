@@ -321,7 +321,7 @@ def _clean(args, client, sources, spec, wt, res, rows, params, mask, keep: bool)
     if not args.niter or args.niter <= 0:
         return None
     from uvlab.app.commands.clean_args import clean_options
-    from uvlab.app.commands.deconvolve import drive, restored_result
+    from uvlab.app.lab.deconvolve import drive, restored_result
     from uvlab.app.scale.ms_clean import clean_ms
 
     job = _clean_job(args, client, sources, spec, wt, res, rows, params, keep)

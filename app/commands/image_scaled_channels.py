@@ -12,7 +12,7 @@ With ``--join-channels`` (WSClean's ``-join-channels``) every output channel is 
 with the density of all the channels (MF weighting: the MFS image's density totals, which
 the channel passes receive instead of counting their own) and, with ``--niter``, the
 channels are CLEANed jointly by the one driver
-(:func:`~uvlab.app.commands.joined_clean.clean_planes`): the 2N PSF of each channel and,
+(:func:`~uvlab.app.lab.joined_clean.clean_planes`): the 2N PSF of each channel and,
 with Cotton–Schwab, each channel's major cycles run over the cluster
 (:mod:`uvlab.app.scale.ms_clean`), the minor cycles on the client.
 
@@ -96,12 +96,12 @@ def clean_joined(args, jobs, channels, mask) -> list:
     ``jobs``: each channel's :class:`~uvlab.app.scale.ms_clean.Pass` (MF weights); its 2N
     PSF (:func:`~uvlab.app.scale.ms_clean.wide_psf_ms`) and with Cotton–Schwab its
     :class:`~uvlab.app.scale.ms_clean.ClusterMajorCycle` are the in-memory joined CLEAN's
-    (:func:`~uvlab.app.commands.joined_clean.clean_joined`) made over the chunks.
+    (:func:`~uvlab.app.lab.joined_clean.clean_joined`) made over the chunks.
     """
     import numpy as np
 
     from uvlab.app.commands.clean_args import clean_options
-    from uvlab.app.commands.joined_clean import clean_planes, spectral_fit
+    from uvlab.app.lab.joined_clean import clean_planes, spectral_fit
     from uvlab.app.scale.ms_clean import ClusterMajorCycle, wide_psf_ms
     from uvlab.gpu.deconvolution.joined import JoinedChannels
 

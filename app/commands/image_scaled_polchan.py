@@ -116,7 +116,7 @@ def clean_planes_joined(args, jobs, cubes, mask) -> list:
     import numpy as np
 
     from uvlab.app.commands.clean_args import clean_options
-    from uvlab.app.commands.joined_clean import clean_planes, spectral_fit
+    from uvlab.app.lab.joined_clean import clean_planes, spectral_fit
     from uvlab.app.runtime.progress import progress_bar
     from uvlab.app.scale.ms_clean import ClusterMajorCycle, wide_psf_ms
     from uvlab.gpu.deconvolution.joined import JoinedChannels, JoinedChannelsPolarizations

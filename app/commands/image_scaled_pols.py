@@ -20,7 +20,7 @@ import time
 
 
 def clean(args, sources, res, clean_of, job_of, mask) -> list:
-    """Each product's :class:`~uvlab.app.commands.deconvolve.Deconvolved` (None each
+    """Each product's :class:`~uvlab.app.lab.deconvolve.Deconvolved` (None each
     without ``--niter``).
 
     ``sources``: the windows' reads of all the products; ``res``: each product's
@@ -52,7 +52,7 @@ def clean_joined(args, jobs, res, mask) -> list:
     import numpy as np
 
     from uvlab.app.commands.clean_args import clean_options
-    from uvlab.app.commands.joined_clean import clean_planes
+    from uvlab.app.lab.joined_clean import clean_planes
     from uvlab.app.runtime.progress import progress_bar
     from uvlab.app.scale.ms_clean import ClusterMajorCycle, wide_psf_ms
     from uvlab.gpu.deconvolution.joined import JoinedPolarizations

@@ -58,16 +58,16 @@ def check_geometry(ims, pols: tuple[str, ...]) -> None:
 
 
 def clean(ims, pols: tuple[str, ...]) -> list:
-    """Each polarisation's :class:`~uvlab.app.commands.deconvolve.Deconvolved`, CLEANed jointly.
+    """Each polarisation's :class:`~uvlab.app.lab.deconvolve.Deconvolved`, CLEANed jointly.
 
     ``ims``: the polarisations' :class:`~uvlab.app.commands.image.Imaged`, in ``pols``'
     order, on one geometry (exit 2 otherwise: their geometries were chosen from data
     flagged differently; give ``--npix`` and ``--cell-arcsec``).
     """
     from uvlab.app.commands.clean_args import clean_options
-    from uvlab.app.commands.deconvolve import major_cycle
     from uvlab.app.commands.image_spws import clean_psf
-    from uvlab.app.commands.joined_clean import clean_planes
+    from uvlab.app.lab.deconvolve import major_cycle
+    from uvlab.app.lab.joined_clean import clean_planes
     from uvlab.app.runtime.progress import progress_bar
     from uvlab.gpu.backend import get_xp
     from uvlab.gpu.deconvolution.joined import JoinedPolarizations

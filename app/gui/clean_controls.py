@@ -3,7 +3,10 @@
 Deconvolver, niter, gain, mgain, threshold, auto-threshold, auto-mask, a FITS mask file
 (as ``uvlab image``'s ``--auto-mask`` and ``--fits-mask``), multiscale with its scale
 rule and bias (WSClean's ``--multiscale-scale-bias``, or tclean's
-``--multiscale-small-scale-bias``), and *Clean*. The options the controls do not show
+``--multiscale-small-scale-bias``), joined-channel CLEAN (WSClean's ``-channels-out N
+-join-channels`` and ``-fit-spectral-pol K``: *channels out*, *spectral terms*, enabled
+when the observation has two channels or more; :meth:`CleanControls.set_channels`), and
+*Clean*. The options the controls do not show
 (mask boxes, multiscale scales, sub-minor settings) keep the values
 :meth:`CleanControls.set_options` was given, such as a session's.
 """
@@ -119,6 +122,24 @@ class CleanControls(QtWidgets.QWidget):
         self.rule_combo.currentIndexChanged.connect(self.changed)
         self.scale_bias_spin.valueChanged.connect(self.changed)
         self.small_bias_spin.valueChanged.connect(self.changed)
+        self.channels_spin = QtWidgets.QSpinBox()
+        self.channels_spin.setRange(1, 1)
+        self.channels_spin.setToolTip(
+            "Channels out: 1 CLEANs the image of all channels (MFS); N > 1 CLEANs N output "
+            "channels jointly, peaks on their MFS image, each with its own PSF (uvlab image "
+            "--channels-out N --join-channels, WSClean's -channels-out -join-channels)"
+        )
+        self.terms_spin = QtWidgets.QSpinBox()
+        self.terms_spin.setRange(0, 1)
+        self.terms_spin.setSpecialValueText("none")
+        self.terms_spin.setToolTip(
+            "Fit spectral terms: each component's channel values fitted with a polynomial "
+            "of K terms (--fit-spectral-pol K, WSClean's -fit-spectral-pol); none: no fit"
+        )
+        self.channels_spin.valueChanged.connect(self._enable_channels)
+        self.channels_spin.valueChanged.connect(self.changed)
+        self.terms_spin.valueChanged.connect(self.changed)
+        self._nchan = 1
         self.clean_button = QtWidgets.QPushButton("Clean")
         self.clean_button.setToolTip("CLEAN the current dirty image in the background")
         self.clean_button.clicked.connect(self.clean_requested)
@@ -156,9 +177,42 @@ class CleanControls(QtWidgets.QWidget):
             row.addWidget(pair[0])
             row.addWidget(pair[1], 1)
             self.controls.addLayout(row, 6, col, 1, 2)
+        self.channels_label = QtWidgets.QLabel("channels out")
+        self.terms_label = QtWidgets.QLabel("spectral terms")
+        for col, pair in ((0, (self.channels_label, self.channels_spin)),
+                          (2, (self.terms_label, self.terms_spin))):  # fmt: skip
+            row = QtWidgets.QHBoxLayout()
+            row.setSpacing(4)
+            row.addWidget(pair[0])
+            row.addWidget(pair[1], 1)
+            self.controls.addLayout(row, 7, col, 1, 2)
         self.controls.setColumnStretch(1, 1)
         self.controls.setColumnStretch(3, 1)
         self._enable_multiscale()
+        self._enable_channels()
+
+    def set_channels(self, nchan: int | None) -> None:
+        """The observation has ``nchan`` channels (None: not known yet, as an MS unread).
+
+        *Channels out* runs 1 … ``nchan`` and is enabled only for two channels or more;
+        a value above ``nchan`` comes down to it (without emitting ``changed``: the window
+        calls this as the observation changes; a job asking for more channels than the
+        data hold fails with a one-line message).
+        """
+        self._nchan = 2**16 if nchan is None else max(1, int(nchan))
+        with QtCore.QSignalBlocker(self.channels_spin), QtCore.QSignalBlocker(self.terms_spin):
+            self.channels_spin.setMaximum(self._nchan)
+            self._enable_channels()
+
+    def _enable_channels(self) -> None:
+        """The channel controls with two channels or more; the terms up to the channels out."""
+        many = self._nchan >= 2
+        n = self.channels_spin.value()
+        self.terms_spin.setMaximum(n if n > 1 else 0)
+        for widget in (self.channels_label, self.channels_spin):
+            widget.setEnabled(many)
+        for widget in (self.terms_label, self.terms_spin):
+            widget.setEnabled(many and n > 1)
 
     def _enable_multiscale(self) -> None:
         """The rule with multiscale on; each bias with its rule (disabled ones keep values)."""
@@ -175,9 +229,12 @@ class CleanControls(QtWidgets.QWidget):
 
         Fields without a control (mask boxes, multiscale scales, sub-minor settings) keep
         the values :meth:`set_options` was given, such as a session's. The tclean rule
-        sets ``multiscale_small_scale_bias`` (None with WSClean's rule).
+        sets ``multiscale_small_scale_bias`` (None with WSClean's rule). Channels out is
+        1 (and no fit) while the controls are disabled (one channel).
         """
         auto, auto_mask = self.auto_spin.value(), self.auto_mask_spin.value()
+        n = self.channels_spin.value() if self.channels_spin.isEnabled() else 1
+        k = self.terms_spin.value() if n > 1 else 0
         return replace(
             self._base,
             deconvolver=self.deconvolver_combo.currentData(),
@@ -194,6 +251,8 @@ class CleanControls(QtWidgets.QWidget):
                 if self.rule_combo.currentData() == "tclean"
                 else None
             ),
+            channels_out=int(n),
+            fit_spectral_pol=int(k) if k > 0 else None,
         )
 
     def record(self) -> CleanRecord:
@@ -234,3 +293,8 @@ class CleanControls(QtWidgets.QWidget):
         )
         if small is not None:
             self.small_bias_spin.setValue(small)
+        if opts.channels_out > self.channels_spin.maximum():  # a session's, before its data
+            self.channels_spin.setMaximum(opts.channels_out)
+        self.channels_spin.setValue(int(opts.channels_out))
+        self._enable_channels()
+        self.terms_spin.setValue(int(opts.fit_spectral_pol or 0))

@@ -14,7 +14,11 @@ model holds the first k components and the residual is ``dirty − PSF ⊛ model
 (:class:`~uvlab.gpu.deconvolution.replay.ComponentReplay`, one FFT pair),
 the restored image ``model_k ⊛ beam + residual_k``. At the slider's end the
 views show the CLEAN's own state (for Cotton–Schwab, the major cycles'
-residual). Each image fits its colour levels to itself (the colour bars give
+residual). With *channels out* N > 1 (joined-channel CLEAN,
+:mod:`uvlab.app.lab.joined_task`) the images are the MFS ones (WSClean's
+``PREFIX-MFS-*``) and the *channel* box shows each output channel's restored image in
+the restored view (0: the MFS image); the slider is off (it replays the MFS components,
+which are not one PSF's). Each image fits its colour levels to itself (the colour bars give
 the scale; the curves below show the residual falling); the model view rings
 the pixels that hold components (those with at least :data:`RING_FRACTION` of the
 largest, up to :data:`MAX_RINGS` of them: single pixels, invisible on their own).
@@ -134,9 +138,20 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
             "dirty − PSF ⊛ model and the restored image at iteration k"
         )
         self.k_label = QtWidgets.QLabel("iteration 0 / 0")
+        self.channel_spin = QtWidgets.QSpinBox()
+        self.channel_spin.setRange(-1, -1)  # -1: MFS; else the output channel, from 0
+        self.channel_spin.setSpecialValueText("MFS")
+        self.channel_spin.setEnabled(False)
+        self.channel_spin.setToolTip(
+            "Joined-channel CLEAN: the restored view shows this output channel's restored "
+            "image (MFS: the channels' weighted mean, WSClean's PREFIX-MFS-image)"
+        )
+        self.channel_spin.valueChanged.connect(self._show_channel)
         slider_row = QtWidgets.QHBoxLayout()
         slider_row.addWidget(QtWidgets.QLabel("Step through:"))
         slider_row.addWidget(self.slider, 1)
+        slider_row.addWidget(QtWidgets.QLabel("channel"))
+        slider_row.addWidget(self.channel_spin)
         self.k_label.setSizePolicy(  # a long line is clipped, never squeezing the slider
             QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred
         )
@@ -242,7 +257,14 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
         with QtCore.QSignalBlocker(self.slider):
             self.slider.setRange(0, k)
             self.slider.setValue(k)
-        self.slider.setEnabled(k > 0 and not self.clean_controls.multiscale_check.isChecked())
+        joined = state.channel_restored is not None
+        self.slider.setEnabled(
+            k > 0 and not joined and not self.clean_controls.multiscale_check.isChecked()
+        )
+        with QtCore.QSignalBlocker(self.channel_spin):
+            self.channel_spin.setRange(-1, len(state.channel_restored) - 1 if joined else -1)
+        self.channel_spin.setEnabled(joined)
+        self._show_channel()
         self._set_k_marker(k)
         self.note.setText(state.describe())
 
@@ -255,6 +277,22 @@ class DeconvolutionView(OnDemand, QtWidgets.QWidget):
                             y=(j - spec.npix // 2) * spec.cell_rad / ARCMIN)  # fmt: skip
         self.residual_view.set_image(residual, spec, *radec, title="Residual")
         self.restored_view.set_image(restored, spec, *radec, title="Restored")
+
+    def _show_channel(self, *_) -> None:
+        """The restored view: the channel chosen's restored image (MFS: the channels' mean)."""
+        s = self._state
+        if s is None or s.channel_restored is None:
+            return
+        c = self.channel_spin.value()
+        image, title = s.restored, "Restored (MFS)"
+        if c >= 0:
+            image = s.channel_restored[c]
+            title = f"Restored, channel {c} ({s.channel_freq_hz[c] / 1e6:.4g} MHz)"
+        self.restored_view.set_image(image, s.spec, s.ra0_rad, s.dec0_rad, title=title)
+
+    def show_channel(self, c: int) -> None:
+        """Show output channel ``c``'s restored image (-1: the MFS one; tests, scripts)."""
+        self.channel_spin.setValue(int(c))
 
     def _set_k_marker(self, k: int) -> None:
         s = self._state

@@ -97,9 +97,10 @@ class JobEvents:
         if partial.clean is not None:
             w.views.deconv_view.show_state(partial.clean)
             # a cycle is a partial result, not a stage: the run panel says how far CLEAN is
-            w.run_panel.set_progress(
-                partial.fraction, clean_label(partial.clean.iterations, partial.clean.niter)
-            )
+            label = clean_label(partial.clean.iterations, partial.clean.niter)
+            if partial.clean.channel_restored is not None:  # "joined CLEAN of N channels, …"
+                label = f"{partial.stage}: {label}"
+            w.run_panel.set_progress(partial.fraction, label)
         w.views.show_partial(partial, w.obs_panel.source())
         if partial.dirty is not None:
             self._note_first_image()

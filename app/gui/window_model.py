@@ -201,6 +201,7 @@ class ModelBinding:
 
     def _follow(self, state: LabState) -> None:
         """The model's observer: show a state the panels did not make."""
+        self._window.views.deconv_view.clean_controls.set_channels(observation_channels(state))
         if self._recording:
             return
         self.show(state)
@@ -221,6 +222,16 @@ class ModelBinding:
         self._window.model.reset()
 
 
+def observation_channels(state: LabState) -> int | None:
+    """The channels of ``state``'s observation: the synthetic one's, an MS selection's
+    range (None: all of an MS's, not known here)."""
+    obs = state.observation
+    if obs.source != "ms":
+        return int(obs.spec.nchan)
+    chans = None if obs.ms is None else obs.ms.channels
+    return None if chans is None or chans[1] is None else int(chans[1] - chans[0])
+
+
 def _show_in_panels(w: ModelHost, state: LabState) -> None:
     """Fill the panels with ``state`` (their ``changed`` is not recorded meanwhile)."""
     s = state.session()
@@ -230,6 +241,7 @@ def _show_in_panels(w: ModelHost, state: LabState) -> None:
     w.sky_panel.set_sky_model(s.sky)
     if s.image_sky is not None:  # read again from its file (or drawn): may fail
         w.sky_panel.load_image_source(s.image_sky, emit=False, replace_components=False)
+    w.views.deconv_view.clean_controls.set_channels(observation_channels(state))
     w.views.deconv_view.set_record(state.clean)
     w.imaging_panel.set_options(s.imaging)
     w.imaging_panel.set_device(s.device)

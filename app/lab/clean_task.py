@@ -5,14 +5,14 @@ cache), the CLEAN PSF of side 2N weighted on the N² image's cells
 (:func:`~uvlab.gpu.deconvolution.inputs.wide_psf`), and for Cotton–Schwab the major
 cycle on the samples and imaging weights of the dirty image
 (:func:`~uvlab.gpu.deconvolution.inputs.major_cycle_for`) — what ``uvlab image
---niter`` makes (:mod:`uvlab.app.commands.deconvolve`) — then drives
+--niter`` makes (:mod:`uvlab.app.lab.deconvolve`) — then drives
 :func:`uvlab.gpu.deconvolution.driver.iter_clean` (issue 26), yielding a
 :class:`~uvlab.app.lab.jobs.Partial` whose ``clean`` is a :class:`CleanState` after
 each cycle (urgent: every complete cycle reaches the window, so a cancel leaves the
 last complete one on screen). A Högbom cycle is also cut into chunks of at most
 :func:`chunk_size` iterations where that changes nothing (the whole-image minor loop),
 so that the window sees the CLEAN progress. The last state is restored as the CLI
-restores it (:func:`uvlab.app.commands.deconvolve.restored_result`'s arithmetic): the window's
+restores it (:func:`uvlab.app.lab.deconvolve.restored_result`'s arithmetic): the window's
 CLEAN and ``uvlab image --niter`` give the same model, residual and restored image.
 
 Each state carries the components in CLEAN's order, so that the window can
@@ -69,6 +69,17 @@ class CleanState:
         Why the last cycle ended; "" while CLEAN runs.
     done : bool
         The CLEAN has ended (a job's output); False for a partial.
+    niter : int
+    channel_restored : (C, N, N) float64 or None
+        Joined-channel CLEAN (``channels_out`` C > 1, :mod:`uvlab.app.lab.joined_task`):
+        each output channel's restored image; ``model``, ``residual`` and ``restored`` are
+        then the MFS images (the channels' weighted means, WSClean's ``PREFIX-MFS-*``),
+        ``dirty`` and ``psf`` the channels' weighted means, ``comp_flux`` the components'
+        MFS flux. None for one channel.
+    channel_freq_hz : tuple of float
+        The output channels' centre frequencies (Hz); empty for one channel.
+    spectral_terms : (K, N, N) float64 or None
+        With ``fit_spectral_pol`` K, the MFS model's pixels' terms (the final state only).
     """
 
     spec: object
@@ -90,6 +101,9 @@ class CleanState:
     stop_reason: str = ""
     done: bool = False
     niter: int = 0
+    channel_restored: np.ndarray | None = None
+    channel_freq_hz: tuple = ()
+    spectral_terms: np.ndarray | None = None
 
     @property
     def iterations(self) -> int:
@@ -102,6 +116,8 @@ class CleanState:
     def describe(self) -> str:
         """One line: deconvolver, iterations, cycles, why it stopped, the residual and the beam."""
         name = "Högbom" if self.deconvolver == "hogbom" else "Cotton–Schwab"
+        if self.channel_restored is not None:
+            name += f", joined {len(self.channel_restored)} channels (MFS)"
         kind = "major cycles" if self.deconvolver == "cotton-schwab" else "cycles"
         b = self.beam
         beam = f"{b.bmaj_rad / ARCSEC:.3g}″ × {b.bmin_rad / ARCSEC:.3g}″ at {b.bpa_deg:.0f}°"
@@ -126,6 +142,11 @@ def iter_clean(request: JobRequest, s: Samples, cancelled, cache: WorkCache) -> 
     from uvlab.gpu.deconvolution.inputs import major_cycle_for, wide_psf
 
     opts = request.clean or CleanOptions()
+    if opts.channels_out > 1:  # WSClean's -channels-out N -join-channels
+        from uvlab.app.lab.joined_task import iter_joined
+
+        yield from iter_joined(request, s, cancelled)
+        return
     im = request.imaging
     device = resolve_device(request.device)
     yield Progress(0.72, f"dirty image and PSF ({im.algorithm})")

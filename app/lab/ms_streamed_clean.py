@@ -34,6 +34,11 @@ def iter_streamed_clean(
 
     report = report or (lambda f, s: None)
     opts = request.clean or CleanOptions()
+    if opts.channels_out > 1:  # not silently one MFS CLEAN: say so, in one line
+        raise ValueError(
+            "channels out > 1: joined-channel CLEAN of an MS streamed in row chunks is not "
+            "yet supported in the window (uvlab image --channels-out N --join-channels is)"
+        )
     im, wt = request.imaging, request.imaging.weighting_spec()
     try:
         res = image_ms(

@@ -126,7 +126,7 @@ def clean_estimate(
 ) -> MemoryEstimate:
     """Memory CLEAN adds to an ``npix``² image (``uvlab image --niter``).
 
-    The PSF of side 2N (:func:`uvlab.app.commands.deconvolve.wide_psf`: its image and the
+    The PSF of side 2N (:func:`uvlab.app.lab.deconvolve.wide_psf`: its image and the
     gridding of a 2N² grid), the model, residual, restored image and mask (N²
     each); Cotton–Schwab also holds the selected visibilities again (u, v,
     complex128 data, weights, the degridded model and the residual: ~64 bytes

@@ -3,7 +3,7 @@
 Shaped as WSClean's deconvolution driver: :func:`iter_clean` is a generator that
 runs the cycles and yields a :class:`CleanCycle` after each (and, when asked, after
 each chunk of a long minor cycle); the last one it yields has ``done`` set. Its
-callers only drive it: ``uvlab image --niter`` (:mod:`uvlab.app.commands.deconvolve`),
+callers only drive it: ``uvlab image --niter`` (:mod:`uvlab.app.lab.deconvolve`),
 the window's Deconvolution task (:mod:`uvlab.app.lab.clean_task`) and
 ``uvlab bench clean`` (:mod:`uvlab.gpu.bench.clean_bench`, through
 :func:`~uvlab.gpu.deconvolution.cotton_schwab.cotton_schwab`).

@@ -64,6 +64,14 @@ class CleanOptions:
         Components only inside these pixel boxes (inclusive corners, rows then columns;
         :func:`~uvlab.gpu.deconvolution.mask.box_mask`); empty: everywhere (or the mask
         array a front end gives the driver, such as ``uvlab image --fits-mask``).
+    channels_out : int
+        WSClean's ``-channels-out N -join-channels``: CLEAN N output channels jointly
+        (peaks on the MFS image, each channel's own PSF and components;
+        :mod:`uvlab.gpu.deconvolution.joined`); 1: one image of all channels.
+    fit_spectral_pol : int or None
+        WSClean's ``-fit-spectral-pol K`` with ``channels_out`` > 1: each component's
+        channel values fitted with K terms (:mod:`uvlab.gpu.deconvolution.spectral_fit`);
+        None: no fit.
     """
 
     deconvolver: str = "hogbom"
@@ -80,6 +88,8 @@ class CleanOptions:
     multiscale_scales: tuple | None = None
     multiscale_scale_bias: float = 0.6
     multiscale_small_scale_bias: float | None = None
+    channels_out: int = 1
+    fit_spectral_pol: int | None = None
 
     def __post_init__(self):
         if self.multiscale_scales is not None:  # JSON lists → hashable tuples
@@ -138,4 +148,11 @@ class CleanOptions:
         small = self.multiscale_small_scale_bias
         if small is not None and not (-1.0 <= small <= 1.0):
             return f"multiscale-small-scale-bias must be in [-1, 1], got {small}"
+        n, k = self.channels_out, self.fit_spectral_pol
+        if isinstance(n, bool) or int(n) != n or n < 1:
+            return f"channels-out must be a whole number ≥ 1, got {n!r}"
+        if k is not None and (isinstance(k, bool) or int(k) != k or k < 1):
+            return f"fit-spectral-pol must be a whole number ≥ 1 or None, got {k!r}"
+        if k is not None and k > n:
+            return f"fit-spectral-pol: {k} terms, but only {n} output channels"
         return None

@@ -2,7 +2,7 @@
 
 The ``image`` task's dirty image, the CLI's 2N PSF
 (:func:`~uvlab.gpu.deconvolution.inputs.wide_psf`) and
-:func:`uvlab.app.commands.deconvolve.clean`, the function ``uvlab image`` runs, on the same
+:func:`uvlab.app.lab.deconvolve.clean`, the function ``uvlab image`` runs, on the same
 samples: the tests that the window CLEANs as the CLI does compare against it.
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from uvlab.app.commands.deconvolve import clean
 from uvlab.app.lab.clean_task import CleanOptions
+from uvlab.app.lab.deconvolve import clean
 from uvlab.app.lab.jobs import JobRequest
 from uvlab.app.lab.live import run_job
 from uvlab.app.lab.samples import WorkCache

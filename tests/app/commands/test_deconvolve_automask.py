@@ -1,4 +1,4 @@
-"""WSClean's -auto-mask in ``uvlab.app.commands.deconvolve.clean``: a mask from the components found
+"""WSClean's -auto-mask in ``uvlab.app.lab.deconvolve.clean``: a mask from the components found
 down to auto-mask·σ, then CLEAN inside it only, down to the auto-threshold.
 
 Oracles: a plain CLEAN to auto-mask·σ (the mask it must make, computed separately), the
@@ -14,7 +14,7 @@ import pytest
 
 from tests.support.clean_scenes import meerkat_psf_and_dirty
 from uvlab.app.commands.clean_args import check_options
-from uvlab.app.commands.deconvolve import clean
+from uvlab.app.lab.deconvolve import clean
 from uvlab.gpu.deconvolution import auto_sigma
 from uvlab.gpu.deconvolution.driver import run_clean
 from uvlab.gpu.deconvolution.options import CleanOptions

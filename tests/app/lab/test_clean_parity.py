@@ -2,7 +2,7 @@
 
 Both front ends drive the engine's one driver: the window through its ``clean`` task
 (:func:`uvlab.app.lab.clean_task.iter_clean`, mask boxes in its CleanOptions, Högbom
-cut into chunks), the CLI through :func:`uvlab.app.commands.deconvolve.clean` on the ``image``
+cut into chunks), the CLI through :func:`uvlab.app.lab.deconvolve.clean` on the ``image``
 task's dirty image and :func:`~uvlab.gpu.deconvolution.inputs.wide_psf` (the mask as
 an array, as ``--mask-box`` gives it). The model, residual and restored image must be
 equal, bit for bit, for Högbom and Cotton–Schwab, natural and uniform weighting, and

@@ -212,3 +212,15 @@ def test_tasks_that_need_every_sample_are_refused_in_one_line(task, ms, too_smal
     assert "\n" not in line and "in memory" in line and "obs.ms" in line
     assert "CLEANs it in row chunks" in line
     assert not isinstance(err.value, MemoryError)
+
+
+def test_a_joined_clean_of_a_streamed_ms_is_refused_in_one_line(ms, client, too_small):
+    from uvlab.app.lab.clean_task import CleanOptions
+
+    im = ImagingOptions(npix=32, cell_arcsec=40.0, algorithm="conv")
+    request = JobRequest("ms", im, "cpu", ms=MSSelection(str(ms)), task="clean",
+                         clean=CleanOptions(niter=10, channels_out=2))  # fmt: skip
+    with pytest.raises(ValueError) as err:
+        run_job(request, WorkCache())
+    line = str(err.value)
+    assert "\n" not in line and line.startswith("channels out > 1: joined-channel CLEAN")

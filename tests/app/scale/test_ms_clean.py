@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tests.support.ms_factory import make_ms
-from uvlab.app.commands.deconvolve import clean, wide_psf
+from uvlab.app.lab.deconvolve import clean, wide_psf
 from uvlab.app.ms.errors import MSError
 from uvlab.app.ms.reader import read_visibilities
 from uvlab.app.scale import ms_clean

@@ -37,7 +37,7 @@ def spectral_fit(channels, nterms: int | None):
 
 def clean_joined(parts, channels, spec, opts, params, weighting, algorithm, mask, device,
                  nterms: int | None = None) -> list:  # fmt: skip
-    """Each output channel's :class:`~uvlab.app.commands.deconvolve.Deconvolved`, CLEANed jointly.
+    """Each output channel's :class:`~uvlab.app.lab.deconvolve.Deconvolved`, CLEANed jointly.
 
     Parameters
     ----------
@@ -46,7 +46,7 @@ def clean_joined(parts, channels, spec, opts, params, weighting, algorithm, mask
     channels : list of OutputChannel
         Their dirty images, weights and frequencies (no CLEAN yet).
     spec, opts, params, weighting, algorithm, mask, device
-        As :func:`~uvlab.app.commands.deconvolve.clean`'s.
+        As :func:`~uvlab.app.lab.deconvolve.clean`'s.
     nterms : int, optional
         ``--fit-spectral-pol``.
 
@@ -65,21 +65,52 @@ def plane_inputs(parts, spec, opts, params, weighting, algorithm, device):
     """((P, 2N, 2N) PSFs, Cotton–Schwab's major cycles or None) of each plane's visibilities.
 
     ``parts``: each plane's VisData, its imaging weights applied (``weighting`` is what is
-    left to apply: natural after MF weighting).
+    left to apply: natural after MF weighting). :func:`iter_plane_inputs` to its end.
     """
-    from uvlab.app.commands.deconvolve import major_cycle, wide_psf
+    from uvlab.app.lab.output_channels import finish
+
+    return finish(iter_plane_inputs(parts, spec, opts, params, weighting, algorithm, device))
+
+
+def iter_plane_inputs(parts, spec, opts, params, weighting, algorithm, device, on_block=None):
+    """:func:`plane_inputs`, yielding ``(k, P)`` before plane k's PSF; returns the pair.
+
+    ``on_block``: the gridders' callback between blocks (the window's cancel check).
+    """
+    from uvlab.app.lab.deconvolve import major_cycle
     from uvlab.gpu.backend import get_xp
+    from uvlab.gpu.deconvolution.inputs import wide_psf
 
     xp = get_xp(device=device)
-    psfs = np.stack([wide_psf(p, spec, weighting, algorithm, params, device) for p in parts])
+    psfs = []
+    for k, p in enumerate(parts):
+        yield k, len(parts)
+        psfs.append(wide_psf(p, spec, weighting, algorithm, params, device, on_block=on_block))
     majors = None
     if opts.deconvolver == "cotton-schwab":
         majors = [major_cycle(p, spec, opts, params, weighting, algorithm, xp) for p in parts]
-    return psfs, majors
+    return np.stack(psfs), majors
+
+
+def joined_cycles(dirty, psfs, majors, joined, opts, mask, device, chunk=None):
+    """The one driver's joined CLEAN of the planes: its generator of cycles.
+
+    :func:`~uvlab.gpu.deconvolution.driver.iter_clean` with ``joined`` and, for
+    Cotton–Schwab, each plane's own major cycle (:func:`clean_planes`' parameters);
+    ``chunk``: the driver's, iterations per yield at most.
+    """
+    from uvlab.gpu.backend import get_xp
+    from uvlab.gpu.deconvolution.driver import iter_clean
+    from uvlab.gpu.deconvolution.joined import JoinedMajor
+
+    xp = get_xp(device=device)
+    major = None if majors is None else JoinedMajor(majors)
+    return iter_clean(xp.asarray(dirty, dtype=xp.float64), xp.asarray(psfs), opts, mask=mask,
+                      major=major, joined=joined, chunk=chunk)  # fmt: skip
 
 
 def clean_planes(dirty, psfs, majors, joined, spec, opts, mask, device) -> list:
-    """Each plane's :class:`~uvlab.app.commands.deconvolve.Deconvolved`, CLEANed jointly.
+    """Each plane's :class:`~uvlab.app.lab.deconvolve.Deconvolved`, CLEANed jointly.
 
     Parameters
     ----------
@@ -92,20 +123,27 @@ def clean_planes(dirty, psfs, majors, joined, spec, opts, mask, device) -> list:
     joined : JoinedChannels, JoinedPolarizations or JoinedChannelsPolarizations
         The planes' peak criterion (:mod:`uvlab.gpu.deconvolution.joined`).
     spec, opts, mask, device
-        As :func:`~uvlab.app.commands.deconvolve.clean`'s.
+        As :func:`~uvlab.app.lab.deconvolve.clean`'s.
 
-    Each plane is restored with the beam fitted to its own PSF; the iterations, cycles,
-    stop reason and peak history are the joined CLEAN's (its search image's).
+    Each plane is restored with the beam fitted to its own PSF (:func:`restore_planes`);
+    the iterations, cycles, stop reason and peak history are the joined CLEAN's (its
+    search image's).
     """
-    from uvlab.app.commands.deconvolve import Deconvolved, drive
-    from uvlab.gpu.backend import get_xp, to_numpy
-    from uvlab.gpu.deconvolution import fit_beam, restore
-    from uvlab.gpu.deconvolution.joined import JoinedMajor
+    from uvlab.app.lab.deconvolve import follow
 
-    xp = get_xp(device=device)
-    major = None if majors is None else JoinedMajor(majors)
-    out = drive(xp.asarray(dirty, dtype=xp.float64), xp.asarray(psfs), opts, mask=mask,
-                major=major, joined=joined)  # fmt: skip
+    out = follow(joined_cycles(dirty, psfs, majors, joined, opts, mask, device), opts)
+    return restore_planes(out, psfs, spec)
+
+
+def restore_planes(out, psfs, spec) -> list:
+    """The driver's joined cycle ``out`` as each plane's NumPy ``Deconvolved``.
+
+    Plane k restored with the beam fitted to its own PSF ``psfs[k]``, in ``out``'s namespace.
+    """
+    from uvlab.app.lab.deconvolve import Deconvolved
+    from uvlab.gpu.backend import to_numpy
+    from uvlab.gpu.deconvolution import fit_beam, restore
+
     cleans = []
     for k, psf in enumerate(psfs):
         beam = fit_beam(psf, spec.cell_rad)

@@ -30,7 +30,7 @@ class Deconvolved:
     """Model (Jy/pixel), residual and restored image (Jy/beam), all (N, N) NumPy, and the beam.
 
     ``spectral_terms`` (K, N, N) and ``ref_freq_hz``: with ``--fit-spectral-pol``, the MFS
-    model's pixels as polynomials in ν/ν0 − 1 (:func:`~uvlab.app.commands.joined_clean.
+    model's pixels as polynomials in ν/ν0 − 1 (:func:`~uvlab.app.lab.joined_clean.
     spectral_terms`); None otherwise.
     """
 
@@ -98,18 +98,27 @@ def major_cycle(data, spec, opts: CleanOptions, params, weighting, algorithm: st
 
 
 def drive(dirty, psf, opts: CleanOptions, **kw):
-    """:func:`~uvlab.gpu.deconvolution.driver.iter_clean` to its end, each cycle shown and logged.
+    """:func:`~uvlab.gpu.deconvolution.driver.iter_clean` to its end (:func:`follow`).
+
+    Returns the last ``CleanCycle``.
+    """
+    from uvlab.gpu.deconvolution.driver import iter_clean
+
+    return follow(iter_clean(dirty, psf, opts, **kw), opts)
+
+
+def follow(cycles, opts: CleanOptions):
+    """The driver's ``cycles`` run to their end, each shown and logged; the last ``CleanCycle``.
 
     The progress is the iterations done out of ``opts.niter``; each cycle's end is a
-    DEBUG line (``--verbose``, ``--log-file``). Returns the last ``CleanCycle``.
+    DEBUG line (``--verbose``, ``--log-file``).
     """
     from uvlab.app.runtime.progress import progress_bar
-    from uvlab.gpu.deconvolution.driver import iter_clean
 
     niter = max(1, int(opts.niter))
     last, logged = None, 0
     with progress_bar(f"CLEAN ({opts.deconvolver})", total=niter, unit="it") as bar:
-        for last in iter_clean(dirty, psf, opts, **kw):
+        for last in cycles:
             bar(last.iterations / niter, f"cycle {last.cycles}")
             if last.cycles > logged:
                 logged = last.cycles
