@@ -38,17 +38,4 @@ def with_interval(args, source):
     timesteps the in-memory read keeps (:func:`~uvlab.app.ms.rowselect.interval_mask`)."""
     if getattr(args, "interval", None) is None:
         return source
-    from dataclasses import replace
-
-    from uvlab.app.ms.errors import MSError
-    from uvlab.app.ms.reader import selection_times
-    from uvlab.app.ms.rowselect import interval_mask
-
-    times = selection_times(source.path, **source.kwargs())
-    start, stop = args.interval
-    try:
-        interval_mask(times, start, stop)  # its checks and messages
-    except ValueError as exc:
-        raise MSError(f"{source.path}: --interval {exc}") from None
-    last = times[min(stop, times.size) - 1]  # B past the end: to the last, as a slice
-    return replace(source, time_range=(float(times[start]), float(last)))
+    return source.interval(*args.interval, "--interval")

@@ -77,9 +77,7 @@ def ms_read(request: JobRequest, cache: WorkCache, info):
     """The :class:`~uvlab.app.scale.ms_read.MSRead` of the request's selection: its rows
     as the in-memory read (:meth:`~uvlab.app.lab.samples.WorkCache.ms_data`) selects them
     (an interval made the time range of its timesteps; rows of other antennas flagged)."""
-    from dataclasses import replace
 
-    from uvlab.app.ms.errors import MSError
     from uvlab.app.scale.ms_read import MSRead
 
     sel = request.ms
@@ -90,17 +88,7 @@ def ms_read(request: JobRequest, cache: WorkCache, info):
     )  # fmt: skip
     if sel.interval is None:
         return source
-    from uvlab.app.ms.reader import selection_times
-    from uvlab.app.ms.rowselect import interval_mask
-
-    times = selection_times(source.path, **source.kwargs())
-    start, stop = sel.interval
-    try:
-        interval_mask(times, start, stop)  # its checks and messages
-    except ValueError as exc:
-        raise MSError(f"{sel.path}: interval {exc}") from None
-    last = times[min(stop, times.size) - 1]
-    return replace(source, time_range=(float(times[start]), float(last)))
+    return source.interval(*sel.interval, "interval")
 
 
 @dataclass(frozen=True, eq=False)

@@ -75,6 +75,25 @@ class MSRead:
             data = uv_range_flagged(data, *self.uvrange)
         return data
 
+    def interval(self, start: int, stop: int, name: str = "--interval") -> MSRead:
+        """This read with the ``start``-th to the (``stop`` − 1)-th of the distinct TIMEs it
+        reads (those of its field, window and time range) made its time range: the
+        timesteps the in-memory read keeps (:func:`~uvlab.app.ms.rowselect.interval_mask`,
+        whose checks give the message, an MSError naming ``name``)."""
+        from dataclasses import replace
+
+        from uvlab.app.ms.errors import MSError
+        from uvlab.app.ms.reader import selection_times
+        from uvlab.app.ms.rowselect import interval_mask
+
+        times = selection_times(self.path, **self.kwargs())
+        try:
+            interval_mask(times, start, stop)  # its checks and messages
+        except ValueError as exc:
+            raise MSError(f"{self.path}: {name} {exc}") from None
+        last = times[min(stop, times.size) - 1]  # past the end: to the last, as a slice
+        return replace(self, time_range=(float(times[start]), float(last)))
+
     def count(self) -> int:
         from uvlab.app.ms.reader import count_rows
 
