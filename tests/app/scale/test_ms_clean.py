@@ -27,6 +27,8 @@ from uvlab.gpu.imaging.imager import make_image
 from uvlab.gpu.imaging.weighting import Weighting
 
 SPEC = ImageSpec(32, 2.0e-4)
+#: Rows per chunk of an uneven split: the module MS's 75 rows in chunks of 20, 20, 20, 15.
+UNEVEN = 20
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +61,8 @@ def test_clean_over_chunks_equals_the_one_process_clean(client, ms, deconvolver,
     params = GridParams.from_eps(1e-6, wstack=wstack)
     opts = CleanOptions(deconvolver, niter=60, gain=0.1, mgain=0.2, active_max=None)
     want_psf, want = one_process(ms, wt, opts, params)
-    dirty = image_ms(client, ms, SPEC, wt, chunk_rows=7, params=params)
-    job = Pass(client, ms, SPEC, wt, dirty.totals, 7, "conv", params, "cpu")
+    dirty = image_ms(client, ms, SPEC, wt, chunk_rows=UNEVEN, params=params)
+    job = Pass(client, ms, SPEC, wt, dirty.totals, UNEVEN, "conv", params, "cpu")
     out, psf, major = clean_ms(job, dirty.dirty, opts)
     # w-stacking places its w planes by each chunk's own w range: equal to within ε then
     tol = 1e-5 if wstack else 1e-9
@@ -128,7 +130,7 @@ def test_held_bytes_are_what_a_chunk_of_data_takes(ms):
     assert held_bytes(vd.nrow, vd.nchan, vd.vis.itemsize) == sum(a.nbytes for a in arrays)
 
 
-SPLITS = {"one row": 1, "uneven": 7, "one chunk": 10**6}
+SPLITS = {"one row": 1, "uneven": UNEVEN, "one chunk": 10**6}
 
 
 def split_source(ms, split: str):
