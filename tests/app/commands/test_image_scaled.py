@@ -21,6 +21,8 @@ GEOMETRY = ["--npix", "64", "--cell-arcsec", "30", "--no-png", "--device", "cpu"
 
 @pytest.fixture(scope="module")
 def ms(tmp_path_factory):
+    """90 rows to image (6 times × 15 baselines): ``--chunk-rows 40`` splits them unevenly
+    in three (40, 40, 10), the smaller sizes below in more."""
     path = tmp_path_factory.mktemp("scaled") / "obs.ms"
     make_ms(path, np.random.default_rng(5), spw_nchan=(4,), ntime=6, nant=6)
     return path
@@ -36,7 +38,7 @@ def test_chunks_over_local_workers_write_the_same_images(
     args = ["image", "--ms", ms, *GEOMETRY, "--weighting", weighting, "--algorithm", algorithm]
     code, _, err = run_cli(*args, "--out", tmp_path / "one")
     assert code == 0, err
-    code, _, err = run_cli(*args, *cluster, "--chunk-rows", "17",
+    code, _, err = run_cli(*args, *cluster, "--chunk-rows", "40",
                              "--out", tmp_path / "many")  # fmt: skip
     assert code == 0, err
     assert "Dask cluster tcp://127.0.0.1:" in err and "2 workers" in err
@@ -182,7 +184,7 @@ def test_channels_out_in_chunks_writes_the_same_cube(ms, cluster, tmp_path, weig
             "--niter", niter, "--mgain", "0.8"]  # fmt: skip
     code, _, err = run_cli(*args, "--out", tmp_path / "one")
     assert code == 0, err
-    code, out, err = run_cli(*args, *cluster, "--chunk-rows", "17",
+    code, out, err = run_cli(*args, *cluster, "--chunk-rows", "40",
                              "--out", tmp_path / "many")  # fmt: skip
     assert code == 0, err
     assert "channel 0001: input channels 2-3" in out
@@ -242,7 +244,7 @@ def test_join_channels_in_chunks_writes_the_same_cube(ms, cluster, tmp_path, wei
             "--algorithm", algorithm, *extra]  # fmt: skip
     code, out_one, err = run_cli(*args, "--out", tmp_path / "one")
     assert code == 0, err
-    code, out, err = run_cli(*args, *cluster, "--chunk-rows", "17",
+    code, out, err = run_cli(*args, *cluster, "--chunk-rows", "40",
                              "--out", tmp_path / "many")  # fmt: skip
     assert code == 0, err
     summed = "a grid per worker" if algorithm == "conv" else "a ducc0 NUFFT per worker"

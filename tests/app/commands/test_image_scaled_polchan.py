@@ -20,7 +20,7 @@ from tests.support.ms_factory import polarised_ms
 GEOMETRY = ["--npix", "32", "--cell-arcsec", "60", "--no-png", "--device", "cpu"]
 IQUV = "IQUV"
 TAGS = ("0000", "0001", "MFS")
-CHUNKS = ["--chunk-rows", "17"]  # uneven: 90 rows
+CHUNKS = ["--chunk-rows", "40"]  # uneven: 90 rows in three chunks (40, 40, 10)
 CLEAN = ("dirty", "psf", "model", "residual", "image")
 
 

@@ -18,7 +18,7 @@ from tests.support.ms_factory import polarised_ms
 
 GEOMETRY = ["--npix", "64", "--cell-arcsec", "30", "--no-png", "--device", "cpu"]
 IQUV = "IQUV"
-CHUNKS = ["--chunk-rows", "17"]  # uneven: 90 rows
+CHUNKS = ["--chunk-rows", "40"]  # uneven: 90 rows in three chunks (40, 40, 10)
 
 
 @pytest.fixture(scope="module")

@@ -214,7 +214,7 @@ def test_scaled_path_images_every_window(spw_ms, cluster, tmp_path):
     """The Dask path's tasks are each window's row chunks: the same image as in memory."""
     one, _, h1 = _image(spw_ms, tmp_path / "mem", "--weighting", "briggs", "--algorithm", "conv")
     two, _, h2 = _image(spw_ms, tmp_path / "dask", "--weighting", "briggs", "--algorithm", "conv",
-                        *cluster, "--chunk-rows", "17")  # fmt: skip
+                        *cluster, "--chunk-rows", "25")  # fmt: skip
     np.testing.assert_allclose(two, one, rtol=0, atol=1e-6 * np.abs(one).max())
     assert h2["CRVAL3"] == pytest.approx(h1["CRVAL3"], rel=1e-12)
 
@@ -227,7 +227,7 @@ def test_scaled_clean_over_every_window(spw_ms, cluster, tmp_path):
     clean = ("--weighting", "uniform", "--algorithm", "conv", "--niter", "30",
              "--deconvolver", "cotton-schwab", "--mgain", "0.5")  # fmt: skip
     _image(spw_ms, tmp_path / "mem", *clean)
-    _image(spw_ms, tmp_path / "dask", *clean, *cluster, "--chunk-rows", "11")
+    _image(spw_ms, tmp_path / "dask", *clean, *cluster, "--chunk-rows", "25")  # 25, 25, 10 of 60
     for kind in ("model", "residual"):
         want, _ = read_image_fits(f"{tmp_path / 'mem'}-{kind}.fits")
         got, _ = read_image_fits(f"{tmp_path / 'dask'}-{kind}.fits")

@@ -20,17 +20,17 @@ def _visible():
     return os.environ.get("CUDA_VISIBLE_DEVICES")
 
 
-def test_each_gpu_worker_sees_its_own_gpu_alone():
-    with cluster_client(gpus=["3", "5"], workers=2) as client:
-        seen = sorted(client.run(_visible).values())
-    assert seen == ["3", "5"]
-
-
-def test_more_workers_than_gpus_share_them_round_robin():
-    with cluster_client(gpus=["0", "1"], workers=3, memory_bytes=3 * 2**30) as client:
-        seen = sorted(client.run(_visible).values())
+def test_each_gpu_worker_sees_one_gpu_alone_more_workers_sharing_them_round_robin():
+    """Worker k sees GPU ``gpus[k % len(gpus)]`` alone (one rule, gpu_worker_specs): three
+    workers on two GPUs see 3, 5 and 3, each with its share of the memory; one cluster
+    start for what two did (one worker per GPU is the same rule's first len(gpus) workers)."""
+    with cluster_client(gpus=["3", "5"], workers=3, memory_bytes=3 * 2**30) as client:
+        seen = client.run(_visible)
         limits = {w["memory_limit"] for w in client.scheduler_info()["workers"].values()}
-    assert seen == ["0", "0", "1"] and limits == {2**30}
+        names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
+    assert sorted(seen.values()) == ["3", "3", "5"] and limits == {2**30}
+    # each worker's own GPU: the one its name (gpu{k}-{gpu}) was given
+    assert all(names[a].endswith(f"-{gpu}") for a, gpu in seen.items())
 
 
 def test_visible_gpus_follow_cuda_visible_devices(monkeypatch):

@@ -27,6 +27,8 @@ from uvlab.gpu.imaging.imager import make_image
 from uvlab.gpu.imaging.weighting import Weighting
 
 SPEC = ImageSpec(32, 2.0e-4)
+#: Rows per chunk of an uneven split: the module MS's 75 rows in chunks of 20, 20, 20, 15.
+UNEVEN = 20
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +61,8 @@ def test_clean_over_chunks_equals_the_one_process_clean(client, ms, deconvolver,
     params = GridParams.from_eps(1e-6, wstack=wstack)
     opts = CleanOptions(deconvolver, niter=60, gain=0.1, mgain=0.2, active_max=None)
     want_psf, want = one_process(ms, wt, opts, params)
-    dirty = image_ms(client, ms, SPEC, wt, chunk_rows=7, params=params)
-    job = Pass(client, ms, SPEC, wt, dirty.totals, 7, "conv", params, "cpu")
+    dirty = image_ms(client, ms, SPEC, wt, chunk_rows=UNEVEN, params=params)
+    job = Pass(client, ms, SPEC, wt, dirty.totals, UNEVEN, "conv", params, "cpu")
     out, psf, major = clean_ms(job, dirty.dirty, opts)
     # w-stacking places its w planes by each chunk's own w range: equal to within ε then
     tol = 1e-5 if wstack else 1e-9
@@ -128,7 +130,21 @@ def test_held_bytes_are_what_a_chunk_of_data_takes(ms):
     assert held_bytes(vd.nrow, vd.nchan, vd.vis.itemsize) == sum(a.nbytes for a in arrays)
 
 
-SPLITS = {"one row": 1, "uneven": 7, "one chunk": 10**6}
+SPLITS = {"one row": 1, "uneven": UNEVEN, "one chunk": 10**6}
+
+
+def split_source(ms, split: str):
+    """The read a split runs on: one-row chunks over the first three integrations (45
+    cross-correlation rows, the two flagged ones among them: a task per row, where the
+    whole MS's 75 would only repeat the same sums), the others over the whole MS."""
+    if split != "one row":
+        return ms
+    t0 = float(ms.read((0, 1)).time[0])
+    short = MSRead(ms.path, time_range=(t0, t0 + 25.0))  # integrations 10 s apart
+    assert short.count() == 45
+    return short
+
+
 GRID_CASES = [
     (Weighting("natural"), "one row", "conv"),
     (Weighting("uniform"), "uneven", "pruned-nn"),
@@ -148,6 +164,7 @@ def test_cotton_schwab_on_the_grid_path_equals_the_one_process_clean(
     ``uvlab image --niter``'s in one process to rounding."""
     params = GridParams.from_eps(1e-9) if algorithm == "conv" else GridParams(oversample=4)
     opts = CleanOptions("cotton-schwab", niter=60, gain=0.1, mgain=0.3, active_max=None)
+    ms = split_source(ms, split)
     want_psf, want = one_process(ms, wt, opts, params, algorithm)
     rows = SPLITS[split]
     dirty = image_ms(client, ms, SPEC, wt, chunk_rows=rows, algorithm=algorithm, params=params)
@@ -171,6 +188,7 @@ def test_ducc_adds_into_a_nufft_per_worker_through_clean(client, ms, wt, split):
     one-process ``ducc`` CLEAN to rounding."""
     params = GridParams.from_eps(1e-9)
     opts = CleanOptions("cotton-schwab", niter=30, mgain=0.3, active_max=None)
+    ms = split_source(ms, split)
     want_psf, want = one_process(ms, wt, opts, params, "ducc")
     rows = SPLITS[split]
     dirty = image_ms(client, ms, SPEC, wt, chunk_rows=rows, algorithm="ducc", params=params)

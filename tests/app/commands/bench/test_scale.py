@@ -19,6 +19,7 @@ from uvlab.app.ms.reader import read_visibilities
 
 @pytest.fixture(scope="module")
 def ms(tmp_path_factory):
+    """50 rows to image (5 times × 10 baselines): ``--chunk-rows 20`` makes 20, 20, 10."""
     path = tmp_path_factory.mktemp("bench-scale") / "obs.ms"
     make_ms(path, np.random.default_rng(2), spw_nchan=(4,), ntime=5, nant=5)
     return path
@@ -27,7 +28,7 @@ def ms(tmp_path_factory):
 def test_each_worker_count_makes_the_same_image(ms, tmp_path):
     out = tmp_path / "scale.json"
     code, text, err = run_cli("bench", "scale", "--ms", ms, "--workers", "1,2", "--npix", "32",
-                              "--cell-arcsec", "30", "--chunk-rows", "7", "--major",
+                              "--cell-arcsec", "30", "--chunk-rows", "20", "--major",
                               "--json", out)  # fmt: skip
     assert code == 0, err
     report = json.loads(out.read_text())
