@@ -119,7 +119,7 @@ def plan_rows(args, algorithms, params, wt, spec, meta, memory, gpus) -> int:
 
 def run(args, algorithms, params, wt, outputs) -> int:
     """``uvlab compare`` of ``args.ms`` in row chunks over the cluster (outputs checked)."""
-    from uvlab.app.commands.compare import finish, one_spw
+    from uvlab.app.commands.compare_files import finish, one_spw
     from uvlab.app.commands.ms_args import parse_channels
     from uvlab.app.commands.scale_args import local_gpus, memory_bytes
     from uvlab.app.commands.scaled_selection import row_selection, with_interval

@@ -101,7 +101,8 @@ def clean_joined(args, jobs, channels, mask) -> list:
     import numpy as np
 
     from uvlab.app.commands.clean_args import clean_options
-    from uvlab.app.lab.joined_clean import clean_planes, spectral_fit
+    from uvlab.app.lab.joined_clean import clean_planes
+    from uvlab.app.lab.output_channels import spectral_fit
     from uvlab.app.scale.ms_clean import ClusterMajorCycle, wide_psf_ms
     from uvlab.gpu.deconvolution.joined import JoinedChannels
 

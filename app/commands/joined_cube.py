@@ -61,7 +61,8 @@ def clean(ims, pols: tuple[str, ...]) -> list:
     from uvlab.app.commands.clean_args import clean_options
     from uvlab.app.commands.image_channels import mfs_clean
     from uvlab.app.commands.image_outputs import psf_beam
-    from uvlab.app.lab.joined_clean import clean_planes, plane_inputs, spectral_fit
+    from uvlab.app.lab.joined_clean import clean_planes, plane_inputs
+    from uvlab.app.lab.output_channels import spectral_fit
     from uvlab.app.runtime.progress import progress_bar
     from uvlab.gpu.deconvolution.joined import JoinedChannels, JoinedChannelsPolarizations
 

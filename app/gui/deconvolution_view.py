@@ -33,7 +33,8 @@ from PyQt6.QtCore import pyqtSignal
 from uvlab.app.gui.boxes import boxed
 from uvlab.app.gui.clean_controls import CleanControls
 from uvlab.app.gui.on_demand import OnDemand
-from uvlab.app.lab.clean_task import CleanOptions, CleanState
+from uvlab.app.lab.clean_state import CleanState
+from uvlab.app.lab.clean_task import CleanOptions
 from uvlab.app.lab.state import CleanRecord
 from uvlab.widgets import ProfilePlotView, SkyImageView, link_crosshairs, link_zoom
 from uvlab.widgets._pg import pg

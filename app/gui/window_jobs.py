@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from uvlab.app.gui.stage_names import clean_label
-from uvlab.app.lab.clean_task import CleanState
+from uvlab.app.lab.clean_state import CleanState
 from uvlab.app.lab.compare_task import CompareOutput
 from uvlab.app.lab.jobs import ImageOutput
 

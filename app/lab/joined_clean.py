@@ -8,7 +8,8 @@ channel's own PSF of side 2N, and with Cotton–Schwab each channel's own major 
 (:mod:`uvlab.gpu.deconvolution.joined`). With ``--fit-spectral-pol K`` each component's
 channel values are replaced by the K-term polynomial fitted to them
 (:class:`~uvlab.gpu.deconvolution.spectral_fit.SpectralFit`), and the component list
-carries the terms (:func:`spectral_terms`). With ``--multiscale`` the minor cycles are
+carries the terms (:func:`~uvlab.app.lab.output_channels.spectral_terms`). With
+``--multiscale`` the minor cycles are
 joined multiscale ones (:func:`~uvlab.gpu.deconvolution.multiscale.joined_multiscale`:
 scales and peaks on the MFS image's scale-convolved residuals, each channel's component
 from its own). docs/cubes.md.
@@ -22,17 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-
-def spectral_fit(channels, nterms: int | None):
-    """The :class:`SpectralFit` of ``nterms`` over the output channels, or None without one.
-
-    Frequencies: the channels' weighted centres (CRVAL3); weights: their Σ of imaging weights.
-    """
-    if not nterms:
-        return None
-    from uvlab.gpu.deconvolution.spectral_fit import SpectralFit
-
-    return SpectralFit([c.freq_hz for c in channels], [c.sum_weights for c in channels], nterms)
+from uvlab.app.lab.output_channels import spectral_fit
 
 
 def clean_joined(parts, channels, spec, opts, params, weighting, algorithm, mask, device,
@@ -156,15 +147,3 @@ def restore_planes(out, psfs, spec) -> list:
             )
         )  # fmt: skip
     return cleans
-
-
-def spectral_terms(channels, nterms: int) -> tuple[np.ndarray, float]:
-    """((K, N, N) terms, ν0 Hz): the fit of every model pixel's channel values.
-
-    Every component's spectrum is a K-term polynomial, so is their sum at a pixel: the fit
-    gives the pixel's terms back exactly. ``terms[0]`` is Jy/pixel at ν0, ``terms[1:]``
-    WSClean's ``SpectralIndex`` with ``LogarithmicSI`` false.
-    """
-    fit = spectral_fit(channels, nterms)
-    models = np.stack([c.clean.model for c in channels], axis=-1)  # (N, N, C)
-    return np.moveaxis(np.asarray(fit.fit(models)), -1, 0), fit.ref_freq_hz

@@ -36,8 +36,8 @@ def _staged(steps, cancelled, stage: str, lo: float, hi: float):
 
 def iter_joined(request: JobRequest, s: Samples, cancelled) -> Iterator:
     """The joined CLEAN's events: stages, a Partial per cycle, the last state as a Done."""
-    from uvlab.app.lab.joined_clean import iter_plane_inputs, joined_cycles, spectral_fit
-    from uvlab.app.lab.output_channels import iter_parts
+    from uvlab.app.lab.joined_clean import iter_plane_inputs, joined_cycles
+    from uvlab.app.lab.output_channels import iter_parts, spectral_fit
     from uvlab.gpu.backend import resolve_device
     from uvlab.gpu.deconvolution.joined import JoinedChannels
 
@@ -80,7 +80,7 @@ def iter_joined(request: JobRequest, s: Samples, cancelled) -> Iterator:
 
 def _state(meta, cyc):
     """A joined cycle as a CleanState: the MFS images, and each channel's restored one."""
-    from uvlab.app.lab.clean_task import CleanState
+    from uvlab.app.lab.clean_state import CleanState
     from uvlab.app.lab.joined_clean import restore_planes
     from uvlab.app.lab.output_channels import mfs_clean, mfs_mean
     from uvlab.gpu.deconvolution.beam import BeamFitError, fit_beam

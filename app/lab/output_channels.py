@@ -205,8 +205,6 @@ def mfs_clean(channels: list[OutputChannel], beam, join: bool = False, nterms=No
     w = [c.sum_weights for c in channels]
     extra = {}
     if nterms:
-        from uvlab.app.lab.joined_clean import spectral_terms
-
         extra["spectral_terms"], extra["ref_freq_hz"] = spectral_terms(channels, nterms)
     return replace(
         cleans[0],
@@ -219,3 +217,27 @@ def mfs_clean(channels: list[OutputChannel], beam, join: bool = False, nterms=No
         stop_reason="; ".join(sorted({c.stop_reason for c in cleans})),
         **extra,
     )
+
+
+def spectral_fit(channels, nterms: int | None):
+    """The :class:`SpectralFit` of ``nterms`` over the output channels, or None without one.
+
+    Frequencies: the channels' weighted centres (CRVAL3); weights: their Σ of imaging weights.
+    """
+    if not nterms:
+        return None
+    from uvlab.gpu.deconvolution.spectral_fit import SpectralFit
+
+    return SpectralFit([c.freq_hz for c in channels], [c.sum_weights for c in channels], nterms)
+
+
+def spectral_terms(channels, nterms: int) -> tuple[np.ndarray, float]:
+    """((K, N, N) terms, ν0 Hz): the fit of every model pixel's channel values.
+
+    Every component's spectrum is a K-term polynomial, so is their sum at a pixel: the fit
+    gives the pixel's terms back exactly. ``terms[0]`` is Jy/pixel at ν0, ``terms[1:]``
+    WSClean's ``SpectralIndex`` with ``LogarithmicSI`` false.
+    """
+    fit = spectral_fit(channels, nterms)
+    models = np.stack([c.clean.model for c in channels], axis=-1)  # (N, N, C)
+    return np.moveaxis(np.asarray(fit.fit(models)), -1, 0), fit.ref_freq_hz
