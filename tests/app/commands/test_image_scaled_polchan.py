@@ -89,7 +89,10 @@ def assert_same_sources(folder):
 @pytest.mark.parametrize(
     ("weighting", "extra"),
     [
-        ("briggs", ["--niter", "20", "--mgain", "0.7", "--algorithm", "conv"]),
+        # in `make test-all` only: the grids path with several products is the default
+        # run's in test_image_scaled_pols.py
+        pytest.param("briggs", ["--niter", "20", "--mgain", "0.7", "--algorithm", "conv"],
+                     marks=pytest.mark.slow),
         ("uniform", ["--niter", "20", "--deconvolver", "cotton-schwab", "--mgain", "0.6",
                      "--algorithm", "ducc"]),
     ],
@@ -110,6 +113,7 @@ def test_each_product_cube_is_the_one_process_cube(ms, cluster, tmp_path, weight
                            fits.getdata(tmp_path / "many-MFS-Q-dirty.fits"))  # fmt: skip
 
 
+@pytest.mark.slow  # in `make test-all`: the default run joins channels in the next test
 def test_joined_channels_each_product_as_one_process(ms, cluster, tmp_path):
     """--join-channels: each product's channels weighted by that product's density of all
     its channels (MF weighting) and CLEANed jointly, with the spectral fit."""
