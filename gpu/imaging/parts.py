@@ -182,8 +182,7 @@ def density_totals(counts, weighting: Weighting | None = None) -> DensityTotals:
     """The parts' summed :func:`part_counts` → the density of all the data; with a
     ``weighting`` that asks for WSClean's rank filter, its filtered weights too (the
     filter's windows need the whole grid: it is applied here, once, on the sum)."""
-    band = CountsBand.of(counts if isinstance(counts, CountsBand)
-                         else np.asarray(counts, dtype=np.float64))  # fmt: skip
+    band = CountsBand.of(counts)
     first, held = band.symmetric()
     mean = mean_density(held)  # the empty rows add nothing to either sum
     if weighting is None or not weighting.rank_filtered:
