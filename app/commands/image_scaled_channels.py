@@ -63,6 +63,7 @@ def image_channels(args, image, clean, source, meta, *, mfs=None, job=None, mask
     CLEANed jointly (:func:`clean_joined`) on ``job(sources, res)``'s passes and ``mask``.
     """
     from uvlab.app.commands.image_channels import OutputChannel, bandwidth
+    from uvlab.app.lab.output_channels import channel_failed
     from uvlab.gpu.imaging.imager import ImagingError
 
     t0 = time.perf_counter()
@@ -73,8 +74,7 @@ def image_channels(args, image, clean, source, meta, *, mfs=None, job=None, mask
         try:
             res = image([src], totals=totals)
         except (ImagingError, ValueError) as exc:  # e.g. every sample of this channel flagged
-            raise ImagingError(f"--channels-out: output channel {k} (input channels "
-                               f"{a}-{b - 1}): {exc}") from None  # fmt: skip
+            raise channel_failed(k, a, b, exc) from None
         out.append(
             OutputChannel(
                 k, a, b, float(res.mean_freq_hz), bandwidth(meta.freq_hz[a:b], meta.chan_width_hz),
@@ -103,14 +103,11 @@ def clean_joined(args, jobs, channels, mask) -> list:
     from uvlab.app.commands.clean_args import clean_options
     from uvlab.app.lab.joined_clean import clean_planes
     from uvlab.app.lab.output_channels import spectral_fit
-    from uvlab.app.scale.ms_clean import ClusterMajorCycle, wide_psf_ms
+    from uvlab.app.scale.ms_clean import plane_inputs_ms
     from uvlab.gpu.deconvolution.joined import JoinedChannels
 
     opts = clean_options(args)
-    psfs = np.stack([wide_psf_ms(j) for j in jobs])
-    majors = None
-    if opts.deconvolver == "cotton-schwab":
-        majors = [ClusterMajorCycle(j) for j in jobs]
+    psfs, majors = plane_inputs_ms(jobs, opts.deconvolver)
     nterms = getattr(args, "fit_spectral_pol", None)
     joined = JoinedChannels([c.sum_weights for c in channels], spectral_fit(channels, nterms))
     dirty = np.stack([c.dirty for c in channels])

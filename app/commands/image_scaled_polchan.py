@@ -58,6 +58,7 @@ def image_cubes(args, image, clean_of, job_of, source, meta, mfs, spec, mask) ->
     from uvlab.app.commands.image_channels import OutputChannel, bandwidth, mfs_clean
     from uvlab.app.commands.image_outputs import psf_beam
     from uvlab.app.commands.image_scaled_channels import channel_sources, clean_joined
+    from uvlab.app.lab.output_channels import channel_failed
     from uvlab.gpu.imaging.imager import ImagingError
 
     t0 = time.perf_counter()
@@ -73,8 +74,7 @@ def image_cubes(args, image, clean_of, job_of, source, meta, mfs, spec, mask) ->
         try:
             each = image([src], totals=totals)
         except (ImagingError, ValueError) as exc:  # e.g. every sample of this channel flagged
-            raise ImagingError(f"--channels-out: output channel {k} (input channels "
-                               f"{a}-{b - 1}): {exc}") from None  # fmt: skip
+            raise channel_failed(k, a, b, exc) from None
         width = bandwidth(meta.freq_hz[a:b], meta.chan_width_hz)
         for p, res in enumerate(each):
             clean = clean_of([src.product(p)], res) if niter and not join else None
@@ -116,19 +116,17 @@ def clean_planes_joined(args, jobs, cubes, mask) -> list:
     import numpy as np
 
     from uvlab.app.commands.clean_args import clean_options
-    from uvlab.app.lab.joined_clean import clean_planes, spectral_fit
+    from uvlab.app.lab.joined_clean import clean_planes
+    from uvlab.app.lab.output_channels import spectral_fit
     from uvlab.app.runtime.progress import progress_bar
-    from uvlab.app.scale.ms_clean import ClusterMajorCycle, wide_psf_ms
+    from uvlab.app.scale.ms_clean import plane_inputs_ms
     from uvlab.gpu.deconvolution.joined import JoinedChannels, JoinedChannelsPolarizations
 
     nprod, nchan = len(jobs), len(jobs[0])
     planes = [jobs[p][c] for c in range(nchan) for p in range(nprod)]
     opts = clean_options(args)
     with progress_bar("PSFs for CLEAN"):
-        psfs = np.stack([wide_psf_ms(j) for j in planes])
-    majors = None
-    if opts.deconvolver == "cotton-schwab":
-        majors = [ClusterMajorCycle(j) for j in planes]
+        psfs, majors = plane_inputs_ms(planes, opts.deconvolver)
     first = cubes[0]
     nterms = getattr(args, "fit_spectral_pol", None)
     weights = JoinedChannels([c.sum_weights for c in first], spectral_fit(first, nterms))

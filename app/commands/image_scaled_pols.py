@@ -54,15 +54,12 @@ def clean_joined(args, jobs, res, mask) -> list:
     from uvlab.app.commands.clean_args import clean_options
     from uvlab.app.lab.joined_clean import clean_planes
     from uvlab.app.runtime.progress import progress_bar
-    from uvlab.app.scale.ms_clean import ClusterMajorCycle, wide_psf_ms
+    from uvlab.app.scale.ms_clean import plane_inputs_ms
     from uvlab.gpu.deconvolution.joined import JoinedPolarizations
 
     opts = clean_options(args)
     with progress_bar("PSFs for CLEAN"):
-        psfs = np.stack([wide_psf_ms(j) for j in jobs])
-    majors = None
-    if opts.deconvolver == "cotton-schwab":
-        majors = [ClusterMajorCycle(j) for j in jobs]
+        psfs, majors = plane_inputs_ms(jobs, opts.deconvolver)
     pols = tuple(j.source[0].stokes for j in jobs)
     dirty = np.stack([r.dirty for r in res])
     return clean_planes(dirty, psfs, majors, JoinedPolarizations(pols), jobs[0].spec, opts,

@@ -147,8 +147,7 @@ def iter_parts(vd, spec, n: int, weighting, algorithm, params, device, join: boo
                              flag=part.flag, weighting=weighting, algorithm=algorithm,
                              params=params, device=device, on_block=on_block)  # fmt: skip
         except ImagingError as exc:  # e.g. every sample of this output channel flagged
-            raise ImagingError(f"--channels-out: output channel {k} (input channels "
-                               f"{start}-{stop - 1}): {exc}") from None  # fmt: skip
+            raise channel_failed(k, start, stop, exc) from None
         parts.append(part)
         out.append(
             OutputChannel(
@@ -158,6 +157,16 @@ def iter_parts(vd, spec, n: int, weighting, algorithm, params, device, join: boo
             )
         )  # fmt: skip
     return ImagedParts(out, parts, weighting)
+
+
+def channel_failed(k: int, start: int, stop: int, exc: Exception):
+    """The one-line ImagingError of output channel ``k`` (input channels ``start`` …
+    ``stop − 1``) that could not be imaged, in memory or in row chunks."""
+    from uvlab.gpu.imaging.imager import ImagingError
+
+    return ImagingError(
+        f"--channels-out: output channel {k} (input channels {start}-{stop - 1}): {exc}"
+    )
 
 
 def finish(steps: Generator):

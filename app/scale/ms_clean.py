@@ -268,6 +268,18 @@ class ClusterMajorCycle:
         return self.job.xp.asarray(dirty)
 
 
+def plane_inputs_ms(jobs, deconvolver: str):
+    """(PSFs, major cycles) of CLEAN's planes over the cluster, one :class:`Pass` each: the
+    (P, 2N, 2N) PSFs (:func:`wide_psf_ms`) and, for Cotton–Schwab, each plane's
+    :class:`ClusterMajorCycle` (None for Högbom) — what the joined CLEANs of ``--pol`` and
+    ``--channels-out`` in row chunks are handed."""
+    import numpy as np
+
+    psfs = np.stack([wide_psf_ms(j) for j in jobs])
+    majors = [ClusterMajorCycle(j) for j in jobs] if deconvolver == "cotton-schwab" else None
+    return psfs, majors
+
+
 def clean_ms(job: Pass, dirty, opts, *, mask=None, driver=None):
     """``opts``' CLEAN of ``job``'s image: (the driver's last CleanCycle, the 2N PSF, major).
 
